@@ -1,0 +1,237 @@
+/* Tern: one-sided communication for PGAS runtimes and applications.
+ *
+ * A job is a set of ranks 0..tern_size()-1. Each rank owns a segment, a
+ * fixed range of memory allocated at tern_init that every other rank can
+ * read and write with put and get. Remote addresses are always addresses
+ * inside the target rank's segment *as the target sees it* (tern_segment_query
+ * gives every rank's base); local addresses may be any memory.
+ *
+ * Every call returns a status: TERN_OK (0), TERN_INPROGRESS (1, a test that
+ * is not done yet) or a negative TERN_ERR_* code (tern/status.h); with
+ * TERN_ERROR_MODE=abort any error ends the job with a message instead.
+ * C99 and C++ includable. */
+#ifndef TERN_H
+#define TERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tern/status.h"
+#include "tern/fast.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TERN_VERSION_MAJOR 0
+#define TERN_VERSION_MINOR 1
+#define TERN_VERSION_PATCH 0
+
+/* ---- start-up and shutdown ------------------------------------------- */
+
+/* Thread levels, as in MPI. With TERN_THREAD_MULTIPLE every call may be
+ * made from any thread at any time; put/get to shared-memory peers stay
+ * lock-free at every level. */
+enum {
+    TERN_THREAD_SINGLE = 0,
+    TERN_THREAD_FUNNELED = 1,
+    TERN_THREAD_SERIALIZED = 2,
+    TERN_THREAD_MULTIPLE = 3,
+};
+
+/* Start Tern in this process: read TERN_* variables, join the job (through
+ * ternrun, PMIx under mpirun/srun/prterun, or as a single rank when started
+ * without a launcher), create and fault in the segment, map the segments of
+ * the ranks on this node. Collective over all ranks.
+ * thread_level: one of TERN_THREAD_*. argc/argv may be NULL.
+ * Returns TERN_OK, TERN_ERR_CONFIG (a bad TERN_* value, named in the log),
+ * TERN_ERR_NOMEM (segment larger than the memory available), TERN_ERR_BOOT,
+ * TERN_ERR_TIMEOUT, TERN_ERR_SYS, TERN_ERR_INVALID (already initialized). */
+TERN_API int tern_init(int *argc, char ***argv, int thread_level);
+
+/* Collective: waits for all ranks, then releases everything tern_init made.
+ * Returns TERN_OK or TERN_ERR_NOT_INIT. */
+TERN_API int tern_finalize(void);
+
+/* Ends the whole job at once: prints msg (may be NULL) naming this rank and
+ * host, and every other rank is stopped by the launcher. Does not return. */
+TERN_API void tern_abort(int exit_code, const char *msg);
+
+TERN_API int tern_initialized(void); /* 1 between tern_init and tern_finalize */
+TERN_API int tern_rank(void);        /* this rank, or -1 before init */
+TERN_API int tern_size(void);        /* number of ranks, or 0 before init */
+TERN_API int tern_thread_level(void);/* level granted by tern_init */
+
+/* Ranks that share this node (and so this process's memory bus).
+ * tern_local_rank: index of this rank among them; tern_local_size: count;
+ * tern_node_of(rank): node number (0..nodes-1) of rank, or -1 if bad. */
+TERN_API int tern_local_rank(void);
+TERN_API int tern_local_size(void);
+TERN_API int tern_node_of(int rank);
+TERN_API int tern_node_count(void);
+
+/* ---- segments --------------------------------------------------------- */
+
+/* Segment of rank: its base as the rank itself sees it, and its size.
+ * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_NOT_INIT, TERN_ERR_INVALID. */
+TERN_API int tern_segment_query(int rank, void **base, size_t *size);
+
+/* Address in this process through which [remote_addr, remote_addr+1) on
+ * rank can be read and written with plain loads and stores (this rank or a
+ * rank on the same node sharing memory), or NULL. Like shmem_ptr. */
+static inline void *tern_ptr(int rank, const void *remote_addr)
+{
+    return tern_fast_addr_(rank, remote_addr, 1);
+}
+
+/* Allocate size bytes (aligned to 64) from this rank's own segment, so
+ * that other ranks can reach them. NULL when the segment is full, size is 0,
+ * or before init. tern_free(NULL) is a no-op; freeing anything else not
+ * returned by tern_alloc is TERN_ERR_INVALID. Thread-safe. */
+TERN_API void *tern_alloc(size_t size);
+TERN_API int tern_free(void *ptr);
+
+/* Collective symmetric allocation: every rank calls it with the same size
+ * and receives memory at the same offset of its own segment, so that
+ * tern_sym_addr() maps it to any peer. Includes a barrier. Returns TERN_OK
+ * with *out set, TERN_ERR_NOMEM, or TERN_ERR_MISMATCH when the ranks asked
+ * for different sizes. tern_free_sym is collective as well. */
+TERN_API int tern_alloc_sym(size_t size, void **out);
+TERN_API int tern_free_sym(void *ptr);
+
+/* Address on rank of the object at local_addr in this rank's segment,
+ * assuming the same offset (symmetric allocation); NULL if local_addr is
+ * not in this rank's segment or rank is bad. */
+TERN_API void *tern_sym_addr(int rank, const void *local_addr);
+
+/* ---- RMA ---------------------------------------------------------------- */
+
+/* Flags, accepted by every injection call. */
+#define TERN_FLAG_IMMEDIATE 0x1u /* never stall: return TERN_ERR_AGAIN where
+                                    resources are exhausted */
+
+/* Completion event of a non-blocking operation. TERN_EVENT_DONE stands for
+ * an operation that was already complete when the call returned. */
+typedef struct tern_event_s *tern_event_t;
+#define TERN_EVENT_DONE ((tern_event_t)0)
+
+TERN_API int tern_put_slow_(int rank, void *dst, const void *src, size_t n,
+                   unsigned flags);
+TERN_API int tern_get_slow_(void *dst, int rank, const void *src, size_t n,
+                   unsigned flags);
+
+/* Blocking put: copy n bytes from local src to dst on rank. Returns once
+ * the data is visible at the target (remote completion).
+ * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_RANGE (dst range outside the
+ * peer's segment; the log names rank, address and segment range),
+ * TERN_ERR_OVERFLOW, TERN_ERR_INVALID, TERN_ERR_NOT_INIT, TERN_ERR_AGAIN
+ * (only with TERN_FLAG_IMMEDIATE). Cost to a mapped peer: bounds check and
+ * memcpy, inlined. */
+static inline int tern_put(int rank, void *dst, const void *src, size_t n,
+                           unsigned flags)
+{
+    void *p = tern_fast_addr_(rank, dst, n);
+    if (TERN_LIKELY_(p != NULL)) {
+        memcpy(p, src, n);
+        return TERN_OK;
+    }
+    return tern_put_slow_(rank, dst, src, n, flags);
+}
+
+/* Blocking get: copy n bytes from src on rank into local dst. Same
+ * statuses as tern_put. */
+static inline int tern_get(void *dst, int rank, const void *src, size_t n,
+                           unsigned flags)
+{
+    const void *p = tern_fast_addr_(rank, src, n);
+    if (TERN_LIKELY_(p != NULL)) {
+        memcpy(dst, p, n);
+        return TERN_OK;
+    }
+    return tern_get_slow_(dst, rank, src, n, flags);
+}
+
+/* Non-blocking put with explicit events. *lc (if lc is not NULL) completes
+ * when src may be reused (local completion); *rc (if not NULL) when the data
+ * is visible at the target (remote completion, implies local). With lc NULL
+ * the source must be kept until rc completes. Events must be completed with
+ * tern_event_test/wait/wait_all. Statuses as tern_put; on error no event is
+ * created. */
+TERN_API int tern_put_nb(int rank, void *dst, const void *src, size_t n,
+                tern_event_t *lc, tern_event_t *rc, unsigned flags);
+
+/* Non-blocking get: *done completes when dst holds the data. */
+TERN_API int tern_get_nb(void *dst, int rank, const void *src, size_t n,
+                tern_event_t *done, unsigned flags);
+
+/* Test an event: TERN_OK (complete; the event is released and must not be
+ * used again), TERN_INPROGRESS, or an error of the operation. Polls. */
+TERN_API int tern_event_test(tern_event_t ev);
+/* Wait for an event (polling, then yielding per TERN_WAIT_MODE). */
+TERN_API int tern_event_wait(tern_event_t ev);
+/* Wait for n events; entries may be TERN_EVENT_DONE. Returns the first
+ * error met, after all have completed. */
+TERN_API int tern_event_wait_all(tern_event_t *evs, size_t n);
+
+/* Implicit non-blocking (nbi) put and get: no event; completion is
+ * collected by tern_nbi_sync for all nbi operations issued by the calling
+ * thread. Statuses as tern_put. */
+TERN_API int tern_put_nbi(int rank, void *dst, const void *src, size_t n,
+                 unsigned flags);
+TERN_API int tern_get_nbi(void *dst, int rank, const void *src, size_t n,
+                 unsigned flags);
+
+#define TERN_SYNC_LOCAL 0x1u  /* all nbi put sources reusable */
+#define TERN_SYNC_REMOTE 0x2u /* all nbi puts visible, all nbi gets landed */
+
+/* Wait until the calling thread's nbi operations reach the completion
+ * level asked (TERN_SYNC_LOCAL or TERN_SYNC_REMOTE). Returns TERN_OK or the
+ * first error of a failed operation. tern_nbi_test does not wait and
+ * returns TERN_INPROGRESS when not complete. */
+TERN_API int tern_nbi_sync(unsigned level);
+TERN_API int tern_nbi_test(unsigned level);
+
+/* Make progress on every transport once; returns TERN_OK. Waiting calls
+ * poll by themselves. */
+TERN_API int tern_poll(void);
+
+/* ---- synchronization ---------------------------------------------------- */
+
+/* Blocking barrier over all ranks; also orders: every put issued before it
+ * (blocking or completed) is visible to every rank after it. */
+TERN_API int tern_barrier(void);
+
+/* Comparison for tern_wait_until_u64. */
+enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT,
+       TERN_CMP_LE };
+
+/* Wait until *addr (a location in this rank's segment, normally written by
+ * peers' puts) compares true against value; polls and yields as the wait
+ * mode says. Returns TERN_OK or TERN_ERR_INVALID. */
+TERN_API int tern_wait_until_u64(const volatile uint64_t *addr, int cmp,
+                        uint64_t value);
+
+/* ---- start-up report ---------------------------------------------------- */
+
+/* What tern_init did, for tools and benchmarks (also printed with
+ * TERN_VERBOSE=1). Times in seconds. */
+typedef struct tern_startup_report {
+    double t_boot;      /* joining the job and exchanging node identities */
+    double t_segment;   /* creating and mapping the own segment */
+    double t_faultin;   /* touching every page of it */
+    double t_crossmap;  /* exchanging and mapping the node's other segments */
+    double t_total;     /* all of tern_init */
+    size_t segment_size;
+    size_t page_size;   /* page size actually backing the segment */
+    int faultin_threads;
+    char faultin_mode[16];  /* "parallel", "serial" or "none" */
+    char page_note[256];    /* how the page size came about, and why not huge */
+    char boot_name[16];     /* "ternrun", "pmix" or "single" */
+} tern_startup_report_t;
+
+TERN_API int tern_startup_report(tern_startup_report_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,62 @@
+/* Inline fast paths of the RMA calls. Not a public interface by itself:
+ * tern.h includes it so that a put or get to a rank whose segment is
+ * mapped into this process (self or a shared-memory peer) costs one bounds
+ * check and a copy, with no call into the library. Everything else (a
+ * network peer, a bad argument, a call before init) goes to the library's
+ * out-of-line slow path, which also produces the error message. */
+#ifndef TERN_FAST_H
+#define TERN_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "api.h"
+
+#if defined(__GNUC__)
+#define TERN_LIKELY_(x) __builtin_expect(!!(x), 1)
+#else
+#define TERN_LIKELY_(x) (x)
+#endif
+
+/* One entry per rank, written once during tern_init and only read after.
+ * base/size describe the peer's segment in the peer's own address space;
+ * delta is added to such an address to reach this process's mapping of it.
+ * direct is 1 when that mapping exists (self, shared-memory peer). */
+typedef struct tern_peer_fast {
+    uintptr_t base;
+    uintptr_t size;
+    intptr_t delta;
+    uint32_t direct;
+    uint32_t reserved_;
+} tern_peer_fast_t;
+
+typedef struct tern_fast_state {
+    const tern_peer_fast_t *peer; /* NULL before init and after finalize */
+    uint32_t npeers;              /* 0 before init and after finalize */
+    uint32_t reserved_;
+} tern_fast_state_t;
+
+extern TERN_API tern_fast_state_t tern_fast_;
+
+/* Local address of [addr, addr+n) on rank, or NULL when the fast path does
+ * not apply. Cost: ~6 instructions, one predictable branch. */
+static inline void *tern_fast_addr_(int rank, const void *addr, size_t n)
+{
+    if (TERN_LIKELY_((unsigned)rank < tern_fast_.npeers)) {
+        const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+        uintptr_t off = (uintptr_t)addr - p->base;
+        if (TERN_LIKELY_(p->direct && off <= p->size && n <= p->size - off))
+            return (char *)addr + p->delta;
+    }
+    return NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,334 @@
+/* Parsing, printing and documenting the TERN_* table of cfg_vars.h. */
+#include "base/cfg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/compiler.h"
+#include "base/log.h"
+
+extern char **environ;
+
+tn_config_t tn_cfg;
+
+static const tn_cfg_var_t cfg_table[] = {
+#define TN_CFG_ENTRY_(field, name, type, def, choices, flags, help) \
+    {name, TN_CFG_##type, def, choices, help, flags, offsetof(tn_config_t, field)},
+    TN_CFG_VARS(TN_CFG_ENTRY_)
+#undef TN_CFG_ENTRY_
+};
+
+size_t tn_cfg_count(void) { return TN_ARRAY_LEN(cfg_table); }
+
+const tn_cfg_var_t *tn_cfg_var(size_t i)
+{
+    return i < TN_ARRAY_LEN(cfg_table) ? &cfg_table[i] : NULL;
+}
+
+const tn_cfg_var_t *tn_cfg_find(const char *name)
+{
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++)
+        if (strcmp(cfg_table[i].name, name) == 0)
+            return &cfg_table[i];
+    return NULL;
+}
+
+static size_t phys_mem_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0;
+}
+
+int tn_cfg_parse_size(const char *text, size_t *out)
+{
+    const char *s = text;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return TERN_ERR_CONFIG;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return TERN_ERR_CONFIG;
+    while (isspace((unsigned char)*end))
+        end++;
+    double mult = 1;
+    if (*end == '%') {
+        mult = (double)phys_mem_bytes() / 100.0;
+        end++;
+    } else if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'B': mult = 1; end--; break;
+        case 'K': mult = 1024.0; break;
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
+        case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+        default: return TERN_ERR_CONFIG;
+        }
+        end++;
+        /* accept K, KB, KiB (all binary) */
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return TERN_ERR_CONFIG;
+    double bytes = v * mult;
+    if (bytes >= 18446744073709551615.0)
+        return TERN_ERR_CONFIG;
+    *out = (size_t)bytes;
+    return TERN_OK;
+}
+
+static int parse_bool(const char *t, int *out)
+{
+    static const char *const yes[] = {"1", "yes", "on", "true", "y"};
+    static const char *const no[] = {"0", "no", "off", "false", "n"};
+    for (size_t i = 0; i < TN_ARRAY_LEN(yes); i++) {
+        if (strcasecmp(t, yes[i]) == 0) { *out = 1; return TERN_OK; }
+        if (strcasecmp(t, no[i]) == 0) { *out = 0; return TERN_OK; }
+    }
+    return TERN_ERR_CONFIG;
+}
+
+/* Index of text among "a|b|c", or -1. */
+static int enum_index(const char *choices, const char *text)
+{
+    size_t tl = strlen(text);
+    int idx = 0;
+    for (const char *c = choices; *c; idx++) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == tl && strncasecmp(c, text, len) == 0)
+            return idx;
+        if (!bar)
+            break;
+        c = bar + 1;
+    }
+    return -1;
+}
+
+int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
+                 char *err, size_t errlen)
+{
+    char *end;
+    switch (var->type) {
+    case TN_CFG_SIZE:
+        if (tn_cfg_parse_size(text, (size_t *)dst) == TERN_OK)
+            return TERN_OK;
+        snprintf(err, errlen,
+                 "%s='%s' is not a size: use bytes with an optional unit "
+                 "(4096, 512K, 64M, 2G) or a percentage of memory (10%%)",
+                 var->name, text);
+        return TERN_ERR_CONFIG;
+    case TN_CFG_INT: {
+        errno = 0;
+        long v = strtol(text, &end, 10);
+        if (!errno && end != text && *end == '\0') {
+            *(long *)dst = v;
+            return TERN_OK;
+        }
+        snprintf(err, errlen, "%s='%s' is not an integer", var->name, text);
+        return TERN_ERR_CONFIG;
+    }
+    case TN_CFG_BOOL:
+        if (parse_bool(text, (int *)dst) == TERN_OK)
+            return TERN_OK;
+        snprintf(err, errlen, "%s='%s' is not a boolean: use 1/0, yes/no, on/off",
+                 var->name, text);
+        return TERN_ERR_CONFIG;
+    case TN_CFG_ENUM: {
+        int i = enum_index(var->choices, text);
+        if (i >= 0) {
+            *(int *)dst = i;
+            return TERN_OK;
+        }
+        snprintf(err, errlen, "%s='%s' is not one of %s", var->name, text,
+                 var->choices);
+        return TERN_ERR_CONFIG;
+    }
+    case TN_CFG_DOUBLE: {
+        errno = 0;
+        double v = strtod(text, &end);
+        if (!errno && end != text && *end == '\0') {
+            *(double *)dst = v;
+            return TERN_OK;
+        }
+        snprintf(err, errlen, "%s='%s' is not a number", var->name, text);
+        return TERN_ERR_CONFIG;
+    }
+    case TN_CFG_STRING:
+        *(const char **)dst = text;
+        return TERN_OK;
+    }
+    snprintf(err, errlen, "%s: unknown variable type", var->name);
+    return TERN_ERR_CONFIG;
+}
+
+/* Edit distance, for the "did you mean" hint on misspelled names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static void warn_unknown(const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1;
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++) {
+        size_t d = edit_distance(name, cfg_table[i].name);
+        if (d < bestd) {
+            bestd = d;
+            best = cfg_table[i].name;
+        }
+    }
+    if (best && bestd <= 4)
+        tn_warn("unknown variable %s ignored; did you mean %s? "
+                "(tern-info -c lists them all)", name, best);
+    else
+        tn_warn("unknown variable %s ignored (tern-info -c lists them all)",
+                name);
+}
+
+int tn_cfg_load(tn_config_t *cfg)
+{
+    int rc = TERN_OK;
+    char err[512];
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++) {
+        const tn_cfg_var_t *v = &cfg_table[i];
+        void *dst = (char *)cfg + v->offset;
+        if (tn_cfg_parse(v, v->def, dst, err, sizeof(err)) != TERN_OK)
+            tn_fatal(1, "internal: default of %s does not parse", v->name);
+        const char *env = getenv(v->name);
+        if (env && tn_cfg_parse(v, env, dst, err, sizeof(err)) != TERN_OK) {
+            tn_error("%s", err);
+            rc = TERN_ERR_CONFIG;
+        }
+    }
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "TERN_", 5) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        char name[128];
+        if (len >= sizeof(name))
+            len = sizeof(name) - 1;
+        memcpy(name, *e, len);
+        name[len] = '\0';
+        if (!tn_cfg_find(name))
+            warn_unknown(name);
+    }
+    if (cfg == &tn_cfg)
+        tn_log_level = (int)cfg->verbose;
+    return rc;
+}
+
+void tn_cfg_format_size(size_t v, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    while (v != 0 && v % 1024 == 0 && u < 3) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%zu", v);
+    else
+        snprintf(buf, len, "%zu%c", v, units[u]);
+}
+
+void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,
+                   size_t len)
+{
+    const void *src = (const char *)cfg + var->offset;
+    switch (var->type) {
+    case TN_CFG_SIZE: tn_cfg_format_size(*(const size_t *)src, buf, len); break;
+    case TN_CFG_INT: snprintf(buf, len, "%ld", *(const long *)src); break;
+    case TN_CFG_BOOL: snprintf(buf, len, "%s", *(const int *)src ? "1" : "0"); break;
+    case TN_CFG_DOUBLE: snprintf(buf, len, "%g", *(const double *)src); break;
+    case TN_CFG_STRING: snprintf(buf, len, "%s", *(const char *const *)src); break;
+    case TN_CFG_ENUM: {
+        int idx = *(const int *)src;
+        const char *c = var->choices;
+        for (int i = 0; i < idx && c; i++) {
+            c = strchr(c, '|');
+            if (c)
+                c++;
+        }
+        size_t n = c ? strcspn(c, "|") : 0;
+        snprintf(buf, len, "%.*s", (int)n, c ? c : "");
+        break;
+    }
+    }
+}
+
+int tn_cfg_is_set(const tn_cfg_var_t *var) { return getenv(var->name) != NULL; }
+
+static const char *type_name(const tn_cfg_var_t *v)
+{
+    switch (v->type) {
+    case TN_CFG_SIZE: return "size";
+    case TN_CFG_INT: return "integer";
+    case TN_CFG_BOOL: return "boolean";
+    case TN_CFG_ENUM: return v->choices;
+    case TN_CFG_DOUBLE: return "number";
+    case TN_CFG_STRING: return "text";
+    }
+    return "?";
+}
+
+void tn_cfg_write_markdown(FILE *out)
+{
+    fprintf(out, "# Configuration\n\n"
+                 "<!-- Generated by `tern-info --markdown` from "
+                 "src/base/cfg_vars.h; do not edit. -->\n\n"
+                 "Tern is configured only through environment variables. "
+                 "Sizes accept units (`512K`, `64M`, `2G`) or a percentage "
+                 "of physical memory (`10%%`). A bad value stops `tern_init` "
+                 "with a message naming the variable; an unknown `TERN_*` "
+                 "name is warned about. `tern-info -c` prints the values in "
+                 "force.\n\n"
+                 "| Variable | Type | Default | Description |\n"
+                 "|---|---|---|---|\n");
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++) {
+        const tn_cfg_var_t *v = &cfg_table[i];
+        if (v->flags & TN_CFG_INTERNAL)
+            continue;
+        fprintf(out, "| `%s` | %s | `%s` | %s |\n", v->name, type_name(v),
+                v->def[0] ? v->def : "(empty)", v->help);
+    }
+    fprintf(out, "\nSet by launchers (not for users):");
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++)
+        if (cfg_table[i].flags & TN_CFG_INTERNAL)
+            fprintf(out, " `%s`", cfg_table[i].name);
+    fprintf(out, ".\n");
+}

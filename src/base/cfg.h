@@ -1,0 +1,83 @@
+/* The one table of TERN_* variables. Each is declared once in
+ * cfg_vars.h (name, type, default, choices, help); the same table drives
+ * parsing, tern-info, docs/configuration.md, the start-up report and the
+ * warning about unknown TERN_* names. */
+#ifndef TN_CFG_H
+#define TN_CFG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+    TN_CFG_SIZE,   /* bytes: 4096, 512K, 64M, 2G, 1T, or 25% of physical memory */
+    TN_CFG_INT,    /* decimal integer */
+    TN_CFG_BOOL,   /* 0/1, yes/no, on/off, true/false */
+    TN_CFG_ENUM,   /* one of the '|'-separated choices; stored as its index */
+    TN_CFG_DOUBLE, /* decimal number (seconds where the name says so) */
+    TN_CFG_STRING, /* free text */
+} tn_cfg_type_t;
+
+#define TN_CFG_INTERNAL 0x1u /* set by launchers, not by users */
+#define TN_CFG_PREFIX 0x2u   /* NAME is a prefix (TERN_BOOT_*): any suffix */
+
+typedef struct tn_cfg_var {
+    const char *name;
+    tn_cfg_type_t type;
+    const char *def;     /* default, as text */
+    const char *choices; /* enum: "auto|spin|yield|block"; else NULL */
+    const char *help;
+    unsigned flags;
+    size_t offset;       /* where the value lives in tn_config_t */
+} tn_cfg_var_t;
+
+/* Storage types per kind of variable. */
+#define TN_CFG_CTYPE_SIZE size_t
+#define TN_CFG_CTYPE_INT long
+#define TN_CFG_CTYPE_BOOL int
+#define TN_CFG_CTYPE_ENUM int
+#define TN_CFG_CTYPE_DOUBLE double
+#define TN_CFG_CTYPE_STRING const char *
+
+#include "cfg_vars.h"
+
+typedef struct tn_config {
+#define TN_CFG_FIELD_(field, name, type, def, choices, flags, help) \
+    TN_CFG_CTYPE_##type field;
+    TN_CFG_VARS(TN_CFG_FIELD_)
+#undef TN_CFG_FIELD_
+} tn_config_t;
+
+/* Values in force in this process (filled by tn_cfg_load). */
+extern tn_config_t tn_cfg;
+
+size_t tn_cfg_count(void);
+const tn_cfg_var_t *tn_cfg_var(size_t i);
+const tn_cfg_var_t *tn_cfg_find(const char *name);
+
+/* Parse text for var into dst (pointing at the field). On failure returns
+ * TERN_ERR_CONFIG and writes a message naming what was wrong into err. */
+int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
+                 char *err, size_t errlen);
+
+/* Parse a size with units ("512K", "64M", "2G", "25%"); TERN_OK or
+ * TERN_ERR_CONFIG. */
+int tn_cfg_parse_size(const char *text, size_t *out);
+
+/* Fill cfg from defaults, then from the environment. Bad values are
+ * logged (name, value, what is accepted) and give TERN_ERR_CONFIG; unknown
+ * TERN_* names are warned about with the nearest known name. */
+int tn_cfg_load(tn_config_t *cfg);
+
+/* Current value of var in cfg as text (sizes with units). */
+void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var,
+                   char *buf, size_t len);
+/* Was var set in the environment? */
+int tn_cfg_is_set(const tn_cfg_var_t *var);
+
+/* Writes the reference page (docs/configuration.md) for the whole table. */
+void tn_cfg_write_markdown(FILE *out);
+
+/* Size as text with the largest exact binary unit ("64M", "1536K"). */
+void tn_cfg_format_size(size_t v, char *buf, size_t len);
+
+#endif

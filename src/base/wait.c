@@ -1,0 +1,68 @@
+/* Waiting: spin, yield or sleep, per TERN_WAIT_MODE. */
+#include "base/wait.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000};
+
+static int should_yield(uint64_t iter)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    switch (p->mode) {
+    case TN_WAIT_SPIN: return 0;
+    case TN_WAIT_YIELD: return 1;
+    case TN_WAIT_BLOCK: return iter >= (uint64_t)p->spin_count;
+    default: return p->oversubscribed && iter >= (uint64_t)p->spin_count;
+    }
+}
+
+void tn_wait_step(uint64_t iter)
+{
+    if (!should_yield(iter)) {
+        tn_cpu_relax();
+        return;
+    }
+    if (tn_wait_policy.mode == TN_WAIT_BLOCK && iter > (uint64_t)tn_wait_policy.spin_count + 100) {
+        /* No wake-up source for plain memory: sleep briefly. */
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    sched_yield();
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val)
+{
+    /* Shared (not PRIVATE) futex: the word lives in memory mapped by
+     * several processes. The timeout is a safety net only: writers wake. */
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    return syscall(SYS_futex, (uint32_t *)addr, op, val,
+                   op == FUTEX_WAIT ? &ts : NULL, NULL, 0);
+}
+
+void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old,
+                        _Atomic uint32_t *sleeping)
+{
+    uint64_t iter = 0;
+    while (atomic_load_explicit(word, memory_order_acquire) == old) {
+        if (tn_wait_policy.mode == TN_WAIT_BLOCK && iter >= (uint64_t)tn_wait_policy.spin_count) {
+            atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(word, memory_order_seq_cst) == old)
+                futex(word, FUTEX_WAIT, old);
+            atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+        } else {
+            tn_wait_step(iter);
+        }
+        iter++;
+    }
+}
+
+void tn_wait_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeping)
+{
+    if (atomic_load_explicit(sleeping, memory_order_seq_cst))
+        futex(word, FUTEX_WAKE, 1);
+}

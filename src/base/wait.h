@@ -1,0 +1,42 @@
+/* How a waiting call waits (TERN_WAIT_MODE): spin with a pause, yield the
+ * core when the node is oversubscribed, or sleep in the kernel. Shared by
+ * every layer that waits (shm barrier, events, nbi sync, wait_until). */
+#ifndef TN_WAIT_H
+#define TN_WAIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum { TN_WAIT_AUTO = 0, TN_WAIT_SPIN = 1, TN_WAIT_YIELD = 2, TN_WAIT_BLOCK = 3 };
+
+typedef struct tn_wait_policy {
+    int mode;            /* TN_WAIT_* as configured */
+    int oversubscribed;  /* more ranks on this node than cores they may use */
+    long spin_count;     /* polls before yielding/sleeping */
+} tn_wait_policy_t;
+
+extern tn_wait_policy_t tn_wait_policy;
+
+static inline void tn_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* One step of waiting after `iter` unsuccessful checks. Cheap when
+ * spinning; yields or sleeps briefly (without a wake-up source) when the
+ * policy says so. */
+void tn_wait_step(uint64_t iter);
+
+/* Wait until *word != old, sleeping in the kernel (futex) in block mode
+ * and when oversubscribed past the spin count; *sleeping is raised while
+ * asleep so that writers know to wake (tn_wait_wake). */
+void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old,
+                        _Atomic uint32_t *sleeping);
+/* Called by a writer after changing *word. */
+void tn_wait_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);
+
+#endif

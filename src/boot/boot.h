@@ -1,0 +1,59 @@
+/* Bootstrap: how a rank learns the job (rank, size, which ranks share its
+ * node) and exchanges small blobs with all other ranks before any transport
+ * exists. Three implementations, one ops table each: ternrun's own wire
+ * protocol, PMIx (mpirun, srun, prterun) and single (no launcher). */
+#ifndef TN_BOOT_H
+#define TN_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tn_boot tn_boot_t;
+
+typedef struct tn_boot_ops {
+    size_t size; /* sizeof(tn_boot_ops_t), so the table can grow */
+    const char *name;
+    /* Collective: every rank contributes len bytes (same len everywhere);
+     * out receives size*len bytes, rank r's contribution at r*len. */
+    int (*allgather)(tn_boot_t *b, const void *in, size_t len, void *out);
+    /* Collective barrier through the launcher (slow; start-up only). */
+    int (*barrier)(tn_boot_t *b);
+    /* Tell the launcher this rank finished start-up (ends the
+     * TERN_BOOT_TIMEOUT watch for it). Not collective. */
+    int (*init_done)(tn_boot_t *b);
+    /* Ask the launcher to end the whole job; does not return. */
+    void (*abort)(tn_boot_t *b, int code, const char *msg);
+    /* Leave the job cleanly: after this, exiting is not a failure. */
+    int (*fini)(tn_boot_t *b);
+} tn_boot_ops_t;
+
+struct tn_boot {
+    const tn_boot_ops_t *ops;
+    int rank;
+    int size;
+    /* Identity of this rank's node: ranks with equal node_key share memory.
+     * Filled by the implementation (host name, PMIx node id, or ternrun's
+     * simulated node). */
+    char node_key[64];
+    void *impl; /* implementation state */
+};
+
+/* Picks the bootstrap from the environment: TERN_BOOT_ADDR set by ternrun,
+ * PMIx variables (PMIX_RANK / PMIX_NAMESPACE), else a single rank.
+ * timeout_s bounds every wait for the launcher during start-up.
+ * Returns TERN_OK with *out set, or TERN_ERR_BOOT / TERN_ERR_TIMEOUT after
+ * logging the cause. */
+int tn_boot_create(double timeout_s, tn_boot_t **out);
+void tn_boot_destroy(tn_boot_t *b);
+
+/* Implementations (each returns TERN_OK and fills b, or an error). */
+int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s);
+int tn_boot_pmix_create(tn_boot_t *b, double timeout_s);
+int tn_boot_single_create(tn_boot_t *b);
+/* 1 when the environment says this process was started by a PMIx launcher */
+int tn_boot_pmix_detected(void);
+
+/* Fills node_key with this host's name (shared helper). */
+void tn_boot_default_node_key(char *key, size_t len);
+
+#endif

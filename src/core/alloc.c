@@ -1,0 +1,126 @@
+/* tern_alloc / tern_alloc_sym: allocation inside this rank's segment. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "core/core.h"
+
+#define TN_ALLOC_ALIGN 64
+
+void *tern_alloc(size_t size)
+{
+    if (!tn_core.initialized || size == 0)
+        return NULL;
+    size_t off;
+    tn_core_lock();
+    int rc = tn_heap_alloc(&tn_core.heap, size, TN_ALLOC_ALIGN, 0, &off);
+    tn_core_unlock();
+    return rc == TERN_OK ? (char *)tn_core.seg.data + off : NULL;
+}
+
+static int segment_offset(const void *ptr, size_t *off)
+{
+    uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)tn_core.seg.data;
+    if (p < b || p >= b + tn_core.seg.size)
+        return TERN_ERR_INVALID;
+    *off = p - b;
+    return TERN_OK;
+}
+
+int tern_free(void *ptr)
+{
+    if (!ptr)
+        return TERN_OK;
+    TN_CHECK_INIT("tern_free");
+    size_t off;
+    int rc = segment_offset(ptr, &off);
+    if (rc == TERN_OK) {
+        tn_core_lock();
+        rc = tn_heap_free(&tn_core.heap, off);
+        tn_core_unlock();
+    }
+    if (rc != TERN_OK)
+        return tn_core_fail(rc, "tern_free", "%p was not returned by tern_alloc", ptr);
+    return TERN_OK;
+}
+
+/* Symmetric allocation: the highest fit, identical on every rank when the
+ * ranks make the same symmetric calls; an allgather verifies sizes and
+ * offsets (start-up path speed: one launcher round trip). */
+int tern_alloc_sym(size_t size, void **out)
+{
+    TN_CHECK_INIT("tern_alloc_sym");
+    if (!out || size == 0)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_alloc_sym",
+                            "size is 0 or out is NULL");
+    tn_core_lock();
+    size_t off = SIZE_MAX;
+    int rc = tn_heap_alloc(&tn_core.heap, size, TN_ALLOC_ALIGN, 1, &off);
+    uint64_t mine[2] = {size, rc == TERN_OK ? off : UINT64_MAX};
+    uint64_t *all = calloc((size_t)tn_core.size, sizeof(mine));
+    int grc = all ? tn_core.boot->ops->allgather(tn_core.boot, mine, sizeof(mine), all)
+                  : TERN_ERR_NOMEM;
+    tn_core_unlock();
+    int status = grc;
+    const char *why = "the exchange failed";
+    for (int r = 0; status == TERN_OK && r < tn_core.size; r++) {
+        if (all[2 * r] != size) {
+            status = TERN_ERR_MISMATCH;
+            why = "ranks asked for different sizes";
+        } else if (all[2 * r + 1] == UINT64_MAX) {
+            status = TERN_ERR_NOMEM;
+            why = "a rank's segment is full";
+        } else if (all[2 * r + 1] != off) {
+            status = TERN_ERR_MISMATCH;
+            why = "offsets differ: some rank made other symmetric calls";
+        }
+    }
+    free(all);
+    if (status != TERN_OK) {
+        if (rc == TERN_OK) {
+            tn_core_lock();
+            tn_heap_free(&tn_core.heap, off);
+            tn_core_unlock();
+        }
+        return tn_core_fail(status, "tern_alloc_sym", "%zu bytes: %s", size, why);
+    }
+    *out = (char *)tn_core.seg.data + off;
+    return tern_barrier();
+}
+
+int tern_free_sym(void *ptr)
+{
+    TN_CHECK_INIT("tern_free_sym");
+    if (!ptr)
+        return TERN_OK;
+    int rc = tern_barrier(); /* nobody may still be writing into it */
+    if (rc != TERN_OK)
+        return rc;
+    return tern_free(ptr);
+}
+
+void *tern_sym_addr(int rank, const void *local_addr)
+{
+    if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
+        return NULL;
+    size_t off;
+    if (segment_offset(local_addr, &off) != TERN_OK || off >= tn_core.fast[rank].size)
+        return NULL;
+    return (void *)(tn_core.fast[rank].base + off);
+}
+
+int tern_segment_query(int rank, void **base, size_t *size)
+{
+    TN_CHECK_INIT("tern_segment_query");
+    if (rank < 0 || rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, "tern_segment_query",
+                            "rank %d is not in [0, %d)", rank, tn_core.size);
+    if (!base && !size)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_segment_query",
+                            "base and size are both NULL");
+    if (base)
+        *base = (void *)tn_core.fast[rank].base;
+    if (size)
+        *size = (size_t)tn_core.fast[rank].size;
+    return TERN_OK;
+}

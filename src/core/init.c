@@ -1,0 +1,297 @@
+/* tern_init / tern_finalize: configuration, bootstrap, segment, cross-map,
+ * peer table - and the queries about the job. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "base/topo.h"
+#include "base/wait.h"
+#include "core/core.h"
+
+#define TN_CTRL_BYTES 4096
+
+tn_core_t tn_core = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+tern_fast_state_t tern_fast_;
+
+/* After the job is joined, a failure on one rank would leave the others
+ * waiting in a collective: end the whole job (a single rank just returns). */
+static int init_fail(int status, const char *what)
+{
+    if (tn_core.boot && tn_core.boot->size > 1) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "tern_init failed: %s: %s", what,
+                 tern_strerror(status));
+        tn_core.boot->ops->abort(tn_core.boot, 1, msg);
+    }
+    return status;
+}
+
+static void release_all(void)
+{
+    tern_fast_.npeers = 0;
+    tern_fast_.peer = NULL;
+    tn_core.nxports = 0;
+    if (tn_core.shm)
+        tn_shm_destroy(tn_core.shm);
+    tn_core.shm = NULL;
+    tn_seg_destroy(&tn_core.seg);
+    tn_heap_fini(&tn_core.heap);
+    free(tn_core.fast);
+    free(tn_core.peers);
+    free(tn_core.local_ranks);
+    tn_core.fast = NULL;
+    tn_core.peers = NULL;
+    tn_core.local_ranks = NULL;
+    if (tn_core.boot)
+        tn_boot_destroy(tn_core.boot);
+    tn_core.boot = NULL;
+}
+
+static int node_oversubscribed(void)
+{
+    const tn_topo_t *t = tn_topo_get();
+    int pus = t ? t->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return tn_core.local_size > pus;
+}
+
+static int create_segment(void)
+{
+    tn_seg_opts_t o = {
+        .size = tn_cfg.segment_size,
+        .ctrl_size = TN_CTRL_BYTES,
+        .hugepages = tn_cfg.hugepages,
+        .faultin = tn_cfg.segment_faultin,
+        .threads = (int)tn_cfg.faultin_threads,
+        .local_ranks = tn_core.local_size,
+    };
+    _Static_assert(sizeof(tn_shm_ctrl_t) <= TN_CTRL_BYTES, "control area fits");
+    int rc = tn_seg_create(&o, &tn_core.seg);
+    if (rc != TERN_OK)
+        return rc;
+    return tn_heap_init(&tn_core.heap, tn_core.seg.size);
+}
+
+/* Exchange segment descriptions, map the node's segments, fill the peer
+ * tables. */
+static int crossmap(void)
+{
+    int n = tn_core.size;
+    tn_seg_info_t mine = {
+        .data_base = (uint64_t)(uintptr_t)tn_core.seg.data,
+        .size = tn_core.seg.size,
+        .map_size = tn_core.seg.map_size,
+        .ctrl_size = tn_core.seg.ctrl_size,
+        .pid = (int32_t)getpid(),
+        .fd = tn_core.seg.fd,
+    };
+    tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
+    tn_seg_info_t *local = calloc((size_t)tn_core.local_size, sizeof(*local));
+    tn_core.fast = calloc((size_t)n, sizeof(*tn_core.fast));
+    if (!all || !local || !tn_core.fast) {
+        free(all);
+        free(local);
+        return TERN_ERR_NOMEM;
+    }
+    int rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
+    if (rc != TERN_OK)
+        goto out;
+    for (int i = 0; i < tn_core.local_size; i++)
+        local[i] = all[tn_core.local_ranks[i]];
+    rc = tn_shm_create(tn_core.local_size, tn_core.local_rank, tn_core.local_ranks,
+                       local, tn_core.seg.map, tn_cfg.wait_mode,
+                       node_oversubscribed(), tn_cfg.spin_count, &tn_core.shm);
+    if (rc != TERN_OK)
+        goto out;
+    tn_core.xports[tn_core.nxports++] = &tn_core.shm->base;
+    /* Every local peer holds its own mapping now: the memfd can go. */
+    rc = tn_core.boot->ops->barrier(tn_core.boot);
+    if (rc != TERN_OK)
+        goto out;
+    tn_seg_close_fd(&tn_core.seg);
+
+    for (int r = 0; r < n; r++) {
+        tn_peer_t *p = &tn_core.peers[r];
+        p->seg = all[r];
+        tern_peer_fast_t *f = &tn_core.fast[r];
+        f->base = (uintptr_t)all[r].data_base;
+        f->size = (uintptr_t)all[r].size;
+        if (r == tn_core.rank) {
+            p->kind = TN_PEER_SELF;
+            p->xport = &tn_core.shm->base;
+            f->direct = 1;
+            f->delta = 0;
+        } else if (p->node == tn_core.node) {
+            p->kind = TN_PEER_SHM;
+            p->xport = &tn_core.shm->base;
+            char *local_addr = (char *)tn_core.shm->maps[p->local_index] + all[r].ctrl_size;
+            f->direct = 1;
+            f->delta = (intptr_t)((uintptr_t)local_addr - (uintptr_t)all[r].data_base);
+        } else {
+            p->kind = TN_PEER_NET;
+            p->xport = NULL;
+            f->direct = 0;
+        }
+    }
+out:
+    free(all);
+    free(local);
+    return rc;
+}
+
+static void report(double t_begin, double t_boot_end, double t_map)
+{
+    tern_startup_report_t *r = &tn_core.report;
+    memset(r, 0, sizeof(*r));
+    r->t_boot = t_boot_end - t_begin;
+    r->t_segment = tn_core.seg.t_create;
+    r->t_faultin = tn_core.seg.t_faultin;
+    r->t_crossmap = t_map;
+    r->t_total = tn_time_s() - t_begin;
+    r->segment_size = tn_core.seg.size;
+    r->page_size = tn_core.seg.page_size;
+    r->faultin_threads = tn_core.seg.faultin_threads;
+    static const char *const modes[] = {"parallel", "serial", "none"};
+    snprintf(r->faultin_mode, sizeof(r->faultin_mode), "%s", modes[tn_cfg.segment_faultin]);
+    snprintf(r->page_note, sizeof(r->page_note), "%s", tn_core.seg.page_note);
+    snprintf(r->boot_name, sizeof(r->boot_name), "%s", tn_core.boot->ops->name);
+    if (tn_log_level >= TN_LOG_INFO && (tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG)) {
+        char sz[32];
+        tn_cfg_format_size(r->segment_size, sz, sizeof(sz));
+        tn_info("started %d rank(s) on %d node(s) via %s; segment %s per rank, "
+                "%zu KiB pages (%s)", tn_core.size, tn_core.nnodes, r->boot_name, sz,
+                r->page_size / 1024, r->page_note);
+        tn_info("start-up: boot %.3f s, segment %.3f s, fault-in %.3f s (%s, %d "
+                "thread(s), %.2f GB/s), cross-map %.3f s, total %.3f s",
+                r->t_boot, r->t_segment, r->t_faultin, r->faultin_mode,
+                r->faultin_threads,
+                r->t_faultin > 0 ? (double)tn_core.seg.map_size / r->t_faultin / 1e9 : 0.0,
+                r->t_crossmap, r->t_total);
+    }
+}
+
+int tern_init(int *argc, char ***argv, int thread_level)
+{
+    if (tn_core.initialized)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_init", "Tern is already initialized");
+    if (tn_core.rank == -2)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_init",
+                            "Tern cannot be initialized again after tern_finalize");
+    if (thread_level < TERN_THREAD_SINGLE || thread_level > TERN_THREAD_MULTIPLE)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_init",
+                            "thread level %d is not one of TERN_THREAD_*", thread_level);
+    double t0 = tn_time_s();
+    int rc = tn_cfg_load(&tn_cfg);
+    if (rc != TERN_OK) {
+        tn_error("tern_init: bad configuration (see above); tern-info -c lists "
+                 "every variable and what it accepts");
+        return rc;
+    }
+    tn_core.error_abort = tn_cfg.error_mode == 1;
+    tn_core.thread_level = thread_level;
+    tn_wait_policy.mode = tn_cfg.wait_mode;
+    tn_wait_policy.spin_count = tn_cfg.spin_count;
+
+    rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
+    if (rc != TERN_OK)
+        return rc;
+    tn_core.rank = tn_core.boot->rank;
+    tn_core.size = tn_core.boot->size;
+    tn_log_set_rank(tn_core.rank);
+    tn_core.peers = calloc((size_t)tn_core.size, sizeof(*tn_core.peers));
+    if (!tn_core.peers) {
+        rc = TERN_ERR_NOMEM;
+        goto fail;
+    }
+    rc = tn_core_build_node_map();
+    if (rc != TERN_OK)
+        goto fail;
+    if (tn_core.nnodes > 1) {
+        tn_error("the job spans %d nodes, but this build has no network "
+                 "transport yet: run all ranks on one node", tn_core.nnodes);
+        rc = TERN_ERR_UNSUPPORTED;
+        goto fail;
+    }
+    tn_wait_policy.oversubscribed = node_oversubscribed();
+    double t_boot = tn_time_s();
+
+    rc = create_segment();
+    if (rc != TERN_OK)
+        goto fail;
+    double t_map0 = tn_time_s();
+    rc = crossmap();
+    if (rc != TERN_OK)
+        goto fail;
+    double t_map = tn_time_s() - t_map0;
+
+    rc = tn_core.boot->ops->init_done(tn_core.boot);
+    if (rc == TERN_OK)
+        rc = tn_core.boot->ops->barrier(tn_core.boot);
+    if (rc != TERN_OK)
+        goto fail;
+    tern_fast_.peer = tn_core.fast;
+    tern_fast_.npeers = (uint32_t)tn_core.size;
+    tn_core.initialized = 1;
+    report(t0, t_boot, t_map);
+    return TERN_OK;
+
+fail:
+    rc = init_fail(rc, "start-up could not complete");
+    release_all();
+    tn_core.rank = -1;
+    tn_core.size = 0;
+    return rc;
+}
+
+int tern_finalize(void)
+{
+    TN_CHECK_INIT("tern_finalize");
+    int rc = tern_barrier();
+    tn_core_lock();
+    tn_core.initialized = 0;
+    tn_core_unlock();
+    if (tn_core.boot) {
+        int frc = tn_core.boot->ops->fini(tn_core.boot);
+        if (rc == TERN_OK)
+            rc = frc;
+    }
+    release_all();
+    tn_core.rank = -2; /* "after finalize" for messages */
+    tn_core.size = 0;
+    return rc;
+}
+
+void tern_abort(int exit_code, const char *msg)
+{
+    if (tn_core.boot)
+        tn_core.boot->ops->abort(tn_core.boot, exit_code ? exit_code : 1, msg);
+    tn_fatal(exit_code ? exit_code : 1, "job aborted: %s", msg ? msg : "(no message)");
+}
+
+int tern_initialized(void) { return tn_core.initialized; }
+int tern_rank(void) { return tn_core.initialized ? tn_core.rank : -1; }
+int tern_size(void) { return tn_core.initialized ? tn_core.size : 0; }
+int tern_thread_level(void) { return tn_core.thread_level; }
+int tern_local_rank(void) { return tn_core.initialized ? tn_core.local_rank : -1; }
+int tern_local_size(void) { return tn_core.initialized ? tn_core.local_size : 0; }
+int tern_node_count(void) { return tn_core.initialized ? tn_core.nnodes : 0; }
+
+int tern_node_of(int rank)
+{
+    if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
+        return -1;
+    return tn_core.peers[rank].node;
+}
+
+int tern_startup_report(tern_startup_report_t *out)
+{
+    TN_CHECK_INIT("tern_startup_report");
+    if (!out)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_startup_report", "out is NULL");
+    *out = tn_core.report;
+    return TERN_OK;
+}

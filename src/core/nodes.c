@@ -1,0 +1,68 @@
+/* Grouping ranks into nodes from the bootstrap's node keys: one allgather,
+ * nodes numbered in order of their lowest rank. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/core.h"
+
+#define KEY_LEN 64
+
+int tn_core_build_node_map(void)
+{
+    int n = tn_core.size;
+    char(*keys)[KEY_LEN] = calloc((size_t)n, KEY_LEN);
+    int *first = calloc((size_t)n, sizeof(int)); /* node -> its first rank */
+    if (!keys || !first) {
+        free(keys);
+        free(first);
+        return TERN_ERR_NOMEM;
+    }
+    char mine[KEY_LEN] = {0};
+    snprintf(mine, KEY_LEN, "%s", tn_core.boot->node_key);
+    int rc = tn_core.boot->ops->allgather(tn_core.boot, mine, KEY_LEN, keys);
+    if (rc != TERN_OK)
+        goto out;
+    int nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        int node = -1;
+        for (int k = 0; k < nnodes && node < 0; k++)
+            if (memcmp(keys[first[k]], keys[r], KEY_LEN) == 0)
+                node = k;
+        if (node < 0) {
+            node = nnodes;
+            first[nnodes++] = r;
+        }
+        tn_core.peers[r].node = node;
+    }
+    tn_core.nnodes = nnodes;
+    tn_core.node = tn_core.peers[tn_core.rank].node;
+    int count = 0;
+    for (int r = 0; r < n; r++)
+        if (tn_core.peers[r].node == tn_core.node)
+            count++;
+    tn_core.local_ranks = calloc((size_t)count, sizeof(int));
+    if (!tn_core.local_ranks) {
+        rc = TERN_ERR_NOMEM;
+        goto out;
+    }
+    int li = 0;
+    for (int r = 0; r < n; r++) {
+        if (tn_core.peers[r].node != tn_core.node) {
+            tn_core.peers[r].local_index = -1;
+            continue;
+        }
+        if (r == tn_core.rank)
+            tn_core.local_rank = li;
+        tn_core.peers[r].local_index = li;
+        tn_core.local_ranks[li++] = r;
+    }
+    tn_core.local_size = count;
+    tn_debug("node %d of %d, local rank %d of %d", tn_core.node, nnodes,
+             tn_core.local_rank, count);
+out:
+    free(keys);
+    free(first);
+    return rc;
+}

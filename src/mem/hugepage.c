@@ -1,0 +1,118 @@
+/* Which pages back a segment: hugetlbfs pages when enough are reserved,
+ * transparent huge pages when the kernel allows them for shared memory,
+ * else 4 KiB pages - with the reason recorded for the start-up report. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/log.h"
+#include "mem/segment.h"
+
+/* Reads one "Key: value kB" line of /proc/meminfo (value in kB or count). */
+static long meminfo_value(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+            sscanf(line + kl + 1, "%ld", &v);
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+/* The bracketed choice of /sys/kernel/mm/transparent_hugepage/shmem_enabled. */
+static void thp_shmem_setting(char *out, size_t len)
+{
+    snprintf(out, len, "unavailable");
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "r");
+    if (!f)
+        return;
+    char buf[256];
+    if (fgets(buf, sizeof(buf), f)) {
+        char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+        if (l && r) {
+            *r = '\0';
+            snprintf(out, len, "%s", l + 1);
+        }
+    }
+    fclose(f);
+}
+
+size_t tn_mem_available(void)
+{
+    long kb = meminfo_value("MemAvailable");
+    size_t avail = kb > 0 ? (size_t)kb * 1024 : 0;
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f) {
+        char buf[64];
+        unsigned long long lim;
+        if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%llu", &lim) == 1) {
+            FILE *c = fopen("/sys/fs/cgroup/memory.current", "r");
+            unsigned long long cur = 0;
+            if (c) {
+                if (fscanf(c, "%llu", &cur) != 1)
+                    cur = 0;
+                fclose(c);
+            }
+            size_t room = lim > cur ? (size_t)(lim - cur) : 0;
+            if (room < avail)
+                avail = room;
+        }
+        fclose(f);
+    }
+    return avail;
+}
+
+int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
+                 int *thp, size_t *page_size, char *note, size_t notelen)
+{
+    size_t small = (size_t)sysconf(_SC_PAGESIZE);
+    *use_hugetlb = 0;
+    *thp = 0;
+    *page_size = small;
+    if (mode == TN_HUGE_OFF) {
+        snprintf(note, notelen, "4 KiB pages: TERN_HUGEPAGES=off");
+        return TERN_OK;
+    }
+    long hp_kb = meminfo_value("Hugepagesize");
+    long hp_free = meminfo_value("HugePages_Free");
+    size_t hp = hp_kb > 0 ? (size_t)hp_kb * 1024 : 0;
+    if (hp && hp_free > 0) {
+        size_t per_rank = (map_size + hp - 1) / hp;
+        if ((size_t)hp_free >= per_rank * (size_t)(local_ranks > 0 ? local_ranks : 1)) {
+            *use_hugetlb = 1;
+            *page_size = hp;
+            snprintf(note, notelen, "%zu KiB hugetlb pages (%ld free reserved)",
+                     hp / 1024, hp_free);
+            return TERN_OK;
+        }
+    }
+    char thp_mode[32];
+    thp_shmem_setting(thp_mode, sizeof(thp_mode));
+    if (strcmp(thp_mode, "always") == 0 || strcmp(thp_mode, "within_size") == 0 ||
+        strcmp(thp_mode, "advise") == 0 || strcmp(thp_mode, "force") == 0) {
+        *thp = 1;
+        snprintf(note, notelen, "transparent huge pages requested (shmem_enabled=%s)",
+                 thp_mode);
+        return TERN_OK;
+    }
+    snprintf(note, notelen,
+             "4 KiB pages: no free hugetlb pages for %d rank(s) (HugePages_Free=%ld; "
+             "reserve with /proc/sys/vm/nr_hugepages) and shared-memory THP is "
+             "'%s' (/sys/kernel/mm/transparent_hugepage/shmem_enabled)",
+             local_ranks, hp_free < 0 ? 0 : hp_free, thp_mode);
+    if (mode == TN_HUGE_ON) {
+        tn_error("TERN_HUGEPAGES=on but no huge pages can be had: %s", note);
+        return TERN_ERR_CONFIG;
+    }
+    return TERN_OK;
+}

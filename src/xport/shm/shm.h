@@ -1,0 +1,71 @@
+/* Shared-memory transport: the segments of every rank on this node are
+ * mapped into this process, so put/get are copies and a barrier is a
+ * dissemination over flags in each rank's control area. */
+#ifndef TN_SHM_H
+#define TN_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "xport/xport.h"
+
+/* What a rank publishes about its segment (exchanged by allgather). */
+typedef struct tn_seg_info {
+    uint64_t data_base; /* user segment address in the owner's space */
+    uint64_t size;      /* user segment bytes */
+    uint64_t map_size;  /* control area + data */
+    uint64_t ctrl_size;
+    int32_t pid;
+    int32_t fd;
+} tn_seg_info_t;
+_Static_assert(sizeof(tn_seg_info_t) == 40, "tn_seg_info_t is exchanged between processes");
+
+/* Control area at the start of every rank's mapping. Flags are written by
+ * one peer (the rank 2^k below in round k) and read by the owner. */
+#define TN_SHM_ROUNDS 32
+typedef struct tn_shm_flag {
+    _Alignas(64) _Atomic uint32_t epoch;  /* written by the signalling peer */
+    _Atomic uint32_t sleeping;            /* set by the owner before futex_wait */
+} tn_shm_flag_t;
+
+typedef struct tn_shm_ctrl {
+    tn_shm_flag_t barrier[TN_SHM_ROUNDS];
+} tn_shm_ctrl_t;
+_Static_assert(sizeof(tn_shm_flag_t) == 64, "one flag per cache line");
+_Static_assert(sizeof(tn_shm_ctrl_t) == 64 * TN_SHM_ROUNDS, "shared layout");
+
+typedef struct tn_shm {
+    tn_xport_t base;
+    int nlocal;          /* ranks on this node */
+    int me;              /* my index among them */
+    const int *ranks;    /* global rank of each local index */
+    void **maps;         /* per local index: mapping of its segment */
+    size_t *map_sizes;
+    tn_shm_ctrl_t **ctrl;/* per local index: its control area */
+    uint32_t epoch;      /* barriers completed by this rank */
+    int wait_mode;       /* TERN_WAIT_MODE index */
+    int oversubscribed;
+    long spin_count;
+} tn_shm_t;
+
+/* Map the segments of the other local ranks (infos indexed by local index;
+ * my_map is this rank's own mapping). Returns TERN_OK or an error. */
+int tn_shm_create(int nlocal, int me, const int *ranks,
+                  const tn_seg_info_t *infos, void *my_map, int wait_mode,
+                  int oversubscribed, long spin_count, tn_shm_t **out);
+void tn_shm_destroy(tn_shm_t *shm);
+
+/* Local address of remote address addr of local rank li. */
+static inline void *tn_shm_local_addr(const tn_shm_t *shm, int li,
+                                      const tn_seg_info_t *info, uint64_t addr)
+{
+    return (char *)shm->maps[li] + info->ctrl_size + (addr - info->data_base);
+}
+
+/* Node barrier over the local ranks (dissemination, ceil(log2 n) rounds).
+ * Acquire/release: stores before it are visible to every local rank after. */
+void tn_shm_barrier(tn_shm_t *shm);
+
+#endif

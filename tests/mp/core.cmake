@@ -1,0 +1,9 @@
+# Multi-rank tests of the native API (segments, RMA, barrier, threads).
+tern_mp_test(NAME rma SOURCES rma.c RANKS 1 2 4 8)
+tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16)
+tern_mp_test(NAME barrier_block SOURCES barrier.c RANKS 4 8 ENV TERN_WAIT_MODE=block)
+tern_mp_test(NAME barrier_yield SOURCES barrier.c RANKS 8 ENV TERN_WAIT_MODE=yield)
+tern_mp_test(NAME alloc SOURCES alloc.c RANKS 1 2 4)
+tern_mp_test(NAME threads SOURCES threads.c RANKS 2 4)
+tern_mp_test(NAME bad_input SOURCES bad_input.c RANKS 1 2)
+tern_mp_test(NAME pingpong SOURCES pingpong.c RANKS 2 8)

@@ -1,0 +1,47 @@
+/* Start-up and shutdown shared by the multi-rank tests. */
+#include "mp_util.h"
+
+int mp_init(int *argc, char ***argv, int thread_level)
+{
+    MP_OK(tern_init(argc, argv, thread_level));
+    return tern_rank();
+}
+
+int mp_finish(const char *name)
+{
+    MP_OK(tern_barrier());
+    int rank = tern_rank(), size = tern_size();
+    MP_OK(tern_finalize());
+    if (rank == 0)
+        printf("%s: PASS on %d ranks\n", name, size);
+    return 0;
+}
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+static int saved_fd = -1, pipe_rd = -1;
+static char captured[8192];
+
+void mp_capture_begin(void)
+{
+    int p[2];
+    MP_CHECK(pipe(p) == 0, "pipe");
+    fflush(stderr);
+    saved_fd = dup(STDERR_FILENO);
+    dup2(p[1], STDERR_FILENO);
+    close(p[1]);
+    pipe_rd = p[0];
+}
+
+const char *mp_capture_end(void)
+{
+    fflush(stderr);
+    dup2(saved_fd, STDERR_FILENO);
+    close(saved_fd);
+    ssize_t n = read(pipe_rd, captured, sizeof(captured) - 1);
+    close(pipe_rd);
+    captured[n > 0 ? n : 0] = '\0';
+    return captured;
+}

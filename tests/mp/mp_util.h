@@ -1,0 +1,44 @@
+/* Helpers for multi-rank tests: checks that name the rank, and start-up.
+ * A failed check exits the rank with 1, so ternrun fails the whole job:
+ * the job's status is the reduction over all ranks. */
+#ifndef MP_UTIL_H
+#define MP_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <tern.h>
+
+#define MP_CHECK(cond, ...)                                                 \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ",           \
+                    tern_rank(), __FILE__, __LINE__, #cond);                \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+            exit(1);                                                        \
+        }                                                                   \
+    } while (0)
+
+#define MP_OK(call)                                                         \
+    do {                                                                    \
+        int mp_rc_ = (call);                                                \
+        MP_CHECK(mp_rc_ == TERN_OK, "%s returned %d (%s)", #call, mp_rc_,   \
+                 tern_strerror(mp_rc_));                                    \
+    } while (0)
+
+/* tern_init with a check; returns the rank. */
+int mp_init(int *argc, char ***argv, int thread_level);
+/* Barrier, tern_finalize, and a one-line PASS from rank 0. */
+int mp_finish(const char *name);
+/* Deterministic test pattern byte for (rank, index, salt). */
+static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
+{
+    return (unsigned char)((rank * 131u + i * 7u + salt * 31u + (i >> 8)) & 0xff);
+}
+
+/* Capture what this process writes to stderr between begin and end (up to
+ * len-1 bytes into buf), to check error messages. */
+void mp_capture_begin(void);
+const char *mp_capture_end(void);
+
+#endif
