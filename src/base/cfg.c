@@ -332,3 +332,18 @@ void tn_cfg_write_markdown(FILE *out)
             fprintf(out, " `%s`", cfg_table[i].name);
     fprintf(out, ".\n");
 }
+
+void tn_format_bytes(size_t v, char *buf, size_t len)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double d = (double)v;
+    int u = 0;
+    while (d >= 1024 && u < 5) {
+        d /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%zu bytes", v);
+    else
+        snprintf(buf, len, "%.1f %s", d, units[u]);
+}

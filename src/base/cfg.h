@@ -77,6 +77,9 @@ int tn_cfg_is_set(const tn_cfg_var_t *var);
 /* Writes the reference page (docs/configuration.md) for the whole table. */
 void tn_cfg_write_markdown(FILE *out);
 
+/* Size for people to read ("24.1 GiB", "512 bytes"). */
+void tn_format_bytes(size_t v, char *buf, size_t len);
+
 /* Size as text with the largest exact binary unit ("64M", "1536K"). */
 void tn_cfg_format_size(size_t v, char *buf, size_t len);
 

@@ -31,12 +31,12 @@ static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb)
     size_t avail = tn_mem_available();
     if (avail && need_per_rank > avail / lr) {
         char need[32], have[32], each[32];
-        tn_cfg_format_size(need_per_rank * lr, need, sizeof(need));
-        tn_cfg_format_size(avail, have, sizeof(have));
-        tn_cfg_format_size(avail / lr, each, sizeof(each));
-        tn_error("segments of %zu rank(s) on this node need %s bytes of "
-                 "memory, only %s available: lower TERN_SEGMENT_SIZE "
-                 "(at most about %s per rank here)",
+        tn_format_bytes(need_per_rank * lr, need, sizeof(need));
+        tn_format_bytes(avail, have, sizeof(have));
+        tn_format_bytes(avail / lr, each, sizeof(each));
+        tn_error("segments of %zu rank(s) on this node need %s of memory, "
+                 "only %s is available: lower TERN_SEGMENT_SIZE (at most "
+                 "about %s per rank here)",
                  lr, need, have, each);
         return TERN_ERR_NOMEM;
     }

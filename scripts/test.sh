@@ -1,0 +1,8 @@
+#!/bin/sh
+# Builds Tern and runs the whole test suite (unit and multi-rank tests in
+# every transport configuration of this build) with CTest.
+set -e
+cd "$(dirname "$0")/.."
+scripts/build.sh
+cd build
+ctest --output-on-failure --timeout 300 -j2 "$@"

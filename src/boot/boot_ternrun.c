@@ -1,0 +1,295 @@
+/* Rank side of the ternrun bootstrap: one stream socket to the launcher,
+ * blocking request/reply calls (see wire.h for the frames). Start-up waits
+ * are bounded; after init_done a rank may wait for ever (a barrier in
+ * tern_finalize waits for the slowest rank's computation). */
+#define _GNU_SOURCE /* POLLRDHUP */
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "boot/wire.h"
+
+/* The launcher owns the job's start-up deadline (it can name the ranks
+ * that did not arrive); a rank's own bound is a backstop for a launcher
+ * that stopped answering, so it gives the launcher this head start. */
+#define TERNRUN_GRACE_S 2.0
+/* How long abort waits for the launcher to end this process. */
+#define TERNRUN_ABORT_WAIT_MS 5000
+
+typedef struct ternrun_state {
+    int fd;         /* -1 after fini */
+    int init_done;  /* no deadline on waits once set */
+    double timeout_s;
+    unsigned ncoll; /* collectives done, to name one in messages */
+} ternrun_state_t;
+
+static ternrun_state_t *state_of(tn_boot_t *b) { return b->impl; }
+
+static double deadline_of(const ternrun_state_t *st)
+{
+    if (st->init_done || st->timeout_s <= 0)
+        return 0;
+    return tn_time_s() + st->timeout_s + TERNRUN_GRACE_S;
+}
+
+/* Translates a wire status into the boot status, logging the cause once. */
+static int wire_failed(const ternrun_state_t *st, const char *what, int rc)
+{
+    switch (rc) {
+    case TERN_ERR_PEER:
+        tn_error("bootstrap %s: the launcher (ternrun) closed the connection; "
+                 "it has ended or is ending the job (see its message)", what);
+        return TERN_ERR_BOOT;
+    case TERN_ERR_TIMEOUT:
+        tn_error("bootstrap %s: no answer from ternrun within %g s: raise "
+                 "TERN_BOOT_TIMEOUT if start-up is merely slow", what,
+                 st->timeout_s + TERNRUN_GRACE_S);
+        return TERN_ERR_TIMEOUT;
+    case TERN_ERR_NOMEM:
+        tn_error("bootstrap %s: out of memory", what);
+        return TERN_ERR_NOMEM;
+    case TERN_ERR_SYS:
+        tn_error("bootstrap %s: talking to ternrun failed: %s", what,
+                 strerror(errno));
+        return TERN_ERR_BOOT;
+    default:
+        tn_error("bootstrap %s: malformed frame from ternrun (protocol "
+                 "mismatch between ternrun and libtern versions?)", what);
+        return TERN_ERR_BOOT;
+    }
+}
+
+/* Sends one request and waits for its reply of type want. */
+static int call(tn_boot_t *b, const char *what, uint32_t type, int32_t arg,
+                const void *p, size_t len, uint32_t want, tn_wire_hdr_t *h,
+                void **payload)
+{
+    ternrun_state_t *st = state_of(b);
+    if (st->fd < 0) {
+        tn_error("bootstrap %s after this rank left the job (fini)", what);
+        return TERN_ERR_BOOT;
+    }
+    int rc = tn_wire_send(st->fd, type, arg, p, len);
+    if (rc != TERN_OK)
+        return wire_failed(st, what, rc);
+    void *pl = NULL;
+    rc = tn_wire_recv(st->fd, deadline_of(st), h, &pl);
+    if (rc != TERN_OK)
+        return wire_failed(st, what, rc);
+    if (h->type == TN_WIRE_ERROR) {
+        tn_error("bootstrap %s refused by ternrun: %.*s", what, (int)h->len,
+                 pl ? (const char *)pl : "");
+        free(pl);
+        return TERN_ERR_BOOT;
+    }
+    if (h->type != want) {
+        free(pl);
+        return wire_failed(st, what, TERN_ERR_BOOT);
+    }
+    *payload = pl;
+    return TERN_OK;
+}
+
+static int ternrun_allgather(tn_boot_t *b, const void *in, size_t len, void *out)
+{
+    ternrun_state_t *st = state_of(b);
+    char what[48];
+    snprintf(what, sizeof(what), "collective #%u", st->ncoll + 1);
+    tn_wire_hdr_t h;
+    void *pl = NULL;
+    int rc = call(b, what, TN_WIRE_GATHER, 0, in, len, TN_WIRE_GATHER_OUT, &h,
+                  &pl);
+    if (rc != TERN_OK)
+        return rc;
+    if (h.len != (uint64_t)len * (uint64_t)b->size) {
+        tn_error("bootstrap %s: ternrun returned %llu bytes for %d ranks of "
+                 "%zu bytes (protocol mismatch)", what,
+                 (unsigned long long)h.len, b->size, len);
+        free(pl);
+        return TERN_ERR_BOOT;
+    }
+    if (h.len)
+        memcpy(out, pl, h.len);
+    free(pl);
+    st->ncoll++;
+    return TERN_OK;
+}
+
+static int ternrun_barrier(tn_boot_t *b)
+{
+    return ternrun_allgather(b, NULL, 0, NULL);
+}
+
+static int ternrun_init_done(tn_boot_t *b)
+{
+    ternrun_state_t *st = state_of(b);
+    if (st->fd < 0)
+        return TERN_ERR_BOOT;
+    int rc = tn_wire_send(st->fd, TN_WIRE_INIT_DONE, 0, NULL, 0);
+    if (rc != TERN_OK)
+        return wire_failed(st, "init_done", rc);
+    st->init_done = 1;
+    return TERN_OK;
+}
+
+static void ternrun_abort(tn_boot_t *b, int code, const char *msg)
+{
+    ternrun_state_t *st = state_of(b);
+    if (!msg)
+        msg = "";
+    if (st->fd < 0 ||
+        tn_wire_send(st->fd, TN_WIRE_ABORT, code, msg, strlen(msg)) != TERN_OK) {
+        /* No launcher to print it: say it here. */
+        tn_error("abort with code %d: %s", code, *msg ? msg : "(no message)");
+        _exit(code);
+    }
+    /* ternrun prints the message and ends every rank, this one included;
+     * wait for that rather than race it with our own exit status. Only
+     * hang-up is polled: another thread may be reading the socket. */
+    struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
+    double end = tn_time_s() + TERNRUN_ABORT_WAIT_MS / 1000.0;
+    while (tn_time_s() < end && poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS) == 0)
+        ;
+    _exit(code);
+}
+
+static int ternrun_fini(tn_boot_t *b)
+{
+    ternrun_state_t *st = state_of(b);
+    tn_wire_hdr_t h;
+    void *pl = NULL;
+    /* Synchronous, so that ternrun knows we left before it sees us exit. */
+    int rc = call(b, "fini", TN_WIRE_FINI, 0, NULL, 0, TN_WIRE_FINI_ACK, &h, &pl);
+    free(pl);
+    if (rc != TERN_OK)
+        return rc;
+    close(st->fd);
+    st->fd = -1;
+    return TERN_OK;
+}
+
+static const tn_boot_ops_t ternrun_ops = {
+    .size = sizeof(tn_boot_ops_t),
+    .name = "ternrun",
+    .allgather = ternrun_allgather,
+    .barrier = ternrun_barrier,
+    .init_done = ternrun_init_done,
+    .abort = ternrun_abort,
+    .fini = ternrun_fini,
+};
+
+/* Reads one TERN_BOOT_* variable through the configuration table. */
+static int env_value(const char *name, void *dst)
+{
+    const tn_cfg_var_t *v = tn_cfg_find(name);
+    const char *text = getenv(name);
+    char err[256];
+    if (!v)
+        tn_fatal(1, "internal: %s missing from the configuration table", name);
+    if (!text)
+        text = v->def;
+    if (tn_cfg_parse(v, text, dst, err, sizeof(err)) != TERN_OK) {
+        tn_error("%s; TERN_BOOT_* variables are set by ternrun for its ranks: "
+                 "unset them to run this program alone", err);
+        return TERN_ERR_BOOT;
+    }
+    return TERN_OK;
+}
+
+static int hello(ternrun_state_t *st, const char *addr, const char *jobid,
+                 int rank, int size)
+{
+    tn_wire_hello_t m = {.magic = TN_WIRE_MAGIC, .version = TN_WIRE_VERSION,
+                         .rank = rank, .size = size, .pid = (int32_t)getpid()};
+    strncpy(m.jobid, jobid, sizeof(m.jobid) - 1);
+    unsigned char buf[TN_WIRE_HELLO_BYTES];
+    tn_wire_hello_pack(&m, buf);
+    int rc = tn_wire_send(st->fd, TN_WIRE_HELLO, rank, buf, sizeof(buf));
+    if (rc != TERN_OK)
+        return wire_failed(st, "hello", rc);
+    tn_wire_hdr_t h;
+    void *pl = NULL;
+    rc = tn_wire_recv(st->fd, deadline_of(st), &h, &pl);
+    if (rc != TERN_OK)
+        return wire_failed(st, "hello", rc);
+    if (h.type == TN_WIRE_ERROR) {
+        tn_error("ternrun at %s refused rank %d: %.*s", addr, rank, (int)h.len,
+                 pl ? (const char *)pl : "");
+        free(pl);
+        return TERN_ERR_BOOT;
+    }
+    free(pl);
+    if (h.type != TN_WIRE_WELCOME || h.arg != size)
+        return wire_failed(st, "hello", TERN_ERR_BOOT);
+    return TERN_OK;
+}
+
+int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
+{
+    const char *addr = NULL, *jobid = NULL;
+    long rank = -1, size = 0;
+    if (env_value("TERN_BOOT_ADDR", &addr) != TERN_OK ||
+        env_value("TERN_BOOT_JOBID", &jobid) != TERN_OK ||
+        env_value("TERN_BOOT_RANK", &rank) != TERN_OK ||
+        env_value("TERN_BOOT_SIZE", &size) != TERN_OK)
+        return TERN_ERR_BOOT;
+    if (size < 1 || rank < 0 || rank >= size || !*jobid ||
+        strlen(jobid) >= TN_WIRE_JOBID_MAX) {
+        tn_error("TERN_BOOT_RANK=%ld, TERN_BOOT_SIZE=%ld, TERN_BOOT_JOBID='%s' "
+                 "do not describe a rank of a job; they are set by ternrun: "
+                 "unset TERN_BOOT_* to run this program alone", rank, size,
+                 jobid);
+        return TERN_ERR_BOOT;
+    }
+    ternrun_state_t *st = calloc(1, sizeof(*st));
+    if (!st)
+        return TERN_ERR_NOMEM;
+    st->timeout_s = timeout_s;
+    int rc = tn_wire_connect(addr, &st->fd);
+    if (rc == TERN_ERR_INVALID) {
+        tn_error("TERN_BOOT_ADDR='%s' is not an address this Tern can reach "
+                 "(expected unix:@name from ternrun)", addr);
+        free(st);
+        return TERN_ERR_BOOT;
+    }
+    if (rc != TERN_OK) {
+        tn_error("cannot reach ternrun at %s: %s; the launcher has ended, or "
+                 "this process was not started by it (unset TERN_BOOT_* to "
+                 "run alone)", addr, strerror(errno));
+        free(st);
+        return TERN_ERR_BOOT;
+    }
+    rc = hello(st, addr, jobid, (int)rank, (int)size);
+    if (rc != TERN_OK) {
+        close(st->fd);
+        free(st);
+        return rc;
+    }
+    b->ops = &ternrun_ops;
+    b->rank = (int)rank;
+    b->size = (int)size;
+    b->impl = st;
+    tn_boot_default_node_key(b->node_key, sizeof(b->node_key));
+    return TERN_OK;
+}
+
+void tn_boot_ternrun_release(tn_boot_t *b)
+{
+    ternrun_state_t *st = state_of(b);
+    if (!st)
+        return;
+    if (st->fd >= 0)
+        close(st->fd);
+    free(st);
+    b->impl = NULL;
+}
