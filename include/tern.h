@@ -81,7 +81,8 @@ TERN_API int tern_segment_query(int rank, void **base, size_t *size);
  * rank on the same node sharing memory), or NULL. Like shmem_ptr. */
 static inline void *tern_ptr(int rank, const void *remote_addr)
 {
-    return tern_fast_addr_(rank, remote_addr, 1);
+    intptr_t d;
+    return tern_fast_ok_(rank, remote_addr, 1, &d) ? (char *)remote_addr + d : NULL;
 }
 
 /* Allocate size bytes (aligned to 64) from this rank's own segment, so
@@ -126,13 +127,14 @@ TERN_API int tern_get_slow_(void *dst, int rank, const void *src, size_t n,
  * peer's segment; the log names rank, address and segment range),
  * TERN_ERR_OVERFLOW, TERN_ERR_INVALID, TERN_ERR_NOT_INIT, TERN_ERR_AGAIN
  * (only with TERN_FLAG_IMMEDIATE). Cost to a mapped peer: bounds check and
- * memcpy, inlined. */
+ * memcpy, inlined. The local buffer is used like memcpy's argument: it is
+ * not validated on the fast path. */
 static inline int tern_put(int rank, void *dst, const void *src, size_t n,
                            unsigned flags)
 {
-    void *p = tern_fast_addr_(rank, dst, n);
-    if (TERN_LIKELY_(p != NULL)) {
-        memcpy(p, src, n);
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+        memcpy((char *)dst + d, src, n);
         return TERN_OK;
     }
     return tern_put_slow_(rank, dst, src, n, flags);
@@ -143,9 +145,9 @@ static inline int tern_put(int rank, void *dst, const void *src, size_t n,
 static inline int tern_get(void *dst, int rank, const void *src, size_t n,
                            unsigned flags)
 {
-    const void *p = tern_fast_addr_(rank, src, n);
-    if (TERN_LIKELY_(p != NULL)) {
-        memcpy(dst, p, n);
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+        memcpy(dst, (const char *)src + d, n);
         return TERN_OK;
     }
     return tern_get_slow_(dst, rank, src, n, flags);

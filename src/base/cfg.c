@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -134,11 +135,13 @@ int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
     case TN_CFG_INT: {
         errno = 0;
         long v = strtol(text, &end, 10);
-        if (!errno && end != text && *end == '\0') {
+        if (!errno && end != text && *end == '\0' &&
+            (v >= 0 || (var->flags & TN_CFG_SIGNED))) {
             *(long *)dst = v;
             return TERN_OK;
         }
-        snprintf(err, errlen, "%s='%s' is not an integer", var->name, text);
+        snprintf(err, errlen, "%s='%s' is not a%s integer", var->name, text,
+                 var->flags & TN_CFG_SIGNED ? "n" : " non-negative");
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_BOOL:
@@ -160,11 +163,13 @@ int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
     case TN_CFG_DOUBLE: {
         errno = 0;
         double v = strtod(text, &end);
-        if (!errno && end != text && *end == '\0') {
+        if (!errno && end != text && *end == '\0' && isfinite(v) &&
+            (v >= 0 || (var->flags & TN_CFG_SIGNED))) {
             *(double *)dst = v;
             return TERN_OK;
         }
-        snprintf(err, errlen, "%s='%s' is not a number", var->name, text);
+        snprintf(err, errlen, "%s='%s' is not a%s number", var->name, text,
+                 var->flags & TN_CFG_SIGNED ? "" : " non-negative");
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_STRING:
@@ -306,6 +311,16 @@ static const char *type_name(const tn_cfg_var_t *v)
     return "?";
 }
 
+/* Writes s as a Markdown table cell: a bare '|' would end the cell. */
+static void md_cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
 void tn_cfg_write_markdown(FILE *out)
 {
     fprintf(out, "# Configuration\n\n"
@@ -323,8 +338,11 @@ void tn_cfg_write_markdown(FILE *out)
         const tn_cfg_var_t *v = &cfg_table[i];
         if (v->flags & TN_CFG_INTERNAL)
             continue;
-        fprintf(out, "| `%s` | %s | `%s` | %s |\n", v->name, type_name(v),
-                v->def[0] ? v->def : "(empty)", v->help);
+        fprintf(out, "| `%s` | ", v->name);
+        md_cell(out, type_name(v));
+        fprintf(out, " | `%s` | ", v->def[0] ? v->def : "(empty)");
+        md_cell(out, v->help);
+        fprintf(out, " |\n");
     }
     fprintf(out, "\nSet by launchers (not for users):");
     for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++)

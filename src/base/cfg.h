@@ -18,7 +18,7 @@ typedef enum {
 } tn_cfg_type_t;
 
 #define TN_CFG_INTERNAL 0x1u /* set by launchers, not by users */
-#define TN_CFG_PREFIX 0x2u   /* NAME is a prefix (TERN_BOOT_*): any suffix */
+#define TN_CFG_SIGNED 0x2u   /* INT/DOUBLE may be negative */
 
 typedef struct tn_cfg_var {
     const char *name;

@@ -32,10 +32,10 @@
       "Polls before a waiting call starts yielding (auto mode).")             \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,               \
       "Seconds the job may spend in start-up (every rank reaching and "       \
-      "finishing tern_init) before it is ended with an error.")               \
+      "finishing tern_init) before it is ended with an error; 0: no limit.")               \
     X(boot_addr, "TERN_BOOT_ADDR", STRING, "", NULL, TN_CFG_INTERNAL,         \
       "Set by ternrun: where a rank reaches the launcher.")                   \
-    X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL,          \
+    X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL | TN_CFG_SIGNED,          \
       "Set by ternrun: this process's rank.")                                 \
     X(boot_size, "TERN_BOOT_SIZE", INT, "0", NULL, TN_CFG_INTERNAL,           \
       "Set by ternrun: the number of ranks.")                                 \

@@ -2,7 +2,6 @@
  * blocking request/reply calls (see wire.h for the frames). Start-up waits
  * are bounded; after init_done a rank may wait for ever (a barrier in
  * tern_finalize waits for the slowest rank's computation). */
-#define _GNU_SOURCE /* POLLRDHUP */
 #include "boot/boot.h"
 
 #include <errno.h>
@@ -16,7 +15,6 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
-#include "base/time.h"
 #include "boot/wire.h"
 
 /* The launcher owns the job's start-up deadline (it can name the ranks
@@ -35,11 +33,12 @@ typedef struct ternrun_state {
 
 static ternrun_state_t *state_of(tn_boot_t *b) { return b->impl; }
 
-static double deadline_of(const ternrun_state_t *st)
+/* How long a wait for ternrun may see nothing arrive; 0: unbounded. */
+static double idle_of(const ternrun_state_t *st)
 {
     if (st->init_done || st->timeout_s <= 0)
         return 0;
-    return tn_time_s() + st->timeout_s + TERNRUN_GRACE_S;
+    return st->timeout_s + TERNRUN_GRACE_S;
 }
 
 /* Translates a wire status into the boot status, logging the cause once. */
@@ -83,7 +82,7 @@ static int call(tn_boot_t *b, const char *what, uint32_t type, int32_t arg,
     if (rc != TERN_OK)
         return wire_failed(st, what, rc);
     void *pl = NULL;
-    rc = tn_wire_recv(st->fd, deadline_of(st), h, &pl);
+    rc = tn_wire_recv(st->fd, idle_of(st), h, &pl);
     if (rc != TERN_OK)
         return wire_failed(st, what, rc);
     if (h->type == TN_WIRE_ERROR) {
@@ -157,9 +156,10 @@ static void ternrun_abort(tn_boot_t *b, int code, const char *msg)
      * wait for that rather than race it with our own exit status. Only
      * hang-up is polled: another thread may be reading the socket. */
     struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
-    double end = tn_time_s() + TERNRUN_ABORT_WAIT_MS / 1000.0;
-    while (tn_time_s() < end && poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS) == 0)
-        ;
+    int n;
+    do
+        n = poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS);
+    while (n < 0 && errno == EINTR);
     _exit(code);
 }
 
@@ -219,7 +219,7 @@ static int hello(ternrun_state_t *st, const char *addr, const char *jobid,
         return wire_failed(st, "hello", rc);
     tn_wire_hdr_t h;
     void *pl = NULL;
-    rc = tn_wire_recv(st->fd, deadline_of(st), &h, &pl);
+    rc = tn_wire_recv(st->fd, idle_of(st), &h, &pl);
     if (rc != TERN_OK)
         return wire_failed(st, "hello", rc);
     if (h.type == TN_WIRE_ERROR) {

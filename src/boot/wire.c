@@ -1,6 +1,5 @@
 /* Framing, endpoints and the blocking and non-blocking transfer loops of
  * the ternrun wire protocol (see wire.h). */
-#define _GNU_SOURCE
 #include "boot/wire.h"
 
 #include <errno.h>
@@ -56,8 +55,9 @@ void tn_wire_hello_pack(const tn_wire_hello_t *m, unsigned char out[TN_WIRE_HELL
     put32(out + 8, (uint32_t)m->rank);
     put32(out + 12, (uint32_t)m->size);
     put32(out + 16, (uint32_t)m->pid);
+    size_t n = strnlen(m->jobid, TN_WIRE_JOBID_MAX - 1);
     memset(out + 20, 0, TN_WIRE_JOBID_MAX);
-    strncpy((char *)out + 20, m->jobid, TN_WIRE_JOBID_MAX - 1);
+    memcpy(out + 20, m->jobid, n);
 }
 
 int tn_wire_hello_unpack(const void *in, size_t len, tn_wire_hello_t *m)
@@ -205,10 +205,11 @@ int tn_wire_send(int fd, uint32_t type, int32_t arg, const void *p, size_t len)
     return TERN_OK;
 }
 
-/* Blocks in poll() until fd is readable or the deadline passes: the rank
- * sleeps in the kernel, it does not spin. */
-static int wait_readable(int fd, double deadline)
+/* Blocks in poll() until fd is readable or idle_s pass: the rank sleeps
+ * in the kernel, it does not spin. */
+static int wait_readable(int fd, double idle_s)
 {
+    double deadline = idle_s > 0 ? tn_time_s() + idle_s : 0;
     for (;;) {
         int ms = -1;
         if (deadline > 0) {
@@ -226,11 +227,11 @@ static int wait_readable(int fd, double deadline)
     }
 }
 
-static int read_full(int fd, void *buf, size_t len, double deadline)
+static int read_full(int fd, void *buf, size_t len, double idle_s)
 {
     size_t got = 0;
     while (got < len) {
-        int rc = wait_readable(fd, deadline);
+        int rc = wait_readable(fd, idle_s);
         if (rc != TERN_OK)
             return rc;
         ssize_t r = read(fd, (char *)buf + got, len - got);
@@ -246,10 +247,10 @@ static int read_full(int fd, void *buf, size_t len, double deadline)
     return TERN_OK;
 }
 
-int tn_wire_recv(int fd, double deadline, tn_wire_hdr_t *h, void **payload)
+int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
 {
     unsigned char hb[TN_WIRE_HDR_BYTES];
-    int rc = read_full(fd, hb, sizeof(hb), deadline);
+    int rc = read_full(fd, hb, sizeof(hb), idle_s);
     if (rc != TERN_OK)
         return rc;
     tn_wire_hdr_t hh;
@@ -261,7 +262,7 @@ int tn_wire_recv(int fd, double deadline, tn_wire_hdr_t *h, void **payload)
         p = malloc(hh.len);
         if (!p)
             return TERN_ERR_NOMEM;
-        rc = read_full(fd, p, hh.len, deadline);
+        rc = read_full(fd, p, hh.len, idle_s);
         if (rc != TERN_OK) {
             free(p);
             return rc;

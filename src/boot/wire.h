@@ -78,11 +78,12 @@ int tn_wire_peer_cred(int fd, uid_t *uid, pid_t *pid);
 /* Send one frame completely. TERN_OK, TERN_ERR_PEER (the other end is
  * gone), TERN_ERR_SYS (errno set). */
 int tn_wire_send(int fd, uint32_t type, int32_t arg, const void *p, size_t len);
-/* Receive one frame, blocking in poll()/read() until deadline (tn_time_s
- * clock; <= 0 waits for ever). *payload is malloc'ed (NULL when empty) and
- * owned by the caller. TERN_OK, TERN_ERR_TIMEOUT, TERN_ERR_PEER (end of
- * stream), TERN_ERR_BOOT (malformed frame), TERN_ERR_NOMEM, TERN_ERR_SYS. */
-int tn_wire_recv(int fd, double deadline, tn_wire_hdr_t *h, void **payload);
+/* Receive one frame, blocking in poll()/read(). idle_s bounds how long
+ * nothing may arrive (<= 0: no bound): a large frame that keeps arriving
+ * is never cut off. *payload is malloc'ed (NULL when empty) and owned by
+ * the caller. TERN_OK, TERN_ERR_TIMEOUT, TERN_ERR_PEER (end of stream),
+ * TERN_ERR_BOOT (malformed frame), TERN_ERR_NOMEM, TERN_ERR_SYS. */
+int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload);
 
 /* ---- non-blocking side (the launcher's event loop) --------------------- */
 

@@ -104,9 +104,9 @@ void *tern_sym_addr(int rank, const void *local_addr)
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return NULL;
     size_t off;
-    if (segment_offset(local_addr, &off) != TERN_OK || off >= tn_core.fast[rank].size)
+    if (segment_offset(local_addr, &off) != TERN_OK || off >= tn_core.peers[rank].seg.size)
         return NULL;
-    return (void *)(tn_core.fast[rank].base + off);
+    return (void *)(uintptr_t)(tn_core.peers[rank].seg.data_base + off);
 }
 
 int tern_segment_query(int rank, void **base, size_t *size)
@@ -119,8 +119,8 @@ int tern_segment_query(int rank, void **base, size_t *size)
         return tn_core_fail(TERN_ERR_INVALID, "tern_segment_query",
                             "base and size are both NULL");
     if (base)
-        *base = (void *)tn_core.fast[rank].base;
+        *base = (void *)(uintptr_t)tn_core.peers[rank].seg.data_base;
     if (size)
-        *size = (size_t)tn_core.fast[rank].size;
+        *size = (size_t)tn_core.peers[rank].seg.size;
     return TERN_OK;
 }

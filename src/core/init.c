@@ -123,18 +123,16 @@ static int crossmap(void)
         if (r == tn_core.rank) {
             p->kind = TN_PEER_SELF;
             p->xport = &tn_core.shm->base;
-            f->direct = 1;
             f->delta = 0;
         } else if (p->node == tn_core.node) {
             p->kind = TN_PEER_SHM;
             p->xport = &tn_core.shm->base;
             char *local_addr = (char *)tn_core.shm->maps[p->local_index] + all[r].ctrl_size;
-            f->direct = 1;
             f->delta = (intptr_t)((uintptr_t)local_addr - (uintptr_t)all[r].data_base);
         } else {
             p->kind = TN_PEER_NET;
             p->xport = NULL;
-            f->direct = 0;
+            f->size = 0; /* not mapped: every access takes the slow path */
         }
     }
 out:

@@ -19,13 +19,14 @@ static TN_NOINLINE int check_remote(const char *call, int rank, const void *addr
     if (a + n < a)
         return tn_core_fail(TERN_ERR_OVERFLOW, call,
                             "address %p + %zu bytes wraps around", addr, n);
-    const tern_peer_fast_t *p = &tn_core.fast[rank];
-    if (a < p->base || a + n > p->base + p->size)
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    if (a < base || a + n > base + size)
         return tn_core_fail(TERN_ERR_RANGE, call,
                             "[%p, %p) is outside the segment of rank %d "
                             "[%p, %p) (%zu bytes)",
-                            addr, (void *)(a + n), rank, (void *)p->base,
-                            (void *)(p->base + p->size), (size_t)p->size);
+                            addr, (void *)(a + n), rank, (void *)base,
+                            (void *)(base + size), size);
     return TERN_OK;
 }
 
@@ -66,9 +67,9 @@ int tern_put_slow_(int rank, void *dst, const void *src, size_t n, unsigned flag
         rc = check_local("tern_put", src, n);
     if (rc != TERN_OK)
         return rc;
-    void *p = tern_fast_addr_(rank, dst, n);
-    if (p) { /* reached with a mapped peer only by non-inlined callers */
-        memcpy(p, src, n);
+    intptr_t d;
+    if (tern_fast_ok_(rank, dst, n, &d)) { /* only from non-inlined callers */
+        memcpy((char *)dst + d, src, n);
         return TERN_OK;
     }
     return tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
@@ -81,9 +82,9 @@ int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flag
         rc = check_local("tern_get", dst, n);
     if (rc != TERN_OK)
         return rc;
-    const void *p = tern_fast_addr_(rank, src, n);
-    if (p) {
-        memcpy(dst, p, n);
+    intptr_t d;
+    if (tern_fast_ok_(rank, src, n, &d)) {
+        memcpy(dst, (const char *)src + d, n);
         return TERN_OK;
     }
     return tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
@@ -92,10 +93,10 @@ int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flag
 int tern_put_nb(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
                 tern_event_t *rc_ev, unsigned flags)
 {
-    void *p = tern_fast_addr_(rank, dst, n);
-    if (tn_likely(p != NULL)) {
+    intptr_t d;
+    if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
         /* A copy completes locally and remotely before returning. */
-        memcpy(p, src, n);
+        memcpy((char *)dst + d, src, n);
         if (lc)
             *lc = TERN_EVENT_DONE;
         if (rc_ev)
@@ -113,9 +114,9 @@ int tern_put_nb(int rank, void *dst, const void *src, size_t n, tern_event_t *lc
 int tern_get_nb(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
                 unsigned flags)
 {
-    const void *p = tern_fast_addr_(rank, src, n);
-    if (tn_likely(p != NULL)) {
-        memcpy(dst, p, n);
+    intptr_t d;
+    if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
+        memcpy(dst, (const char *)src + d, n);
         if (done)
             *done = TERN_EVENT_DONE;
         return TERN_OK;
@@ -130,9 +131,9 @@ int tern_get_nb(void *dst, int rank, const void *src, size_t n, tern_event_t *do
 
 int tern_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
-    void *p = tern_fast_addr_(rank, dst, n);
-    if (tn_likely(p != NULL)) {
-        memcpy(p, src, n);
+    intptr_t d;
+    if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
+        memcpy((char *)dst + d, src, n);
         return TERN_OK;
     }
     int rc = check_remote("tern_put_nbi", rank, dst, n);
@@ -145,9 +146,9 @@ int tern_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
 
 int tern_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
-    const void *p = tern_fast_addr_(rank, src, n);
-    if (tn_likely(p != NULL)) {
-        memcpy(dst, p, n);
+    intptr_t d;
+    if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
+        memcpy(dst, (const char *)src + d, n);
         return TERN_OK;
     }
     int rc = check_remote("tern_get_nbi", rank, src, n);

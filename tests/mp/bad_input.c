@@ -46,7 +46,6 @@ int main(int argc, char **argv)
     EXPECT(tern_put(peer, (void *)(UINTPTR_MAX - 3), buf, 8, 0), TERN_ERR_OVERFLOW, "wraps");
     EXPECT(tern_put(peer, base, buf, SIZE_MAX, 0), TERN_ERR_OVERFLOW, "wraps");
     EXPECT(tern_get(buf, peer, base, size + 1, 0), TERN_ERR_RANGE, "outside");
-    EXPECT(tern_put(peer, base, NULL, 8, 0), TERN_ERR_INVALID, "NULL");
     tern_event_t ev = (tern_event_t)&dummy;
     EXPECT(tern_put_nb(peer, base + size, buf, 8, &ev, NULL, 0), TERN_ERR_RANGE, "outside");
     MP_CHECK(ev == (tern_event_t)&dummy, "event set on error");

@@ -7,3 +7,9 @@ tern_mp_test(NAME alloc SOURCES alloc.c RANKS 1 2 4)
 tern_mp_test(NAME threads SOURCES threads.c RANKS 2 4)
 tern_mp_test(NAME bad_input SOURCES bad_input.c RANKS 1 2)
 tern_mp_test(NAME pingpong SOURCES pingpong.c RANKS 2 8)
+
+add_executable(mp_hello hello.c)
+target_link_libraries(mp_hello PRIVATE tern)
+add_test(NAME mp.config_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/config_errors.sh
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello>)
+set_tests_properties(mp.config_errors PROPERTIES TIMEOUT 120 LABELS "mp;shm")

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Smoke check for tern-bench --json: run a command, require exit status 0,
+and require that every line of its stdout is a JSON object carrying the
+keys every row must have. Checks form only, never performance.
+
+    check_json.py --bench put_lat --min-rows 2 -- ternrun -n 2 tern-bench put_lat --json ...
+"""
+import argparse
+import json
+import math
+import subprocess
+import sys
+
+REQUIRED = ("bench", "size", "value", "unit", "baseline")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", required=True, help="expected value of the 'bench' key")
+    ap.add_argument("--min-rows", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if not cmd:
+        ap.error("no command given")
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=a.timeout)
+    sys.stderr.write(p.stderr)
+    if p.returncode != 0:
+        print(f"FAIL: exit status {p.returncode}: {' '.join(cmd)}")
+        print(p.stdout)
+        return 1
+    rows = 0
+    for n, line in enumerate(p.stdout.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            print(f"FAIL: stdout line {n} is not JSON ({e}): {line!r}")
+            return 1
+        if not isinstance(row, dict):
+            print(f"FAIL: stdout line {n} is not a JSON object: {line!r}")
+            return 1
+        missing = [k for k in REQUIRED if k not in row]
+        if missing:
+            print(f"FAIL: line {n} lacks {missing}: {line}")
+            return 1
+        if not ({"ratio", "overhead"} & row.keys()):
+            print(f"FAIL: line {n} has neither 'ratio' nor 'overhead': {line}")
+            return 1
+        if row["bench"] != a.bench:
+            print(f"FAIL: line {n}: bench is {row['bench']!r}, expected {a.bench!r}")
+            return 1
+        if not isinstance(row["size"], int) or row["size"] < 0:
+            print(f"FAIL: line {n}: size is not a byte count: {line}")
+            return 1
+        # A row may carry no figure only when it says why (faultin with
+        # huge pages on a system that has none).
+        v = row["value"]
+        if v is None and not row.get("skipped"):
+            print(f"FAIL: line {n}: value is null without a 'skipped' reason: {line}")
+            return 1
+        if v is not None and (not isinstance(v, (int, float)) or math.isnan(v) or v <= 0):
+            print(f"FAIL: line {n}: value is not a positive number: {line}")
+            return 1
+        rows += 1
+    if rows < a.min_rows:
+        print(f"FAIL: {rows} JSON rows, expected at least {a.min_rows}")
+        return 1
+    print(f"PASS: {rows} JSON rows from {a.bench}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

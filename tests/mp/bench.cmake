@@ -1,0 +1,42 @@
+# Smoke tests of tern-bench: each subcommand runs with tiny sizes and
+# iteration counts and --json, and bench/check_json.py checks that every
+# output line is a JSON object with the keys a row must have. They test
+# form, never speed: performance goals do not belong in tests.
+find_program(TERN_PYTHON3 python3)
+if(NOT TERN_PYTHON3)
+  message(STATUS "python3 not found: tern-bench smoke tests not registered")
+  return()
+endif()
+
+set(_tb_check ${TERN_PYTHON3} ${PROJECT_SOURCE_DIR}/bench/check_json.py)
+set(_tb_quick --json --trials 3 --warmup 0)
+
+# Subcommands that run under ternrun: name, minimum rows, arguments.
+function(_tern_bench_mp sub rows)
+  foreach(cfg ${TERN_MP_CONFIGS})
+    set(tn mp.bench_${sub}.${cfg}.n2)
+    add_test(NAME ${tn} COMMAND ${_tb_check} --bench ${sub} --min-rows ${rows} --
+      ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh ${cfg}
+      $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:tern-bench> ${sub} ${_tb_quick} ${ARGN})
+    set_tests_properties(${tn} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+      LABELS "mp;bench;${cfg}")
+  endforeach()
+endfunction()
+
+_tern_bench_mp(put_lat 6 --sizes 8:32 --iters 100)
+_tern_bench_mp(get_lat 6 --sizes 8:32 --iters 100)
+_tern_bench_mp(put_bw 2 --sizes 4K:8K --iters 16 --window 4)
+_tern_bench_mp(get_bw 2 --sizes 4K:8K --iters 16 --window 4)
+_tern_bench_mp(put_pingpong 3 --sizes 8:32 --iters 50)
+_tern_bench_mp(put_rate 2 --iters 1000)
+_tern_bench_mp(summary 5 --iters 4)
+
+# Subcommands that start their own processes (no ternrun around them).
+add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
+  $<TARGET_FILE:tern-bench> faultin --json --size 16M --trials 1)
+add_test(NAME mp.bench_startup COMMAND ${_tb_check} --bench startup --min-rows 1 --
+  $<TARGET_FILE:tern-bench> startup --json --ranks 2 --trials 1 --warmup 0)
+set_tests_properties(mp.bench_startup PROPERTIES
+  ENVIRONMENT "TERN_BENCH_TERNRUN=$<TARGET_FILE:ternrun>")
+set_tests_properties(mp.bench_faultin mp.bench_startup PROPERTIES
+  TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "mp;bench")

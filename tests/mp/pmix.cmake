@@ -1,0 +1,64 @@
+# Tests of the PMIx bootstrap under Open MPI's mpirun (tests/mp/run_mpirun.sh;
+# they skip with 77 when mpirun.openmpi is absent). Built only with PMIx.
+if(NOT TERN_WITH_PMIX)
+  return()
+endif()
+
+set(TERN_MPIRUN_SH ${CMAKE_CURRENT_SOURCE_DIR}/run_mpirun.sh)
+
+# tern_pmix_test(NAME name RANKS n... COMMAND prog args... [EXPECT_FAIL ...])
+# Test mp.<name>.n<N> runs "run_mpirun.sh [--expect-fail ...] N prog args";
+# the literal @N@ in args is replaced by N.
+function(tern_pmix_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "RANKS;COMMAND;EXPECT_FAIL" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+  set(fail)
+  if(T_EXPECT_FAIL)
+    set(fail --expect-fail ${T_EXPECT_FAIL})
+  endif()
+  foreach(n ${T_RANKS})
+    string(REPLACE "@N@" "${n}" cmd "${T_COMMAND}")
+    set(tn mp.${T_NAME}.n${n})
+    add_test(NAME ${tn} COMMAND ${TERN_MPIRUN_SH} ${fail} ${n} ${cmd})
+    set_tests_properties(${tn} PROPERTIES TIMEOUT ${T_TIMEOUT}
+      SKIP_RETURN_CODE 77 LABELS "mp;pmix")
+  endforeach()
+endfunction()
+
+# Bootstrap level: tn_boot_create under mpirun, below tern_init.
+add_executable(mp_pmix_boot ${CMAKE_CURRENT_SOURCE_DIR}/pmix_boot.c)
+target_link_libraries(mp_pmix_boot PRIVATE tern_internal)
+
+tern_pmix_test(NAME pmix_boot RANKS 2 4
+  COMMAND $<TARGET_FILE:mp_pmix_boot> @N@ basic)
+tern_pmix_test(NAME pmix_boot_late RANKS 2 4
+  COMMAND $<TARGET_FILE:mp_pmix_boot> @N@ late)
+# N-1 early ranks each report their checks; rank 0 then aborts with 3.
+tern_pmix_test(NAME pmix_boot_timeout RANKS 2
+  EXPECT_FAIL 3 "pmix_boot timeout: rank [0-9]* checks passed" 1
+  COMMAND $<TARGET_FILE:mp_pmix_boot> @N@ timeout)
+tern_pmix_test(NAME pmix_boot_timeout RANKS 4
+  EXPECT_FAIL 3 "pmix_boot timeout: rank [0-9]* checks passed" 3
+  COMMAND $<TARGET_FILE:mp_pmix_boot> @N@ timeout)
+tern_pmix_test(NAME pmix_boot_abort RANKS 4
+  EXPECT_FAIL 7 "deliberate abort from rank 3 (ending the job with status 7)" 1
+  COMMAND $<TARGET_FILE:mp_pmix_boot> @N@ abort)
+
+# Native API under mpirun: tern_init bootstraps through PMIx. Run in each
+# transport configuration (run_config.sh sets it up around mpirun).
+add_executable(mp_pmix_api ${CMAKE_CURRENT_SOURCE_DIR}/pmix_api.c)
+target_link_libraries(mp_pmix_api PRIVATE tern_mp_util)
+foreach(cfg ${TERN_MP_CONFIGS})
+  foreach(n 1 2 4)
+    set(tn mp.pmix_api.${cfg}.n${n})
+    add_test(NAME ${tn} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg}
+      ${TERN_MPIRUN_SH} ${n} $<TARGET_FILE:mp_pmix_api> ${n} basic)
+    set_tests_properties(${tn} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
+      LABELS "mp;pmix;${cfg}")
+  endforeach()
+endforeach()
+tern_pmix_test(NAME pmix_api_abort RANKS 4
+  EXPECT_FAIL 5 "deliberate tern_abort (ending the job with status 5)" 1
+  COMMAND $<TARGET_FILE:mp_pmix_api> @N@ abort)

@@ -1,0 +1,363 @@
+#!/bin/sh
+# ternrun's behaviour when things go wrong, and its options:
+#   ternrun_cases.sh CASE TERNRUN BOOT_PROGRAM
+# Each case runs ternrun, then checks its exit status, its message, how long
+# it took and that no process of the job is left. Exit 0 pass, 1 fail.
+case_name=$1
+TR=$2
+PROG=$3
+[ -x "$TR" ] && [ -x "$PROG" ] || { echo "usage: $0 CASE TERNRUN PROGRAM" >&2; exit 1; }
+ulimit -c 0 2>/dev/null # the crash cases must not leave core files
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ternrun_cases.XXXXXX") || exit 1
+pids=$tmp/pids
+mkdir "$pids"
+out=$tmp/out
+
+cleanup() {
+    for f in "$pids"/*.pid; do
+        [ -e "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL ($case_name): $*" >&2
+    if [ -s "$out" ]; then
+        echo "--- output:" >&2
+        head -c 4000 "$out" >&2
+    fi
+    exit 1
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# run ARGS...: ternrun ARGS, bounded; output in $out; sets rc and ms.
+run() {
+    t0=$(now_ms)
+    timeout -k 2 20 "$TR" "$@" >"$out" 2>&1
+    rc=$?
+    ms=$(($(now_ms) - t0))
+    [ $rc -eq 124 ] && fail "ternrun $* hung (stopped by timeout after 20 s)"
+    return 0
+}
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"; }
+expect_fail() { [ "$rc" -ne 0 ] || fail "exit status 0, expected a failure"; }
+expect_msg() { grep -Eq -- "$1" "$out" || fail "no line matching: $1"; }
+expect_count() { # PATTERN N
+    c=$(grep -Ec -- "$1" "$out")
+    [ "$c" -eq "$2" ] || fail "$c lines matching '$1', expected $2"
+}
+expect_within() { [ "$ms" -le "$1" ] || fail "took $ms ms, expected at most $1 ms"; }
+
+alive() { # a running process, not a zombie
+    [ -r "/proc/$1/stat" ] || return 1
+    state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+# expect_none_left MIN: at least MIN pid files, and none of them alive. A
+# SIGKILLed process may take a moment to vanish: up to 1 s is allowed.
+expect_none_left() {
+    n=0
+    for f in "$pids"/*.pid; do
+        [ -e "$f" ] || continue
+        n=$((n + 1))
+        p=$(cat "$f")
+        i=0
+        while alive "$p"; do
+            i=$((i + 1))
+            [ $i -gt 20 ] && fail "process $p ($(basename "$f" .pid).pid) is still alive after ternrun exited"
+            sleep 0.05
+        done
+    done
+    [ $n -ge "$1" ] || fail "only $n pid files written, expected at least $1"
+}
+# wait_files N: until N pid files exist (at most 10 s)
+wait_files() {
+    i=0
+    while [ "$(ls "$pids" | grep -c '\.pid$')" -lt "$1" ]; do
+        i=$((i + 1))
+        [ $i -gt 200 ] && fail "the job did not start (fewer than $1 pid files)"
+        sleep 0.05
+    done
+}
+
+# Each rank's reported cpuset equals what the kernel lets it use, for
+# bound ranks; COUNT report lines exist.
+check_bindings() {
+    expect_count '^ternrun: \[[^]]+\] rank [0-9]+: cpuset [0-9,-]+ \((core|PU|NUMA) [0-9]+|not bound\), NUMA [0-9,-]+$' "$1"
+    grep -E '^ternrun: \[[^]]+\] rank [0-9]+: ' "$out" | while read -r line; do
+        r=$(echo "$line" | sed -E 's/.* rank ([0-9]+): .*/\1/')
+        set=$(echo "$line" | sed -E 's/.*: cpuset ([0-9,-]+) .*/\1/')
+        case $line in *"(not bound)"*) continue ;; esac
+        got=$(sed -n "s/^rank $r affinity //p" "$out")
+        [ "$got" = "$set" ] || { echo "rank $r runs on '$got', reported '$set'"; exit 1; }
+    done || fail "a rank does not run where --report-bindings says"
+}
+
+case $case_name in
+crash)
+    run -n 4 "$PROG" --pid-dir "$pids" --crash 1
+    expect_rc 139
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\).*; ending the job$'
+    expect_within 2000
+    expect_none_left 4
+    ;;
+exit_code)
+    run -n 4 "$PROG" --pid-dir "$pids" --exit 2 3
+    expect_rc 3
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 3; ending the job$'
+    expect_within 2000
+    expect_none_left 4
+    ;;
+no_fini)
+    run -n 2 "$PROG" --pid-dir "$pids" --no-fini 1
+    expect_rc 1
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) exited with code 0 after joining the job but without tern_finalize'
+    expect_within 2000
+    expect_none_left 2
+    ;;
+abort)
+    run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5
+    expect_rc 5
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) aborted the job with code 5: ternrun_boot asked for this abort'
+    expect_within 2000
+    expect_none_left 3
+    ;;
+mismatch)
+    run -n 3 "$PROG" --pid-dir "$pids" --mismatch 1
+    expect_rc 1
+    expect_msg 'ranks disagree in bootstrap collective #2: rank [0-9] contributed (8|9) bytes, others (8|9)'
+    expect_none_left 3
+    ;;
+n0)
+    run -n 0 "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: -n '0': the number of ranks must be an integer from 1"
+    expect_msg '^usage: ternrun -n N'
+    ;;
+nabc)
+    run -n abc "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: -n 'abc': the number of ranks must be an integer"
+    run -n 3x "$PROG"
+    expect_rc 2
+    ;;
+unknown_option)
+    run --frobnicate -n 2 "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: unknown option '--frobnicate'"
+    expect_msg '^usage: ternrun'
+    run "$PROG"
+    expect_rc 2
+    expect_msg 'the number of ranks is missing'
+    run -n 2
+    expect_rc 2
+    expect_msg 'the program to run is missing'
+    run -n 2 --bind-to socket "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: --bind-to 'socket': use core, numa or none"
+    ;;
+missing_program)
+    run -n 4 nosuchprog_ternrun_test
+    expect_rc 127
+    expect_count "^ternrun: cannot execute 'nosuchprog_ternrun_test': No such file or directory$" 1
+    expect_within 2000
+    ;;
+no_init)
+    TERN_BOOT_TIMEOUT=1 run -n 3 "$PROG" --pid-dir "$pids" --no-init 2
+    expect_rc 1
+    expect_msg '^ternrun: start-up did not finish within TERN_BOOT_TIMEOUT=1 s: rank 2 \(pid [0-9]+\) never reached tern_init while ranks 0-1 wait in tern_init; raise TERN_BOOT_TIMEOUT'
+    [ "$ms" -ge 900 ] || fail "ended after $ms ms, before the 1 s timeout"
+    expect_within 4000
+    expect_none_left 3
+    ;;
+sigterm | sigint)
+    sig=TERM code=143
+    [ "$case_name" = sigint ] && sig=INT code=130
+    # A shell starts background commands with SIGINT ignored, and ternrun
+    # keeps an inherited "ignore"; env gives it the default back.
+    env --default-signal=INT "$TR" -n 2 "$PROG" --pid-dir "$pids" --hang --helper >"$out" 2>&1 &
+    trpid=$!
+    wait_files 4
+    sleep 0.3
+    t0=$(now_ms)
+    kill -$sig $trpid
+    wait $trpid
+    rc=$?
+    ms=$(($(now_ms) - t0))
+    expect_rc $code
+    expect_msg "^ternrun: received signal [0-9]+ \((Terminated|Interrupt)\); passing it to the job"
+    expect_within 2000
+    expect_none_left 4
+    ;;
+launcher_killed)
+    # SIGKILL leaves ternrun no chance to clean up: the ranks die of
+    # PR_SET_PDEATHSIG, their helpers through the process-group holder.
+    "$TR" -n 2 "$PROG" --pid-dir "$pids" --hang --helper >"$out" 2>&1 &
+    trpid=$!
+    wait_files 4
+    sleep 0.3
+    kill -9 $trpid
+    wait $trpid
+    expect_none_left 4
+    ;;
+launcher_gone)
+    # Ranks that escaped the job's group and session (setsid) outlive a
+    # SIGKILLed ternrun: rank 0, waiting in start-up for rank 1, must fail
+    # with a message rather than hang.
+    "$TR" -n 2 sh -c 'setsid "$0" --pid-dir "$1" --no-init 1 2>"$1/err.$TERN_BOOT_RANK" & wait' \
+        "$PROG" "$pids" >"$out" 2>&1 &
+    trpid=$!
+    wait_files 2
+    sleep 0.5
+    kill -9 $trpid
+    wait $trpid
+    out=$pids/err.0
+    p0=$(cat "$pids/0.pid")
+    i=0
+    while alive "$p0"; do
+        i=$((i + 1))
+        [ $i -gt 60 ] && fail "rank 0 still waits 3 s after ternrun died"
+        sleep 0.05
+    done
+    expect_msg 'the launcher \(ternrun\) closed the connection'
+    expect_msg 'bootstrap failed'
+    ;;
+no_launcher)
+    TERN_BOOT_ADDR=unix:@tern-no-such-job TERN_BOOT_RANK=0 TERN_BOOT_SIZE=2 \
+        TERN_BOOT_JOBID=x "$PROG" >"$out" 2>&1
+    rc=$?
+    expect_rc 1
+    expect_msg 'cannot reach ternrun at unix:@tern-no-such-job: Connection refused'
+    TERN_BOOT_ADDR=unix:@tern-x TERN_BOOT_RANK=abc TERN_BOOT_SIZE=2 \
+        TERN_BOOT_JOBID=x "$PROG" >"$out" 2>&1
+    rc=$?
+    expect_rc 1
+    expect_msg "TERN_BOOT_RANK='abc' is not an integer"
+    ;;
+report_bindings)
+    run -n 2 --report-bindings "$PROG" --affinity
+    expect_rc 0
+    check_bindings 2
+    # more ranks than cores: not bound by default, and told why
+    n=$(($(nproc) + 1))
+    run -n $n --report-bindings "$PROG" --affinity
+    expect_rc 0
+    check_bindings $n
+    expect_count '\(not bound\)' $n
+    expect_msg "^ternrun: not binding \(default\): $n ranks but only [0-9]+ cores"
+    run -n $n --bind-to core --report-bindings "$PROG" --affinity
+    expect_rc 0
+    check_bindings $n
+    expect_count '\((core|PU) [0-9]+\)' $n
+    run -n 2 --bind-to none --report-bindings "$PROG" --affinity
+    expect_rc 0
+    expect_count '\(not bound\)' 2
+    ;;
+bind_numa)
+    run -n 2 --bind-to numa --report-bindings "$PROG" --affinity
+    expect_rc 0
+    check_bindings 2
+    expect_count '\(NUMA [0-9]+\)' 2
+    ;;
+tag_output)
+    # 3 ranks each write 200 long lines to stdout and 50 to stderr at the
+    # same time, then a last line without newline: every line must come
+    # out whole, with its own rank's prefix, on the right stream.
+    script='r=$TERN_BOOT_RANK; l=$(printf "%0300d" 0 | tr 0 "$r")
+i=0; while [ $i -lt 200 ]; do echo "$l"; [ $((i % 4)) = 0 ] && echo "err $r" >&2; i=$((i+1)); done
+printf "tail$r"'
+    timeout 20 "$TR" -n 3 --tag-output sh -c "$script" >"$tmp/o" 2>"$tmp/e"
+    rc=$?
+    cat "$tmp/o" "$tmp/e" >"$out"
+    expect_rc 0
+    for r in 0 1 2; do
+        c=$(grep -Ec "^\[$r\] ${r}{300}$" "$tmp/o")
+        [ "$c" -eq 200 ] || fail "$c whole stdout lines of rank $r, expected 200"
+        c=$(grep -Ec "^\[$r\] err $r$" "$tmp/e")
+        [ "$c" -eq 50 ] || fail "$c stderr lines of rank $r, expected 50"
+        grep -Eq "^\[$r\] tail$r$" "$tmp/o" || fail "last line of rank $r (no newline) lost"
+    done
+    [ "$(wc -l <"$tmp/o")" -eq 603 ] || fail "stdout has $(wc -l <"$tmp/o") lines, expected 603"
+    [ "$(wc -l <"$tmp/e")" -eq 150 ] || fail "stderr has $(wc -l <"$tmp/e") lines, expected 150"
+    ;;
+helper_killed)
+    run -n 2 "$PROG" --pid-dir "$pids" --helper --crash 1
+    expect_rc 139
+    expect_none_left 4
+    rm -f "$pids"/*.pid
+    run -n 2 "$PROG" --pid-dir "$pids" --helper
+    expect_rc 0
+    expect_none_left 4
+    ;;
+startup_fast)
+    # 16 ranks on however few cores: best of three runs under 1 s
+    best=999999
+    for i in 1 2 3; do
+        run -n 16 "$PROG"
+        expect_rc 0
+        [ "$ms" -lt "$best" ] && best=$ms
+    done
+    echo "ternrun -n 16 of the boot test: best $best ms"
+    [ "$best" -le 1000 ] || fail "ternrun -n 16 took $best ms at best, expected at most 1000 ms"
+    ;;
+nodes)
+    run -n 4 --nodes 2 "$PROG" --nodes 2
+    expect_rc 0
+    run -n 5 --nodes 3 "$PROG" --nodes 3
+    expect_rc 0
+    # the check itself must be able to fail: one node where 2 are expected
+    run -n 4 "$PROG" --nodes 2
+    expect_rc 1
+    expect_msg 'check failed: same_block == same_key'
+    run -n 2 --nodes 3 "$PROG"
+    expect_rc 2
+    ;;
+non_tern)
+    run -n 3 true
+    expect_rc 0
+    expect_within 2000
+    run -n 2 sh -c 'exit $TERN_BOOT_RANK'
+    expect_rc 1
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) exited with code 1; ending the job$'
+    ;;
+tern_ok)
+    run -n 4 "$PROG" --pid-dir "$pids"
+    expect_rc 0
+    expect_msg '^ternrun_tern: PASS$'
+    expect_none_left 4
+    ;;
+tern_crash)
+    run -n 4 "$PROG" --pid-dir "$pids" --crash 2
+    expect_rc 139
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\).*; ending the job$'
+    expect_within 2000
+    expect_none_left 4
+    ;;
+tern_abort)
+    run -n 3 "$PROG" --pid-dir "$pids" --abort 0 7
+    expect_rc 7
+    expect_msg '^ternrun: rank 0 \(pid [0-9]+\) aborted the job with code 7: ternrun_tern asked for this abort'
+    expect_within 2000
+    expect_none_left 3
+    ;;
+tern_no_final)
+    run -n 3 "$PROG" --pid-dir "$pids" --no-final 1
+    expect_rc 1
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) exited with code 0 after joining the job but without tern_finalize'
+    expect_within 2000
+    expect_none_left 3
+    ;;
+tern_no_init)
+    TERN_BOOT_TIMEOUT=1 run -n 3 "$PROG" --pid-dir "$pids" --no-init 1
+    expect_rc 1
+    expect_msg '^ternrun: start-up did not finish within TERN_BOOT_TIMEOUT=1 s: rank 1 \(pid [0-9]+\) never reached tern_init'
+    expect_within 4000
+    expect_none_left 3
+    ;;
+*)
+    echo "ternrun_cases.sh: unknown case '$case_name'" >&2
+    exit 1
+    ;;
+esac
+exit 0

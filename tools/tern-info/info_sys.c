@@ -1,0 +1,362 @@
+/* tern-info's view of the machine: hwloc topology, huge pages (segments
+ * use them), and the binding of the calling process inside a job. */
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "base/log.h"
+#include "base/topo.h"
+#include "tern_info.h"
+
+void ti_fmt_bytes(size_t v, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double d = (double)v;
+    int u = 0;
+    while (d >= 1024.0 && u < 5) {
+        d /= 1024.0;
+        u++;
+    }
+    if (u == 0 || d == (double)(size_t)d)
+        snprintf(buf, len, "%.0f %s", d, unit[u]);
+    else
+        snprintf(buf, len, "%.1f %s", d, unit[u]);
+}
+
+/* The CPUs this process may run on, from sched_getaffinity, as an hwloc
+ * bitmap (caller frees); NULL on failure. Sized for any CPU count. */
+static hwloc_bitmap_t affinity_bitmap(void)
+{
+    for (int ncpu = 1024; ncpu <= (1 << 20); ncpu *= 2) {
+        cpu_set_t *set = CPU_ALLOC(ncpu);
+        size_t sz = CPU_ALLOC_SIZE(ncpu);
+        if (!set)
+            return NULL;
+        if (sched_getaffinity(0, sz, set) != 0) {
+            CPU_FREE(set);
+            continue; /* EINVAL: the kernel's mask is larger */
+        }
+        hwloc_bitmap_t bm = hwloc_bitmap_alloc();
+        for (int i = 0; bm && i < ncpu; i++)
+            if (CPU_ISSET_S(i, sz, set))
+                hwloc_bitmap_set(bm, (unsigned)i);
+        CPU_FREE(set);
+        return bm;
+    }
+    return NULL;
+}
+
+static void list_text(hwloc_const_bitmap_t bm, char *buf, size_t len)
+{
+    if (!bm || hwloc_bitmap_iszero(bm))
+        snprintf(buf, len, "none");
+    else
+        hwloc_bitmap_list_snprintf(buf, len, bm);
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* Lists the objects of one type (NUMA domains or L3 caches), each with its
+ * memory or size and its PUs; past 16 objects, one summary line. */
+static void print_objs(FILE *out, hwloc_topology_t h, hwloc_obj_type_t type,
+                       const char *label)
+{
+    int n = hwloc_get_nbobjs_by_type(h, type);
+    char size[32], pus[256];
+    for (int i = 0; i < n && i < 16; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
+        size_t bytes = 0;
+        if (type == HWLOC_OBJ_NUMANODE)
+            bytes = (size_t)o->attr->numanode.local_memory;
+        else if (o->attr)
+            bytes = (size_t)o->attr->cache.size;
+        ti_fmt_bytes(bytes, size, sizeof(size));
+        list_text(o->cpuset, pus, sizeof(pus));
+        char name[24];
+        snprintf(name, sizeof(name), "%s %d", label, i);
+        fprintf(out, "    %-9s %10s   PUs %s\n", name, size, pus);
+    }
+    if (n > 16)
+        fprintf(out, "    ... %d more (lstopo shows them all)\n", n - 16);
+}
+
+void ti_print_topology(FILE *out)
+{
+    const char *src = getenv("HWLOC_XMLFILE") ? "HWLOC_XMLFILE"
+                      : getenv("HWLOC_SYNTHETIC") ? "HWLOC_SYNTHETIC"
+                                                  : NULL;
+    fprintf(out, "\nTopology (hwloc%s%s)\n", src ? ", from " : "",
+            src ? src : "");
+    const tn_topo_t *t = tn_topo_get();
+    if (!t) {
+        fprintf(out, "  hwloc could not load the topology; Tern assumes "
+                     "one NUMA domain\n");
+        return;
+    }
+    char mem[32], size[32], pus[256];
+    ti_fmt_bytes(t->mem_bytes, mem, sizeof(mem));
+    fprintf(out, "  packages       %d\n", t->npackages);
+    fprintf(out, "  NUMA domains   %d\n", t->nnuma);
+    print_objs(out, t->h, HWLOC_OBJ_NUMANODE, "NUMA");
+    if (t->nl3 > 0) {
+        ti_fmt_bytes(t->l3_bytes, size, sizeof(size));
+        fprintf(out, "  L3 caches      %d\n", t->nl3);
+        print_objs(out, t->h, HWLOC_OBJ_L3CACHE, "L3");
+    } else {
+        fprintf(out, "  L3 caches      none\n");
+    }
+    fprintf(out, "  cores          %d\n", t->ncores);
+    hwloc_bitmap_t aff = affinity_bitmap();
+    list_text(aff, pus, sizeof(pus));
+    fprintf(out, "  PUs            %d (this process may run on %d: %s)\n",
+            t->npus, aff ? hwloc_bitmap_weight(aff) : tn_topo_allowed_pus(),
+            aff ? pus : "?");
+    hwloc_bitmap_free(aff);
+    fprintf(out, "  memory         %s\n", mem);
+}
+
+/* ---- huge pages ---------------------------------------------------------- */
+
+/* First line of a small file into buf without the newline; 0 or -1. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *ok = fgets(buf, (int)len, f);
+    fclose(f);
+    if (!ok)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+/* The bracketed (selected) word of a THP setting line such as
+ * "always within_size advise [never] deny force"; "?" if unreadable. */
+static void thp_setting(const char *path, char *sel, size_t len)
+{
+    char line[256];
+    snprintf(sel, len, "?");
+    if (read_line(path, line, sizeof(line)) != 0)
+        return;
+    char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+    if (a && b)
+        snprintf(sel, len, "%.*s", (int)(b - a - 1), a + 1);
+    else
+        snprintf(sel, len, "%.31s", line);
+}
+
+/* A "Key:   value kB" line of /proc/meminfo; -1 if absent. */
+static long meminfo_kb(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':' &&
+            sscanf(line + kl + 1, "%ld", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+static long read_long(const char *path)
+{
+    char line[64];
+    return read_line(path, line, sizeof(line)) == 0 ? atol(line) : -1;
+}
+
+void ti_print_hugepages(FILE *out)
+{
+    char shmem[32], anon[32], b[32], b2[32];
+    const char *thp = "/sys/kernel/mm/transparent_hugepage";
+    char path[512];
+    fprintf(out, "\nHuge pages (TERN_HUGEPAGES)\n");
+    ti_fmt_bytes((size_t)sysconf(_SC_PAGESIZE), b, sizeof(b));
+    fprintf(out, "  base page          %s\n", b);
+
+    snprintf(path, sizeof(path), "%s/shmem_enabled", thp);
+    thp_setting(path, shmem, sizeof(shmem));
+    snprintf(path, sizeof(path), "%s/enabled", thp);
+    thp_setting(path, anon, sizeof(anon));
+    long pmd = read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    if (pmd > 0)
+        ti_fmt_bytes((size_t)pmd, b, sizeof(b));
+    else
+        snprintf(b, sizeof(b), "?");
+    fprintf(out, "  THP size           %s\n", b);
+    fprintf(out, "  THP shared memory  %s (%s/shmem_enabled)\n", shmem, thp);
+    fprintf(out, "  THP anonymous      %s (%s/enabled)\n", anon, thp);
+    int thp_shm = strcmp(shmem, "always") == 0 ||
+                  strcmp(shmem, "within_size") == 0 ||
+                  strcmp(shmem, "advise") == 0 || strcmp(shmem, "force") == 0;
+
+    /* hugetlb pools, one directory per page size; segments take pages of
+     * the default size (Hugepagesize in /proc/meminfo) */
+    long def_kb = meminfo_kb("Hugepagesize"), free_default = 0;
+    DIR *d = opendir("/sys/kernel/mm/hugepages");
+    struct dirent *e;
+    int npools = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        long kb;
+        if (sscanf(e->d_name, "hugepages-%ldkB", &kb) != 1)
+            continue;
+        snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/nr_hugepages",
+                 e->d_name);
+        long nr = read_long(path);
+        snprintf(path, sizeof(path),
+                 "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
+        long fr = read_long(path);
+        ti_fmt_bytes((size_t)kb * 1024, b, sizeof(b));
+        fprintf(out, "  hugetlb %-10s %ld reserved, %ld free%s\n", b, nr, fr,
+                kb == def_kb ? " (default size: used by segments)" : "");
+        if (kb == def_kb && fr > 0)
+            free_default = fr;
+        npools++;
+    }
+    if (d)
+        closedir(d);
+    if (npools == 0)
+        fprintf(out, "  hugetlb            not available\n");
+
+    struct statvfs vfs;
+    if (statvfs("/dev/shm", &vfs) == 0) {
+        ti_fmt_bytes((size_t)vfs.f_bavail * vfs.f_frsize, b, sizeof(b));
+        ti_fmt_bytes((size_t)vfs.f_blocks * vfs.f_frsize, b2, sizeof(b2));
+        fprintf(out, "  /dev/shm           %s free of %s\n", b, b2);
+    }
+
+    if (thp_shm || free_default > 0) {
+        fprintf(out, "  => huge pages available to segments:%s%s\n",
+                free_default > 0 ? " hugetlb pool" : "",
+                thp_shm ? (free_default > 0 ? "; transparent (shared memory THP)"
+                                            : " transparent (shared memory THP)")
+                        : "");
+    } else {
+        fprintf(out,
+                "  => no huge pages for shared-memory segments: THP for shared "
+                "memory is\n"
+                "     '%s' and no hugetlb pages of the default size are free. To "
+                "allow\n     them (as root):\n"
+                "     echo advise > %s/shmem_enabled\n"
+                "     or reserve pages: sysctl vm.nr_hugepages=N\n",
+                shmem, thp);
+    }
+}
+
+/* ---- bindings ------------------------------------------------------------ */
+
+static const char *membind_policy_name(hwloc_membind_policy_t p)
+{
+    switch (p) {
+    case HWLOC_MEMBIND_DEFAULT: return "default (first touch)";
+    case HWLOC_MEMBIND_FIRSTTOUCH: return "first touch (default)";
+    case HWLOC_MEMBIND_BIND: return "bound";
+    case HWLOC_MEMBIND_INTERLEAVE: return "interleaved";
+    case HWLOC_MEMBIND_NEXTTOUCH: return "next touch";
+    case HWLOC_MEMBIND_MIXED: return "mixed";
+    }
+    return "?";
+}
+
+int ti_print_binding(void)
+{
+    char who[160], where[256], numa[128], mem[192], cpus[256];
+    const char *r = getenv("TERN_BOOT_RANK");
+    const char *s = getenv("TERN_BOOT_SIZE");
+    const char *node = getenv("TERN_BOOT_NODE");
+    if (r)
+        snprintf(who, sizeof(who), "rank %s/%s", r, s && *s ? s : "?");
+    else if (getenv("PMIX_RANK"))
+        snprintf(who, sizeof(who), "rank %s (PMIx)", getenv("PMIX_RANK"));
+    else
+        snprintf(who, sizeof(who), "not in a job (no TERN_BOOT_RANK)");
+    snprintf(where, sizeof(where), "host %s%s%s pid %ld", tn_log_host(),
+             node && *node ? " node " : "", node && *node ? node : "",
+             (long)getpid());
+
+    hwloc_bitmap_t aff = affinity_bitmap();
+    if (!aff) {
+        fprintf(stderr, "tern-info: sched_getaffinity failed\n");
+        return 1;
+    }
+    list_text(aff, cpus, sizeof(cpus));
+    int npu = hwloc_bitmap_weight(aff);
+    const tn_topo_t *t = tn_topo_get();
+    const char *scope = "";
+    snprintf(numa, sizeof(numa), "NUMA ?");
+    mem[0] = '\0';
+    int ncores = -1;
+    if (t) {
+        hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(t->h);
+        scope = hwloc_bitmap_isincluded(all, aff) ? " (every PU of the node)" : "";
+        ncores = hwloc_get_nbobjs_inside_cpuset_by_type(t->h, aff,
+                                                        HWLOC_OBJ_CORE);
+        /* the NUMA domains whose PUs this process may use */
+        hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+        int nn = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
+        for (int i = 0; nodes && i < nn; i++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE,
+                                                  (unsigned)i);
+            if (hwloc_bitmap_intersects(o->cpuset, aff))
+                hwloc_bitmap_set(nodes, (unsigned)i);
+        }
+        char list[96];
+        list_text(nodes, list, sizeof(list));
+        int w = hwloc_bitmap_weight(nodes);
+        snprintf(numa, sizeof(numa), "NUMA %s%s", list,
+                 w > 1 ? " (spans domains)" : "");
+        hwloc_bitmap_free(nodes);
+
+        hwloc_nodeset_t ns = hwloc_bitmap_alloc();
+        hwloc_membind_policy_t pol;
+        if (ns && hwloc_get_membind(t->h, ns, &pol,
+                                    HWLOC_MEMBIND_BYNODESET) == 0) {
+            if (pol == HWLOC_MEMBIND_DEFAULT || pol == HWLOC_MEMBIND_FIRSTTOUCH)
+                snprintf(mem, sizeof(mem), ", memory %s",
+                         membind_policy_name(pol));
+            else {
+                /* the nodeset holds OS indices; show logical ones */
+                hwloc_bitmap_t logical = hwloc_bitmap_alloc();
+                for (int i = 0; logical && i < nn; i++) {
+                    hwloc_obj_t o = hwloc_get_obj_by_type(
+                        t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+                    if (hwloc_bitmap_isset(ns, o->os_index))
+                        hwloc_bitmap_set(logical, (unsigned)i);
+                }
+                list_text(logical, list, sizeof(list));
+                hwloc_bitmap_free(logical);
+                snprintf(mem, sizeof(mem), ", memory %s to NUMA %s",
+                         membind_policy_name(pol), list);
+            }
+        }
+        hwloc_bitmap_free(ns);
+    }
+    hwloc_bitmap_free(aff);
+
+    /* one write, so that the lines of many ranks do not interleave */
+    char line[1024];
+    int n;
+    if (ncores >= 0)
+        n = snprintf(line, sizeof(line),
+                     "%s %s: cpus %s (%d PU%s, %d whole core%s)%s, %s%s\n", who,
+                     where, cpus, npu, npu == 1 ? "" : "s", ncores,
+                     ncores == 1 ? "" : "s", scope, numa, mem);
+    else
+        n = snprintf(line, sizeof(line), "%s %s: cpus %s (%d PU%s), %s\n", who,
+                     where, cpus, npu, npu == 1 ? "" : "s", numa);
+    if (n < 0)
+        return 1;
+    size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+    fflush(stdout);
+    return write(STDOUT_FILENO, line, len) == (ssize_t)len ? 0 : 1;
+}

@@ -1,0 +1,22 @@
+/* tern-info: what this build and this machine offer Tern. Shared between
+ * the option handling (tern_info.c) and the system probes (info_sys.c). */
+#ifndef TERN_INFO_H
+#define TERN_INFO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Human-readable size with a binary unit and one decimal where it is not
+ * exact ("15.6 GiB", "32 MiB", "4 KiB", "512 B"). */
+void ti_fmt_bytes(size_t v, char *buf, size_t len);
+
+/* Sections of the default output; each prints a heading and its lines. */
+void ti_print_topology(FILE *out);
+void ti_print_hugepages(FILE *out);
+
+/* -b: this process's rank (from the launcher's environment), host, CPU
+ * binding and NUMA domain, as one line written at once. Needs no
+ * tern_init. Returns the exit status. */
+int ti_print_binding(void);
+
+#endif

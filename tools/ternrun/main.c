@@ -1,0 +1,195 @@
+/* ternrun's command line, its TERN_* settings, and the order of start-up
+ * and teardown. */
+#include "ternrun.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/cfg.h"
+#include "base/time.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: ternrun -n N [options] program [args...]\n"
+        "Starts N ranks of program on this node and serves their bootstrap.\n"
+        "\n"
+        "  -n, --np N            number of ranks (1..%d)\n"
+        "  --bind-to core|numa|none\n"
+        "                        pin rank i to a core (round-robin), to a NUMA\n"
+        "                        domain, or not at all; default: core when N\n"
+        "                        is at most the number of cores, else none\n"
+        "  --report-bindings     print each rank's host, cpuset and NUMA domain\n"
+        "  --tag-output          prefix each output line of a rank with [rank]\n"
+        "  --nodes K             simulate K nodes: ranks split into K blocks,\n"
+        "                        each block with its own node identity\n"
+        "  -h, --help            this text\n"
+        "\n"
+        "The job's exit status is 0 when every rank exits 0, else the first\n"
+        "failing rank's code (128+signal when it was killed). The job is ended\n"
+        "when any rank fails, and when start-up takes longer than\n"
+        "TERN_BOOT_TIMEOUT seconds (default 60; 0 for no limit).\n",
+        TR_MAX_RANKS);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ternrun: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
+/* Strict positive integer in [1, max]: "abc", "4x", "0" and "-3" are
+ * errors, not 0. */
+static int parse_count(const char *s, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tr_parse_args(tr_job_t *job, int argc, char **argv)
+{
+    enum { OPT_BIND = 256, OPT_REPORT, OPT_TAG, OPT_NODES };
+    static const struct option opts[] = {
+        {"np", required_argument, NULL, 'n'},
+        {"bind-to", required_argument, NULL, OPT_BIND},
+        {"report-bindings", no_argument, NULL, OPT_REPORT},
+        {"tag-output", no_argument, NULL, OPT_TAG},
+        {"nodes", required_argument, NULL, OPT_NODES},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int have_n = 0;
+    opterr = 0;
+    for (;;) {
+        /* "+": stop at the program name, its options are its own */
+        int c = getopt_long(argc, argv, "+n:h", opts, NULL);
+        if (c < 0)
+            break;
+        switch (c) {
+        case 'n':
+            if (parse_count(optarg, TR_MAX_RANKS, &job->n) != 0)
+                return usage_error("-n '%s': the number of ranks must be an "
+                                   "integer from 1 to " "4096", optarg);
+            have_n = 1;
+            break;
+        case OPT_BIND:
+            if (strcmp(optarg, "core") == 0)
+                job->bind = TR_BIND_CORE;
+            else if (strcmp(optarg, "numa") == 0)
+                job->bind = TR_BIND_NUMA;
+            else if (strcmp(optarg, "none") == 0)
+                job->bind = TR_BIND_NONE;
+            else
+                return usage_error("--bind-to '%s': use core, numa or none",
+                                   optarg);
+            break;
+        case OPT_REPORT: job->report_bindings = 1; break;
+        case OPT_TAG: job->tag_output = 1; break;
+        case OPT_NODES:
+            if (parse_count(optarg, TR_MAX_RANKS, &job->nodes) != 0)
+                return usage_error("--nodes '%s': must be a positive integer",
+                                   optarg);
+            break;
+        case 'h': usage(stdout); exit(0);
+        case ':':
+            return usage_error("option %s needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!have_n)
+        return usage_error("%s", "the number of ranks is missing: -n N");
+    if (optind >= argc)
+        return usage_error("%s", "the program to run is missing");
+    if (job->nodes > job->n)
+        return usage_error("--nodes is larger than -n (%s)", "every simulated "
+                           "node needs a rank");
+    job->argv = argv + optind;
+    return 0;
+}
+
+/* TERN_BOOT_TIMEOUT and TERN_VERBOSE, read through the configuration table;
+ * the ranks check the rest of the TERN_* variables themselves. */
+static int read_settings(tr_job_t *job)
+{
+    static const char *const names[] = {"TERN_BOOT_TIMEOUT", "TERN_VERBOSE"};
+    double timeout = 0;
+    long verbose = 0;
+    void *dst[] = {&timeout, &verbose};
+    for (int i = 0; i < 2; i++) {
+        const tn_cfg_var_t *v = tn_cfg_find(names[i]);
+        const char *text = getenv(names[i]);
+        char err[256];
+        if (!v) {
+            fprintf(stderr, "ternrun: internal: %s not in the table\n", names[i]);
+            return 1;
+        }
+        if (tn_cfg_parse(v, text ? text : v->def, dst[i], err, sizeof(err)) !=
+            TERN_OK) {
+            fprintf(stderr, "ternrun: %s\n", err);
+            return 1;
+        }
+    }
+    job->boot_timeout = timeout;
+    job->verbose = (int)verbose;
+    return 0;
+}
+
+/* A job id unique on this host and hard to guess: it names the socket,
+ * and leftovers in /dev/shm are recognized by it. */
+static void make_jobid(tr_job_t *job)
+{
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+        r = (uint32_t)tn_time_ns();
+    snprintf(job->jobid, sizeof(job->jobid), "%x-%08x", (unsigned)getpid(), r);
+}
+
+int main(int argc, char **argv)
+{
+    static tr_job_t job = {.bind = TR_BIND_AUTO, .nodes = 1, .lfd = -1,
+                           .sfd = -1, .errfd = -1};
+    int rc = tr_parse_args(&job, argc, argv);
+    if (rc)
+        return rc;
+    if (read_settings(&job))
+        return 2;
+    job.t_start = tn_time_s();
+    job.self = getpid();
+    if (gethostname(job.host, sizeof(job.host) - 1) != 0)
+        strcpy(job.host, "localhost");
+    make_jobid(&job);
+    job.ranks = calloc((size_t)job.n, sizeof(*job.ranks));
+    if (!job.ranks) {
+        fprintf(stderr, "ternrun: out of memory for %d ranks\n", job.n);
+        return 1;
+    }
+    for (int i = 0; i < job.n; i++)
+        job.ranks[i].conn = -1;
+    if (tr_bind_plan(&job) != 0)
+        return 1;
+    if (job.report_bindings)
+        tr_bind_report(&job);
+    /* A reader that goes away (ternrun ... | head) must not kill ternrun
+     * before it has ended the job. */
+    signal(SIGPIPE, SIG_IGN);
+    if (tr_spawn_holder(&job) != 0)
+        return 1;
+    return tr_loop_run(&job);
+}

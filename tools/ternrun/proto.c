@@ -1,0 +1,311 @@
+/* The launcher's side of the wire: accepting ranks, serving their
+ * requests, and the bootstrap collective (allgather through ternrun: every
+ * rank sends its blob, all receive the concatenation in rank order). */
+#include "ternrun.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/time.h"
+
+static int conn_slot(tr_job_t *job)
+{
+    for (int i = 0; i < job->nconns; i++)
+        if (job->conns[i].fd < 0)
+            return i;
+    tr_conn_t *c = realloc(job->conns, (size_t)(job->nconns + 1) * sizeof(*c));
+    if (!c)
+        return -1;
+    job->conns = c;
+    job->conns[job->nconns].fd = -1;
+    return job->nconns++;
+}
+
+void tr_proto_accept(tr_job_t *job)
+{
+    for (;;) {
+        int fd;
+        int rc = tn_wire_accept(job->lfd, &fd);
+        if (rc != TERN_OK)
+            return; /* none pending (or a transient failure: retried on
+                       the next POLLIN) */
+        int ci = conn_slot(job);
+        if (ci < 0) {
+            close(fd);
+            return;
+        }
+        tr_conn_t *c = &job->conns[ci];
+        memset(c, 0, sizeof(*c));
+        c->fd = fd;
+        c->rank = -1;
+    }
+}
+
+void tr_proto_close(tr_job_t *job, int ci)
+{
+    tr_conn_t *c = &job->conns[ci];
+    if (c->fd < 0)
+        return;
+    close(c->fd);
+    c->fd = -1;
+    tn_wire_rx_reset(&c->rx);
+    tn_wire_txq_clear(&c->tx);
+    if (c->rank >= 0) {
+        tr_rank_t *r = &job->ranks[c->rank];
+        r->conn = -1;
+        /* Lost without fini: the exit status that explains it usually
+         * follows at once; if not, the rank left the job on its own. */
+        if (!r->fini && !r->exited)
+            r->eof_at = tn_time_s();
+    }
+}
+
+static void send_frame(tr_job_t *job, int ci, uint32_t type, int32_t arg,
+                       tn_wire_blob_t *blob)
+{
+    tr_conn_t *c = &job->conns[ci];
+    if (tn_wire_txq_push(&c->tx, type, arg, blob) != TERN_OK) {
+        tr_job_fail(job, 1, "out of memory");
+        return;
+    }
+    tr_proto_write(job, ci);
+}
+
+static void send_text(tr_job_t *job, int ci, uint32_t type, const char *text)
+{
+    size_t len = strlen(text);
+    tn_wire_blob_t *b = tn_wire_blob_create(len);
+    if (!b) {
+        tr_job_fail(job, 1, "out of memory");
+        return;
+    }
+    memcpy(b->data, text, len);
+    send_frame(job, ci, type, 0, b);
+    tn_wire_blob_release(b);
+}
+
+/* A connection that is not one of our ranks (or a confused one) gets the
+ * reason, then is dropped. */
+static void refuse(tr_job_t *job, int ci, const char *why)
+{
+    if (job->verbose)
+        fprintf(stderr, "ternrun: refused a connection: %s\n", why);
+    send_text(job, ci, TN_WIRE_ERROR, why);
+    job->conns[ci].closing = 1;
+    if (!job->conns[ci].tx.head)
+        tr_proto_close(job, ci);
+}
+
+static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
+{
+    tr_conn_t *c = &job->conns[ci];
+    tn_wire_hello_t m;
+    char why[256];
+    uid_t uid;
+    pid_t pid = 0;
+    if (tn_wire_hello_unpack(rx->payload, rx->h.len, &m) != TERN_OK) {
+        refuse(job, ci, "malformed hello");
+        return;
+    }
+    if (m.version != TN_WIRE_VERSION) {
+        snprintf(why, sizeof(why), "wire protocol version %u, ternrun speaks "
+                 "%u: use the ternrun of the same Tern installation",
+                 m.version, TN_WIRE_VERSION);
+        refuse(job, ci, why);
+        return;
+    }
+    /* An abstract socket has no file permissions: check the peer. */
+    if (tn_wire_peer_cred(c->fd, &uid, &pid) == TERN_OK && uid != getuid() &&
+        uid != 0) {
+        refuse(job, ci, "not the user who started ternrun");
+        return;
+    }
+    if (strcmp(m.jobid, job->jobid) != 0) {
+        refuse(job, ci, "job id does not match this ternrun");
+        return;
+    }
+    if (m.size != job->n || m.rank < 0 || m.rank >= job->n) {
+        snprintf(why, sizeof(why), "rank %d of %d is not a rank of this job "
+                 "of %d", m.rank, m.size, job->n);
+        refuse(job, ci, why);
+        return;
+    }
+    tr_rank_t *r = &job->ranks[m.rank];
+    if (r->joined) {
+        snprintf(why, sizeof(why), "rank %d has already joined this job "
+                 "(tern_init twice in one job is not supported)", m.rank);
+        refuse(job, ci, why);
+        return;
+    }
+    c->rank = m.rank;
+    r->conn = ci;
+    r->joined = 1;
+    job->njoined++;
+    if (job->t_first_join == 0)
+        job->t_first_join = tn_time_s();
+    if (job->verbose >= 2)
+        fprintf(stderr, "ternrun: rank %d joined (pid %d) after %.1f ms\n",
+                m.rank, (int)pid, (tn_time_s() - job->t_start) * 1e3);
+    send_frame(job, ci, TN_WIRE_WELCOME, job->n, NULL);
+}
+
+/* Checks a contribution against the collective in progress, starting one
+ * if none is; 0 when it fits. */
+static int gather_admit(tr_job_t *job, int rank, size_t len)
+{
+    if (job->ranks[rank].in_coll) {
+        tr_job_fail(job, 1, "rank %d sent two contributions to bootstrap "
+                    "collective #%u (protocol error)", rank,
+                    job->coll_seq + 1);
+        return -1;
+    }
+    if (job->coll_count > 0) {
+        if (len == job->coll_len)
+            return 0;
+        tr_job_fail(job, 1, "ranks disagree in bootstrap collective #%u: "
+                    "rank %d contributed %zu bytes, others %zu (every rank "
+                    "must make the same start-up calls)", job->coll_seq + 1,
+                    rank, len, job->coll_len);
+        return -1;
+    }
+    uint64_t total = (uint64_t)len * (uint64_t)job->n;
+    if (total > TN_WIRE_MAX_PAYLOAD) {
+        tr_job_fail(job, 1, "rank %d asked for a bootstrap allgather of %zu "
+                    "bytes per rank, %llu in all: more than ternrun's limit "
+                    "of %llu bytes", rank, len, (unsigned long long)total,
+                    (unsigned long long)TN_WIRE_MAX_PAYLOAD);
+        return -1;
+    }
+    job->coll_len = len;
+    job->coll_buf = tn_wire_blob_create((size_t)total);
+    if (!job->coll_buf) {
+        tr_job_fail(job, 1, "out of memory for a bootstrap allgather of "
+                    "%llu bytes", (unsigned long long)total);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_gather(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
+{
+    size_t len = (size_t)rx->h.len;
+    if (gather_admit(job, rank, len) != 0)
+        return;
+    if (len)
+        memcpy(job->coll_buf->data + (size_t)rank * len, rx->payload, len);
+    job->ranks[rank].in_coll = 1;
+    if (++job->coll_count < job->n) {
+        tr_job_check_stuck(job);
+        return;
+    }
+    /* Complete: one shared result, queued to every rank. */
+    tn_wire_blob_t *out = job->coll_buf;
+    job->coll_buf = NULL;
+    job->coll_count = 0;
+    job->coll_seq++;
+    for (int i = 0; i < job->n; i++) {
+        job->ranks[i].in_coll = 0;
+        if (job->ranks[i].conn >= 0)
+            send_frame(job, job->ranks[i].conn, TN_WIRE_GATHER_OUT, 0, out);
+    }
+    tn_wire_blob_release(out);
+}
+
+static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
+{
+    int len = (int)(rx->h.len > 4000 ? 4000 : rx->h.len);
+    const char *msg = len ? (const char *)rx->payload : "(no message)";
+    /* An exit status has 8 bits: a code they would turn into 0 becomes 1. */
+    int code = rx->h.arg & 0xff;
+    if (code == 0 && rx->h.arg != 0)
+        code = 1;
+    tr_job_fail(job, code, "rank %d (pid %d) aborted the job with code %d: "
+                "%.*s", rank, (int)job->ranks[rank].pid, rx->h.arg,
+                len ? len : (int)strlen(msg), msg);
+}
+
+static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
+{
+    tr_conn_t *c = &job->conns[ci];
+    if (c->rank < 0) {
+        if (rx->h.type == TN_WIRE_HELLO)
+            on_hello(job, ci, rx);
+        else
+            refuse(job, ci, "expected hello first");
+        return;
+    }
+    int rank = c->rank;
+    tr_rank_t *r = &job->ranks[rank];
+    switch (rx->h.type) {
+    case TN_WIRE_GATHER:
+        on_gather(job, rank, rx);
+        break;
+    case TN_WIRE_INIT_DONE:
+        if (!r->init_done) {
+            r->init_done = 1;
+            job->ninit_done++;
+            if (job->verbose >= 1 && job->ninit_done == job->n)
+                fprintf(stderr, "ternrun: all %d ranks finished start-up "
+                        "%.1f ms after launch\n", job->n,
+                        (tn_time_s() - job->t_start) * 1e3);
+        }
+        break;
+    case TN_WIRE_ABORT:
+        on_abort(job, rank, rx);
+        break;
+    case TN_WIRE_FINI:
+        r->fini = 1;
+        send_frame(job, ci, TN_WIRE_FINI_ACK, 0, NULL);
+        tr_job_check_stuck(job);
+        break;
+    default:
+        tr_job_fail(job, 1, "rank %d (pid %d) sent a malformed message (type "
+                    "%u): protocol mismatch between the program's libtern "
+                    "and this ternrun?", rank, (int)r->pid, rx->h.type);
+    }
+}
+
+void tr_proto_read(tr_job_t *job, int ci)
+{
+    for (;;) {
+        tr_conn_t *c = &job->conns[ci];
+        if (c->fd < 0)
+            return;
+        int rc = tn_wire_rx_step(c->fd, &c->rx);
+        if (rc == 0)
+            return;
+        if (rc < 0) {
+            if (rc == TERN_ERR_BOOT && c->rank >= 0)
+                tr_job_fail(job, 1, "rank %d sent a malformed frame "
+                            "(protocol mismatch?)", c->rank);
+            tr_proto_close(job, ci);
+            return;
+        }
+        /* dispatch may grow job->conns: do not keep c across it */
+        tn_wire_rx_t rx = c->rx;
+        memset(&c->rx, 0, sizeof(c->rx));
+        dispatch(job, ci, &rx);
+        tn_wire_rx_reset(&rx);
+    }
+}
+
+void tr_proto_write(tr_job_t *job, int ci)
+{
+    tr_conn_t *c = &job->conns[ci];
+    if (c->fd < 0)
+        return;
+    int rc = tn_wire_txq_flush(c->fd, &c->tx);
+    if (rc < 0 || (rc == 1 && c->closing))
+        tr_proto_close(job, ci);
+}
+
+void tr_proto_drain_rank(tr_job_t *job, int rank)
+{
+    int ci = job->ranks[rank].conn;
+    if (ci >= 0)
+        tr_proto_read(job, ci);
+}

@@ -1,0 +1,146 @@
+/* ternrun: starts the ranks of a job on this node, serves their bootstrap
+ * (wire.h) and ends the whole job when one of them fails. State shared by
+ * the launcher's files; docs/design/launcher.md explains the choices. */
+#ifndef TERNRUN_H
+#define TERNRUN_H
+
+#include <sched.h> /* cpu_set_t (_GNU_SOURCE is set for the whole build) */
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "boot/wire.h"
+
+#define TR_MAX_RANKS 4096
+#define TR_KILL_GRACE_S 0.5  /* SIGTERM, then SIGKILL this much later */
+#define TR_EOF_GRACE_S 0.25  /* a closed connection waits this long for the
+                                exit status that explains it */
+#define TR_DRAIN_S 1.0       /* output still read after the last rank ended */
+#define TR_LINE_MAX 65536    /* longer output lines are split */
+
+enum { TR_BIND_AUTO, TR_BIND_CORE, TR_BIND_NUMA, TR_BIND_NONE };
+
+/* One piped output stream of a rank (only with --tag-output). */
+typedef struct tr_out {
+    int fd;   /* read end; -1 at end of stream */
+    int dest; /* STDOUT_FILENO or STDERR_FILENO of ternrun */
+    size_t len;
+    char *buf; /* the partial line, TR_LINE_MAX bytes */
+} tr_out_t;
+
+typedef struct tr_rank {
+    pid_t pid;        /* 0 if never started */
+    int exited;
+    int status;       /* from waitpid */
+    int exec_failed;
+    int joined;       /* HELLO accepted */
+    int init_done;
+    int fini;         /* left the job cleanly */
+    int in_coll;      /* contributed to the collective in progress */
+    int conn;         /* index in job->conns, -1 when not connected */
+    double eof_at;    /* >0: connection lost without fini at this time */
+    int bound;
+    cpu_set_t cpus;
+    char cpus_text[64]; /* list form, "0-3" */
+    char numa_text[32]; /* NUMA domains the cpuset covers, "0" */
+    char unit_text[32]; /* "core 3", "NUMA 0", "not bound" */
+    char node[80];    /* TERN_BOOT_NODE */
+    tr_out_t out[2];
+} tr_rank_t;
+
+typedef struct tr_conn {
+    int fd;   /* -1: free slot */
+    int rank; /* -1 until HELLO */
+    int closing; /* close once tx is flushed (after an ERROR reply) */
+    tn_wire_rx_t rx;
+    tn_wire_txq_t tx;
+} tr_conn_t;
+
+typedef struct tr_job {
+    /* options */
+    int n;
+    int bind;
+    int report_bindings;
+    int tag_output;
+    int nodes;        /* simulated nodes (--nodes), 1 = this host */
+    char **argv;      /* program and its arguments */
+    double boot_timeout; /* TERN_BOOT_TIMEOUT; <= 0: none */
+    int verbose;
+    char bind_note[200]; /* why the binding is what it is (for the report) */
+
+    /* resources */
+    char host[64];
+    char jobid[TN_WIRE_JOBID_MAX];
+    char addr[128];
+    int lfd;          /* listening socket */
+    int sfd;          /* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+    int errfd;        /* read end of the exec-failure pipe, -1 when done */
+    pid_t holder;     /* leader of the job's process group (see spawn.c) */
+    pid_t pgid;
+    pid_t self;
+    tr_rank_t *ranks;
+    tr_conn_t *conns;
+    int nconns;
+
+    /* progress */
+    int nexited;
+    int njoined;
+    int ninit_done;
+    double t_start;
+    double t_first_join; /* 0 until a rank joins */
+
+    /* the bootstrap collective in progress */
+    unsigned coll_seq;   /* collectives completed */
+    int coll_count;      /* contributions so far */
+    size_t coll_len;     /* bytes per rank */
+    tn_wire_blob_t *coll_buf;
+
+    /* ending */
+    int ending;
+    int exit_code;
+    int signals_seen;    /* user signals received */
+    double kill_at;      /* >0: SIGKILL the group at this time */
+    int killed;
+} tr_job_t;
+
+/* main.c */
+int tr_parse_args(tr_job_t *job, int argc, char **argv);
+
+/* bind.c: computes every rank's binding before any is started */
+int tr_bind_plan(tr_job_t *job);
+void tr_bind_report(const tr_job_t *job);
+
+/* spawn.c */
+int tr_spawn_holder(tr_job_t *job);
+int tr_spawn_ranks(tr_job_t *job);
+
+/* job.c: the job's fate */
+void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void tr_job_end(tr_job_t *job, int code, int sig);
+void tr_job_reap(tr_job_t *job);
+void tr_job_signal(tr_job_t *job, int sig);
+void tr_job_exec_failures(tr_job_t *job);
+void tr_job_timers(tr_job_t *job, double now);
+double tr_job_next_timer(const tr_job_t *job);
+void tr_job_check_stuck(tr_job_t *job);
+void tr_job_finish(tr_job_t *job);
+/* "1,3-5" into buf, for ranks whose flag (by pick) is set */
+void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *),
+                  char *buf, size_t len);
+
+/* proto.c: the launcher's side of the wire */
+void tr_proto_accept(tr_job_t *job);
+void tr_proto_read(tr_job_t *job, int ci);
+void tr_proto_write(tr_job_t *job, int ci);
+void tr_proto_drain_rank(tr_job_t *job, int rank);
+void tr_proto_close(tr_job_t *job, int ci);
+
+/* output.c: --tag-output */
+int tr_out_open(tr_out_t *o, int dest, int *child_fd);
+void tr_out_read(const tr_job_t *job, int rank, tr_out_t *o);
+void tr_out_drain_all(tr_job_t *job, double until);
+
+/* loop.c */
+int tr_loop_run(tr_job_t *job);
+
+#endif
