@@ -1,6 +1,7 @@
 /* Which pages back a segment: hugetlbfs pages when enough are reserved,
  * transparent huge pages when the kernel allows them for shared memory,
  * else 4 KiB pages - with the reason recorded for the start-up report. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,4 +116,28 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
         return TERN_ERR_CONFIG;
     }
     return TERN_OK;
+}
+
+size_t tn_thp_mapped_bytes(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int in_map = 0;
+    size_t kb = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in_map = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+            continue;
+        }
+        unsigned long v;
+        if (in_map && sscanf(line, "ShmemPmdMapped: %lu kB", &v) == 1) {
+            kb = v;
+            break;
+        }
+    }
+    fclose(f);
+    return kb * 1024;
 }

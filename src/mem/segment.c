@@ -58,6 +58,17 @@ static void interleave(void *addr, size_t len)
                 strerror(errno));
 }
 
+/* What THP actually gave, read back after fault-in. */
+static void thp_readback(tn_seg_t *s)
+{
+    size_t huge = tn_thp_mapped_bytes(s->map);
+    double pct = 100.0 * (double)huge / (double)s->map_size;
+    if (pct >= 50.0)
+        s->page_size = 2u << 20;
+    snprintf(s->page_note, sizeof(s->page_note),
+             "transparent huge pages: %.0f%% of the segment in 2 MiB pages", pct);
+}
+
 int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
 {
     tn_seg_t s;
@@ -123,6 +134,8 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
     }
     s.faultin_threads = used;
     s.t_faultin = tn_time_s() - t1;
+    if (thp && opts->faultin != TN_FAULTIN_NONE)
+        thp_readback(&s);
     *out = s;
     return TERN_OK;
 }

@@ -59,6 +59,10 @@ int tn_faultin(void *addr, size_t len, size_t page_size, int mode,
 int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
                  int *thp, size_t *page_size, char *note, size_t notelen);
 
+/* Bytes of the mapping containing addr that the kernel backs with
+ * transparent huge pages (ShmemPmdMapped in /proc/self/smaps). */
+size_t tn_thp_mapped_bytes(const void *addr);
+
 /* Bytes of memory that a new segment can still take on this node
  * (MemAvailable, capped by the cgroup limit). */
 size_t tn_mem_available(void);

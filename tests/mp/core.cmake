@@ -13,3 +13,9 @@ target_link_libraries(mp_hello PRIVATE tern)
 add_test(NAME mp.config_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/config_errors.sh
   $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello>)
 set_tests_properties(mp.config_errors PROPERTIES TIMEOUT 120 LABELS "mp;shm")
+
+add_test(NAME mp.hugepages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hugepages.sh
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello>)
+# Changes kernel huge page settings: never alongside other tests.
+set_tests_properties(mp.hugepages PROPERTIES TIMEOUT 120 LABELS "mp;shm" RUN_SERIAL TRUE
+  SKIP_RETURN_CODE 77)
