@@ -10,19 +10,6 @@
 
 #include "base/log.h"
 
-enum { BOOT_TERNRUN, BOOT_PMIX, BOOT_SINGLE };
-
-/* boot.c made the choice, so it remembers it to undo it: the ops table has
- * no destroy entry (yet), and only the ternrun implementation holds
- * anything (its socket) beyond what its fini releases. */
-typedef struct boot_box {
-    tn_boot_t pub;
-    int kind;
-} boot_box_t;
-
-/* Defined in boot_ternrun.c: closes the socket if fini did not. */
-void tn_boot_ternrun_release(tn_boot_t *b);
-
 void tn_boot_default_node_key(char *key, size_t len)
 {
     if (len == 0)
@@ -48,20 +35,17 @@ static int env_set(const char *name)
 
 int tn_boot_create(double timeout_s, tn_boot_t **out)
 {
-    boot_box_t *box = calloc(1, sizeof(*box));
-    if (!box) {
+    tn_boot_t *b = calloc(1, sizeof(*b));
+    if (!b) {
         tn_error("bootstrap: out of memory");
         return TERN_ERR_NOMEM;
     }
-    tn_boot_t *b = &box->pub;
     int rc;
     if (env_set("TERN_BOOT_ADDR")) {
-        box->kind = BOOT_TERNRUN;
         rc = tn_boot_ternrun_create(b, timeout_s);
     }
 #ifdef TERN_HAVE_PMIX
     else if (tn_boot_pmix_detected()) {
-        box->kind = BOOT_PMIX;
         rc = tn_boot_pmix_create(b, timeout_s);
     }
 #else
@@ -74,11 +58,10 @@ int tn_boot_create(double timeout_s, tn_boot_t **out)
     }
 #endif
     else {
-        box->kind = BOOT_SINGLE;
         rc = tn_boot_single_create(b);
     }
     if (rc != TERN_OK) {
-        free(box);
+        free(b);
         return rc;
     }
     *out = b;
@@ -89,8 +72,7 @@ void tn_boot_destroy(tn_boot_t *b)
 {
     if (!b)
         return;
-    boot_box_t *box = (boot_box_t *)b; /* pub is the first member */
-    if (box->kind == BOOT_TERNRUN)
-        tn_boot_ternrun_release(b);
-    free(box);
+    if (b->ops && b->ops->destroy)
+        b->ops->destroy(b);
+    free(b);
 }

@@ -25,6 +25,9 @@ typedef struct tn_boot_ops {
     void (*abort)(tn_boot_t *b, int code, const char *msg);
     /* Leave the job cleanly: after this, exiting is not a failure. */
     int (*fini)(tn_boot_t *b);
+    /* Free what the implementation holds (whether or not fini ran);
+     * NULL when it holds nothing. */
+    void (*destroy)(tn_boot_t *b);
 } tn_boot_ops_t;
 
 struct tn_boot {

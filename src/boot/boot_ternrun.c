@@ -178,6 +178,8 @@ static int ternrun_fini(tn_boot_t *b)
     return TERN_OK;
 }
 
+static void ternrun_destroy(tn_boot_t *b);
+
 static const tn_boot_ops_t ternrun_ops = {
     .size = sizeof(tn_boot_ops_t),
     .name = "ternrun",
@@ -186,6 +188,7 @@ static const tn_boot_ops_t ternrun_ops = {
     .init_done = ternrun_init_done,
     .abort = ternrun_abort,
     .fini = ternrun_fini,
+    .destroy = ternrun_destroy,
 };
 
 /* Reads one TERN_BOOT_* variable through the configuration table. */
@@ -283,7 +286,7 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
     return TERN_OK;
 }
 
-void tn_boot_ternrun_release(tn_boot_t *b)
+static void ternrun_destroy(tn_boot_t *b)
 {
     ternrun_state_t *st = state_of(b);
     if (!st)

@@ -277,8 +277,10 @@ int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
 
 void tn_wire_rx_reset(tn_wire_rx_t *rx)
 {
+    size_t max = rx->max;
     free(rx->payload);
     memset(rx, 0, sizeof(*rx));
+    rx->max = max;
 }
 
 int tn_wire_rx_step(int fd, tn_wire_rx_t *rx)
@@ -309,7 +311,7 @@ int tn_wire_rx_step(int fd, tn_wire_rx_t *rx)
         rx->got += (size_t)r;
         if (rx->got == TN_WIRE_HDR_BYTES) {
             tn_wire_hdr_unpack(rx->hb, &rx->h);
-            if (rx->h.len > TN_WIRE_MAX_PAYLOAD)
+            if (rx->h.len > (rx->max ? rx->max : TN_WIRE_MAX_PAYLOAD))
                 return TERN_ERR_BOOT;
             if (rx->h.len) {
                 rx->payload = malloc(rx->h.len);

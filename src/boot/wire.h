@@ -91,6 +91,7 @@ int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload);
 typedef struct tn_wire_rx {
     unsigned char hb[TN_WIRE_HDR_BYTES];
     size_t got; /* bytes of header + payload read so far */
+    size_t max; /* largest payload accepted; 0: TN_WIRE_MAX_PAYLOAD */
     tn_wire_hdr_t h;
     unsigned char *payload;
 } tn_wire_rx_t;
@@ -100,6 +101,7 @@ typedef struct tn_wire_rx {
  * are needed, TERN_ERR_PEER at end of stream, TERN_ERR_BOOT for a
  * malformed frame, TERN_ERR_NOMEM, TERN_ERR_SYS. */
 int tn_wire_rx_step(int fd, tn_wire_rx_t *rx);
+/* Frees the payload and readies rx for the next frame (keeps max). */
 void tn_wire_rx_reset(tn_wire_rx_t *rx);
 
 /* A payload shared by several queued frames (the allgather result goes to

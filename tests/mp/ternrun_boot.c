@@ -7,6 +7,8 @@
  *   --no-init R      rank R never joins (sleeps 30 s)
  *   --no-fini R      rank R exits 0 after the first barrier, without fini
  *   --abort R C      rank R aborts the job with code C after the barrier
+ *   --drop R         rank R closes its bootstrap connection without fini
+ *                    after the first barrier, then sleeps 30 s
  *   --helper         every rank forks a helper that sleeps 30 s
  *   --hang           after start-up, every rank sleeps 30 s
  *   --nodes K        check the node keys of ternrun --nodes K
@@ -25,7 +27,7 @@
 #include "boot/boot.h"
 
 static int crash = -1, exit_rank = -1, exit_code, no_init = -1, no_fini = -1,
-           abort_rank = -1, abort_code, helper, hang, nodes, mismatch = -1,
+           abort_rank = -1, abort_code, drop = -1, helper, hang, nodes, mismatch = -1,
            affinity;
 static const char *pid_dir;
 
@@ -66,7 +68,9 @@ static void parse(int argc, char **argv)
         else if (!strcmp(a, "--abort") && two) {
             abort_rank = atoi(argv[++i]);
             abort_code = atoi(argv[++i]);
-        } else if (!strcmp(a, "--helper"))
+        } else if (!strcmp(a, "--drop") && more)
+            drop = atoi(argv[++i]);
+        else if (!strcmp(a, "--helper"))
             helper = 1;
         else if (!strcmp(a, "--hang"))
             hang = 1;
@@ -193,6 +197,11 @@ int main(int argc, char **argv)
         exit(0);
     if (rank == abort_rank)
         b->ops->abort(b, abort_code, "ternrun_boot asked for this abort");
+    if (rank == drop) {
+        tn_boot_destroy(b);
+        sleep(30);
+        return 0;
+    }
 
     if (mismatch >= 0) {
         unsigned char in[9] = {0}, out[9 * 4096];

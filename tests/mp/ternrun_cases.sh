@@ -123,6 +123,21 @@ abort)
     expect_within 2000
     expect_none_left 3
     ;;
+dropped)
+    run -n 3 "$PROG" --pid-dir "$pids" --drop 2
+    expect_rc 1
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) closed its connection to ternrun without tern_finalize; ending the job$'
+    expect_within 2000
+    expect_none_left 3
+    ;;
+left_early)
+    # rank 1 is not a Tern program: fine alone, but rank 0 waits for it
+    run -n 2 sh -c '[ "$TERN_BOOT_RANK" = 1 ] && exit 0; exec "$0" "$@"' "$PROG" --pid-dir "$pids"
+    expect_rc 1
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) exited without joining the job, while ranks 0 wait for it in bootstrap collective #1: every rank must call tern_init; ending the job$'
+    expect_within 2000
+    expect_none_left 1
+    ;;
 mismatch)
     run -n 3 "$PROG" --pid-dir "$pids" --mismatch 1
     expect_rc 1

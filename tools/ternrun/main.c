@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,14 @@ static void usage(FILE *f)
         TR_MAX_RANKS);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "ternrun: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
+    va_end(ap);
     usage(stderr);
     return 2;
 }
@@ -77,15 +81,17 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
     int have_n = 0;
     opterr = 0;
     for (;;) {
-        /* "+": stop at the program name, its options are its own */
-        int c = getopt_long(argc, argv, "+n:h", opts, NULL);
+        /* "+": stop at the program name, its options are its own;
+         * ":": report a missing value apart from an unknown option */
+        int c = getopt_long(argc, argv, "+:n:h", opts, NULL);
         if (c < 0)
             break;
         switch (c) {
         case 'n':
             if (parse_count(optarg, TR_MAX_RANKS, &job->n) != 0)
                 return usage_error("-n '%s': the number of ranks must be an "
-                                   "integer from 1 to " "4096", optarg);
+                                   "integer from 1 to %d", optarg,
+                                   TR_MAX_RANKS);
             have_n = 1;
             break;
         case OPT_BIND:
@@ -114,12 +120,12 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
         }
     }
     if (!have_n)
-        return usage_error("%s", "the number of ranks is missing: -n N");
+        return usage_error("the number of ranks is missing: -n N");
     if (optind >= argc)
-        return usage_error("%s", "the program to run is missing");
+        return usage_error("the program to run is missing");
     if (job->nodes > job->n)
-        return usage_error("--nodes is larger than -n (%s)", "every simulated "
-                           "node needs a rank");
+        return usage_error("--nodes %d is more than -n %d: every simulated "
+                           "node needs a rank", job->nodes, job->n);
     job->argv = argv + optind;
     return 0;
 }

@@ -33,6 +33,18 @@ void tr_proto_accept(tr_job_t *job)
         if (rc != TERN_OK)
             return; /* none pending (or a transient failure: retried on
                        the next POLLIN) */
+        /* An abstract socket has no file permissions: only our user (or
+         * root) may talk to this ternrun. */
+        uid_t uid;
+        pid_t pid;
+        if (tn_wire_peer_cred(fd, &uid, &pid) == TERN_OK && uid != getuid() &&
+            uid != 0) {
+            if (job->verbose)
+                fprintf(stderr, "ternrun: refused a connection from pid %d "
+                        "of user %u\n", (int)pid, (unsigned)uid);
+            close(fd);
+            continue;
+        }
         int ci = conn_slot(job);
         if (ci < 0) {
             close(fd);
@@ -42,6 +54,9 @@ void tr_proto_accept(tr_job_t *job)
         memset(c, 0, sizeof(*c));
         c->fd = fd;
         c->rank = -1;
+        /* Until it has said who it is, a peer may send nothing but a
+         * hello: no large buffer for an unknown sender. */
+        c->rx.max = TN_WIRE_HELLO_BYTES;
     }
 }
 
@@ -107,6 +122,7 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
     char why[256];
     uid_t uid;
     pid_t pid = 0;
+    tn_wire_peer_cred(c->fd, &uid, &pid);
     if (tn_wire_hello_unpack(rx->payload, rx->h.len, &m) != TERN_OK) {
         refuse(job, ci, "malformed hello");
         return;
@@ -116,12 +132,6 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
                  "%u: use the ternrun of the same Tern installation",
                  m.version, TN_WIRE_VERSION);
         refuse(job, ci, why);
-        return;
-    }
-    /* An abstract socket has no file permissions: check the peer. */
-    if (tn_wire_peer_cred(c->fd, &uid, &pid) == TERN_OK && uid != getuid() &&
-        uid != 0) {
-        refuse(job, ci, "not the user who started ternrun");
         return;
     }
     if (strcmp(m.jobid, job->jobid) != 0) {
@@ -142,6 +152,7 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
         return;
     }
     c->rank = m.rank;
+    c->rx.max = 0;
     r->conn = ci;
     r->joined = 1;
     job->njoined++;
@@ -285,9 +296,11 @@ void tr_proto_read(tr_job_t *job, int ci)
             tr_proto_close(job, ci);
             return;
         }
-        /* dispatch may grow job->conns: do not keep c across it */
+        /* Take the frame; the connection's reader starts afresh (its
+         * limit kept: on_hello lifts it). */
         tn_wire_rx_t rx = c->rx;
         memset(&c->rx, 0, sizeof(c->rx));
+        c->rx.max = rx.max;
         dispatch(job, ci, &rx);
         tn_wire_rx_reset(&rx);
     }

@@ -45,6 +45,7 @@ static void __attribute__((noreturn)) holder(pid_t parent)
         dup2(fd, 1);
         dup2(fd, 2);
     }
+    prctl(PR_SET_NAME, "ternrun-group"); /* tell it apart in ps/top */
     prctl(PR_SET_PDEATHSIG, SIGUSR1);
     sigemptyset(&usr1);
     sigaddset(&usr1, SIGUSR1);
