@@ -134,7 +134,7 @@ static inline int tern_put(int rank, void *dst, const void *src, size_t n,
 {
     intptr_t d;
     if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
-        memcpy((char *)dst + d, src, n);
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
         return TERN_OK;
     }
     return tern_put_slow_(rank, dst, src, n, flags);
@@ -147,7 +147,7 @@ static inline int tern_get(void *dst, int rank, const void *src, size_t n,
 {
     intptr_t d;
     if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
-        memcpy(dst, (const char *)src + d, n);
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
         return TERN_OK;
     }
     return tern_get_slow_(dst, rank, src, n, flags);

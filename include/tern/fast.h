@@ -32,7 +32,8 @@ typedef struct tern_peer_fast {
     uintptr_t base;
     uintptr_t size;
     intptr_t delta;
-    uintptr_t reserved_; /* 32-byte entries: index by shift */
+    uintptr_t copy_min; /* copies of this many bytes or more go through
+                           tern_copy_() (topology-aware); UINTPTR_MAX: never */
 } tern_peer_fast_t;
 
 typedef struct tern_fast_state {
@@ -42,6 +43,10 @@ typedef struct tern_fast_state {
 } tern_fast_state_t;
 
 extern TERN_API tern_fast_state_t tern_fast_;
+
+/* Copy of n >= copy_min bytes to or from rank's mapped segment, choosing
+ * regular or non-temporal stores by the distance to rank (out of line). */
+TERN_API void tern_copy_(int rank, void *dst, const void *src, size_t n);
 
 /* 1 when [addr, addr+n) on rank is mapped here, with *delta to add to addr.
  * Cost: ~10 instructions, two predictable branches, no call. */
@@ -55,6 +60,16 @@ static inline int tern_fast_ok_(int rank, const void *addr, size_t n,
         return off <= p->size && n <= p->size - off;
     }
     return 0;
+}
+
+/* The copy of a fast-path transfer with rank: memcpy below the peer's
+ * copy_min, the topology-aware copy above it. */
+static inline void tern_fast_copy_(int rank, void *dst, const void *src, size_t n)
+{
+    if (TERN_LIKELY_(n < tern_fast_.peer[rank].copy_min))
+        memcpy(dst, src, n);
+    else
+        tern_copy_(rank, dst, src, n);
 }
 
 #ifdef __cplusplus

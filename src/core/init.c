@@ -120,6 +120,7 @@ static int crossmap(void)
         tern_peer_fast_t *f = &tn_core.fast[r];
         f->base = (uintptr_t)all[r].data_base;
         f->size = (uintptr_t)all[r].size;
+        f->copy_min = UINTPTR_MAX;
         if (r == tn_core.rank) {
             p->kind = TN_PEER_SELF;
             p->xport = &tn_core.shm->base;

@@ -69,7 +69,7 @@ int tern_put_slow_(int rank, void *dst, const void *src, size_t n, unsigned flag
         return rc;
     intptr_t d;
     if (tern_fast_ok_(rank, dst, n, &d)) { /* only from non-inlined callers */
-        memcpy((char *)dst + d, src, n);
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
         return TERN_OK;
     }
     return tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
@@ -84,7 +84,7 @@ int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flag
         return rc;
     intptr_t d;
     if (tern_fast_ok_(rank, src, n, &d)) {
-        memcpy(dst, (const char *)src + d, n);
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
         return TERN_OK;
     }
     return tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
@@ -96,7 +96,7 @@ int tern_put_nb(int rank, void *dst, const void *src, size_t n, tern_event_t *lc
     intptr_t d;
     if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
         /* A copy completes locally and remotely before returning. */
-        memcpy((char *)dst + d, src, n);
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
         if (lc)
             *lc = TERN_EVENT_DONE;
         if (rc_ev)
@@ -116,7 +116,7 @@ int tern_get_nb(void *dst, int rank, const void *src, size_t n, tern_event_t *do
 {
     intptr_t d;
     if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
-        memcpy(dst, (const char *)src + d, n);
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
         if (done)
             *done = TERN_EVENT_DONE;
         return TERN_OK;
@@ -133,7 +133,7 @@ int tern_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
     intptr_t d;
     if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
-        memcpy((char *)dst + d, src, n);
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
         return TERN_OK;
     }
     int rc = check_remote("tern_put_nbi", rank, dst, n);
@@ -148,7 +148,7 @@ int tern_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
     intptr_t d;
     if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
-        memcpy(dst, (const char *)src + d, n);
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
         return TERN_OK;
     }
     int rc = check_remote("tern_get_nbi", rank, src, n);
