@@ -2,6 +2,7 @@
  * trial a fresh single-rank tern-bench (_faultin_child) reporting
  * tern_startup_report(); baseline: serial 4 KiB from the same run. */
 #include "bench.h"
+#include "topo_bench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,11 +28,21 @@ int tb_faultin_child(int argc, char **argv)
         tern_finalize();
         return 3;
     }
+    /* Where the segment's pages are, read back from the kernel (one
+     * token: spaces become '_'). */
+    void *base;
+    size_t size;
+    char where[160] = "?";
+    if (tern_segment_query(tern_rank(), &base, &size) == TERN_OK)
+        tbt_placement(base, size, where, sizeof where);
+    for (char *p = where; *p; p++)
+        if (*p == ' ')
+            *p = '_';
     /* The note goes last: it is free text. */
     printf(FI_TAG " t_faultin=%.9f t_total=%.9f segment=%zu page_size=%zu "
-                  "threads=%d mode=%s note=%s\n",
+                  "threads=%d mode=%s numa=%s note=%s\n",
            rep.t_faultin, rep.t_total, rep.segment_size, rep.page_size,
-           rep.faultin_threads, rep.faultin_mode[0] ? rep.faultin_mode : "?",
+           rep.faultin_threads, rep.faultin_mode[0] ? rep.faultin_mode : "?", where,
            rep.page_note);
     fflush(stdout);
     tern_finalize();
@@ -48,6 +59,7 @@ typedef struct fi_mode {
     char mode[16];
     char note[256];
     char skip[512];        /* why this mode has no figures */
+    char where[160];       /* pages per NUMA domain, read back */
 } fi_mode_t;
 
 /* The last line of the child's output that is not the result: the
@@ -88,15 +100,19 @@ static void run_trial(const tb_opts_t *o, fi_mode_t *m)
     double t = NAN, total;
     size_t segsz, pg;
     int thr, pos = 0;
-    char mode[16] = "";
+    char mode[16] = "", where[160] = "";
     if (line && sscanf(line, FI_TAG " t_faultin=%lf t_total=%lf segment=%zu "
-                             "page_size=%zu threads=%d mode=%15s note=%n",
-                       &t, &total, &segsz, &pg, &thr, mode, &pos) >= 6 &&
+                             "page_size=%zu threads=%d mode=%15s numa=%159s note=%n",
+                       &t, &total, &segsz, &pg, &thr, mode, where, &pos) >= 7 &&
         WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         m->t[m->nt++] = t;
         m->page_size = pg;
         m->threads = thr;
         snprintf(m->mode, sizeof m->mode, "%s", mode);
+        for (char *p = where; *p; p++)
+            if (*p == '_')
+                *p = ' ';
+        snprintf(m->where, sizeof m->where, "%s", where);
         if (pos > 0) {
             const char *note = line + pos;
             snprintf(m->note, sizeof m->note, "%.*s", (int)strcspn(note, "\n"), note);
@@ -153,8 +169,9 @@ static int faultin_run(tb_opts_t *o, tb_job_t *job)
         tb_stats_of(modes[i].t, modes[i].nt, &st[i]);
     double base = modes[0].nt ? st[0].med : NAN;
     if (!o->json)
-        printf("# %-9s %-8s %9s %7s %10s %-21s %8s %8s\n", "faultin", "hugepg",
-               "page", "threads", "seconds", "  p10..p90", "GB/s", "speedup");
+        printf("# %-9s %-8s %9s %7s %10s %-21s %8s %8s  %s\n", "faultin", "hugepg",
+               "page", "threads", "seconds", "  p10..p90", "GB/s", "speedup",
+               "pages (TERN_SEGMENT_NUMA)");
     for (int i = 0; i < nm; i++) {
         fi_mode_t *m = &modes[i];
         double gbps = (double)o->size / st[i].med * 1e-9;
@@ -180,6 +197,7 @@ static int faultin_run(tb_opts_t *o, tb_job_t *job)
             tb_json_int(&j, "threads", m->threads);
             tb_json_int(&j, "trials", m->nt);
             tb_json_str(&j, "note", m->note);
+            tb_json_str(&j, "placement", m->where);
             if (!m->nt)
                 tb_json_str(&j, "skipped", m->skip);
             tb_json_end(&j);
@@ -192,9 +210,9 @@ static int faultin_run(tb_opts_t *o, tb_job_t *job)
         char pg[32], a[32], b[32];
         snprintf(a, sizeof a, "(%.3f..%.3f)", st[i].p10, st[i].p90);
         snprintf(b, sizeof b, "%.2f", speedup);
-        printf("%11s %-8s %9s %7d %10.3f %-21s %8.2f %8s\n", m->faultin, m->huge,
+        printf("%11s %-8s %9s %7d %10.3f %-21s %8.2f %8s  %s\n", m->faultin, m->huge,
                tb_size_str(m->page_size, pg, sizeof pg), m->threads, st[i].med,
-               a, gbps, isnan(speedup) ? "n/a" : b);
+               a, gbps, isnan(speedup) ? "n/a" : b, m->where);
     }
     if (!o->json)
         for (int i = 0; i < nm; i++)

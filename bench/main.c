@@ -2,6 +2,7 @@
  * subcommand, applies its defaults and the options, sizes the segment for
  * the run, starts Tern for the subcommands that run under ternrun. */
 #include "bench.h"
+#include "topo_bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ static const tb_bench_t *const benches[] = {
     &tb_bench_put_lat, &tb_bench_get_lat, &tb_bench_put_bw,
     &tb_bench_get_bw, &tb_bench_put_pingpong, &tb_bench_put_rate,
     &tb_bench_faultin, &tb_bench_startup, &tb_bench_summary,
+    &tb_bench_copy, &tb_bench_topo_put, &tb_bench_stream,
 };
 #define NBENCH (sizeof benches / sizeof benches[0])
 
@@ -20,7 +22,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: ternrun -n 2 tern-bench SUBCOMMAND [options]\n"
-        "       tern-bench faultin|startup [options]   (these start their own processes)\n"
+        "       tern-bench faultin|startup|copy|topo_put|stream [options]\n"
+        "                                  (these start their own processes)\n"
         "\nsubcommands:\n");
     for (size_t i = 0; i < NBENCH; i++)
         fprintf(f, "  %-13s %s\n", benches[i]->name, benches[i]->help);
@@ -63,6 +66,12 @@ int main(int argc, char **argv)
         return tb_faultin_child(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "_noop"))
         return tb_noop_child(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "_copy"))
+        return tb_copy_child(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "_topo_put"))
+        return tb_topo_put_child(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "_stream"))
+        return tb_stream_child(argc - 1, argv + 1);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

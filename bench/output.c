@@ -380,7 +380,7 @@ void tb_row_json(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r,
     if (job) {
         tb_json_int(&j, "ranks", job->size);
         tb_json_int(&j, "nodes", job->nodes);
-        tb_json_str(&j, "bound", job->all_bound ? "yes" : "no");
+        json_raw(&j, "bound", job->all_bound ? "true" : "false");
     }
     if (extra && extra->len && j.len + extra->len + 2 < sizeof j.buf)
         j.len += (size_t)snprintf(j.buf + j.len, sizeof j.buf - j.len, ",%s",

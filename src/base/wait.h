@@ -17,6 +17,10 @@ typedef struct tn_wait_policy {
 
 extern tn_wait_policy_t tn_wait_policy;
 
+/* Progress to drive while waiting (set by the layer that owns transports
+ * needing it, e.g. a manual-progress network); NULL when none. */
+extern int (*tn_wait_progress_hook)(void);
+
 static inline void tn_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,9 +30,9 @@ static inline void tn_cpu_relax(void)
 #endif
 }
 
-/* One step of waiting after `iter` unsuccessful checks. Cheap when
- * spinning; yields or sleeps briefly (without a wake-up source) when the
- * policy says so. */
+/* One step of waiting after `iter` unsuccessful checks: drives the
+ * progress hook, then is cheap when spinning; yields or sleeps briefly
+ * (without a wake-up source) when the policy says so. */
 void tn_wait_step(uint64_t iter);
 
 /* Wait until *word != old, sleeping in the kernel (futex) in block mode

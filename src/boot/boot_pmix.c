@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,15 +79,20 @@ static int pmix_boot_timeout_int(double timeout_s)
 
 /* ---- fence with a deadline ---------------------------------------------- */
 
-/* The deadline of a fence is kept here rather than by PMIx_Fence's
- * PMIX_TIMEOUT, whose enforcement is up to the launcher (servers that lack
- * it would hang). The fence runs non-blocking and this rank stops waiting
- * for its callback at the deadline. A fence given up this way is still
- * open at the server, and PMIx counts contributions, not distinct ranks: a
- * second fence from this rank would complete the first one for everybody
- * (seen with Open MPI 4.1 and PMIx 4.2). A timeout therefore marks the
- * bootstrap broken: no collective may follow, only fini or abort. The wait
- * state is on the heap because a late callback frees it. */
+/* A fence that times out leaves the ranks out of step: PMIx counts a
+ * fence's contributions, not distinct ranks, so a later fence of this rank
+ * could complete the abandoned one of the others (seen with Open MPI 4.1
+ * and PMIx 4.2). A timeout therefore marks the bootstrap broken: no
+ * collective may follow, only fini or abort.
+ * The deadline is given to the server as PMIX_TIMEOUT, which (where the
+ * launcher enforces it, as Open MPI's does) also removes the fence there;
+ * a fence left open at the server would make Open MPI 4.1.4's mpirun crash
+ * at exit now and then. Launchers that ignore PMIX_TIMEOUT would hang, so
+ * this rank also stops waiting for the callback a little after the
+ * server's deadline. The wait state is on the heap because a late callback
+ * of a fence given up that way frees it. */
+#define PMIX_BOOT_GRACE_S 2
+
 typedef struct pmix_boot_wait {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -136,10 +142,6 @@ static pmix_boot_wait_t *pmix_boot_wait_create(void)
  * since the last fence. Returns TERN_OK, TERN_ERR_TIMEOUT or TERN_ERR_BOOT. */
 static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
 {
-    pmix_info_t info;
-    bool flag = true;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
-
     if (p->broken) {
         tn_error("cannot start %s: an earlier start-up exchange with the "
                  "PMIx launcher failed (see above), so the ranks are out of "
@@ -147,37 +149,41 @@ static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
                  doing);
         return TERN_ERR_BOOT;
     }
+    pmix_info_t info[2];
+    size_t ninfo = 0;
+    bool flag = true;
+    int timeout = pmix_boot_timeout_int(p->timeout_s);
+    if (collect)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    if (timeout > 0)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_TIMEOUT, &timeout, PMIX_INT);
+
     pmix_boot_wait_t *w = pmix_boot_wait_create();
     if (w == NULL) {
         tn_error("out of memory while %s", doing);
+        p->broken = 1;
         return TERN_ERR_NOMEM;
     }
     /* procs NULL: every process of this rank's namespace, i.e. the job */
-    pmix_status_t rc =
-        PMIx_Fence_nb(NULL, 0, collect ? &info : NULL, collect ? 1 : 0,
-                      pmix_boot_fence_cb, w);
+    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, ninfo ? info : NULL, ninfo,
+                                     pmix_boot_fence_cb, w);
     if (rc == PMIX_OPERATION_SUCCEEDED) { /* done at once, no callback */
         pmix_boot_wait_free(w);
         return TERN_OK;
     }
     if (rc != PMIX_SUCCESS) {
         pmix_boot_wait_free(w);
+        p->broken = 1;
         return pmix_boot_fail("PMIx_Fence_nb", rc, doing, p->timeout_s);
     }
 
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
-    if (p->timeout_s > 0) {
-        double end = (double)deadline.tv_sec + 1e-9 * (double)deadline.tv_nsec +
-                     p->timeout_s;
-        deadline.tv_sec = (time_t)end;
-        deadline.tv_nsec = (long)((end - (double)deadline.tv_sec) * 1e9);
-        if (deadline.tv_nsec > 999999999L)
-            deadline.tv_nsec = 999999999L;
-    }
+    if (timeout > 0)
+        deadline.tv_sec += (time_t)timeout + PMIX_BOOT_GRACE_S;
     pthread_mutex_lock(&w->lock);
     while (!w->done) {
-        if (p->timeout_s == 0) {
+        if (timeout == 0) {
             pthread_cond_wait(&w->cond, &w->lock);
         } else if (pthread_cond_timedwait(&w->cond, &w->lock, &deadline) ==
                    ETIMEDOUT) {
@@ -295,6 +301,17 @@ static int pmix_boot_init_done(tn_boot_t *b)
     return TERN_OK;
 }
 
+/* 1 when the launcher is Open MPI 4's mpirun (ORTE), set to end the job
+ * as soon as a process exits with a non-zero status (its default). */
+static int pmix_boot_orte_ends_job_on_exit(void)
+{
+    if (getenv("OMPI_MCA_orte_hnp_uri") == NULL)
+        return 0;
+    const char *v = getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+    return v == NULL || !(strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 ||
+                          strcasecmp(v, "no") == 0);
+}
+
 static void pmix_boot_abort(tn_boot_t *b, int code, const char *msg)
 {
     /* Some launchers do not end a job for status 0. */
@@ -305,6 +322,13 @@ static void pmix_boot_abort(tn_boot_t *b, int code, const char *msg)
     /* The message is printed here: Open MPI 4.1's mpirun does not print
      * the one handed to PMIx_Abort. */
     tn_error("%s (ending the job with status %d)", msg, code);
+    /* Open MPI 4.1.4's mpirun with PMIx 4.2 (Debian 12) crashes or hangs in
+     * its own shutdown in about one run of four when PMIx_Abort arrives
+     * while other ranks wait in a PMIx fence, which is where they are when
+     * start-up fails on one rank. It ends the job reliably on a non-zero
+     * exit, so there that is the abort. */
+    if (pmix_boot_orte_ends_job_on_exit())
+        _exit(code);
     /* procs NULL: every process of this job. */
     pmix_status_t rc = PMIx_Abort(code, msg, NULL, 0);
     if (rc != PMIX_SUCCESS)

@@ -21,6 +21,10 @@ typedef struct tn_peer {
     int local_index;   /* index among its node's ranks */
     tn_xport_t *xport; /* transport serving it */
     tn_seg_info_t seg; /* its segment as it published it */
+    /* Topology-aware copies (core/topo_peers.c, core/copy.c): */
+    int dist;          /* TN_DIST_* of a rank on this node; -1 otherwise */
+    size_t nt_put;     /* puts to it of this many bytes or more, and gets */
+    size_t nt_get;     /* from it, use non-temporal stores (SIZE_MAX: never) */
 } tn_peer_t;
 
 typedef struct tn_core {
@@ -32,10 +36,17 @@ typedef struct tn_core {
     tn_peer_t *peers;       /* [size] */
     tern_peer_fast_t *fast; /* [size], published through tern_fast_ */
     int node, nnodes;
-    int local_rank, local_size;
+    int local_rank, local_size; /* among the ranks sharing memory */
+    int host_ranks;             /* ranks on this host (shm or not) */
     int *local_ranks;       /* [local_size] global ranks of this node */
     tn_seg_t seg;
     tn_shm_t *shm;
+    tn_xport_t *net;        /* network transport (ofi), or NULL */
+    int *node_leaders;      /* [nnodes] lowest rank of each node */
+    uint32_t net_epoch;     /* barriers across nodes completed */
+    uint32_t net_vals[32];  /* sources of the barrier's flag writes */
+    _Atomic(int64_t) net_pending; /* flag writes not yet completed */
+    char net_summary[256];  /* provider and domain, for reports */
     tn_xport_t *xports[4];  /* every transport in use, polled by progress */
     int nxports;
     tn_heap_t heap;         /* tern_alloc/tern_alloc_sym space */
@@ -59,8 +70,15 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
                                 "after tern_finalize" : "before tern_init"); \
     } while (0)
 
+/* Exchanges the ranks' CPU sets, sets each local peer's distance class
+ * and copy thresholds (peers[].dist, nt_put, nt_get, fast[].copy_min).
+ * Collective; once, after crossmap (core/topo_peers.c). */
+int tn_topo_peers_init(void);
+
 /* Progress on every transport; returns completions handled. */
 int tn_core_progress(void);
+/* Poll until this rank's own network operations have all completed. */
+void tn_core_drain(void);
 
 /* Node map: fills node, nnodes, local_* and peers[].node/local_index from
  * every rank's node key. */

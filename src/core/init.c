@@ -12,6 +12,9 @@
 #include "base/topo.h"
 #include "base/wait.h"
 #include "core/core.h"
+#ifdef TERN_HAVE_OFI
+#include "xport/ofi/ofi.h"
+#endif
 
 #define TN_CTRL_BYTES 4096
 
@@ -36,6 +39,12 @@ static void release_all(void)
     tern_fast_.npeers = 0;
     tern_fast_.peer = NULL;
     tn_core.nxports = 0;
+    tn_wait_progress_hook = NULL;
+#ifdef TERN_HAVE_OFI
+    if (tn_core.net)
+        tn_ofi_destroy((tn_ofi_t *)tn_core.net);
+#endif
+    tn_core.net = NULL;
     if (tn_core.shm)
         tn_shm_destroy(tn_core.shm);
     tn_core.shm = NULL;
@@ -44,6 +53,8 @@ static void release_all(void)
     free(tn_core.fast);
     free(tn_core.peers);
     free(tn_core.local_ranks);
+    free(tn_core.node_leaders);
+    tn_core.node_leaders = NULL;
     tn_core.fast = NULL;
     tn_core.peers = NULL;
     tn_core.local_ranks = NULL;
@@ -56,7 +67,7 @@ static int node_oversubscribed(void)
 {
     const tn_topo_t *t = tn_topo_get();
     int pus = t ? t->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return tn_core.local_size > pus;
+    return tn_core.host_ranks > pus;
 }
 
 static int create_segment(void)
@@ -67,13 +78,45 @@ static int create_segment(void)
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
         .threads = (int)tn_cfg.faultin_threads,
-        .local_ranks = tn_core.local_size,
+        .local_ranks = tn_core.host_ranks,
     };
-    _Static_assert(sizeof(tn_shm_ctrl_t) <= TN_CTRL_BYTES, "control area fits");
+    _Static_assert(sizeof(tn_ctrl_t) <= TN_CTRL_BYTES, "control area fits");
     int rc = tn_seg_create(&o, &tn_core.seg);
     if (rc != TERN_OK)
         return rc;
     return tn_heap_init(&tn_core.heap, tn_core.seg.size);
+}
+
+/* The network transport, for jobs that span nodes (or TERN_SHM=off). */
+static int create_network(void)
+{
+#ifdef TERN_HAVE_OFI
+    tn_ofi_opts_t o = {
+        .provider = tn_cfg.ofi_provider,
+        .domain = tn_cfg.ofi_domain,
+        .tx_depth = tn_cfg.ofi_tx_depth,
+        .force_mr_local = tn_cfg.ofi_mr_local,
+        .progress_thread = tn_cfg.progress_thread,
+        .progress_cpu = tn_cfg.progress_thread_cpu,
+    };
+    tn_ofi_t *ofi;
+    int rc = tn_ofi_create(tn_core.boot, tn_core.seg.map, tn_core.seg.map_size, &o, &ofi);
+    if (rc != TERN_OK)
+        return rc;
+    tn_core.net = &ofi->base;
+    tn_core.xports[tn_core.nxports++] = tn_core.net;
+    tn_ofi_summary(ofi, tn_core.net_summary, sizeof(tn_core.net_summary));
+    /* Manual-progress providers move data only when polled: every wait
+     * drives them. */
+    tn_wait_progress_hook = tn_core_progress;
+    return TERN_OK;
+#else
+    tn_error("the job spans %d nodes (or TERN_SHM=off), but this Tern was "
+             "built without a network transport: install libfabric-dev and "
+             "rebuild, or run all ranks on one node with shared memory",
+             tn_core.nnodes);
+    return TERN_ERR_UNSUPPORTED;
+#endif
 }
 
 /* Exchange segment descriptions, map the node's segments, fill the peer
@@ -132,7 +175,7 @@ static int crossmap(void)
             f->delta = (intptr_t)((uintptr_t)local_addr - (uintptr_t)all[r].data_base);
         } else {
             p->kind = TN_PEER_NET;
-            p->xport = NULL;
+            p->xport = tn_core.net;
             f->size = 0; /* not mapped: every access takes the slow path */
         }
     }
@@ -159,6 +202,8 @@ static void report(double t_begin, double t_boot_end, double t_map)
     snprintf(r->page_note, sizeof(r->page_note), "%s", tn_core.seg.page_note);
     snprintf(r->boot_name, sizeof(r->boot_name), "%s", tn_core.boot->ops->name);
     if (tn_log_level >= TN_LOG_INFO && (tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG)) {
+        if (tn_core.net)
+            tn_info("%s", tn_core.net_summary);
         char sz[32];
         tn_cfg_format_size(r->segment_size, sz, sizeof(sz));
         tn_info("started %d rank(s) on %d node(s) via %s; segment %s per rank, "
@@ -209,12 +254,6 @@ int tern_init(int *argc, char ***argv, int thread_level)
     rc = tn_core_build_node_map();
     if (rc != TERN_OK)
         goto fail;
-    if (tn_core.nnodes > 1) {
-        tn_error("the job spans %d nodes, but this build has no network "
-                 "transport yet: run all ranks on one node", tn_core.nnodes);
-        rc = TERN_ERR_UNSUPPORTED;
-        goto fail;
-    }
     tn_wait_policy.oversubscribed = node_oversubscribed();
     double t_boot = tn_time_s();
 
@@ -222,10 +261,18 @@ int tern_init(int *argc, char ***argv, int thread_level)
     if (rc != TERN_OK)
         goto fail;
     double t_map0 = tn_time_s();
+    if (tn_core.nnodes > 1) {
+        rc = create_network();
+        if (rc != TERN_OK)
+            goto fail;
+    }
     rc = crossmap();
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
+    rc = tn_topo_peers_init();
+    if (rc != TERN_OK)
+        goto fail;
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)
@@ -249,7 +296,17 @@ fail:
 int tern_finalize(void)
 {
     TN_CHECK_INIT("tern_finalize");
-    int rc = tern_barrier();
+    int rc = tern_nbi_sync(TERN_SYNC_REMOTE);
+    int brc = tern_barrier();
+    if (rc == TERN_OK)
+        rc = brc;
+    /* Every rank's last network writes (the barrier's flags) must be
+     * acknowledged before any endpoint closes: drain, then agree through
+     * the launcher, which does not need the network transport. */
+    tn_core_drain();
+    int drc = tn_core.boot->ops->barrier(tn_core.boot);
+    if (rc == TERN_OK)
+        rc = drc;
     tn_core_lock();
     tn_core.initialized = 0;
     tn_core_unlock();

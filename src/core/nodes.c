@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "core/core.h"
 
@@ -14,14 +15,32 @@ int tn_core_build_node_map(void)
     int n = tn_core.size;
     char(*keys)[KEY_LEN] = calloc((size_t)n, KEY_LEN);
     int *first = calloc((size_t)n, sizeof(int)); /* node -> its first rank */
+    int rc;
     if (!keys || !first) {
         free(keys);
         free(first);
         return TERN_ERR_NOMEM;
     }
+    /* Ranks on this host, whatever TERN_SHM says: they share its cores
+     * and memory (oversubscription, fault-in threads, memory check). */
+    char host[KEY_LEN] = {0};
+    snprintf(host, KEY_LEN, "%s", tn_core.boot->node_key);
+    rc = tn_core.boot->ops->allgather(tn_core.boot, host, KEY_LEN, keys);
+    if (rc != TERN_OK)
+        goto out;
+    tn_core.host_ranks = 0;
+    for (int r = 0; r < n; r++)
+        if (memcmp(keys[r], host, KEY_LEN) == 0)
+            tn_core.host_ranks++;
+
     char mine[KEY_LEN] = {0};
-    snprintf(mine, KEY_LEN, "%s", tn_core.boot->node_key);
-    int rc = tn_core.boot->ops->allgather(tn_core.boot, mine, KEY_LEN, keys);
+    /* TERN_SHM=off: no rank shares memory with another, so each is a node
+     * of its own as far as transports go. */
+    if (tn_cfg.shm)
+        snprintf(mine, KEY_LEN, "%s", tn_core.boot->node_key);
+    else
+        snprintf(mine, KEY_LEN, "%.40s#rank%d", tn_core.boot->node_key, tn_core.rank);
+    rc = tn_core.boot->ops->allgather(tn_core.boot, mine, KEY_LEN, keys);
     if (rc != TERN_OK)
         goto out;
     int nnodes = 0;
@@ -37,6 +56,12 @@ int tn_core_build_node_map(void)
         tn_core.peers[r].node = node;
     }
     tn_core.nnodes = nnodes;
+    tn_core.node_leaders = malloc((size_t)nnodes * sizeof(int));
+    if (!tn_core.node_leaders) {
+        rc = TERN_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(tn_core.node_leaders, first, (size_t)nnodes * sizeof(int));
     tn_core.node = tn_core.peers[tn_core.rank].node;
     int count = 0;
     for (int r = 0; r < n; r++)

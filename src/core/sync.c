@@ -1,14 +1,62 @@
-/* Barrier and waiting on memory. */
+/* Barrier (hierarchical: shared memory inside a node, network across) and
+ * waiting on memory. */
+#include <stddef.h>
+
 #include "base/wait.h"
 #include "core/core.h"
+
+/* Dissemination over the node leaders through the network: in round k
+ * the leader of node i writes the epoch into flag k of the control area
+ * of the leader of node (i + 2^k) mod N, then waits for its own flag k. */
+static void net_barrier(void)
+{
+    uint32_t epoch = ++tn_core.net_epoch;
+    tn_ctrl_t *mine = (tn_ctrl_t *)tn_core.seg.map;
+    int nn = tn_core.nnodes, k = 0;
+    for (int dist = 1; dist < nn; dist <<= 1, k++) {
+        int to = tn_core.node_leaders[(tn_core.node + dist) % nn];
+        const tn_seg_info_t *ps = &tn_core.peers[to].seg;
+        char *ctrl = (char *)(uintptr_t)(ps->data_base - ps->ctrl_size);
+        tn_core.net_vals[k] = epoch;
+        atomic_fetch_add(&tn_core.net_pending, 1);
+        tn_xport_done_t done = {NULL, &tn_core.net_pending};
+        int rc = tn_core.net->ops->put(tn_core.net, to,
+                                       ctrl + offsetof(tn_ctrl_t, net_barrier[k].epoch),
+                                       &tn_core.net_vals[k], sizeof(uint32_t), &done, 0);
+        if (rc != TERN_OK) {
+            atomic_fetch_sub(&tn_core.net_pending, 1);
+            tern_abort(1, "barrier: the network write to another node failed");
+        }
+        _Atomic uint32_t *in = &mine->net_barrier[k].epoch;
+        uint64_t iter = 0;
+        while ((int32_t)(atomic_load_explicit(in, memory_order_acquire) - epoch) < 0)
+            tn_wait_step(iter++); /* drives network progress */
+    }
+}
+
+void tn_core_drain(void)
+{
+    uint64_t iter = 0;
+    while (atomic_load_explicit(&tn_core.net_pending, memory_order_acquire) > 0) {
+        tn_core_progress();
+        tn_wait_step(iter++);
+    }
+}
 
 int tern_barrier(void)
 {
     TN_CHECK_INIT("tern_barrier");
     tn_core_lock();
-    /* All ranks share one node until the network transport arrives; the
-     * node barrier then becomes the first stage of a hierarchical one. */
-    tn_shm_barrier(tn_core.shm);
+    if (tn_core.nnodes == 1) {
+        tn_shm_barrier(tn_core.shm);
+    } else {
+        /* Hierarchical: gather the node, leaders meet across nodes, then
+         * release the node. */
+        tn_shm_barrier(tn_core.shm);
+        if (tn_core.local_rank == 0)
+            net_barrier();
+        tn_shm_barrier(tn_core.shm);
+    }
     tn_core_unlock();
     return TERN_OK;
 }
@@ -37,8 +85,8 @@ int tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addr;
     uint64_t iter = 0;
     while (!compare(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
-        if ((iter & 63) == 63)
-            tn_core_progress();
+        if (!tn_wait_progress_hook && (iter & 63) == 63)
+            tn_core_progress(); /* tn_wait_step drives it when one is set */
         tn_wait_step(iter++);
     }
     return TERN_OK;

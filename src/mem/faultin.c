@@ -1,7 +1,8 @@
 /* Fault-in of a fresh segment: every page is allocated before first use,
- * by worker threads pinned per NUMA domain, each domain taking every D-th
- * chunk so that pages are interleaved over the memory controllers and the
- * kernel's page zeroing runs on all cores at once. */
+ * by worker threads. Spread (interleave, first touch): workers pinned per
+ * NUMA domain, each domain taking every D-th chunk so that the kernel's
+ * page zeroing runs on all memory controllers at once. Otherwise (a bind
+ * policy decides where pages go) the workers run where the rank may. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -88,7 +89,7 @@ static int auto_threads(int local_ranks)
 }
 
 int tn_faultin(void *addr, size_t len, size_t page_size, int mode, int threads,
-               int local_ranks)
+               int local_ranks, int spread)
 {
     if (mode == TN_FAULTIN_NONE || len == 0)
         return 0;
@@ -100,7 +101,8 @@ int tn_faultin(void *addr, size_t len, size_t page_size, int mode, int threads,
     job->len = len;
     job->page = page_size;
     job->nchunks = (len + FAULTIN_CHUNK - 1) / FAULTIN_CHUNK;
-    job->ndomains = t && t->nnuma > 1 ? (t->nnuma < 64 ? t->nnuma : 64) : 1;
+    job->ndomains = spread && t && t->nnuma > 1 && t->thissystem
+                        ? (t->nnuma < 64 ? t->nnuma : 64) : 1;
     int nthreads = mode == TN_FAULTIN_SERIAL ? 1
                    : threads > 0            ? threads
                                             : auto_threads(local_ranks);

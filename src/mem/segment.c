@@ -1,13 +1,16 @@
 /* Segment creation: a memfd (no name in any file system, so nothing is
- * left behind), sized, mapped, interleaved over NUMA domains, faulted in.
- * Peers on the node map it through /proc/<pid>/fd/<fd>. */
+ * left behind), sized, mapped, given its NUMA policy (TERN_SEGMENT_NUMA),
+ * faulted in, and its page placement read back. Peers on the node map it
+ * through /proc/<pid>/fd/<fd>. */
 #include "mem/segment.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <tern/status.h>
@@ -43,19 +46,218 @@ static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb)
     return TERN_OK;
 }
 
-/* Interleave the pages over every NUMA domain of the node; a no-op on a
- * machine with one domain. */
-static void interleave(void *addr, size_t len)
+/* ---- NUMA placement (TERN_SEGMENT_NUMA) ----------------------------------- */
+
+static void list_of(hwloc_const_bitmap_t b, char *buf, size_t len)
 {
-    const tn_topo_t *t = tn_topo_get();
-    if (!t || t->nnuma < 2)
+    if (hwloc_bitmap_iszero(b))
+        snprintf(buf, len, "none");
+    else
+        hwloc_bitmap_list_snprintf(buf, len, b);
+}
+
+int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t cpus,
+                     tn_seg_numa_plan_t *out, char *err, size_t errlen)
+{
+    tn_seg_numa_plan_t p = {.mode = TN_SEG_NUMA_INTERLEAVE};
+    const char *s = spec && *spec ? spec : "interleave";
+    int nnuma = t ? t->nnuma : 1;
+    long dom = -1;
+    if (strcmp(s, "interleave") == 0) {
+        p.mode = TN_SEG_NUMA_INTERLEAVE;
+    } else if (strcmp(s, "local") == 0) {
+        p.mode = TN_SEG_NUMA_LOCAL;
+    } else if (strcmp(s, "firsttouch") == 0) {
+        p.mode = TN_SEG_NUMA_FIRSTTOUCH;
+    } else if (strncmp(s, "bind:", 5) == 0) {
+        char *end;
+        errno = 0;
+        dom = strtol(s + 5, &end, 10);
+        if (errno || end == s + 5 || *end || dom < 0) {
+            snprintf(err, errlen, "TERN_SEGMENT_NUMA='%s': bind needs a NUMA domain "
+                                  "number, as in bind:0 (domains 0 to %d here)",
+                     s, nnuma - 1);
+            return TERN_ERR_CONFIG;
+        }
+        if (dom >= nnuma) {
+            char range[32];
+            snprintf(range, sizeof(range), nnuma == 1 ? "bind:0" : "bind:0 to bind:%d",
+                     nnuma - 1);
+            snprintf(err, errlen, "TERN_SEGMENT_NUMA=%s: this node has %d NUMA "
+                                  "domain%s, no domain %ld: use %s, local or interleave "
+                                  "(tern-info lists the domains)",
+                     s, nnuma, nnuma == 1 ? "" : "s", dom, range);
+            return TERN_ERR_CONFIG;
+        }
+        p.mode = TN_SEG_NUMA_BIND;
+    } else {
+        snprintf(err, errlen, "TERN_SEGMENT_NUMA='%s' is not one of interleave, local, "
+                              "bind:N (N a NUMA domain), firsttouch", s);
+        return TERN_ERR_CONFIG;
+    }
+    p.nodes = hwloc_bitmap_alloc();
+    if (!p.nodes) {
+        snprintf(err, errlen, "out of memory");
+        return TERN_ERR_NOMEM;
+    }
+    char list[64];
+    switch (p.mode) {
+    case TN_SEG_NUMA_INTERLEAVE:
+    case TN_SEG_NUMA_FIRSTTOUCH:
+        hwloc_bitmap_set_range(p.nodes, 0, nnuma - 1);
+        list_of(p.nodes, list, sizeof(list));
+        snprintf(p.text, sizeof(p.text), p.mode == TN_SEG_NUMA_INTERLEAVE
+                 ? "interleave over NUMA %s" : "first touch (NUMA %s)", list);
+        break;
+    case TN_SEG_NUMA_LOCAL:
+        if (t)
+            tn_topo_numa_of(t, cpus, p.nodes);
+        else
+            hwloc_bitmap_set(p.nodes, 0);
+        list_of(p.nodes, list, sizeof(list));
+        snprintf(p.text, sizeof(p.text), "local: bind to NUMA %s%s", list,
+                 hwloc_bitmap_weight(p.nodes) > 1 ? " (this rank's CPUs span them)" : "");
+        break;
+    case TN_SEG_NUMA_BIND:
+        hwloc_bitmap_set(p.nodes, (unsigned)dom);
+        snprintf(p.text, sizeof(p.text), "bind to NUMA %ld", dom);
+        break;
+    }
+    *out = p;
+    return TERN_OK;
+}
+
+void tn_seg_numa_plan_free(tn_seg_numa_plan_t *p)
+{
+    hwloc_bitmap_free(p->nodes);
+    p->nodes = NULL;
+}
+
+/* Sets the memory policy of the mapping as planned (also on a node with
+ * one domain, where it changes nothing but is read back all the same); a
+ * simulated topology cannot be applied. */
+static void numa_apply(const tn_topo_t *t, const tn_seg_numa_plan_t *p, void *addr,
+                       size_t len, char *text, size_t textlen)
+{
+    if (!t) {
+        snprintf(text, textlen, "%s (no topology: not applied)", p->text);
         return;
-    hwloc_const_nodeset_t all = hwloc_topology_get_topology_nodeset(t->h);
-    if (hwloc_set_area_membind(t->h, addr, len, all, HWLOC_MEMBIND_INTERLEAVE,
-                               HWLOC_MEMBIND_BYNODESET) != 0)
-        tn_warn("could not interleave the segment over %d NUMA domains (%s); "
-                "pages land where they are first touched", t->nnuma,
-                strerror(errno));
+    }
+    if (!t->thissystem) {
+        snprintf(text, textlen, "%s (simulated topology: not applied)", p->text);
+        return;
+    }
+    hwloc_membind_policy_t pol = p->mode == TN_SEG_NUMA_INTERLEAVE ? HWLOC_MEMBIND_INTERLEAVE
+                                 : p->mode == TN_SEG_NUMA_FIRSTTOUCH ? HWLOC_MEMBIND_FIRSTTOUCH
+                                                                     : HWLOC_MEMBIND_BIND;
+    /* the plan holds logical indexes; hwloc wants OS ones */
+    hwloc_nodeset_t os = hwloc_bitmap_alloc();
+    int i;
+    hwloc_bitmap_foreach_begin(i, p->nodes) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        if (o && os)
+            hwloc_bitmap_set(os, o->os_index);
+    }
+    hwloc_bitmap_foreach_end();
+    if (!os || hwloc_set_area_membind(t->h, addr, len, os, pol, HWLOC_MEMBIND_BYNODESET) != 0) {
+        tn_warn("could not set the segment's NUMA policy (%s: %s); pages land "
+                "where they are first touched", p->text, strerror(errno));
+        snprintf(text, textlen, "%s (FAILED: %s)", p->text, strerror(errno));
+    } else {
+        snprintf(text, textlen, "%s", p->text);
+    }
+    hwloc_bitmap_free(os);
+}
+
+#ifndef MPOL_F_ADDR
+#define MPOL_F_ADDR (1 << 1)
+#endif
+
+static const char *mpol_name(int mode)
+{
+    /* MPOL_DEFAULT, PREFERRED, BIND, INTERLEAVE, LOCAL, PREFERRED_MANY */
+    static const char *const names[] = {"default", "preferred", "bind", "interleave",
+                                        "local", "preferred-many", "weighted-interleave"};
+    return mode >= 0 && mode < 7 ? names[mode] : "?";
+}
+
+void tn_seg_placement_read(const void *addr, size_t len, size_t page_size,
+                           tn_seg_placement_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    const tn_topo_t *t = tn_topo_get();
+    if (!t || !t->thissystem) {
+        snprintf(out->note, sizeof(out->note), "%s", t ? "simulated topology: not read back"
+                                                        : "no topology");
+        return;
+    }
+    /* The policy of the mapping, as the kernel holds it. */
+    int mode = -1;
+    unsigned long mask[16] = {0};
+    if (syscall(SYS_get_mempolicy, &mode, mask, sizeof(mask) * 8, addr, MPOL_F_ADDR) == 0) {
+        char nodes[48] = "";
+        size_t off = 0;
+        for (unsigned b = 0; b < sizeof(mask) * 8 && off + 8 < sizeof(nodes); b++)
+            if (mask[b / (8 * sizeof(long))] >> (b % (8 * sizeof(long))) & 1)
+                off += (size_t)snprintf(nodes + off, sizeof(nodes) - off, "%s%u",
+                                        off ? "," : "", b);
+        snprintf(out->policy, sizeof(out->policy), "%s%s%s", mpol_name(mode),
+                 nodes[0] ? " " : "", nodes);
+    } else {
+        snprintf(out->policy, sizeof(out->policy), "? (%s)", strerror(errno));
+    }
+    /* Where the pages are: a sample of at most 16384 pages, evenly spread. */
+    size_t npages = len / page_size;
+    size_t want = npages < 16384 ? npages : 16384;
+    if (want == 0)
+        return;
+    void **pages = malloc(want * sizeof(*pages));
+    int *status = malloc(want * sizeof(*status));
+    if (!pages || !status) {
+        free(pages);
+        free(status);
+        snprintf(out->note, sizeof(out->note), "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < want; i++)
+        pages[i] = (char *)addr + (npages * i / want) * page_size;
+    if (syscall(SYS_move_pages, 0, (unsigned long)want, pages, NULL, status, 0) != 0) {
+        snprintf(out->note, sizeof(out->note), "move_pages failed: %s", strerror(errno));
+    } else {
+        out->ndomains = t->nnuma < TN_SEG_NUMA_MAX ? t->nnuma : TN_SEG_NUMA_MAX;
+        out->sampled = want;
+        for (size_t i = 0; i < want; i++) {
+            hwloc_obj_t o = status[i] >= 0
+                ? hwloc_get_numanode_obj_by_os_index(t->h, (unsigned)status[i]) : NULL;
+            if (o && o->logical_index < TN_SEG_NUMA_MAX)
+                out->pages[o->logical_index]++;
+            else
+                out->absent++;
+        }
+    }
+    free(pages);
+    free(status);
+}
+
+void tn_seg_placement_text(const tn_seg_placement_t *p, char *buf, size_t len)
+{
+    if (p->ndomains == 0 || p->sampled == 0) {
+        snprintf(buf, len, "not read back%s%s", p->note[0] ? ": " : "", p->note);
+        return;
+    }
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < p->ndomains && off + 24 < len; d++)
+        if (p->pages[d] || p->ndomains <= 8)
+            off += (size_t)snprintf(buf + off, len - off, "%sNUMA %d %.0f%%",
+                                    off ? ", " : "", d,
+                                    100.0 * (double)p->pages[d] / (double)p->sampled);
+    if (p->absent && off + 24 < len)
+        off += (size_t)snprintf(buf + off, len - off, ", not backed %.0f%%",
+                                100.0 * (double)p->absent / (double)p->sampled);
+    if (off + 8 < len)
+        snprintf(buf + off, len - off, " (%llu pages read back, policy %s)",
+                 (unsigned long long)p->sampled, p->policy[0] ? p->policy : "?");
 }
 
 /* What THP actually gave, read back after fault-in. */
@@ -68,6 +270,9 @@ static void thp_readback(tn_seg_t *s)
     snprintf(s->page_note, sizeof(s->page_note),
              "transparent huge pages: %.0f%% of the segment in 2 MiB pages", pct);
 }
+
+static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *plan,
+                          const tn_topo_t *topo, tn_seg_t *sp, double t0);
 
 int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
 {
@@ -86,6 +291,36 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
         tn_error("TERN_SEGMENT_SIZE=%zu overflows", opts->size);
         return TERN_ERR_CONFIG;
     }
+    /* The NUMA request first: a bad one must fail before any allocation. */
+    const tn_topo_t *topo = tn_topo_get();
+    tn_seg_numa_plan_t plan;
+    char err[320];
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    if (!cpus)
+        return TERN_ERR_NOMEM;
+    if (topo)
+        tn_topo_my_cpuset(topo, cpus);
+    int rc = tn_seg_numa_plan(topo, opts->numa ? opts->numa : tn_cfg.segment_numa, cpus,
+                              &plan, err, sizeof(err));
+    hwloc_bitmap_free(cpus);
+    if (rc != TERN_OK) {
+        tn_error("%s", err);
+        return rc;
+    }
+    s.numa_mode = plan.mode;
+    rc = create_planned(opts, &plan, topo, &s, t0);
+    tn_seg_numa_plan_free(&plan);
+    if (rc == TERN_OK)
+        *out = s;
+    return rc;
+}
+
+static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *plan,
+                                 const tn_topo_t *topo, tn_seg_t *sp, double t0)
+{
+    tn_seg_t s = *sp;
+    size_t small = (size_t)sysconf(_SC_PAGESIZE);
+    size_t est = round_up(opts->size, small) + round_up(opts->ctrl_size, small);
     int thp = 0;
     int rc = tn_huge_plan(est, opts->local_ranks, opts->hugepages, &s.hugetlb,
                           &thp, &s.page_size, s.page_note, sizeof(s.page_note));
@@ -120,13 +355,16 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
     if (thp && madvise(s.map, s.map_size, MADV_HUGEPAGE) != 0)
         snprintf(s.page_note, sizeof(s.page_note),
                  "4 KiB pages: madvise(MADV_HUGEPAGE) refused: %s", strerror(errno));
-    interleave(s.map, s.map_size);
+    numa_apply(topo, plan, s.map, s.map_size, s.numa_text, sizeof(s.numa_text));
     s.data = (char *)s.map + s.ctrl_size;
     double t1 = tn_time_s();
     s.t_create = t1 - t0;
 
+    /* Workers spread over the domains only where no bind policy places
+     * the pages (interleave, first touch). */
+    int spread = plan->mode == TN_SEG_NUMA_INTERLEAVE || plan->mode == TN_SEG_NUMA_FIRSTTOUCH;
     int used = tn_faultin(s.map, s.map_size, s.page_size, opts->faultin,
-                          opts->threads, opts->local_ranks);
+                          opts->threads, opts->local_ranks, spread);
     if (used < 0) {
         munmap(s.map, s.map_size);
         close(s.fd);
@@ -136,7 +374,12 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
     s.t_faultin = tn_time_s() - t1;
     if (thp && opts->faultin != TN_FAULTIN_NONE)
         thp_readback(&s);
-    *out = s;
+    if (opts->faultin != TN_FAULTIN_NONE)
+        tn_seg_placement_read(s.map, s.map_size, s.page_size, &s.placement);
+    else
+        snprintf(s.placement.note, sizeof(s.placement.note),
+                 "TERN_SEGMENT_FAULTIN=none: no page yet");
+    *sp = s;
     return TERN_OK;
 }
 

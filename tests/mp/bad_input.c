@@ -56,7 +56,8 @@ int main(int argc, char **argv)
     EXPECT(tern_segment_query(n, NULL, &size), TERN_ERR_RANK, "rank");
     EXPECT(tern_wait_until_u64((uint64_t *)(buf + 1), TERN_CMP_EQ, 0), TERN_ERR_INVALID, "aligned");
     MP_CHECK(tern_ptr(n, base) == NULL && tern_ptr(peer, base + size) == NULL, "tern_ptr");
-    MP_CHECK(tern_ptr(peer, base) != NULL, "tern_ptr to a node peer");
+    MP_CHECK((tern_ptr(peer, base) != NULL) == (tern_node_of(peer) == tern_node_of(me)),
+             "tern_ptr is direct exactly for peers on this node");
     MP_CHECK(strcmp(tern_strerror(TERN_ERR_RANGE), tern_strerror(TERN_ERR_RANK)) != 0, "strerror");
     MP_CHECK(strcmp(tern_strerror(12345), "unknown status code") == 0, "strerror unknown");
 

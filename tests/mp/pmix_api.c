@@ -2,9 +2,12 @@
  * through PMIx: identity, node map, symmetric allocation, put (blocking and
  * with events), get, barrier and a bad rank, checked byte for byte.
  *
- * usage: mp_pmix_api SIZE [basic|abort]
+ * usage: mp_pmix_api SIZE [basic|abort] [NODES]
  * abort: the last rank calls tern_abort(5, ...) while the others wait in a
- * barrier; the caller checks that the job ends with status 5. */
+ * barrier; the caller checks that the job ends with status 5.
+ * NODES: the node count tern_init must find, 1 (default: mpirun starts
+ * every rank on this host) or SIZE (TERN_SHM=0: no rank shares memory, so
+ * each is a node of its own). */
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@ int main(int argc, char **argv)
 {
     int size = argc > 1 ? atoi(argv[1]) : 0;
     const char *mode = argc > 2 ? argv[2] : "basic";
+    int nodes = argc > 3 ? atoi(argv[3]) : 1;
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
 
@@ -37,13 +41,26 @@ int main(int argc, char **argv)
     const char *env = getenv("PMIX_RANK");
     MP_CHECK(env && atoi(env) == me, "tern_rank() %d, PMIX_RANK=%s", me,
              env ? env : "(unset)");
-    /* mpirun started every rank on this host: one node, all local. */
-    MP_CHECK(tern_node_count() == 1, "%d nodes on one host", tern_node_count());
-    MP_CHECK(tern_local_size() == n, "local size %d of %d", tern_local_size(), n);
-    MP_CHECK(tern_local_rank() == me, "local rank %d, rank %d", tern_local_rank(),
-             me);
-    for (int r = 0; r < n; r++)
-        MP_CHECK(tern_node_of(r) == 0, "rank %d on node %d", r, tern_node_of(r));
+    MP_CHECK(tern_node_count() == nodes, "%d nodes, expected %d",
+             tern_node_count(), nodes);
+    if (nodes == 1) { /* one host: every rank local */
+        MP_CHECK(tern_local_size() == n, "local size %d of %d",
+                 tern_local_size(), n);
+        MP_CHECK(tern_local_rank() == me, "local rank %d, rank %d",
+                 tern_local_rank(), me);
+        for (int r = 0; r < n; r++)
+            MP_CHECK(tern_node_of(r) == 0, "rank %d on node %d", r,
+                     tern_node_of(r));
+    } else { /* a node per rank */
+        MP_CHECK(nodes == n, "NODES must be 1 or SIZE");
+        MP_CHECK(tern_local_size() == 1 && tern_local_rank() == 0,
+                 "local rank %d of %d on a node of its own", tern_local_rank(),
+                 tern_local_size());
+        for (int r = 0; r < n; r++)
+            for (int q = 0; q < r; q++)
+                MP_CHECK(tern_node_of(r) != tern_node_of(q),
+                         "ranks %d and %d share node %d", q, r, tern_node_of(r));
+    }
 
     if (strcmp(mode, "abort") == 0)
         run_abort(me, n);

@@ -177,7 +177,7 @@ static void check_barrier(tn_boot_t *b)
         rmdir(dir);
 }
 
-/* Start-up timeout: the last rank arrives 4 s late at a barrier; with a
+/* Start-up timeout: the last rank never reaches the barrier; with a
  * 1 s timeout the others must give up with TERN_ERR_TIMEOUT after ~1 s,
  * and then refuse further collectives at once (their fences no longer pair
  * with the late rank's). Each of them prints a line the caller counts;
@@ -190,14 +190,13 @@ static int run_timeout(int size)
     check_identity(b, size);
     CHECK(b->size >= 2, "the timeout test needs 2 or more ranks");
     if (b->rank == b->size - 1) {
-        sleep_ms(4000);
-        OK(b->ops->barrier(b));
-        CHECK(0, "the late rank was not ended by rank 0's abort");
+        sleep_ms(20000);
+        CHECK(0, "the absent rank was not ended by rank 0's abort");
     }
     double t0 = now_s();
     int rc = b->ops->barrier(b);
     double dt = now_s() - t0;
-    CHECK(rc == TERN_ERR_TIMEOUT, "barrier with a rank 4 s late and a 1 s "
+    CHECK(rc == TERN_ERR_TIMEOUT, "barrier with a rank absent and a 1 s "
           "timeout returned %d (%s) after %.2f s", rc, tern_strerror(rc), dt);
     CHECK(dt >= 0.9 && dt < 3.0, "timed out after %.2f s, expected ~1 s", dt);
     t0 = now_s();

@@ -84,7 +84,7 @@ wait_files() {
 # Each rank's reported cpuset equals what the kernel lets it use, for
 # bound ranks; COUNT report lines exist.
 check_bindings() {
-    expect_count '^ternrun: \[[^]]+\] rank [0-9]+: cpuset [0-9,-]+ \((core|PU|NUMA) [0-9]+|not bound\), NUMA [0-9,-]+$' "$1"
+    expect_count '^ternrun: \[[^]]+\] rank [0-9]+: cpuset [0-9,-]+ \((core|PU|NUMA) [0-9]+|not bound\), NUMA [0-9,-]+, NIC [^ ]+$' "$1"
     grep -E '^ternrun: \[[^]]+\] rank [0-9]+: ' "$out" | while read -r line; do
         r=$(echo "$line" | sed -E 's/.* rank ([0-9]+): .*/\1/')
         set=$(echo "$line" | sed -E 's/.*: cpuset ([0-9,-]+) .*/\1/')
@@ -170,7 +170,7 @@ unknown_option)
     expect_msg 'the program to run is missing'
     run -n 2 --bind-to socket "$PROG"
     expect_rc 2
-    expect_msg "^ternrun: --bind-to 'socket': use core, numa or none"
+    expect_msg "^ternrun: --bind-to 'socket': use core, l3, numa, package or none"
     ;;
 missing_program)
     run -n 4 nosuchprog_ternrun_test
@@ -261,7 +261,7 @@ report_bindings)
     check_bindings $n
     expect_count '\(not bound\)' $n
     expect_msg "^ternrun: not binding \(default\): $n ranks but only [0-9]+ cores"
-    run -n $n --bind-to core --report-bindings "$PROG" --affinity
+    run -n $n --bind-to core --oversubscribe --report-bindings "$PROG" --affinity
     expect_rc 0
     check_bindings $n
     expect_count '\((core|PU) [0-9]+\)' $n

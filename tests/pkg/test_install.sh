@@ -70,10 +70,17 @@ check_links() { # prog shared|static
   fi
 }
 
+# Only the sources: a program a user built in examples/ must not be taken
+# for one built here.
+copy_examples() {
+  mkdir -p "$1" && cp "$examples"/*.c "$examples"/Makefile "$examples"/CMakeLists.txt "$1" ||
+    fail "cannot copy the examples from $examples"
+}
+
 for kind in shared static; do
   step "make ($kind) with pkg-config"
   src=$work/make-$kind
-  cp -r "$examples" "$src" || fail "cannot copy $examples"
+  copy_examples "$src"
   static=0; [ $kind = static ] && static=1
   make -C "$src" CC="$cc" STATIC=$static >"$src.log" 2>&1 ||
     { cat "$src.log"; fail "make STATIC=$static failed"; }
@@ -83,9 +90,11 @@ done
 
 for kind in shared static; do
   step "cmake find_package(Tern) ($kind)"
+  src=$work/cmake-src-$kind
   bdir=$work/cmake-$kind
+  copy_examples "$src"
   on=OFF; [ $kind = static ] && on=ON
-  "$cmake" -S "$examples" -B "$bdir" -DCMAKE_PREFIX_PATH="$prefix" \
+  "$cmake" -S "$src" -B "$bdir" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_C_COMPILER="$cc" -DTERN_EXAMPLES_STATIC=$on >"$bdir.log" 2>&1 ||
     { cat "$bdir.log"; fail "configuring examples with CMake failed"; }
   tern_dir=$(sed -n 's/^Tern_DIR:PATH=//p' "$bdir/CMakeCache.txt")

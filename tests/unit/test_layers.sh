@@ -7,7 +7,7 @@ allowed() {
   case $1 in
     base) echo "base" ;;
     boot|mem) echo "base $1" ;;
-    xport) echo "base mem xport" ;;
+    xport) echo "base boot mem xport" ;;
     core) echo "base boot mem xport core" ;;
     shmem) echo "" ;;
   esac

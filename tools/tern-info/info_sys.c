@@ -86,14 +86,61 @@ static void print_objs(FILE *out, hwloc_topology_t h, hwloc_obj_type_t type,
         fprintf(out, "    ... %d more (lstopo shows them all)\n", n - 16);
 }
 
+/* Cores (logical indexes) whose CPUs lie inside set, list form. */
+static void cores_in(hwloc_topology_t h, hwloc_const_cpuset_t set, char *buf, size_t len)
+{
+    hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+    hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE) > 0
+                                ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+    int n = hwloc_get_nbobjs_by_type(h, type);
+    for (int i = 0; cores && i < n; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
+        if (o->cpuset && hwloc_bitmap_isincluded(o->cpuset, set))
+            hwloc_bitmap_set(cores, (unsigned)i);
+    }
+    list_text(cores, buf, len);
+    hwloc_bitmap_free(cores);
+}
+
+static void print_nics(FILE *out, const tn_topo_t *t)
+{
+    if (!t->has_io) {
+        fprintf(out, "  network devices not looked for\n");
+        return;
+    }
+    if (t->nnics == 0) {
+        fprintf(out, "  network devices none that hwloc can see\n");
+        return;
+    }
+    fprintf(out, "  network devices %d (nearest first for ternrun --map-by dist:NAME)\n",
+            t->nnics);
+    hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(t->h);
+    for (int i = 0; i < t->nnics; i++) {
+        const tn_topo_nic_t *n = &t->nics[i];
+        char names[160] = "", cores[128], pus[128], where[96];
+        size_t off = 0;
+        for (int k = 0; k < n->nnames; k++)
+            off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+                                    k ? ", " : "", n->names[k]);
+        cores_in(t->h, n->cpuset, cores, sizeof(cores));
+        list_text(n->cpuset, pus, sizeof(pus));
+        if (hwloc_bitmap_isincluded(all, n->cpuset))
+            snprintf(where, sizeof(where), "no locality known: every core is as near");
+        else if (n->numa >= 0)
+            snprintf(where, sizeof(where), "NUMA %d, package %d", n->numa, n->package);
+        else if (n->package >= 0)
+            snprintf(where, sizeof(where), "package %d", n->package);
+        else
+            snprintf(where, sizeof(where), "%s", hwloc_obj_type_string(n->ancestor->type));
+        fprintf(out, "    %-14s PCI %s\n", names, n->pci[0] ? n->pci : "?");
+        fprintf(out, "    %-14s nearest cores %s (PUs %s; %s)\n", "", cores, pus, where);
+    }
+}
+
 void ti_print_topology(FILE *out)
 {
-    const char *src = getenv("HWLOC_XMLFILE") ? "HWLOC_XMLFILE"
-                      : getenv("HWLOC_SYNTHETIC") ? "HWLOC_SYNTHETIC"
-                                                  : NULL;
-    fprintf(out, "\nTopology (hwloc%s%s)\n", src ? ", from " : "",
-            src ? src : "");
-    const tn_topo_t *t = tn_topo_get();
+    const tn_topo_t *t = tn_topo_get_io();
+    fprintf(out, "\nTopology (hwloc, from %s)\n", t ? t->source : "nowhere");
     if (!t) {
         fprintf(out, "  hwloc could not load the topology; Tern assumes "
                      "one NUMA domain\n");
@@ -119,6 +166,10 @@ void ti_print_topology(FILE *out)
             aff ? pus : "?");
     hwloc_bitmap_free(aff);
     fprintf(out, "  memory         %s\n", mem);
+    print_nics(out, t);
+    if (!t->thissystem)
+        fprintf(out, "  (simulated: not this machine; binding and memory placement are "
+                     "planned, not applied)\n");
 }
 
 /* ---- huge pages ---------------------------------------------------------- */

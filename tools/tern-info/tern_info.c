@@ -1,7 +1,8 @@
 /* tern-info: prints the version and build options of this Tern, its
  * transports, the node's topology and huge pages (default), every TERN_*
- * variable (-c), the configuration reference page (--markdown), or this
- * process's binding inside a job (-b). Needs no tern_init. */
+ * variable (-c), the configuration reference page (--markdown), this
+ * process's binding inside a job (-b), the copy decisions inside a job
+ * (--copy, which calls tern_init) or a new copy calibration (--calibrate). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@ static void usage(FILE *out)
             "                  description; exits 1 if one has a bad value\n"
             "  -b, --bindings  this process's rank, CPU binding and NUMA domain;\n"
             "                  run it as a job: ternrun -n 4 tern-info -b\n"
+            "      --copy      the topology-aware copy decisions (distance class\n"
+            "                  of every local rank, thresholds, the copy chosen\n"
+            "                  per size); run it as a job: ternrun -n 4 tern-info\n"
+            "                  --copy\n"
+            "      --calibrate measure where non-temporal copies pay, now, and\n"
+            "                  keep the result for TERN_SHM_TOPO=auto\n"
             "      --markdown  the configuration reference page\n"
             "                  (docs/configuration.md) on standard output\n"
             "  -v, --version   the version only\n"
@@ -175,12 +182,14 @@ static void print_config_summary(FILE *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_MARKDOWN = 256 };
+    enum { OPT_MARKDOWN = 256, OPT_COPY, OPT_CALIBRATE };
     static const struct option opts[] = {
         {"all", no_argument, NULL, 'a'},
         {"config", no_argument, NULL, 'c'},
         {"bindings", no_argument, NULL, 'b'},
         {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"copy", no_argument, NULL, OPT_COPY},
+        {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"version", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -190,9 +199,10 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "acbvh", opts, NULL)) != -1) {
         switch (c) {
         case 'a': case 'c': case 'b': case 'v': case OPT_MARKDOWN:
+        case OPT_COPY: case OPT_CALIBRATE:
             if (mode && mode != c) {
-                fprintf(stderr, "tern-info: choose one of -a, -c, -b, "
-                                "--markdown, -v\n");
+                fprintf(stderr, "tern-info: choose one of -a, -c, -b, --copy, "
+                                "--calibrate, --markdown, -v\n");
                 usage(stderr);
                 return 2;
             }
@@ -224,6 +234,10 @@ int main(int argc, char **argv)
         return print_config(stdout);
     case 'b':
         return ti_print_binding();
+    case OPT_COPY:
+        return ti_print_copy(argc, argv);
+    case OPT_CALIBRATE:
+        return ti_print_calibrate();
     default:
         break;
     }

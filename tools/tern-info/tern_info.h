@@ -19,4 +19,12 @@ void ti_print_hugepages(FILE *out);
  * tern_init. Returns the exit status. */
 int ti_print_binding(void);
 
+/* --copy: run as a job (ternrun -n 4 tern-info --copy); tern_init, then
+ * the first rank of each node prints the distance classes of its ranks,
+ * the calibration and the copy decision table. Returns the exit status. */
+int ti_print_copy(int argc, char **argv);
+/* --calibrate: measures where non-temporal copies pay, now, prints both
+ * curves and updates the cache. Returns the exit status. */
+int ti_print_calibrate(void);
+
 #endif

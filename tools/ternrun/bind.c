@@ -1,6 +1,8 @@
-/* Where each rank runs: the plan is made with hwloc before any rank starts
- * and applied in the child before exec (spawn.c), so a rank's first touch
- * of memory already happens on its own core and NUMA domain. */
+/* Where each rank runs: the plan is made with hwloc (tn_topo_place) before
+ * any rank starts and applied in the child before exec (spawn.c), so a
+ * rank's first touch of memory already happens on its own core and NUMA
+ * domain. In a simulated topology (HWLOC_XMLFILE, HWLOC_SYNTHETIC) the plan
+ * cannot be applied: each rank is told its planned CPU set instead. */
 #include "ternrun.h"
 
 #include <hwloc.h>
@@ -9,45 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tern/status.h>
+
 #include "base/topo.h"
-
-/* Binding units (cores or NUMA domains) that share CPUs with what this
- * process may use: an outer binding (taskset, a batch system's cgroup) is
- * respected, not escaped. Returns the count; sets are allowed ∩ unit. */
-static int units_of(hwloc_topology_t h, hwloc_obj_type_t type,
-                    hwloc_const_bitmap_t allowed, hwloc_bitmap_t *sets,
-                    int *index, int max)
-{
-    int n = 0;
-    int total = hwloc_get_nbobjs_by_type(h, type);
-    for (int i = 0; i < total && n < max; i++) {
-        hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
-        if (!o || !o->cpuset || !hwloc_bitmap_intersects(o->cpuset, allowed))
-            continue;
-        sets[n] = hwloc_bitmap_alloc();
-        hwloc_bitmap_and(sets[n], o->cpuset, allowed);
-        index[n++] = (int)o->logical_index;
-    }
-    return n;
-}
-
-/* NUMA domains (logical indexes, list form) whose CPUs meet set. */
-static void numa_of(hwloc_topology_t h, hwloc_const_bitmap_t set, char *buf,
-                    size_t len)
-{
-    hwloc_bitmap_t doms = hwloc_bitmap_alloc();
-    int total = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
-    for (int i = 0; i < total; i++) {
-        hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
-        if (o && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set))
-            hwloc_bitmap_set(doms, o->logical_index);
-    }
-    if (hwloc_bitmap_iszero(doms))
-        snprintf(buf, len, "0");
-    else
-        hwloc_bitmap_list_snprintf(buf, len, doms);
-    hwloc_bitmap_free(doms);
-}
 
 static void plan_nodes(tr_job_t *job)
 {
@@ -64,9 +30,14 @@ static void plan_nodes(tr_job_t *job)
 /* Without hwloc: no binding, the inherited affinity reported as is. */
 static int plan_without_topology(tr_job_t *job)
 {
-    if (job->bind == TR_BIND_CORE || job->bind == TR_BIND_NUMA) {
+    if (job->bind != TN_BIND_AUTO && job->bind != TN_BIND_NONE) {
         fprintf(stderr, "ternrun: cannot bind ranks: hwloc could not load "
                         "this machine's topology; use --bind-to none\n");
+        return 1;
+    }
+    if (job->map == TN_MAP_DIST) {
+        fprintf(stderr, "ternrun: --map-by dist:%s needs the topology, which hwloc "
+                        "could not load\n", job->device);
         return 1;
     }
     snprintf(job->bind_note, sizeof(job->bind_note),
@@ -76,6 +47,7 @@ static int plan_without_topology(tr_job_t *job)
         snprintf(r->cpus_text, sizeof(r->cpus_text), "?");
         snprintf(r->numa_text, sizeof(r->numa_text), "?");
         snprintf(r->unit_text, sizeof(r->unit_text), "not bound");
+        snprintf(r->nic_text, sizeof(r->nic_text), "?");
     }
     return 0;
 }
@@ -83,83 +55,70 @@ static int plan_without_topology(tr_job_t *job)
 int tr_bind_plan(tr_job_t *job)
 {
     plan_nodes(job);
-    if (job->bind == TR_BIND_NONE && !job->report_bindings)
+    int needed = job->bind != TN_BIND_NONE || job->report_bindings || job->dry_run ||
+                 job->map != TN_MAP_PACKED;
+    if (!needed)
         return 0; /* nothing to compute, and no topology to load */
-    const tn_topo_t *topo = tn_topo_get();
-    if (!topo)
+    /* With the network devices: the report names each rank's nearest. */
+    const tn_topo_t *topo = tn_topo_get_io();
+    if (!topo) {
+        if (getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC"))
+            return 1; /* the bad description was named while loading it */
         return plan_without_topology(job);
-    hwloc_topology_t h = topo->h;
+    }
+    job->simulated = !topo->thissystem;
     hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(h, allowed, HWLOC_CPUBIND_PROCESS) != 0 ||
-        hwloc_bitmap_iszero(allowed))
-        hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(h));
-
-    enum { MAXU = 1024 };
-    hwloc_bitmap_t *sets = calloc(MAXU, sizeof(*sets));
-    int *index = calloc(MAXU, sizeof(*index));
-    if (!sets || !index) {
+    if (!allowed) {
         fprintf(stderr, "ternrun: out of memory planning bindings\n");
         return 1;
     }
-    hwloc_obj_type_t core_type =
-        hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE
-                                                        : HWLOC_OBJ_PU;
-    int ncores = units_of(h, core_type, allowed, sets, index, MAXU);
-    int mode = job->bind;
-    if (mode == TR_BIND_AUTO) {
-        if (job->n <= ncores) {
-            mode = TR_BIND_CORE;
-            snprintf(job->bind_note, sizeof(job->bind_note),
-                     "binding each rank to a core (default: %d ranks, %d "
-                     "cores usable)", job->n, ncores);
-        } else {
-            mode = TR_BIND_NONE;
-            snprintf(job->bind_note, sizeof(job->bind_note),
-                     "not binding (default): %d ranks but only %d cores "
-                     "usable, so ranks would share cores; --bind-to core "
-                     "forces round-robin, --bind-to numa binds to domains",
-                     job->n, ncores);
-        }
-    } else if (mode == TR_BIND_CORE && job->n > ncores) {
-        snprintf(job->bind_note, sizeof(job->bind_note),
-                 "%d ranks on %d cores: up to %d ranks share a core",
-                 job->n, ncores, (job->n + ncores - 1) / ncores);
+    /* An outer binding (taskset, a batch system's cgroup) is respected:
+     * only the CPUs ternrun itself may use are planned with. A simulated
+     * topology has nothing to do with this process's CPUs. */
+    if (job->simulated ||
+        hwloc_get_cpubind(topo->h, allowed, HWLOC_CPUBIND_PROCESS) != 0 ||
+        hwloc_bitmap_iszero(allowed))
+        hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topo->h));
+
+    tn_place_req_t req = {
+        .n = job->n,
+        .bind = job->bind,
+        .map = job->map,
+        .device = job->device,
+        .oversubscribe = job->oversubscribe,
+        .allowed = allowed,
+    };
+    tn_place_t *plan = calloc((size_t)job->n, sizeof(*plan));
+    char err[512];
+    int rc = plan ? tn_topo_place(topo, &req, plan, job->bind_note, sizeof(job->bind_note),
+                                  err, sizeof(err))
+                  : TERN_ERR_NOMEM;
+    hwloc_bitmap_free(allowed);
+    if (rc != TERN_OK) {
+        fprintf(stderr, "ternrun: %s\n", plan ? err : "out of memory planning bindings");
+        free(plan);
+        return rc == TERN_ERR_CONFIG ? 2 : 1;
     }
-    int nunits = ncores;
-    const char *unit_name = core_type == HWLOC_OBJ_CORE ? "core" : "PU";
-    if (mode == TR_BIND_NUMA) {
-        for (int i = 0; i < ncores; i++)
-            hwloc_bitmap_free(sets[i]);
-        nunits = units_of(h, HWLOC_OBJ_NUMANODE, allowed, sets, index, MAXU);
-        unit_name = "NUMA";
-        if (nunits == 0) { /* no NUMA object with CPUs: one domain */
-            sets[0] = hwloc_bitmap_dup(allowed);
-            index[0] = 0;
-            nunits = 1;
-        }
+    if (job->simulated) {
+        size_t len = strlen(job->bind_note);
+        snprintf(job->bind_note + len, sizeof(job->bind_note) - len,
+                 "%stopology simulated (%.200s): bindings planned, not applied; each "
+                 "rank gets its plan in TERN_BOOT_CPUSET", len ? "; " : "", topo->source);
     }
     for (int i = 0; i < job->n; i++) {
         tr_rank_t *r = &job->ranks[i];
-        hwloc_const_bitmap_t set = allowed;
-        if (mode != TR_BIND_NONE && nunits > 0) {
-            int u = i % nunits;
-            set = sets[u];
-            r->bound = 1;
-            snprintf(r->unit_text, sizeof(r->unit_text), "%s %d", unit_name,
-                     index[u]);
-            hwloc_cpuset_to_glibc_sched_affinity(h, set, &r->cpus,
+        tn_place_t *p = &plan[i];
+        r->bound = p->bound && !job->simulated;
+        if (r->bound)
+            hwloc_cpuset_to_glibc_sched_affinity(topo->h, p->cpuset, &r->cpus,
                                                  sizeof(r->cpus));
-        } else {
-            snprintf(r->unit_text, sizeof(r->unit_text), "not bound");
-        }
-        hwloc_bitmap_list_snprintf(r->cpus_text, sizeof(r->cpus_text), set);
-        numa_of(h, set, r->numa_text, sizeof(r->numa_text));
+        hwloc_bitmap_list_snprintf(r->cpus_text, sizeof(r->cpus_text), p->cpuset);
+        snprintf(r->unit_text, sizeof(r->unit_text), "%s", p->unit);
+        snprintf(r->numa_text, sizeof(r->numa_text), "%s", p->numa);
+        snprintf(r->nic_text, sizeof(r->nic_text), "%s", p->nic ? p->nic->name : "none");
     }
-    for (int i = 0; i < nunits; i++)
-        hwloc_bitmap_free(sets[i]);
-    free(sets);
-    free(index);
-    hwloc_bitmap_free(allowed);
+    tn_topo_place_free(plan, job->n);
+    free(plan);
     return 0;
 }
 
@@ -170,14 +129,14 @@ void tr_bind_report(const tr_job_t *job)
     int len;
     if (job->bind_note[0]) {
         len = snprintf(line, sizeof(line), "ternrun: %s\n", job->bind_note);
-        fwrite(line, 1, (size_t)len, stderr);
+        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1, stderr);
     }
     for (int i = 0; i < job->n; i++) {
         const tr_rank_t *r = &job->ranks[i];
         len = snprintf(line, sizeof(line),
-                       "ternrun: [%s] rank %d: cpuset %s (%s), NUMA %s\n",
-                       r->node, i, r->cpus_text, r->unit_text, r->numa_text);
-        fwrite(line, 1, (size_t)len, stderr);
+                       "ternrun: [%s] rank %d: cpuset %s (%s), NUMA %s, NIC %s\n",
+                       r->node, i, r->cpus_text, r->unit_text, r->numa_text, r->nic_text);
+        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1, stderr);
     }
     fflush(stderr);
 }

@@ -24,11 +24,21 @@ static void usage(FILE *f)
         "Starts N ranks of program on this node and serves their bootstrap.\n"
         "\n"
         "  -n, --np N            number of ranks (1..%d)\n"
-        "  --bind-to core|numa|none\n"
-        "                        pin rank i to a core (round-robin), to a NUMA\n"
-        "                        domain, or not at all; default: core when N\n"
-        "                        is at most the number of cores, else none\n"
-        "  --report-bindings     print each rank's host, cpuset and NUMA domain\n"
+        "  --bind-to core|l3|numa|package|none\n"
+        "                        bind each rank to the core it is mapped to, or\n"
+        "                        to that core's L3 cache, NUMA domain or package,\n"
+        "                        or not at all; default: core when N is at most\n"
+        "                        the number of cores, else none\n"
+        "  --map-by packed|spread|numa|dist:DEVICE\n"
+        "                        the order in which ranks take cores: in order\n"
+        "                        (default), round-robin over packages or over\n"
+        "                        NUMA domains, or nearest to network device\n"
+        "                        DEVICE first (tern-info lists the devices)\n"
+        "  --oversubscribe       allow more ranks than cores with --bind-to\n"
+        "                        (they share cores round-robin)\n"
+        "  --report-bindings     print each rank's host, cpuset, NUMA domain and\n"
+        "                        nearest network device\n"
+        "  --dry-run             plan and report the bindings, start nothing\n"
         "  --tag-output          prefix each output line of a rank with [rank]\n"
         "  --nodes K             simulate K nodes: ranks split into K blocks,\n"
         "                        each block with its own node identity\n"
@@ -68,10 +78,13 @@ static int parse_count(const char *s, long max, int *out)
 
 int tr_parse_args(tr_job_t *job, int argc, char **argv)
 {
-    enum { OPT_BIND = 256, OPT_REPORT, OPT_TAG, OPT_NODES };
+    enum { OPT_BIND = 256, OPT_REPORT, OPT_TAG, OPT_NODES, OPT_MAP, OPT_OVER, OPT_DRY };
     static const struct option opts[] = {
         {"np", required_argument, NULL, 'n'},
         {"bind-to", required_argument, NULL, OPT_BIND},
+        {"map-by", required_argument, NULL, OPT_MAP},
+        {"oversubscribe", no_argument, NULL, OPT_OVER},
+        {"dry-run", no_argument, NULL, OPT_DRY},
         {"report-bindings", no_argument, NULL, OPT_REPORT},
         {"tag-output", no_argument, NULL, OPT_TAG},
         {"nodes", required_argument, NULL, OPT_NODES},
@@ -96,15 +109,36 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
             break;
         case OPT_BIND:
             if (strcmp(optarg, "core") == 0)
-                job->bind = TR_BIND_CORE;
+                job->bind = TN_BIND_CORE;
+            else if (strcmp(optarg, "l3") == 0)
+                job->bind = TN_BIND_L3;
             else if (strcmp(optarg, "numa") == 0)
-                job->bind = TR_BIND_NUMA;
+                job->bind = TN_BIND_NUMA;
+            else if (strcmp(optarg, "package") == 0)
+                job->bind = TN_BIND_PACKAGE;
             else if (strcmp(optarg, "none") == 0)
-                job->bind = TR_BIND_NONE;
+                job->bind = TN_BIND_NONE;
             else
-                return usage_error("--bind-to '%s': use core, numa or none",
+                return usage_error("--bind-to '%s': use core, l3, numa, package or none",
                                    optarg);
             break;
+        case OPT_MAP:
+            if (strcmp(optarg, "packed") == 0)
+                job->map = TN_MAP_PACKED;
+            else if (strcmp(optarg, "spread") == 0)
+                job->map = TN_MAP_SPREAD;
+            else if (strcmp(optarg, "numa") == 0)
+                job->map = TN_MAP_NUMA;
+            else if (strncmp(optarg, "dist:", 5) == 0 && optarg[5]) {
+                job->map = TN_MAP_DIST;
+                job->device = optarg + 5;
+            } else
+                return usage_error("--map-by '%s': use packed, spread, numa or "
+                                   "dist:DEVICE (a network device such as mlx5_0)",
+                                   optarg);
+            break;
+        case OPT_OVER: job->oversubscribe = 1; break;
+        case OPT_DRY: job->dry_run = 1; break;
         case OPT_REPORT: job->report_bindings = 1; break;
         case OPT_TAG: job->tag_output = 1; break;
         case OPT_NODES:
@@ -121,7 +155,7 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
     }
     if (!have_n)
         return usage_error("the number of ranks is missing: -n N");
-    if (optind >= argc)
+    if (optind >= argc && !job->dry_run)
         return usage_error("the program to run is missing");
     if (job->nodes > job->n)
         return usage_error("--nodes %d is more than -n %d: every simulated "
@@ -169,7 +203,7 @@ static void make_jobid(tr_job_t *job)
 
 int main(int argc, char **argv)
 {
-    static tr_job_t job = {.bind = TR_BIND_AUTO, .nodes = 1, .lfd = -1,
+    static tr_job_t job = {.bind = TN_BIND_AUTO, .map = TN_MAP_PACKED, .nodes = 1, .lfd = -1,
                            .sfd = -1, .errfd = -1};
     int rc = tr_parse_args(&job, argc, argv);
     if (rc)
@@ -188,10 +222,13 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < job.n; i++)
         job.ranks[i].conn = -1;
-    if (tr_bind_plan(&job) != 0)
-        return 1;
-    if (job.report_bindings)
+    rc = tr_bind_plan(&job);
+    if (rc != 0)
+        return rc;
+    if (job.report_bindings || job.dry_run)
         tr_bind_report(&job);
+    if (job.dry_run)
+        return 0;
     /* A reader that goes away (ternrun ... | head) must not kill ternrun
      * before it has ended the job. */
     signal(SIGPIPE, SIG_IGN);

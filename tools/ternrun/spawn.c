@@ -142,6 +142,12 @@ child(tr_job_t *job, int i, const int *outfd, int errw, int stdin_tty)
     snprintf(num, sizeof(num), "%d", job->n);
     set_env("TERN_BOOT_SIZE", num);
     set_env("TERN_BOOT_NODE", r->node);
+    /* A simulated topology cannot bind: the rank takes its planned CPUs
+     * as its place (base/topo.c, tn_topo_my_cpuset). */
+    if (job->simulated)
+        set_env("TERN_BOOT_CPUSET", r->cpus_text);
+    else
+        unsetenv("TERN_BOOT_CPUSET");
     if (r->bound && sched_setaffinity(0, sizeof(r->cpus), &r->cpus) != 0)
         fprintf(stderr, "ternrun: warning: cannot bind rank %d to cpuset %s: "
                         "%s; it runs unbound\n", i, r->cpus_text,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/topo.h"
 #include "boot/wire.h"
 
 #define TR_MAX_RANKS 4096
@@ -17,7 +18,7 @@
 #define TR_DRAIN_S 1.0       /* output still read after the last rank ended */
 #define TR_LINE_MAX 65536    /* longer output lines are split */
 
-enum { TR_BIND_AUTO, TR_BIND_CORE, TR_BIND_NUMA, TR_BIND_NONE };
+/* Bindings and mappings are base/topo.h's TN_BIND_* and TN_MAP_*. */
 
 /* One piped output stream of a rank (only with --tag-output). */
 typedef struct tr_out {
@@ -38,11 +39,12 @@ typedef struct tr_rank {
     int in_coll;      /* contributed to the collective in progress */
     int conn;         /* index in job->conns, -1 when not connected */
     double eof_at;    /* >0: connection lost without fini at this time */
-    int bound;
+    int bound;        /* cpus is applied with sched_setaffinity */
     cpu_set_t cpus;
-    char cpus_text[64]; /* list form, "0-3" */
+    char cpus_text[128]; /* list form, "0-3"; the plan, also when simulated */
     char numa_text[32]; /* NUMA domains the cpuset covers, "0" */
     char unit_text[32]; /* "core 3", "NUMA 0", "not bound" */
+    char nic_text[32];  /* nearest network device, "none" */
     char node[80];    /* TERN_BOOT_NODE */
     tr_out_t out[2];
 } tr_rank_t;
@@ -58,14 +60,19 @@ typedef struct tr_conn {
 typedef struct tr_job {
     /* options */
     int n;
-    int bind;
+    int bind;         /* TN_BIND_* */
+    int map;          /* TN_MAP_* */
+    const char *device; /* --map-by dist:DEVICE */
+    int oversubscribe;
+    int dry_run;      /* plan and report, start nothing */
+    int simulated;    /* the topology is not this machine's (XML, synthetic) */
     int report_bindings;
     int tag_output;
     int nodes;        /* simulated nodes (--nodes), 1 = this host */
     char **argv;      /* program and its arguments */
     double boot_timeout; /* TERN_BOOT_TIMEOUT; <= 0: none */
     int verbose;
-    char bind_note[200]; /* why the binding is what it is (for the report) */
+    char bind_note[512]; /* why the binding is what it is (for the report) */
 
     /* resources */
     char host[64];
@@ -105,7 +112,8 @@ typedef struct tr_job {
 /* main.c */
 int tr_parse_args(tr_job_t *job, int argc, char **argv);
 
-/* bind.c: computes every rank's binding before any is started */
+/* bind.c: computes every rank's binding before any is started; 0, or the
+ * exit status after printing why not (2: a request that cannot be met) */
 int tr_bind_plan(tr_job_t *job);
 void tr_bind_report(const tr_job_t *job);
 

@@ -75,7 +75,7 @@ int tn_shm_create(int nlocal, int me, const int *ranks,
             }
             s->map_sizes[i] = infos[i].map_size;
         }
-        s->ctrl[i] = (tn_shm_ctrl_t *)s->maps[i];
+        s->ctrl[i] = (tn_ctrl_t *)s->maps[i];
     }
     *out = s;
     return TERN_OK;
@@ -108,10 +108,10 @@ void tn_shm_barrier(tn_shm_t *s)
     int k = 0;
     for (int dist = 1; dist < n; dist <<= 1, k++) {
         int to = (s->me + dist) % n;
-        tn_shm_flag_t *out = &s->ctrl[to]->barrier[k];
+        tn_ctrl_flag_t *out = &s->ctrl[to]->node_barrier[k];
         atomic_store_explicit(&out->epoch, epoch, memory_order_seq_cst);
         tn_wait_wake(&out->epoch, &out->sleeping);
-        tn_shm_flag_t *in = &s->ctrl[s->me]->barrier[k];
+        tn_ctrl_flag_t *in = &s->ctrl[s->me]->node_barrier[k];
         for (;;) {
             uint32_t v = atomic_load_explicit(&in->epoch, memory_order_acquire);
             if ((int32_t)(v - epoch) >= 0)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mem/ctrl.h"
 #include "xport/xport.h"
 
 /* What a rank publishes about its segment (exchanged by allgather). */
@@ -22,20 +23,6 @@ typedef struct tn_seg_info {
 } tn_seg_info_t;
 _Static_assert(sizeof(tn_seg_info_t) == 40, "tn_seg_info_t is exchanged between processes");
 
-/* Control area at the start of every rank's mapping. Flags are written by
- * one peer (the rank 2^k below in round k) and read by the owner. */
-#define TN_SHM_ROUNDS 32
-typedef struct tn_shm_flag {
-    _Alignas(64) _Atomic uint32_t epoch;  /* written by the signalling peer */
-    _Atomic uint32_t sleeping;            /* set by the owner before futex_wait */
-} tn_shm_flag_t;
-
-typedef struct tn_shm_ctrl {
-    tn_shm_flag_t barrier[TN_SHM_ROUNDS];
-} tn_shm_ctrl_t;
-_Static_assert(sizeof(tn_shm_flag_t) == 64, "one flag per cache line");
-_Static_assert(sizeof(tn_shm_ctrl_t) == 64 * TN_SHM_ROUNDS, "shared layout");
-
 typedef struct tn_shm {
     tn_xport_t base;
     int nlocal;          /* ranks on this node */
@@ -43,7 +30,7 @@ typedef struct tn_shm {
     const int *ranks;    /* global rank of each local index */
     void **maps;         /* per local index: mapping of its segment */
     size_t *map_sizes;
-    tn_shm_ctrl_t **ctrl;/* per local index: its control area */
+    tn_ctrl_t **ctrl;    /* per local index: its control area */
     uint32_t epoch;      /* barriers completed by this rank */
     int wait_mode;       /* TERN_WAIT_MODE index */
     int oversubscribed;

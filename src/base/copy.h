@@ -1,0 +1,80 @@
+/* Copy kernels: the regular copy (libc memcpy) and copies with
+ * non-temporal (streaming) stores in AVX-512, AVX2 and SSE2 forms, the best
+ * one picked once from the CPU. Mechanism only: which copy a transfer gets
+ * is decided in core/copy.c. */
+#ifndef TN_COPY_H
+#define TN_COPY_H
+
+#include <stddef.h>
+
+typedef enum {
+    TN_COPY_ISA_NONE = 0, /* no non-temporal kernel (not x86-64) */
+    TN_COPY_ISA_SSE2 = 1, /* movntdq, 16 B per store */
+    TN_COPY_ISA_AVX2 = 2, /* vmovntdq ymm, 32 B per store */
+    TN_COPY_ISA_AVX512 = 3, /* vmovntdq zmm, 64 B per store */
+} tn_copy_isa_t;
+
+typedef void (*tn_copy_fn)(void *dst, const void *src, size_t n);
+
+/* The widest kernel this CPU and kernel support (cpuid and XCR0, read
+ * once). */
+tn_copy_isa_t tn_copy_isa_best(void);
+const char *tn_copy_isa_name(tn_copy_isa_t isa);
+/* 1 if the kernel of isa can run on this CPU. */
+int tn_copy_isa_supported(tn_copy_isa_t isa);
+
+/* The non-temporal kernel of isa, or NULL when unsupported. Each copies n
+ * bytes (any alignment, any n; the unaligned head and the tail under one
+ * vector use regular stores) and ends with sfence, so the data is
+ * globally visible before any later store of the caller - a flag written
+ * after the copy is never seen before the data. */
+tn_copy_fn tn_copy_nt_fn(tn_copy_isa_t isa);
+
+/* Non-temporal copy with the best kernel (memcpy without one). */
+void tn_copy_nt(void *dst, const void *src, size_t n);
+
+/* ---- measuring where non-temporal stores start to pay -------------------- */
+
+#define TN_COPY_CURVE_MAX 16
+
+/* GB/s of the regular and the non-temporal copy of size bytes. */
+typedef struct tn_copy_point {
+    size_t size;
+    double reg, nt;
+} tn_copy_point_t;
+
+/* Two measured curves and their crossovers (the size from which the
+ * non-temporal copy is faster at every larger size measured; SIZE_MAX when
+ * it never is within the sizes measured):
+ *  - hot: the same destination copied again and again, so it stays in
+ *    this core's caches - the case of a consumer that shares them;
+ *  - cold: the destination evicted from this core's caches before every
+ *    copy - the case of a consumer elsewhere, which took the lines last. */
+typedef struct tn_copy_calib {
+    int isa;                 /* tn_copy_isa_t measured */
+    size_t hot, cold;        /* crossovers in bytes, or SIZE_MAX */
+    int nhot, ncold;
+    tn_copy_point_t hot_pt[TN_COPY_CURVE_MAX], cold_pt[TN_COPY_CURVE_MAX];
+    double seconds;          /* time the measurement took */
+    int disturbed;           /* the machine was busy while measuring (the
+                                thread was preempted, or the memory's rate
+                                varied by more than 2x): not worth keeping */
+} tn_copy_calib_t;
+
+/* Measures both curves on the calling thread's CPU: hot from 256 KiB up to
+ * hot_max, cold from 4 KiB up to cold_max, doubling, each stopped early
+ * once the non-temporal copy has won at two sizes in a row. Uses its own
+ * scratch memory (2 x hot_max, touched only as far as the sizes go).
+ * Returns TERN_OK, TERN_ERR_NOMEM, or TERN_ERR_UNSUPPORTED without a
+ * non-temporal kernel. */
+int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out);
+
+/* The crossover of a curve: the first size from which nt is faster than
+ * reg by more than 3% at every later point, interpolated (where nt/reg
+ * crosses 1.03) between that point and the one before it in log2(size)
+ * and rounded up to 4 KiB; SIZE_MAX if the last point does not favour
+ * nt; the first size if every point does. Within 3% the regular copy is
+ * kept: it leaves the data in the cache a consumer may share. */
+size_t tn_copy_crossover(const tn_copy_point_t *pt, int n);
+
+#endif

@@ -1,0 +1,73 @@
+/* Topology-aware copies with shared-memory peers: the policy (which copy a
+ * put or get of n bytes with a peer of a given distance class gets), the
+ * calibration it is built from (measured once per machine and cached),
+ * and the per-peer set-up at start-up (core/topo_peers.c). The copy
+ * kernels are in base/copy.h. */
+#ifndef TN_CORE_COPY_H
+#define TN_CORE_COPY_H
+
+#include <stddef.h>
+
+#include "base/copy.h"
+#include "base/topo.h"
+
+/* TERN_SHM_TOPO, in the order of its choices. */
+enum { TN_SHM_TOPO_AUTO = 0, TN_SHM_TOPO_ON = 1, TN_SHM_TOPO_OFF = 2 };
+/* TERN_SHM_CALIBRATE */
+enum { TN_CALIB_AUTO = 0, TN_CALIB_ALWAYS = 1, TN_CALIB_NEVER = 2 };
+
+#define TN_COPY_NEVER ((size_t)-1)
+
+/* Non-temporal stores for copies of put[c] (get[c]) bytes or more with a
+ * peer of distance class c; TN_COPY_NEVER: regular copies only. */
+typedef struct tn_copy_policy {
+    int mode;                  /* TN_SHM_TOPO_* */
+    int isa;                   /* tn_copy_isa_t of the non-temporal kernel */
+    size_t put[TN_DIST_COUNT];
+    size_t get[TN_DIST_COUNT];
+} tn_copy_policy_t;
+
+/* The policy for mode from the calibration's two crossovers: a put's
+ * data is read next by the peer, so a peer sharing this rank's L3 (and
+ * self) gets the hot crossover and a peer outside it the cold one; a
+ * get's data is read next by this rank, so every class gets the hot one.
+ * on: 0 everywhere; off: TN_COPY_NEVER everywhere. calib may be NULL for
+ * on and off. */
+void tn_copy_policy_make(int mode, const tn_copy_calib_t *calib,
+                         tn_copy_policy_t *out);
+
+/* 1 when a copy of n bytes with a peer of class dist (put: towards it)
+ * uses non-temporal stores under p. */
+static inline int tn_copy_policy_nt(const tn_copy_policy_t *p, int dist, int put,
+                                    size_t n)
+{
+    size_t thr = put ? p->put[dist] : p->get[dist];
+    return n >= thr;
+}
+
+/* Thresholds estimated without measuring (TERN_SHM_CALIBRATE=never): the
+ * hot crossover at the size of one L3 (hwloc), the cold one at 64 KiB. */
+void tn_copy_calib_estimate(const tn_topo_t *t, tn_copy_calib_t *out);
+
+/* Where the calibration comes from: the cache file for this machine (path
+ * into path), read if valid; else measured (with mode != NEVER) and
+ * written; else estimated. origin gets a sentence for reports. Returns
+ * TERN_OK (an unusable cache is only logged at debug level). */
+int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t *t,
+                         tn_copy_calib_t *out, char *origin, size_t originlen);
+
+/* The cache file name for this machine and build: a hash of the CPU
+ * model, the kernel ISA, the topology's shape and the C library, so that a
+ * home directory shared by different nodes holds one file per kind. */
+int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path,
+                       size_t len, char *key, size_t keylen);
+
+/* ---- state after tern_init (core/topo_peers.c; its entry point,
+ * tn_topo_peers_init, is declared in core.h) ------------------------------- */
+
+/* The policy and calibration in force in this process (after init), with
+ * the sentence on where the calibration came from. */
+const tn_copy_policy_t *tn_copy_policy_current(void);
+const tn_copy_calib_t *tn_copy_calib_current(const char **origin);
+
+#endif

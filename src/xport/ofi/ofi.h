@@ -1,0 +1,106 @@
+/* Network transport over libfabric RDM endpoints: one endpoint per rank,
+ * the whole segment mapping registered once, addresses and keys exchanged
+ * by the bootstrap's allgather, RMA with fi_writemsg/fi_readmsg. */
+#ifndef TN_OFI_H
+#define TN_OFI_H
+
+#include <pthread.h>
+#include <rdma/fabric.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "boot/boot.h"
+#include "xport/xport.h"
+
+typedef struct tn_ofi_op tn_ofi_op_t;
+
+/* What every rank publishes about its endpoint and registration. */
+#define TN_OFI_NAME_MAX 256
+typedef struct tn_ofi_addr {
+    uint64_t map_base; /* start of the registered mapping, owner's address */
+    uint64_t map_size;
+    uint64_t key;      /* remote key of that registration */
+    uint64_t name_len;
+    uint8_t name[TN_OFI_NAME_MAX];
+} tn_ofi_addr_t;
+
+typedef struct tn_ofi_opts {
+    const char *provider; /* TERN_OFI_PROVIDER ("" = best available) */
+    const char *domain;   /* TERN_OFI_DOMAIN ("" = provider's first) */
+    long tx_depth;        /* operations in flight at most (0 = provider's) */
+    int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
+    int progress_thread;  /* TERN_PROGRESS_THREAD */
+    long progress_cpu;    /* TERN_PROGRESS_THREAD_CPU (-1: not pinned) */
+} tn_ofi_opts_t;
+
+typedef struct tn_ofi {
+    tn_xport_t base;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_ep *ep;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_mr *mr;   /* the segment mapping */
+    void *mr_desc;
+    void *map;           /* registered mapping: control area + segment */
+    size_t map_size;
+    int rank, size;
+    tn_ofi_addr_t *peers;/* [size] */
+    fi_addr_t *fi_addrs; /* [size] */
+    int virt_addr;       /* FI_MR_VIRT_ADDR: remote addresses are virtual */
+    int mr_local;        /* local buffers need descriptors */
+    size_t inject_size, max_msg;
+    /* Operation descriptors: bounded in-flight operations. */
+    tn_ofi_op_t *ops, *free_ops;
+    long nops, inflight;
+    char *bounce;        /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
+    struct fid_mr *bounce_mr;
+    pthread_mutex_t lock;
+    _Atomic int errors;  /* failed completions seen */
+    /* progress thread */
+    pthread_t thread;
+    _Atomic int thread_stop;
+    int have_thread;
+} tn_ofi_t;
+
+/* Open the endpoint, register [map, map+map_size), exchange addresses with
+ * every rank through boot (collective). Returns TERN_OK, TERN_ERR_CONFIG
+ * (a provider or domain asked for does not exist: the message lists the
+ * available ones), TERN_ERR_SYS (libfabric failed: the message names the
+ * call, the error and what to try). */
+int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size,
+                  const tn_ofi_opts_t *opts, tn_ofi_t **out);
+void tn_ofi_destroy(tn_ofi_t *o);
+
+/* Remote address of addr (in the peer's own address space) as the
+ * provider wants it (virtual, or offset from the registration). */
+static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *addr)
+{
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    return o->virt_addr ? a : a - o->peers[rank].map_base;
+}
+
+/* RMA entry points (ops table) and progress; see xport.h. */
+int tn_ofi_put(tn_xport_t *x, int rank, void *dst, const void *src, size_t n,
+               const tn_xport_done_t *done, unsigned flags);
+int tn_ofi_get(tn_xport_t *x, void *dst, int rank, const void *src, size_t n,
+               const tn_xport_done_t *done, unsigned flags);
+int tn_ofi_poll(tn_xport_t *x);
+int tn_ofi_op_pool_create(tn_ofi_t *o);
+void tn_ofi_op_pool_destroy(tn_ofi_t *o);
+
+int tn_ofi_thread_start(tn_ofi_t *o, long cpu);
+void tn_ofi_thread_stop(tn_ofi_t *o);
+
+/* For tern-info and the start-up report: the provider, domain and
+ * capabilities that fi_getinfo offers for opts (without opening). */
+int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out);
+/* One line naming the chosen provider and domain of o. */
+void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len);
+
+/* libfabric status to a Tern status (at the transport boundary). */
+int tn_ofi_status(int fi_rc);
+
+#endif

@@ -1,0 +1,332 @@
+/* libfabric set-up: provider choice, endpoint, registration of the segment
+ * mapping, address exchange. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <tern/status.h>
+
+#include "base/log.h"
+#include "xport/ofi/ofi.h"
+#include "xport/ofi/ofi_dl.h"
+
+#define TN_FI_VERSION FI_VERSION(1, 9)
+
+static const tn_xport_ops_t ofi_ops;
+
+int tn_ofi_status(int fi_rc)
+{
+    switch (fi_rc) {
+    case 0: return TERN_OK;
+    case -FI_EAGAIN: return TERN_ERR_AGAIN;
+    case -FI_ENOMEM: return TERN_ERR_NOMEM;
+    case -FI_ENODATA:
+    case -FI_ENOSYS:
+    case -FI_EOPNOTSUPP: return TERN_ERR_UNSUPPORTED;
+    case -FI_EINVAL: return TERN_ERR_INVALID;
+    default: return TERN_ERR_SYS;
+    }
+}
+
+static struct fi_info *make_hints(const tn_ofi_opts_t *opts, int want_msg_atomic)
+{
+    struct fi_info *h = tn_fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->ep_attr->type = FI_EP_RDM;
+    /* Messages and atomics are asked for the issues that follow (AM,
+     * atomics); RMA is what this transport uses now. */
+    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (want_msg_atomic)
+        h->caps |= FI_MSG | FI_ATOMIC;
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                              FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    if (opts->provider && *opts->provider)
+        h->fabric_attr->prov_name = strdup(opts->provider);
+    if (opts->domain && *opts->domain)
+        h->domain_attr->name = strdup(opts->domain);
+    return h;
+}
+
+/* Names of the providers that offer RDM endpoints with RMA here. */
+static void list_providers(char *buf, size_t len)
+{
+    tn_ofi_opts_t any = {0};
+    struct fi_info *h = make_hints(&any, 0), *info = NULL;
+    buf[0] = '\0';
+    if (h && tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info) == 0) {
+        size_t used = 0;
+        for (struct fi_info *i = info; i; i = i->next) {
+            const char *p = i->fabric_attr->prov_name;
+            if (strstr(buf, p))
+                continue;
+            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
+            if (w < 0 || (size_t)w >= len - used)
+                break;
+            used += (size_t)w;
+        }
+    }
+    tn_fi.freeinfo(info);
+    tn_fi.freeinfo(h);
+    if (!buf[0])
+        snprintf(buf, len, "(none)");
+}
+
+static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out)
+{
+    struct fi_info *h = make_hints(opts, 1), *info = NULL;
+    if (!h)
+        return TERN_ERR_NOMEM;
+    int rc = tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info);
+    if (rc == -FI_ENODATA) { /* no provider with messages and atomics too */
+        tn_fi.freeinfo(h);
+        h = make_hints(opts, 0);
+        rc = h ? tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info) : -FI_ENOMEM;
+    }
+    tn_fi.freeinfo(h);
+    if (rc != 0) {
+        char avail[512];
+        list_providers(avail, sizeof(avail));
+        if (opts->provider && *opts->provider)
+            tn_error("libfabric provider '%s'%s%s%s is not available for RDM RMA "
+                     "here (%s): set TERN_OFI_PROVIDER to one of: %s",
+                     opts->provider, opts->domain && *opts->domain ? " with domain '" : "",
+                     opts->domain && *opts->domain ? opts->domain : "",
+                     opts->domain && *opts->domain ? "'" : "", tn_fi.strerror(-rc), avail);
+        else
+            tn_error("no libfabric provider offers RDM endpoints with RMA (%s); "
+                     "providers seen: %s", tn_fi.strerror(-rc), avail);
+        return TERN_ERR_CONFIG;
+    }
+    *out = tn_fi.dupinfo(info); /* keep the first (best) only */
+    tn_fi.freeinfo(info);
+    return *out ? TERN_OK : TERN_ERR_NOMEM;
+}
+
+/* Logs a failed libfabric call with what it means for the user. */
+static int fi_fail(const char *call, int rc)
+{
+    const char *hint = "";
+    if (rc == -FI_ENOMEM || rc == -FI_EACCES || rc == -FI_EPERM) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            hint = " (the locked-memory limit may be too low: raise 'ulimit -l' or "
+                   "lower TERN_SEGMENT_SIZE)";
+    }
+    tn_error("libfabric %s failed: %s%s", call, tn_fi.strerror(-rc), hint);
+    return tn_ofi_status(rc) == TERN_ERR_NOMEM ? TERN_ERR_NOMEM : TERN_ERR_SYS;
+}
+
+static int open_endpoint(tn_ofi_t *o)
+{
+    struct fi_info *i = o->info;
+    int rc = tn_fi.fabric(i->fabric_attr, &o->fabric, NULL);
+    if (rc)
+        return fi_fail("fi_fabric", rc);
+    if ((rc = fi_domain(o->fabric, i, &o->domain, NULL)))
+        return fi_fail("fi_domain", rc);
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT,
+                                 .size = i->tx_attr->size ? i->tx_attr->size * 2 : 4096,
+                                 .wait_obj = FI_WAIT_NONE};
+    if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL)))
+        return fi_fail("fi_cq_open", rc);
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)o->size};
+    if ((rc = fi_av_open(o->domain, &av_attr, &o->av, NULL)))
+        return fi_fail("fi_av_open", rc);
+    if ((rc = fi_endpoint(o->domain, i, &o->ep, NULL)))
+        return fi_fail("fi_endpoint", rc);
+    if ((rc = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV)))
+        return fi_fail("fi_ep_bind(cq)", rc);
+    if ((rc = fi_ep_bind(o->ep, &o->av->fid, 0)))
+        return fi_fail("fi_ep_bind(av)", rc);
+    if ((rc = fi_enable(o->ep)))
+        return fi_fail("fi_enable", rc);
+    return TERN_OK;
+}
+
+/* Registers the whole mapping (control area + segment) for remote access. */
+static int register_segment(tn_ofi_t *o)
+{
+    int mode = o->info->domain_attr->mr_mode;
+    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
+    /* Without FI_MR_PROV_KEY the key is ours to choose; one registration
+     * per domain, so a constant is unique. */
+    int rc = fi_mr_reg(o->domain, o->map, o->map_size, access, 0, 1, 0, &o->mr, NULL);
+    if (rc)
+        return fi_fail("fi_mr_reg of the segment", rc);
+    if (mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(o->mr, &o->ep->fid, 0)))
+            return fi_fail("fi_mr_bind", rc);
+        if ((rc = fi_mr_enable(o->mr)))
+            return fi_fail("fi_mr_enable", rc);
+    }
+    o->mr_desc = fi_mr_desc(o->mr);
+    o->virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
+    return TERN_OK;
+}
+
+static int exchange(tn_ofi_t *o, tn_boot_t *boot)
+{
+    tn_ofi_addr_t mine = {0};
+    size_t len = sizeof(mine.name);
+    int rc = fi_getname(&o->ep->fid, mine.name, &len);
+    if (rc)
+        return fi_fail("fi_getname", rc);
+    mine.name_len = len;
+    mine.map_base = (uint64_t)(uintptr_t)o->map;
+    mine.map_size = o->map_size;
+    mine.key = fi_mr_key(o->mr);
+    o->peers = calloc((size_t)o->size, sizeof(*o->peers));
+    o->fi_addrs = calloc((size_t)o->size, sizeof(*o->fi_addrs));
+    if (!o->peers || !o->fi_addrs)
+        return TERN_ERR_NOMEM;
+    rc = boot->ops->allgather(boot, &mine, sizeof(mine), o->peers);
+    if (rc != TERN_OK)
+        return rc;
+    for (int r = 0; r < o->size; r++) {
+        int n = fi_av_insert(o->av, o->peers[r].name, 1, &o->fi_addrs[r], 0, NULL);
+        if (n != 1) {
+            tn_error("libfabric fi_av_insert of rank %d's address failed (%s)", r,
+                     n < 0 ? tn_fi.strerror(-n) : "not inserted");
+            return TERN_ERR_SYS;
+        }
+    }
+    return TERN_OK;
+}
+
+static int create(tn_boot_t *boot, void *map, size_t map_size,
+                  const tn_ofi_opts_t *opts, tn_ofi_t **out);
+
+int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size,
+                  const tn_ofi_opts_t *opts, tn_ofi_t **out)
+{
+    int rc = tn_fi_load();
+    return rc == TERN_OK ? create(boot, map, map_size, opts, out) : rc;
+}
+
+static int create(tn_boot_t *boot, void *map, size_t map_size,
+                  const tn_ofi_opts_t *opts, tn_ofi_t **out)
+{
+    tn_ofi_t *o = calloc(1, sizeof(*o));
+    if (!o)
+        return TERN_ERR_NOMEM;
+    o->base.ops = &ofi_ops;
+    o->map = map;
+    o->map_size = map_size;
+    o->rank = boot->rank;
+    o->size = boot->size;
+    pthread_mutex_init(&o->lock, NULL);
+    int rc = get_info(opts, &o->info);
+    if (rc == TERN_OK)
+        rc = open_endpoint(o);
+    if (rc == TERN_OK)
+        rc = register_segment(o);
+    if (rc == TERN_OK) {
+        o->mr_local = (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
+        o->inject_size = o->info->tx_attr->inject_size;
+        o->max_msg = o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
+        o->nops = opts->tx_depth > 0 ? opts->tx_depth
+                  : o->info->tx_attr->size ? (long)o->info->tx_attr->size : 256;
+        rc = tn_ofi_op_pool_create(o);
+    }
+    if (rc == TERN_OK)
+        rc = exchange(o, boot);
+    if (rc == TERN_OK && opts->progress_thread)
+        rc = tn_ofi_thread_start(o, opts->progress_cpu);
+    if (rc != TERN_OK) {
+        tn_ofi_destroy(o);
+        return rc;
+    }
+    char line[256];
+    tn_ofi_summary(o, line, sizeof(line));
+    tn_debug("%s", line);
+    *out = o;
+    return TERN_OK;
+}
+
+void tn_ofi_destroy(tn_ofi_t *o)
+{
+    if (!o)
+        return;
+    tn_ofi_thread_stop(o);
+    /* Drain what is still in flight so no completion targets freed memory. */
+    for (int spins = 0; o->cq && o->inflight > 0 && spins < 1000000; spins++)
+        tn_ofi_poll(&o->base);
+    if (o->ep)
+        fi_close(&o->ep->fid);
+    tn_ofi_op_pool_destroy(o);
+    if (o->mr)
+        fi_close(&o->mr->fid);
+    if (o->av)
+        fi_close(&o->av->fid);
+    if (o->cq)
+        fi_close(&o->cq->fid);
+    if (o->domain)
+        fi_close(&o->domain->fid);
+    if (o->fabric)
+        fi_close(&o->fabric->fid);
+    if (o->info)
+        tn_fi.freeinfo(o->info);
+    free(o->peers);
+    free(o->fi_addrs);
+    pthread_mutex_destroy(&o->lock);
+    free(o);
+}
+
+void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len)
+{
+    const struct fi_info *i = o->info;
+    snprintf(buf, len,
+             "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
+             "%s addressing, %s progress%s",
+             i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
+             o->virt_addr ? "virtual" : "offset",
+             i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
+             o->mr_local ? ", local buffers registered" : "");
+}
+
+int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out)
+{
+    struct fi_info *info = NULL;
+    int rc = tn_fi_load();
+    if (rc == TERN_OK)
+        rc = get_info(opts, &info);
+    if (rc != TERN_OK)
+        return rc;
+    fprintf(out, "  provider  %s (libfabric %u.%u)\n", info->fabric_attr->prov_name,
+            FI_MAJOR(tn_fi.version()), FI_MINOR(tn_fi.version()));
+    fprintf(out, "  domain    %s\n", info->domain_attr->name);
+    fprintf(out, "  caps      RMA%s%s, inject %zu B, max message %zu B, tx depth %zu\n",
+            info->caps & FI_MSG ? ", messages" : "", info->caps & FI_ATOMIC ? ", atomics" : "",
+            info->tx_attr->inject_size, info->ep_attr->max_msg_size, info->tx_attr->size);
+    fprintf(out, "  mr_mode  %s%s%s%s%s\n",
+            info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? " virt_addr" : " offset",
+            info->domain_attr->mr_mode & FI_MR_PROV_KEY ? " prov_key" : "",
+            info->domain_attr->mr_mode & FI_MR_LOCAL ? " local" : "",
+            info->domain_attr->mr_mode & FI_MR_ENDPOINT ? " endpoint" : "",
+            info->domain_attr->mr_mode & FI_MR_ALLOCATED ? " allocated" : "");
+    fprintf(out, "  progress  data %s\n",
+            info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual");
+    tn_fi.freeinfo(info);
+    return TERN_OK;
+}
+
+static void ofi_destroy_op(tn_xport_t *x) { tn_ofi_destroy((tn_ofi_t *)x); }
+
+static const tn_xport_ops_t ofi_ops = {
+    .size = sizeof(tn_xport_ops_t),
+    .name = "ofi",
+    .put = tn_ofi_put,
+    .get = tn_ofi_get,
+    .poll = tn_ofi_poll,
+    .destroy = ofi_destroy_op,
+};
