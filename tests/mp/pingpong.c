@@ -1,5 +1,6 @@
 /* Put + flag ping-pong between pairs of ranks with tern_wait_until_u64:
  * the flag's put is ordered after the payload's (blocking puts). */
+#include <signal.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -22,7 +23,12 @@ int main(int argc, char **argv)
     if (peer < n) {
         struct box *rbox = tern_sym_addr(peer, box);
         char msg[LEN];
+        /* For the dead-peer test: this rank kills itself mid-exchange. */
+        const char *die_rank = getenv("MP_DIE_RANK");
+        uint64_t die_after = getenv("MP_DIE_AFTER") ? strtoull(getenv("MP_DIE_AFTER"), NULL, 10) : 0;
         for (uint64_t i = 1; i <= ITERS; i++) {
+            if (die_rank && atoi(die_rank) == me && i == die_after)
+                raise(SIGKILL);
             int my_turn = (me & 1) == 0;
             if (!my_turn) {
                 MP_OK(tern_wait_until_u64(&box->flag, TERN_CMP_GE, i));

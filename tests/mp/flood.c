@@ -1,0 +1,55 @@
+/* Many more operations in flight than the transport allows at once
+ * (run with a small TERN_OFI_TX_DEPTH): nothing is lost, and with
+ * TERN_FLAG_IMMEDIATE the call says TERN_ERR_AGAIN instead of stalling. */
+#include <string.h>
+
+#include "mp_util.h"
+
+#define COUNT 4000
+#define LEN 24
+
+int main(int argc, char **argv)
+{
+    int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
+    int n = tern_size();
+    int peer = (me + 1) % n, from = (me + n - 1) % n;
+    char *zone;
+    MP_OK(tern_alloc_sym((size_t)COUNT * LEN * 2, (void **)&zone));
+    char *rzone = tern_sym_addr(peer, zone);
+    static char src[COUNT][LEN];
+    for (int i = 0; i < COUNT; i++)
+        for (int k = 0; k < LEN; k++)
+            src[i][k] = (char)mp_pattern(me, (size_t)(i * LEN + k), 1);
+    /* Flood of nbi puts without IMMEDIATE: they must all wait their turn. */
+    for (int i = 0; i < COUNT; i++)
+        MP_OK(tern_put_nbi(peer, rzone + (size_t)i * LEN, src[i], LEN, 0));
+    MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));
+    /* The same with IMMEDIATE: retry on TERN_ERR_AGAIN, polling. */
+    long again = 0;
+    char *rzone2 = rzone + (size_t)COUNT * LEN;
+    for (int i = 0; i < COUNT; i++) {
+        int rc;
+        while ((rc = tern_put_nbi(peer, rzone2 + (size_t)i * LEN, src[i], LEN,
+                                  TERN_FLAG_IMMEDIATE)) == TERN_ERR_AGAIN) {
+            again++;
+            MP_OK(tern_poll());
+        }
+        MP_OK(rc);
+    }
+    MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));
+    MP_OK(tern_barrier());
+    for (int half = 0; half < 2; half++)
+        for (int i = 0; i < COUNT; i++)
+            for (int k = 0; k < LEN; k++)
+                MP_CHECK(zone[(size_t)half * COUNT * LEN + (size_t)i * LEN + k] ==
+                             (char)mp_pattern(from, (size_t)(i * LEN + k), 1),
+                         "half %d put %d byte %d lost", half, i, k);
+    /* Across nodes with a small queue, IMMEDIATE must have pushed back;
+     * on shared memory there is nothing to exhaust. */
+    const char *depth = getenv("TERN_OFI_TX_DEPTH");
+    if (tern_node_of(peer) != tern_node_of(me) && depth && atoi(depth) <= 16)
+        MP_CHECK(again > 0, "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s", depth);
+    if (me == 0)
+        printf("flood: %ld TERN_ERR_AGAIN answers\n", again);
+    return mp_finish("flood");
+}

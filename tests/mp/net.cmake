@@ -1,0 +1,17 @@
+# Tests of the network transport's limits and failures.
+if(NOT TERN_WITH_OFI)
+  return()
+endif()
+tern_mp_test(NAME flood SOURCES flood.c RANKS 2 4 CONFIGS shm net mixed
+  ENV TERN_OFI_TX_DEPTH=8)
+tern_mp_test(NAME flood_mr_local SOURCES flood.c RANKS 2 CONFIGS net
+  ENV TERN_OFI_TX_DEPTH=8 TERN_OFI_MR_LOCAL=1)
+tern_mp_test(NAME rma_mr_local SOURCES rma.c RANKS 2 CONFIGS net mixed
+  ENV TERN_OFI_MR_LOCAL=1)
+tern_mp_test(NAME progress_thread SOURCES progress_thread.c RANKS 2 CONFIGS net
+  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 30)
+tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed
+  ENV TERN_PROGRESS_THREAD=1)
+add_test(NAME mp.net_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/net_errors.sh
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_pingpong>)
+set_tests_properties(mp.net_errors PROPERTIES TIMEOUT 90 LABELS "mp;net")
