@@ -77,6 +77,9 @@
     X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL,       \
       TN_CFG_SIGNED,                                                          \
       "CPU to pin the progress thread to; -1: not pinned.")                   \
+    X(boot_socket_dir, "TERN_BOOT_SOCKET_DIR", STRING, "", NULL, 0,           \
+      "Directory for ternrun's bootstrap socket; empty: an abstract socket "  \
+      "(no file). Set it when ranks run in other network namespaces.")        \
     X(boot_addr, "TERN_BOOT_ADDR", STRING, "", NULL, TN_CFG_INTERNAL,         \
       "Set by ternrun: where a rank reaches the launcher.")                   \
     X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL | TN_CFG_SIGNED,          \

@@ -92,14 +92,32 @@ static int abstract_addr(const char *name, struct sockaddr_un *sa, socklen_t *le
     return TERN_OK;
 }
 
+/* Filesystem address: reachable from other network namespaces (abstract
+ * ones are per namespace), at the price of a file that the launcher
+ * removes when the job ends (tn_wire_unlisten). */
+static int path_addr(const char *path, struct sockaddr_un *sa, socklen_t *len)
+{
+    size_t n = strlen(path);
+    if (n == 0 || n + 1 > sizeof(sa->sun_path))
+        return TERN_ERR_INVALID;
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    memcpy(sa->sun_path, path, n + 1);
+    *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+    return TERN_OK;
+}
+
 int tn_wire_listen(const char *name, char *addr, size_t addrlen, int *fd_out)
 {
-    char full[100];
+    char full[108];
     struct sockaddr_un sa;
     socklen_t salen;
-    int n = snprintf(full, sizeof(full), "tern-%s", name);
+    const char *dir = getenv("TERN_BOOT_SOCKET_DIR");
+    int n = dir && *dir ? snprintf(full, sizeof(full), "%s/tern-%s.sock", dir, name)
+                        : snprintf(full, sizeof(full), "tern-%s", name);
     if (n < 0 || (size_t)n >= sizeof(full) ||
-        abstract_addr(full, &sa, &salen) != TERN_OK) {
+        (dir && *dir ? path_addr(full, &sa, &salen) : abstract_addr(full, &sa, &salen)) !=
+            TERN_OK) {
         errno = ENAMETOOLONG;
         return TERN_ERR_SYS;
     }
@@ -113,9 +131,15 @@ int tn_wire_listen(const char *name, char *addr, size_t addrlen, int *fd_out)
         errno = e;
         return TERN_ERR_SYS;
     }
-    snprintf(addr, addrlen, "unix:@%s", full);
+    snprintf(addr, addrlen, dir && *dir ? "unix:%s" : "unix:@%s", full);
     *fd_out = fd;
     return TERN_OK;
+}
+
+void tn_wire_unlisten(const char *addr)
+{
+    if (strncmp(addr, "unix:/", 6) == 0)
+        unlink(addr + 5);
 }
 
 int tn_wire_accept(int lfd, int *fd_out)
@@ -134,9 +158,15 @@ int tn_wire_connect(const char *addr, int *fd_out)
 {
     struct sockaddr_un sa;
     socklen_t salen;
-    if (strncmp(addr, "unix:@", 6) != 0 ||
-        abstract_addr(addr + 6, &sa, &salen) != TERN_OK)
+    if (strncmp(addr, "unix:@", 6) == 0) {
+        if (abstract_addr(addr + 6, &sa, &salen) != TERN_OK)
+            return TERN_ERR_INVALID;
+    } else if (strncmp(addr, "unix:/", 6) == 0) {
+        if (path_addr(addr + 5, &sa, &salen) != TERN_OK)
+            return TERN_ERR_INVALID;
+    } else {
         return TERN_ERR_INVALID;
+    }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return TERN_ERR_SYS;

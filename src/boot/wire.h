@@ -60,9 +60,14 @@ int tn_wire_hello_unpack(const void *in, size_t len, tn_wire_hello_t *m);
 /* ---- endpoints: the only place that knows the address scheme ---------- */
 
 /* Listen on a fresh endpoint named after name (non-blocking, close-on-exec
- * fd). Writes the address ranks connect to ("unix:@tern-<name>") into addr.
- * Returns TERN_OK or TERN_ERR_SYS with errno set. */
+ * fd). Writes the address ranks connect to into addr: "unix:@tern-<name>"
+ * (abstract, no file), or "unix:<dir>/tern-<name>.sock" when
+ * TERN_BOOT_SOCKET_DIR names a directory (ranks in other network
+ * namespaces). Returns TERN_OK or TERN_ERR_SYS with errno set. */
 int tn_wire_listen(const char *name, char *addr, size_t addrlen, int *fd_out);
+/* Remove what listening left in the file system (nothing for abstract
+ * addresses). */
+void tn_wire_unlisten(const char *addr);
 /* Accept one connection (non-blocking, close-on-exec fd). TERN_OK,
  * TERN_ERR_AGAIN when none is pending, TERN_ERR_SYS with errno set. */
 int tn_wire_accept(int lfd, int *fd_out);

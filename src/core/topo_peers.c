@@ -11,6 +11,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/copy.h"
 #include "core/core.h"
 
@@ -132,7 +133,8 @@ static void warn_unplaced(const tn_topo_t *t, const tp_blob_t *all)
             n == 1 ? "it" : "them");
 }
 
-static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DIST_COUNT])
+static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DIST_COUNT],
+                   double seconds)
 {
     char a[32], b[32], cpus[128], place[256], seg[400];
     hwloc_bitmap_list_snprintf(cpus, sizeof(cpus), me);
@@ -177,11 +179,17 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
                                     "%s%d %s (puts non-temporal from %s)",
                                     off ? ", " : "", counts[c], tn_dist_name(c),
                                     thr_text(policy.put[c], a, sizeof(a)));
-    tn_info("local peers: %s", off ? line : "none");
+    int leader = tn_core.local_rank == 0 && policy.mode == TN_SHM_TOPO_AUTO;
+    tn_info("local peers: %s; topology step %.1f ms (CPU set exchange%s)",
+            off ? line : "none", seconds * 1e3,
+            !leader                                    ? ""
+            : strncmp(calib_origin, "measured now", 12) ? ", calibration from the cache"
+                                                        : ", calibration measured");
 }
 
 int tn_topo_peers_init(void)
 {
+    double t0 = tn_time_s();
     const tn_topo_t *t = tn_topo_get();
     if (!t && (getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC")))
         return TERN_ERR_CONFIG; /* the bad topology was named when loading it */
@@ -254,7 +262,7 @@ int tn_topo_peers_init(void)
         f->copy_min = p->nt_put < p->nt_get ? p->nt_put : p->nt_get;
     }
     warn_unplaced(t, all);
-    report(t, me, counts);
+    report(t, me, counts, tn_time_s() - t0);
 out:
     hwloc_bitmap_free(me);
     hwloc_bitmap_free(peer);

@@ -15,3 +15,11 @@ tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed
 add_test(NAME mp.net_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/net_errors.sh
   $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_pingpong>)
 set_tests_properties(mp.net_errors PROPERTIES TIMEOUT 90 LABELS "mp;net")
+
+# Two simulated nodes in separate network namespaces (root only).
+foreach(prog rma barrier pingpong)
+  add_test(NAME mp.netns.${prog} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/netns.sh
+    $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_${prog}>)
+  set_tests_properties(mp.netns.${prog} PROPERTIES TIMEOUT 150 LABELS "mp;net;netns"
+    SKIP_RETURN_CODE 77)
+endforeach()

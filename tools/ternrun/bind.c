@@ -59,8 +59,11 @@ int tr_bind_plan(tr_job_t *job)
                  job->map != TN_MAP_PACKED;
     if (!needed)
         return 0; /* nothing to compute, and no topology to load */
-    /* With the network devices: the report names each rank's nearest. */
-    const tn_topo_t *topo = tn_topo_get_io();
+    /* The network devices only when they are asked about (the report names
+     * each rank's nearest, dist: orders by one): finding them costs more
+     * than the rest of ternrun's start (~15 ms). */
+    int need_io = job->report_bindings || job->dry_run || job->map == TN_MAP_DIST;
+    const tn_topo_t *topo = need_io ? tn_topo_get_io() : tn_topo_get();
     if (!topo) {
         if (getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC"))
             return 1; /* the bad description was named while loading it */

@@ -1,6 +1,7 @@
 /* The job's fate: judging each rank's exit, the start-up deadline, ending
  * the job (SIGTERM to its process group, SIGKILL shortly after) and the
  * cleanup that leaves nothing behind. */
+#include "boot/wire.h"
 #include "ternrun.h"
 
 #include <dirent.h>
@@ -290,6 +291,7 @@ static void remove_shm(const tr_job_t *job)
 
 void tr_job_finish(tr_job_t *job)
 {
+    tn_wire_unlisten(job->addr);
     /* Whatever a rank left in the group (a forked helper) goes too; the
      * holder keeps the group id ours until this point. */
     if (job->holder > 0) {
