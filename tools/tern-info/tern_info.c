@@ -15,6 +15,9 @@
 #include "build_info.h"
 #include "tern_info.h"
 #include "transports.h"
+#ifdef TERN_HAVE_OFI
+#include "xport/ofi/ofi.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -64,6 +67,16 @@ static void print_transports(FILE *out)
     for (size_t i = 0; i < TN_ARRAY_LEN(ti_transports); i++)
         fprintf(out, "  %-6s %s\n", ti_transports[i].name,
                 ti_transports[i].serves);
+#ifdef TERN_HAVE_OFI
+    /* What the network transport would use with the current TERN_OFI_*
+     * values (libfabric is loaded for this; nothing is opened). */
+    const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
+    tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
+    fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
+            o.provider, o.domain);
+    if (tn_ofi_describe(&o, out) != TERN_OK)
+        fprintf(out, "  (no usable provider: see the message above)\n");
+#endif
 }
 
 /* Prints text wrapped at width, every line indented by indent spaces. */
