@@ -53,8 +53,8 @@ int tb_copy_child(int argc, char **argv)
     memset(dst, 1, max);
     tern_copy_info_t ci;
     TB_CHECK(tern_copy_info(0, &ci));
-    printf(TBT_TAG " info mode=%s isa=%s nt_put=%zu hot=%zu cold=%zu\n", ci.mode, ci.isa,
-           ci.nt_put, ci.hot, ci.cold);
+    printf(TBT_TAG " info mode=%s isa=%s nt_put=%zu hot=%zu cold=%zu islands=%llu\n",
+           ci.mode, ci.isa, ci.nt_put, ci.hot, ci.cold, ci.nt_islands);
     double *v = calloc((size_t)(reps > 0 ? reps : 1), sizeof *v);
     for (int i = 0; i < ns; i++) {
         size_t n = sizes[i];
@@ -94,6 +94,7 @@ typedef struct copy_res {
     double *v[NMODES][TB_MAX_SIZES]; /* per round */
     int nv[NMODES][TB_MAX_SIZES];
     size_t nt_put, hot, cold;
+    unsigned long long islands;
     char isa[16];
     char fail[400];
 } copy_res_t;
@@ -133,6 +134,7 @@ static int run_round(const tb_opts_t *o, int round, copy_res_t *res, int keep)
             res->nt_put = (size_t)tbt_num(line, "nt_put");
             res->hot = (size_t)tbt_num(line, "hot");
             res->cold = (size_t)tbt_num(line, "cold");
+            res->islands = (unsigned long long)tbt_num(line, "islands");
             tbt_str(line, "isa", res->isa, sizeof res->isa);
         }
         pos = 0;
@@ -184,9 +186,16 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
     while (cross > 0 && st[1][cross - 1].med > st[0][cross - 1].med)
         cross--;
     char a[32], b[32], c[32];
+    char isl[128] = "";
+    for (int k = 0, off = 0; k < 64; k++)
+        if (res.islands >> k & 1)
+            off += snprintf(isl + off, sizeof isl - (size_t)off, "%s%s", off ? ", " : "; and from ",
+                            tb_size_str((size_t)1 << k, a, sizeof a));
+    if (isl[0])
+        snprintf(isl + strlen(isl), sizeof isl - strlen(isl), " to twice that");
     tb_note(o, "Tern's threshold for these copies (TERN_SHM_TOPO=auto, %s kernel): "
-               "non-temporal from %s (calibration: %s with the destination in cache, %s "
-               "with it elsewhere)", res.isa, thr_str(res.nt_put, a, sizeof a),
+               "non-temporal from %s%s (calibration: %s with the destination in cache, %s "
+               "with it elsewhere)", res.isa, thr_str(res.nt_put, a, sizeof a), isl,
             thr_str(res.hot, b, sizeof b), thr_str(res.cold, c, sizeof c));
     if (cross == o->nsizes)
         tb_note(o, "measured here: the non-temporal copy is not faster at the largest size");
@@ -206,7 +215,8 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
         size_t n = o->sizes[i];
         double best = fmax(st[0][i].med, st[1][i].med);
         double vs = st[2][i].med / best;
-        const char *uses = n >= res.nt_put ? "nt" : "reg";
+        int island = (res.islands >> (63 - __builtin_clzll((unsigned long long)n))) & 1;
+        const char *uses = n >= res.nt_put || island ? "nt" : "reg";
         const char *faster = st[1][i].med > st[0][i].med ? "nt" : "reg";
         if (vs < worst_r) {
             worst_r = vs;
@@ -232,6 +242,7 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
                     tb_json_num(&j, "vs_best", vs);
                     tb_json_int(&j, "threshold", res.nt_put == (size_t)-1 ? -1
                                                                           : (long long)res.nt_put);
+                    tb_json_int(&j, "islands", (long long)res.islands);
                 }
                 tb_json_end(&j);
             }
@@ -242,7 +253,8 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
             snprintf(v[m], sizeof v[m], "%.0f", st[m][i].med);
             snprintf(rg[m], sizeof rg[m], "(%.0f..%.0f)", st[m][i].p10, st[m][i].p90);
         }
-        int switch_here = n >= res.nt_put && (i == 0 || o->sizes[i - 1] < res.nt_put);
+        int switch_here = (n >= res.nt_put && (i == 0 || o->sizes[i - 1] < res.nt_put)) ||
+                          island;
         printf("%11s %10s %-21s %10s %-21s %10s %-21s %5s %7s %8.3f%s%s\n",
                tb_size_str(n, a, sizeof a), v[0], rg[0], v[1], rg[1], v[2], rg[2], uses,
                faster, vs, vs < 0.98 ? " <2%" : "", switch_here ? "  <- threshold" : "");

@@ -68,8 +68,8 @@ int tb_topo_put_child(int argc, char **argv)
         char *dst = tern_sym_addr(1, sym);
         tern_copy_info_t ci;
         TB_CHECK(tern_copy_info(1, &ci));
-        printf(TBT_TAG " info mode=%s class=%d nt_put=%zu isa=%s\n", ci.mode, ci.distance,
-               ci.nt_put, ci.isa);
+        printf(TBT_TAG " info mode=%s class=%d nt_put=%zu isa=%s islands=%llu\n", ci.mode,
+               ci.distance, ci.nt_put, ci.isa, ci.nt_islands);
         double bw[8], lat[8];
         for (int i = 0; i < ns; i++) {
             size_t n = sizes[i];
@@ -122,6 +122,7 @@ typedef struct placement {
     char cpus[64];   /* "0,1" */
     int cls;         /* distance class the ranks got */
     size_t nt_put;   /* auto's threshold for the pair */
+    unsigned long long islands;
     double *bw[NMODES][TB_MAX_SIZES], *lat[NMODES][TB_MAX_SIZES];
     int n[NMODES][TB_MAX_SIZES];
 } placement_t;
@@ -218,6 +219,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                 if (m == 2 && tbt_next(out, " info ", &pos, line, sizeof line)) {
                     pl[p].cls = (int)tbt_num(line, "class");
                     pl[p].nt_put = (size_t)tbt_num(line, "nt_put");
+                    pl[p].islands = (unsigned long long)tbt_num(line, "islands");
                 }
                 pos = 0;
                 while (r >= 0 && tbt_next(out, " put ", &pos, line, sizeof line)) {
@@ -259,6 +261,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                 printf("%11s", tb_size_str(n, a, sizeof a));
             for (int p = 0; p < np; p++) {
                 tb_stats_t st[NMODES];
+                int island = (pl[p].islands >> (63 - __builtin_clzll((unsigned long long)n))) & 1;
                 for (int m = 0; m < NMODES; m++)
                     tb_stats_of(metric == 0 ? pl[p].bw[m][i] : pl[p].lat[m][i], pl[p].n[m][i],
                                 &st[m]);
@@ -291,7 +294,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                         tb_json_int(&j, "trials", pl[p].n[m][i]);
                         if (m == 2) {
                             tb_json_num(&j, "vs_best", vs);
-                            tb_json_str(&j, "uses", n >= pl[p].nt_put ? "nt" : "regular");
+                            tb_json_str(&j, "uses", n >= pl[p].nt_put || island ? "nt" : "regular");
                         }
                         tb_json_end(&j);
                     }
@@ -300,7 +303,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                     for (int m = 0; m < NMODES; m++)
                         snprintf(v[m], sizeof v[m], metric == 0 ? "%.0f" : "%.3f", st[m].med);
                     printf(" | %9s %9s %9s %9.3f%s", v[0], v[1], v[2], vs,
-                           vs < 0.98 ? "!" : n >= pl[p].nt_put ? "*" : " ");
+                           vs < 0.98 ? "!" : n >= pl[p].nt_put || island ? "*" : " ");
                 }
             }
             if (!o->json)

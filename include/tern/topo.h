@@ -27,6 +27,8 @@ typedef struct tern_copy_info {
     size_t nt_put;    /* puts to the rank of this many bytes or more use */
     size_t nt_get;    /* non-temporal stores, and gets from it; SIZE_MAX:
                          never (regular copies only) */
+    unsigned long long nt_islands; /* bit b: non-temporal stores also for
+                         sizes in [2^b, 2^(b+1)), both directions */
     char mode[8];     /* TERN_SHM_TOPO in force: "auto", "on" or "off" */
     char isa[8];      /* the non-temporal kernel: "avx512", "avx2", "sse2",
                          "none" */

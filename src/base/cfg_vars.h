@@ -45,7 +45,8 @@
       "start; never estimates them from the cache sizes hwloc reports.")      \
     X(shm_calib_dir, "TERN_SHM_CALIB_DIR", STRING, "", NULL, 0,               \
       "Directory of the copy calibration cache; empty: "                      \
-      "$XDG_CACHE_HOME/tern or ~/.cache/tern; none: no cache.")               \
+      "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: " \
+      "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")     \
     X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,  \
       "How waiting calls wait: auto spins briefly then yields when this "     \
       "node has more ranks than cores; spin never yields; yield always "      \

@@ -314,6 +314,18 @@ size_t tn_copy_crossover(const tn_copy_point_t *pt, int n)
     return v > pt[i].size ? pt[i].size : v;
 }
 
+uint64_t tn_copy_islands(const tn_copy_point_t *pt, int n, size_t cross)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < n; i++) {
+        size_t s = pt[i].size;
+        if (s >= cross || (s & (s - 1)) != 0 || pt[i].nt <= pt[i].reg * CAL_MARGIN)
+            continue;
+        m |= 1ull << __builtin_ctzll((unsigned long long)s);
+    }
+    return m;
+}
+
 /* One curve, stopped once nt has won at two sizes in a row by more than
  * the margin. */
 static int curve(tn_copy_fn nt, int cold, size_t lo, size_t hi, char *dst,
@@ -396,6 +408,7 @@ int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out)
     if (lo > 0 && hi > 2 * lo)
         c.disturbed = 1;
     c.hot = tn_copy_crossover(c.hot_pt, c.nhot);
+    c.hot_islands = tn_copy_islands(c.hot_pt, c.nhot, c.hot);
     c.cold = tn_copy_crossover(c.cold_pt, c.ncold);
     c.seconds = tn_time_s() - t0;
     munmap(mem, 2 * len);

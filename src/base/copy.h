@@ -6,6 +6,7 @@
 #define TN_COPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     TN_COPY_ISA_NONE = 0, /* no non-temporal kernel (not x86-64) */
@@ -53,6 +54,10 @@ typedef struct tn_copy_point {
 typedef struct tn_copy_calib {
     int isa;                 /* tn_copy_isa_t measured */
     size_t hot, cold;        /* crossovers in bytes, or SIZE_MAX */
+    uint64_t hot_islands;    /* bit b: below the hot crossover, the
+                                non-temporal copy was still faster (by the
+                                margin) at 2^b bytes - the size where the
+                                two buffers just overflow the L2 */
     int nhot, ncold;
     tn_copy_point_t hot_pt[TN_COPY_CURVE_MAX], cold_pt[TN_COPY_CURVE_MAX];
     double seconds;          /* time the measurement took */
@@ -76,5 +81,8 @@ int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out);
  * nt; the first size if every point does. Within 3% the regular copy is
  * kept: it leaves the data in the cache a consumer may share. */
 size_t tn_copy_crossover(const tn_copy_point_t *pt, int n);
+/* Sizes below cross where nt is faster by the margin all the same, as bits
+ * of their log2 (points of other sizes are ignored). */
+uint64_t tn_copy_islands(const tn_copy_point_t *pt, int n, size_t cross);
 
 #endif

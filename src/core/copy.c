@@ -27,7 +27,9 @@ void tern_copy_(int rank, void *dst, const void *src, size_t n)
     const tern_peer_fast_t *f = &tn_core.fast[rank];
     uintptr_t mapped = f->base + (uintptr_t)f->delta;
     size_t thr = (uintptr_t)dst - mapped < f->size ? p->nt_put : p->nt_get;
-    if (n >= thr)
+    /* n >= copy_min >= 1 unless a threshold is 0, which the first test
+     * takes */
+    if (n >= thr || (p->nt_islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1))
         tn_copy_nt(dst, src, n);
     else
         memcpy(dst, src, n);
@@ -54,6 +56,18 @@ void tn_copy_policy_make(int mode, const tn_copy_calib_t *calib, tn_copy_policy_
         out->put[c] = put;
         out->get[c] = get;
     }
+    if (out->isa != TN_COPY_ISA_NONE && mode == TN_SHM_TOPO_AUTO && calib)
+        out->islands = calib->hot_islands;
+}
+
+size_t tn_copy_policy_min(const tn_copy_policy_t *p, int dist)
+{
+    size_t m = p->put[dist] < p->get[dist] ? p->put[dist] : p->get[dist];
+    if (p->islands) {
+        size_t island = (size_t)1 << __builtin_ctzll((unsigned long long)p->islands);
+        m = island < m ? island : m;
+    }
+    return m;
 }
 
 void tn_copy_calib_estimate(const tn_topo_t *t, tn_copy_calib_t *out)
@@ -118,18 +132,24 @@ int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path, si
     if (cache_dir && *cache_dir) {
         snprintf(dir, sizeof(dir), "%s", cache_dir);
     } else {
+        /* The user's cache; where there is none that can be written (no
+         * HOME in a container, a read-only home), a directory of this user
+         * in TMPDIR - measuring at every start would cost more. */
         const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        const char *tmp = getenv("TMPDIR");
+        dir[0] = '\0';
         if (xdg && *xdg)
             snprintf(dir, sizeof(dir), "%s/tern", xdg);
         else if (home && *home)
             snprintf(dir, sizeof(dir), "%s/.cache/tern", home);
-        else
-            return -1;
+        if (!dir[0] || make_dirs(dir) != 0 || access(dir, W_OK) != 0)
+            snprintf(dir, sizeof(dir), "%s/tern-cache-%ld", tmp && *tmp ? tmp : "/tmp",
+                     (long)getuid());
     }
     char model[160];
     cpu_model(model, sizeof(model));
     snprintf(key, keylen,
-             "v2 cpu=%s isa=%s packages=%d numa=%d l3=%dx%zu cores=%d pus=%d libc=%s",
+             "v3 cpu=%s isa=%s packages=%d numa=%d l3=%dx%zu cores=%d pus=%d libc=%s",
              model, tn_copy_isa_name(tn_copy_isa_best()), t ? t->npackages : 0,
              t ? t->nnuma : 0, t ? t->nl3 : 0, t ? t->l3_bytes : 0,
              t ? t->ncores : 0, t ? t->npus : 0, gnu_get_libc_version());
@@ -185,6 +205,8 @@ static int cache_read(const char *path, const char *key, tn_copy_calib_t *out)
             sscanf(line + 8, "%lf", &c.seconds);
         else if (strncmp(line, "disturbed ", 10) == 0)
             sscanf(line + 10, "%d", &c.disturbed);
+        else if (strncmp(line, "islands ", 8) == 0)
+            c.hot_islands = strtoull(line + 8, NULL, 16);
         else if (sscanf(line, "hotpt %zu %lf %lf", &pt.size, &pt.reg, &pt.nt) == 3 &&
                  c.nhot < TN_COPY_CURVE_MAX)
             c.hot_pt[c.nhot++] = pt;
@@ -222,8 +244,9 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
     fprintf(f, "# Tern copy calibration (TERN_SHM_TOPO=auto): where non-temporal\n"
                "# stores become faster than regular ones on this kind of machine.\n"
                "# Delete this file (or set TERN_SHM_CALIBRATE=always) to measure again.\n");
-    fprintf(f, "key %s\nisa %d\nhot %s\ncold %s\nseconds %.3f\ndisturbed %d\n", key,
-            c->isa, size_or_never(c->hot, a, sizeof(a)), size_or_never(c->cold, b, sizeof(b)),
+    fprintf(f, "key %s\nisa %d\nhot %s\ncold %s\nislands %llx\nseconds %.3f\n"
+               "disturbed %d\n", key, c->isa, size_or_never(c->hot, a, sizeof(a)),
+            size_or_never(c->cold, b, sizeof(b)), (unsigned long long)c->hot_islands,
             c->seconds, c->disturbed);
     fprintf(f, "# size_bytes regular_GB/s non_temporal_GB/s\n");
     for (int i = 0; i < c->nhot; i++)

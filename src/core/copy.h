@@ -7,6 +7,7 @@
 #define TN_CORE_COPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/copy.h"
 #include "base/topo.h"
@@ -25,14 +26,17 @@ typedef struct tn_copy_policy {
     int isa;                   /* tn_copy_isa_t of the non-temporal kernel */
     size_t put[TN_DIST_COUNT];
     size_t get[TN_DIST_COUNT];
+    uint64_t islands;          /* bit b: also non-temporal for sizes in
+                                  [2^b, 2^(b+1)) below the thresholds */
 } tn_copy_policy_t;
 
 /* The policy for mode from the calibration's two crossovers: a put's
  * data is read next by the peer, so a peer sharing this rank's L3 (and
  * self) gets the hot crossover and a peer outside it the cold one; a
- * get's data is read next by this rank, so every class gets the hot one.
- * on: 0 everywhere; off: TN_COPY_NEVER everywhere. calib may be NULL for
- * on and off. */
+ * get's data is read next by this rank, so every class gets the hot one;
+ * the hot curve's islands (sizes below its crossover where non-temporal
+ * stores are faster all the same) hold for every class. on: 0 everywhere;
+ * off: TN_COPY_NEVER everywhere. calib may be NULL for on and off. */
 void tn_copy_policy_make(int mode, const tn_copy_calib_t *calib,
                          tn_copy_policy_t *out);
 
@@ -42,8 +46,12 @@ static inline int tn_copy_policy_nt(const tn_copy_policy_t *p, int dist, int put
                                     size_t n)
 {
     size_t thr = put ? p->put[dist] : p->get[dist];
-    return n >= thr;
+    return n >= thr || (n && (p->islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1));
 }
+
+/* The smallest size a peer of class dist gets a non-temporal copy at, in
+ * either direction (the fast path's copy_min). */
+size_t tn_copy_policy_min(const tn_copy_policy_t *p, int dist);
 
 /* Thresholds estimated without measuring (TERN_SHM_CALIBRATE=never): the
  * hot crossover at the size of one L3 (hwloc), the cold one at 64 KiB. */

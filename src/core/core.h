@@ -25,6 +25,7 @@ typedef struct tn_peer {
     int dist;          /* TN_DIST_* of a rank on this node; -1 otherwise */
     size_t nt_put;     /* puts to it of this many bytes or more, and gets */
     size_t nt_get;     /* from it, use non-temporal stores (SIZE_MAX: never) */
+    uint64_t nt_islands; /* bit b: also for sizes in [2^b, 2^(b+1)) */
 } tn_peer_t;
 
 typedef struct tn_core {

@@ -21,7 +21,7 @@
 #define TP_CUT 0x2u     /* the sender has CPUs above 2047 */
 
 /* One rank's contribution; the same size on every rank (the bootstrap
- * allgather needs that), 288 bytes. */
+ * allgather needs that), 296 bytes. */
 typedef struct tp_blob {
     uint32_t version;
     uint32_t flags;
@@ -29,8 +29,9 @@ typedef struct tp_blob {
     int32_t isa;
     int32_t reserved;
     uint64_t hot, cold;          /* crossovers, SIZE_MAX for never */
+    uint64_t hot_islands;
 } tp_blob_t;
-_Static_assert(sizeof(tp_blob_t) == 8 + 8 * TP_CPU_WORDS + 8 + 16, "no padding");
+_Static_assert(sizeof(tp_blob_t) == 8 + 8 * TP_CPU_WORDS + 8 + 24, "no padding");
 /* The public classes are the internal ones. */
 _Static_assert((int)TERN_DIST_SAME_L3 == (int)TN_DIST_L3 &&
                    (int)TERN_DIST_SAME_NUMA == (int)TN_DIST_NUMA &&
@@ -99,6 +100,21 @@ static const char *thr_text(size_t v, char *buf, size_t len)
     return buf;
 }
 
+/* ", and at 2 MiB" for the islands of a policy, "" without. */
+static const char *islands_text(uint64_t m)
+{
+    static char buf[160];
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int b = 0; b < 64 && off + 24 < sizeof(buf); b++)
+        if (m >> b & 1) {
+            char s[32];
+            tn_format_bytes((size_t)1 << b, s, sizeof(s));
+            off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : ", and at ", s);
+        }
+    return buf;
+}
+
 /* Ranks of this node whose CPU sets span several L3 caches (or domains),
  * so that their distance to peers depends on the scheduler: warned about
  * once per node, by its leader, where the machine has such choices. */
@@ -161,9 +177,10 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
     if (policy.mode == TN_SHM_TOPO_AUTO)
         tn_info("shm copies: TERN_SHM_TOPO=auto, %s non-temporal kernel; non-temporal "
                 "from %s with the destination in this core's caches (self, same-L3 "
-                "peers, gets) and from %s with it elsewhere (puts to peers outside "
+                "peers, gets)%s and from %s with it elsewhere (puts to peers outside "
                 "this L3); calibration %s",
                 tn_copy_isa_name(policy.isa), thr_text(calib.hot, a, sizeof(a)),
+                islands_text(calib.hot_islands), 
                 thr_text(calib.cold < calib.hot ? calib.cold : calib.hot, b, sizeof(b)),
                 calib_origin);
     else
@@ -217,6 +234,7 @@ int tn_topo_peers_init(void)
         mine.isa = calib.isa;
         mine.hot = calib.hot;
         mine.cold = calib.cold;
+        mine.hot_islands = calib.hot_islands;
     }
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
@@ -234,6 +252,7 @@ int tn_topo_peers_init(void)
         calib.isa = lead->isa;
         calib.hot = lead->hot;
         calib.cold = lead->cold;
+        calib.hot_islands = lead->hot_islands;
         snprintf(calib_origin, sizeof(calib_origin), "from local rank 0 (rank %d)",
                  tn_core.local_ranks[0]);
     }
@@ -246,6 +265,7 @@ int tn_topo_peers_init(void)
         if (p->kind == TN_PEER_NET) {
             p->dist = -1;
             p->nt_put = p->nt_get = TN_COPY_NEVER;
+            p->nt_islands = 0;
             continue;
         }
         if (p->kind == TN_PEER_SELF) {
@@ -259,7 +279,8 @@ int tn_topo_peers_init(void)
         counts[p->dist]++;
         p->nt_put = policy.put[p->dist];
         p->nt_get = policy.get[p->dist];
-        f->copy_min = p->nt_put < p->nt_get ? p->nt_put : p->nt_get;
+        p->nt_islands = policy.islands;
+        f->copy_min = tn_copy_policy_min(&policy, p->dist);
     }
     warn_unplaced(t, all);
     report(t, me, counts, tn_time_s() - t0);
@@ -289,6 +310,7 @@ int tern_copy_info(int rank, tern_copy_info_t *out)
     snprintf(c.isa, sizeof(c.isa), "%s", tn_copy_isa_name(policy.isa));
     c.hot = policy.mode == TN_SHM_TOPO_AUTO ? calib.hot : TN_COPY_NEVER;
     c.cold = policy.mode == TN_SHM_TOPO_AUTO ? calib.cold : TN_COPY_NEVER;
+    c.nt_islands = p->nt_islands;
     snprintf(c.calibration, sizeof(c.calibration), "%.255s",
              policy.mode == TN_SHM_TOPO_AUTO ? calib_origin : "not used (TERN_SHM_TOPO is not auto)");
     *out = c;

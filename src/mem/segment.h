@@ -99,11 +99,11 @@ int tn_seg_numa_plan(const tn_topo_t *t, const char *spec,
 void tn_seg_numa_plan_free(tn_seg_numa_plan_t *p);
 
 /* Reads back where the pages of [addr, addr+len) are (move_pages on up to
- * 16384 pages evenly spread, and get_mempolicy), counted per domain of
+ * 4096 pages evenly spread, and get_mempolicy), counted per domain of
  * the process's topology. */
 void tn_seg_placement_read(const void *addr, size_t len, size_t page_size,
                            tn_seg_placement_t *out);
-/* "NUMA 0 50%, NUMA 1 50% (16384 pages read back)" into buf. */
+/* "NUMA 0 50%, NUMA 1 50% (4096 pages read back)" into buf. */
 void tn_seg_placement_text(const tn_seg_placement_t *p, char *buf, size_t len);
 
 /* Page size plan for a shared segment of map_size bytes (per rank, with

@@ -111,8 +111,10 @@ static void check_fast(const char *mode)
             continue;
         }
         size_t lo = p->nt_put < p->nt_get ? p->nt_put : p->nt_get;
-        MP_CHECK(cm == lo, "rank %d: copy_min %zu, thresholds %zu/%zu", r, (size_t)cm,
-                 p->nt_put, p->nt_get);
+        if (p->nt_islands && ((size_t)1 << __builtin_ctzll(p->nt_islands)) < lo)
+            lo = (size_t)1 << __builtin_ctzll(p->nt_islands);
+        MP_CHECK(cm == lo, "rank %d: copy_min %zu, thresholds %zu/%zu, islands %llx", r,
+                 (size_t)cm, p->nt_put, p->nt_get, (unsigned long long)p->nt_islands);
         if (strcmp(mode, "off") == 0)
             MP_CHECK(cm == UINTPTR_MAX, "off: rank %d copy_min %zu", r, (size_t)cm);
         if (strcmp(mode, "on") == 0 && tn_copy_isa_best() != TN_COPY_ISA_NONE)
@@ -125,7 +127,8 @@ static void check_fast(const char *mode)
         tern_copy_info_t ci;
         MP_OK(tern_copy_info(r, &ci));
         MP_CHECK(ci.distance == tn_core.peers[r].dist && ci.nt_put == tn_core.peers[r].nt_put &&
-                     ci.nt_get == tn_core.peers[r].nt_get && strcmp(ci.mode, mode) == 0,
+                     ci.nt_get == tn_core.peers[r].nt_get &&
+                     ci.nt_islands == tn_core.peers[r].nt_islands && strcmp(ci.mode, mode) == 0,
                  "tern_copy_info(%d): class %d, %zu/%zu, mode %s", r, ci.distance, ci.nt_put,
                  ci.nt_get, ci.mode);
     }

@@ -116,6 +116,7 @@ typedef struct {
     int dist, put;
     size_t n;
     int nt;
+    uint64_t islands;
 } policy_row_t;
 
 #define M (1u << 20)
@@ -147,11 +148,18 @@ static void test_policy(void)
         {TN_SHM_TOPO_ON, 8 * M, 64 * K, TN_DIST_L3, 1, 8, 1},
         {TN_SHM_TOPO_ON, 8 * M, 64 * K, TN_DIST_SELF, 0, 0, 1},
         {TN_SHM_TOPO_OFF, 8 * M, 64 * K, TN_DIST_XPKG, 1, (size_t)1 << 40, 0},
+        /* an island at 2 MiB (bit 21): [2 MiB, 4 MiB) below the threshold */
+        {TN_SHM_TOPO_AUTO, 32 * M, 64 * K, TN_DIST_L3, 1, 2 * M - 1, 0, 1ull << 21},
+        {TN_SHM_TOPO_AUTO, 32 * M, 64 * K, TN_DIST_L3, 1, 2 * M, 1, 1ull << 21},
+        {TN_SHM_TOPO_AUTO, 32 * M, 64 * K, TN_DIST_L3, 0, 3 * M, 1, 1ull << 21},
+        {TN_SHM_TOPO_AUTO, 32 * M, 64 * K, TN_DIST_SELF, 1, 4 * M, 0, 1ull << 21},
+        {TN_SHM_TOPO_AUTO, 32 * M, 64 * K, TN_DIST_L3, 1, 16 * M, 0, 1ull << 21},
+        {TN_SHM_TOPO_OFF, 32 * M, 64 * K, TN_DIST_L3, 1, 2 * M, 0, 1ull << 21},
     };
     int have_nt = tn_copy_isa_best() != TN_COPY_ISA_NONE;
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         const policy_row_t *r = &rows[i];
-        tn_copy_calib_t c = {.hot = r->hot, .cold = r->cold};
+        tn_copy_calib_t c = {.hot = r->hot, .cold = r->cold, .hot_islands = r->islands};
         tn_copy_policy_t p;
         tn_copy_policy_make(r->mode, &c, &p);
         int got = tn_copy_policy_nt(&p, r->dist, r->put, r->n);
@@ -159,6 +167,33 @@ static void test_policy(void)
                tn_dist_name(r->dist), r->put ? "put" : "get", r->n,
                got ? "non-temporal" : "regular");
     }
+}
+
+static void test_islands(void)
+{
+    /* the VM's curve: ahead at 2 MiB (two 2 MiB buffers overflow its L2),
+     * a tie to 32 MiB, ahead from 64 MiB */
+    static const tn_copy_point_t pt[] = {
+        {1 << 20, 35, 20}, {2 << 20, 14.5, 17.4}, {4 << 20, 14.5, 13.7},
+        {8 << 20, 14.5, 13.5}, {16 << 20, 14.5, 13.5}, {32 << 20, 14.7, 13.6},
+        {64 << 20, 6.5, 9.0}};
+    size_t cross = tn_copy_crossover(pt, 7);
+    uint64_t isl = tn_copy_islands(pt, 7, cross);
+    TCHECK(cross > (32u << 20) && cross < (64u << 20), "crossover %zu", cross);
+    TCHECK(isl == 1ull << 21, "islands %llx, expected 2 MiB only", (unsigned long long)isl);
+    tn_copy_calib_t c = {.hot = cross, .cold = 4096, .hot_islands = isl};
+    tn_copy_policy_t p;
+    tn_copy_policy_make(TN_SHM_TOPO_AUTO, &c, &p);
+    if (tn_copy_isa_best() != TN_COPY_ISA_NONE) {
+        TCHECK(tn_copy_policy_min(&p, TN_DIST_L3) == (2u << 20), "copy_min for same-l3: %zu",
+               tn_copy_policy_min(&p, TN_DIST_L3));
+        TCHECK(tn_copy_policy_min(&p, TN_DIST_XPKG) == 4096, "copy_min for other-package: %zu",
+               tn_copy_policy_min(&p, TN_DIST_XPKG));
+    }
+    /* no island where nt is ahead by less than the margin, or above the
+     * crossover */
+    static const tn_copy_point_t tie[] = {{2 << 20, 14.5, 14.8}, {4 << 20, 10, 14}};
+    TCHECK(tn_copy_islands(tie, 2, tn_copy_crossover(tie, 2)) == 0, "no islands");
 }
 
 static void test_cache(void)
@@ -192,7 +227,8 @@ static void test_cache(void)
     /* auto: read back, the same figures */
     TCHECK(tn_copy_calib_obtain(TN_CALIB_AUTO, sub, t, &c2, origin, sizeof(origin)) ==
                    TERN_OK && strstr(origin, "cached in") && c2.hot == c1.hot &&
-               c2.cold == c1.cold && c2.nhot == c1.nhot && c2.isa == c1.isa,
+               c2.cold == c1.cold && c2.nhot == c1.nhot && c2.isa == c1.isa &&
+               c2.hot_islands == c1.hot_islands,
            "read back: %s", origin);
     /* another machine shape has another file */
     tn_topo_t *t2 = topo_xml(TOPO_XML_NIC);
@@ -225,6 +261,7 @@ int main(void)
     TCHECK(tn_copy_nt_fn(TN_COPY_ISA_NONE) == NULL, "no kernel for none");
     test_crossover();
     test_policy();
+    test_islands();
     test_cache();
     if (topo_fails) {
         fprintf(stderr, "FAIL: %d check(s)\n", topo_fails);

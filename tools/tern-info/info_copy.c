@@ -50,6 +50,12 @@ static void print_calib(FILE *out, const tn_copy_calib_t *c, const char *origin)
         return;
     }
     print_curve(out, "destination in this core's caches (hot)", c->hot_pt, c->nhot, c->hot);
+    for (int b = 0; b < 64; b++)
+        if (c->hot_islands >> b & 1) {
+            char s[32];
+            ti_fmt_bytes((size_t)1 << b, s, sizeof(s));
+            fprintf(out, "      and from %s to twice that (faster there too)\n", s);
+        }
     print_curve(out, "destination evicted first (cold)", c->cold_pt, c->ncold, c->cold);
 }
 

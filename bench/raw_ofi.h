@@ -1,0 +1,32 @@
+/* The raw libfabric baseline for network rows: the same provider and
+ * endpoint type as Tern's network transport, opened directly by the
+ * benchmark, with the same completion semantics (fi_writemsg with
+ * FI_DELIVERY_COMPLETE, FI_INJECT up to the inject size; fi_readmsg), so
+ * that "tern - raw" is Tern's own overhead over the provider. */
+#ifndef TB_RAW_OFI_H
+#define TB_RAW_OFI_H
+
+#include <stddef.h>
+
+typedef struct tb_raw_ofi tb_raw_ofi_t;
+
+/* Collective over all ranks after tern_init: rank 0 and `peer` open raw
+ * endpoints with a registered buffer of `bytes` each and exchange their
+ * names through Tern. Returns NULL on the other ranks, or (on every rank,
+ * with a message from rank 0) when libfabric cannot be used. */
+tb_raw_ofi_t *tb_raw_ofi_setup(int peer, size_t bytes);
+void tb_raw_ofi_teardown(tb_raw_ofi_t *r);
+
+/* Rank 0: ns per blocking put (get = 0) or get of n bytes, waited to
+ * completion one at a time, over iters operations. The peer must be in
+ * tb_raw_ofi_serve meanwhile. */
+double tb_raw_ofi_lat(tb_raw_ofi_t *r, int get, size_t n, long iters);
+/* Rank 0: MB/s of windows of `window` puts/gets of n bytes, each window
+ * waited to completion, iters operations in all. */
+double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window);
+/* Rank 0: ends the peer's tb_raw_ofi_serve. */
+void tb_raw_ofi_release(tb_raw_ofi_t *r);
+/* Peer: drive its endpoint (manual progress) until rank 0 releases it. */
+void tb_raw_ofi_serve(tb_raw_ofi_t *r);
+
+#endif
