@@ -298,7 +298,7 @@ void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,
 
 int tn_cfg_is_set(const tn_cfg_var_t *var) { return getenv(var->name) != NULL; }
 
-static const char *type_name(const tn_cfg_var_t *v)
+const char *tn_cfg_type_name(const tn_cfg_var_t *v)
 {
     switch (v->type) {
     case TN_CFG_SIZE: return "size";
@@ -339,7 +339,7 @@ void tn_cfg_write_markdown(FILE *out)
         if (v->flags & TN_CFG_INTERNAL)
             continue;
         fprintf(out, "| `%s` | ", v->name);
-        md_cell(out, type_name(v));
+        md_cell(out, tn_cfg_type_name(v));
         fprintf(out, " | `%s` | ", v->def[0] ? v->def : "(empty)");
         md_cell(out, v->help);
         fprintf(out, " |\n");
@@ -353,15 +353,15 @@ void tn_cfg_write_markdown(FILE *out)
 
 void tn_format_bytes(size_t v, char *buf, size_t len)
 {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double d = (double)v;
     int u = 0;
     while (d >= 1024 && u < 5) {
         d /= 1024;
         u++;
     }
-    if (u == 0)
-        snprintf(buf, len, "%zu bytes", v);
+    if (u == 0 || d == (double)(size_t)d)
+        snprintf(buf, len, "%.0f %s", d, units[u]);
     else
         snprintf(buf, len, "%.1f %s", d, units[u]);
 }

@@ -74,10 +74,13 @@ void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var,
 /* Was var set in the environment? */
 int tn_cfg_is_set(const tn_cfg_var_t *var);
 
+/* What a variable accepts, in words ("size", "integer", "a|b|c"). */
+const char *tn_cfg_type_name(const tn_cfg_var_t *var);
+
 /* Writes the reference page (docs/configuration.md) for the whole table. */
 void tn_cfg_write_markdown(FILE *out);
 
-/* Size for people to read ("24.1 GiB", "512 bytes"). */
+/* Size for people to read ("24.1 GiB", "64 MiB", "512 B"). */
 void tn_format_bytes(size_t v, char *buf, size_t len);
 
 /* Size as text with the largest exact binary unit ("64M", "1536K"). */

@@ -12,7 +12,7 @@
 #include "mem/segment.h"
 
 /* Reads one "Key: value kB" line of /proc/meminfo (value in kB or count). */
-static long meminfo_value(const char *key)
+long tn_meminfo_value(const char *key)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f)
@@ -50,7 +50,7 @@ static void thp_shmem_setting(char *out, size_t len)
 
 size_t tn_mem_available(void)
 {
-    long kb = meminfo_value("MemAvailable");
+    long kb = tn_meminfo_value("MemAvailable");
     size_t avail = kb > 0 ? (size_t)kb * 1024 : 0;
     FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
     if (f) {
@@ -84,8 +84,8 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
         snprintf(note, notelen, "4 KiB pages: TERN_HUGEPAGES=off");
         return TERN_OK;
     }
-    long hp_kb = meminfo_value("Hugepagesize");
-    long hp_free = meminfo_value("HugePages_Free");
+    long hp_kb = tn_meminfo_value("Hugepagesize");
+    long hp_free = tn_meminfo_value("HugePages_Free");
     size_t hp = hp_kb > 0 ? (size_t)hp_kb * 1024 : 0;
     if (hp && hp_free > 0) {
         size_t per_rank = (map_size + hp - 1) / hp;

@@ -117,6 +117,9 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
  * transparent huge pages (ShmemPmdMapped in /proc/self/smaps). */
 size_t tn_thp_mapped_bytes(const void *addr);
 
+/* Value of a "Key: value [kB]" line of /proc/meminfo, or -1. */
+long tn_meminfo_value(const char *key);
+
 /* Bytes of memory that a new segment can still take on this node
  * (MemAvailable, capped by the cgroup limit). */
 size_t tn_mem_available(void);

@@ -22,7 +22,7 @@ static const char *thr_text(size_t v, char *buf, size_t len)
         return "never";
     if (v == 0)
         return "always";
-    ti_fmt_bytes(v, buf, len);
+    tn_format_bytes(v, buf, len);
     return buf;
 }
 
@@ -32,7 +32,7 @@ static void print_curve(FILE *out, const char *what, const tn_copy_point_t *pt, 
     char a[32], b[32];
     fprintf(out, "    %s: non-temporal from %s\n", what, thr_text(cross, a, sizeof(a)));
     for (int i = 0; i < n; i++) {
-        ti_fmt_bytes(pt[i].size, b, sizeof(b));
+        tn_format_bytes(pt[i].size, b, sizeof(b));
         fprintf(out, "      %10s  regular %6.2f GB/s  non-temporal %6.2f GB/s  %s\n", b,
                 pt[i].reg, pt[i].nt, pt[i].nt > pt[i].reg ? "<- non-temporal faster" : "");
     }
@@ -53,7 +53,7 @@ static void print_calib(FILE *out, const tn_copy_calib_t *c, const char *origin)
     for (int b = 0; b < 64; b++)
         if (c->hot_islands >> b & 1) {
             char s[32];
-            ti_fmt_bytes((size_t)1 << b, s, sizeof(s));
+            tn_format_bytes((size_t)1 << b, s, sizeof(s));
             fprintf(out, "      and from %s to twice that (faster there too)\n", s);
         }
     print_curve(out, "destination evicted first (cold)", c->cold_pt, c->ncold, c->cold);
@@ -135,7 +135,7 @@ int ti_print_copy(int argc, char **argv)
         printf("\n");
         for (size_t n = 64; n <= ((size_t)128 << 20); n *= 2) {
             char b[32];
-            ti_fmt_bytes(n, b, sizeof(b));
+            tn_format_bytes(n, b, sizeof(b));
             printf("    %10s", b);
             for (int d = 0; d < TN_DIST_COUNT; d++)
                 printf(" %9c %9c", tn_copy_policy_nt(p, d, 1, n) ? 'N' : 'R',

@@ -12,22 +12,9 @@
 
 #include "base/log.h"
 #include "base/topo.h"
+#include "base/cfg.h"
+#include "mem/segment.h"
 #include "tern_info.h"
-
-void ti_fmt_bytes(size_t v, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double d = (double)v;
-    int u = 0;
-    while (d >= 1024.0 && u < 5) {
-        d /= 1024.0;
-        u++;
-    }
-    if (u == 0 || d == (double)(size_t)d)
-        snprintf(buf, len, "%.0f %s", d, unit[u]);
-    else
-        snprintf(buf, len, "%.1f %s", d, unit[u]);
-}
 
 /* The CPUs this process may run on, from sched_getaffinity, as an hwloc
  * bitmap (caller frees); NULL on failure. Sized for any CPU count. */
@@ -76,7 +63,7 @@ static void print_objs(FILE *out, hwloc_topology_t h, hwloc_obj_type_t type,
             bytes = (size_t)o->attr->numanode.local_memory;
         else if (o->attr)
             bytes = (size_t)o->attr->cache.size;
-        ti_fmt_bytes(bytes, size, sizeof(size));
+        tn_format_bytes(bytes, size, sizeof(size));
         list_text(o->cpuset, pus, sizeof(pus));
         char name[24];
         snprintf(name, sizeof(name), "%s %d", label, i);
@@ -147,12 +134,12 @@ void ti_print_topology(FILE *out)
         return;
     }
     char mem[32], size[32], pus[256];
-    ti_fmt_bytes(t->mem_bytes, mem, sizeof(mem));
+    tn_format_bytes(t->mem_bytes, mem, sizeof(mem));
     fprintf(out, "  packages       %d\n", t->npackages);
     fprintf(out, "  NUMA domains   %d\n", t->nnuma);
     print_objs(out, t->h, HWLOC_OBJ_NUMANODE, "NUMA");
     if (t->nl3 > 0) {
-        ti_fmt_bytes(t->l3_bytes, size, sizeof(size));
+        tn_format_bytes(t->l3_bytes, size, sizeof(size));
         fprintf(out, "  L3 caches      %d\n", t->nl3);
         print_objs(out, t->h, HWLOC_OBJ_L3CACHE, "L3");
     } else {
@@ -203,23 +190,6 @@ static void thp_setting(const char *path, char *sel, size_t len)
         snprintf(sel, len, "%.31s", line);
 }
 
-/* A "Key:   value kB" line of /proc/meminfo; -1 if absent. */
-static long meminfo_kb(const char *key)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long v = -1;
-    size_t kl = strlen(key);
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, key, kl) == 0 && line[kl] == ':' &&
-            sscanf(line + kl + 1, "%ld", &v) == 1)
-            break;
-    fclose(f);
-    return v;
-}
-
 static long read_long(const char *path)
 {
     char line[64];
@@ -232,7 +202,7 @@ void ti_print_hugepages(FILE *out)
     const char *thp = "/sys/kernel/mm/transparent_hugepage";
     char path[512];
     fprintf(out, "\nHuge pages (TERN_HUGEPAGES)\n");
-    ti_fmt_bytes((size_t)sysconf(_SC_PAGESIZE), b, sizeof(b));
+    tn_format_bytes((size_t)sysconf(_SC_PAGESIZE), b, sizeof(b));
     fprintf(out, "  base page          %s\n", b);
 
     snprintf(path, sizeof(path), "%s/shmem_enabled", thp);
@@ -241,7 +211,7 @@ void ti_print_hugepages(FILE *out)
     thp_setting(path, anon, sizeof(anon));
     long pmd = read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
     if (pmd > 0)
-        ti_fmt_bytes((size_t)pmd, b, sizeof(b));
+        tn_format_bytes((size_t)pmd, b, sizeof(b));
     else
         snprintf(b, sizeof(b), "?");
     fprintf(out, "  THP size           %s\n", b);
@@ -253,7 +223,7 @@ void ti_print_hugepages(FILE *out)
 
     /* hugetlb pools, one directory per page size; segments take pages of
      * the default size (Hugepagesize in /proc/meminfo) */
-    long def_kb = meminfo_kb("Hugepagesize"), free_default = 0;
+    long def_kb = tn_meminfo_value("Hugepagesize"), free_default = 0;
     DIR *d = opendir("/sys/kernel/mm/hugepages");
     struct dirent *e;
     int npools = 0;
@@ -267,7 +237,7 @@ void ti_print_hugepages(FILE *out)
         snprintf(path, sizeof(path),
                  "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
         long fr = read_long(path);
-        ti_fmt_bytes((size_t)kb * 1024, b, sizeof(b));
+        tn_format_bytes((size_t)kb * 1024, b, sizeof(b));
         fprintf(out, "  hugetlb %-10s %ld reserved, %ld free%s\n", b, nr, fr,
                 kb == def_kb ? " (default size: used by segments)" : "");
         if (kb == def_kb && fr > 0)
@@ -281,8 +251,8 @@ void ti_print_hugepages(FILE *out)
 
     struct statvfs vfs;
     if (statvfs("/dev/shm", &vfs) == 0) {
-        ti_fmt_bytes((size_t)vfs.f_bavail * vfs.f_frsize, b, sizeof(b));
-        ti_fmt_bytes((size_t)vfs.f_blocks * vfs.f_frsize, b2, sizeof(b2));
+        tn_format_bytes((size_t)vfs.f_bavail * vfs.f_frsize, b, sizeof(b));
+        tn_format_bytes((size_t)vfs.f_blocks * vfs.f_frsize, b2, sizeof(b2));
         fprintf(out, "  /dev/shm           %s free of %s\n", b, b2);
     }
 

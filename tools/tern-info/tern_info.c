@@ -101,19 +101,6 @@ static void print_wrapped(FILE *out, const char *text, int indent, int width)
     }
 }
 
-static const char *type_text(const tn_cfg_var_t *v)
-{
-    switch (v->type) {
-    case TN_CFG_SIZE: return "size";
-    case TN_CFG_INT: return "integer";
-    case TN_CFG_BOOL: return "boolean";
-    case TN_CFG_ENUM: return v->choices;
-    case TN_CFG_DOUBLE: return "number";
-    case TN_CFG_STRING: return "text";
-    }
-    return "?";
-}
-
 /* One variable: NAME=value in force, where it came from, then its
  * default, type and help. Returns 1 if its environment value is bad. */
 static int print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v)
@@ -141,7 +128,7 @@ static int print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v)
             fprintf(out, "%s=%s  (set as '%s')\n", v->name, value, env);
     }
     snprintf(scratch, sizeof(scratch), "%s", v->def[0] ? v->def : "(empty)");
-    fprintf(out, "    %s; default %s\n", type_text(v), scratch);
+    fprintf(out, "    %s; default %s\n", tn_cfg_type_name(v), scratch);
     print_wrapped(out, v->help, 4, 78);
     return bad;
 }

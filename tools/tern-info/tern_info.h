@@ -6,10 +6,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Human-readable size with a binary unit and one decimal where it is not
- * exact ("15.6 GiB", "32 MiB", "4 KiB", "512 B"). */
-void ti_fmt_bytes(size_t v, char *buf, size_t len);
-
 /* Sections of the default output; each prints a heading and its lines. */
 void ti_print_topology(FILE *out);
 void ti_print_hugepages(FILE *out);
