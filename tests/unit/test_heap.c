@@ -7,13 +7,7 @@
 
 #include "mem/heap.h"
 
-#define CHECK(c)                                                            \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            return 1;                                                       \
-        }                                                                   \
-    } while (0)
+#include "unit_check.h"
 
 static int random_ops(unsigned seed, size_t *trace, size_t ntrace)
 {

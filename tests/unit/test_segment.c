@@ -10,13 +10,7 @@
 #include "base/cfg.h"
 #include "mem/segment.h"
 
-#define CHECK(c)                                                            \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            return 1;                                                       \
-        }                                                                   \
-    } while (0)
+#include "unit_check.h"
 
 static int one(int faultin, size_t size)
 {
