@@ -116,10 +116,29 @@ TERN_API void *tern_sym_addr(int rank, const void *local_addr);
 typedef struct tern_event_s *tern_event_t;
 #define TERN_EVENT_DONE ((tern_event_t)0)
 
+/* Out-of-line paths of the inline calls below (errors, network peers). */
 TERN_API int tern_put_slow_(int rank, void *dst, const void *src, size_t n,
-                   unsigned flags);
+                            unsigned flags);
 TERN_API int tern_get_slow_(void *dst, int rank, const void *src, size_t n,
-                   unsigned flags);
+                            unsigned flags);
+TERN_API int tern_put_nb_slow_(int rank, void *dst, const void *src, size_t n,
+                               tern_event_t *lc, tern_event_t *rc, unsigned flags);
+TERN_API int tern_get_nb_slow_(void *dst, int rank, const void *src, size_t n,
+                               tern_event_t *done, unsigned flags);
+TERN_API int tern_put_nbi_slow_(int rank, void *dst, const void *src, size_t n,
+                                unsigned flags);
+TERN_API int tern_get_nbi_slow_(void *dst, int rank, const void *src, size_t n,
+                                unsigned flags);
+TERN_API int tern_event_test_slow_(tern_event_t ev);
+TERN_API int tern_event_wait_slow_(tern_event_t ev);
+
+/* Orders a fast-path put before the caller's later stores (a flag after
+ * the payload): free on x86, a real barrier on weakly ordered CPUs. */
+#if defined(__GNUC__)
+#define TERN_PUT_FENCE_() __atomic_thread_fence(__ATOMIC_RELEASE)
+#else
+#define TERN_PUT_FENCE_() ((void)0)
+#endif
 
 /* Blocking put: copy n bytes from local src to dst on rank. Returns once
  * the data is visible at the target (remote completion).
@@ -135,6 +154,7 @@ static inline int tern_put(int rank, void *dst, const void *src, size_t n,
     intptr_t d;
     if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
         tern_fast_copy_(rank, (char *)dst + d, src, n);
+        TERN_PUT_FENCE_();
         return TERN_OK;
     }
     return tern_put_slow_(rank, dst, src, n, flags);
@@ -159,18 +179,48 @@ static inline int tern_get(void *dst, int rank, const void *src, size_t n,
  * the source must be kept until rc completes. Events must be completed with
  * tern_event_test/wait/wait_all. Statuses as tern_put; on error no event is
  * created. */
-TERN_API int tern_put_nb(int rank, void *dst, const void *src, size_t n,
-                tern_event_t *lc, tern_event_t *rc, unsigned flags);
+static inline int tern_put_nb(int rank, void *dst, const void *src, size_t n,
+                              tern_event_t *lc, tern_event_t *rc, unsigned flags)
+{
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+        /* A copy is complete, locally and remotely, when it returns. */
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
+        TERN_PUT_FENCE_();
+        if (lc)
+            *lc = TERN_EVENT_DONE;
+        if (rc)
+            *rc = TERN_EVENT_DONE;
+        return TERN_OK;
+    }
+    return tern_put_nb_slow_(rank, dst, src, n, lc, rc, flags);
+}
 
 /* Non-blocking get: *done completes when dst holds the data. */
-TERN_API int tern_get_nb(void *dst, int rank, const void *src, size_t n,
-                tern_event_t *done, unsigned flags);
+static inline int tern_get_nb(void *dst, int rank, const void *src, size_t n,
+                              tern_event_t *done, unsigned flags)
+{
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
+        if (done)
+            *done = TERN_EVENT_DONE;
+        return TERN_OK;
+    }
+    return tern_get_nb_slow_(dst, rank, src, n, done, flags);
+}
 
 /* Test an event: TERN_OK (complete; the event is released and must not be
  * used again), TERN_INPROGRESS, or an error of the operation. Polls. */
-TERN_API int tern_event_test(tern_event_t ev);
+static inline int tern_event_test(tern_event_t ev)
+{
+    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_test_slow_(ev);
+}
 /* Wait for an event (polling, then yielding per TERN_WAIT_MODE). */
-TERN_API int tern_event_wait(tern_event_t ev);
+static inline int tern_event_wait(tern_event_t ev)
+{
+    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_wait_slow_(ev);
+}
 /* Wait for n events; entries may be TERN_EVENT_DONE. Returns the first
  * error met, after all have completed. */
 TERN_API int tern_event_wait_all(tern_event_t *evs, size_t n);
@@ -178,10 +228,27 @@ TERN_API int tern_event_wait_all(tern_event_t *evs, size_t n);
 /* Implicit non-blocking (nbi) put and get: no event; completion is
  * collected by tern_nbi_sync for all nbi operations issued by the calling
  * thread. Statuses as tern_put. */
-TERN_API int tern_put_nbi(int rank, void *dst, const void *src, size_t n,
-                 unsigned flags);
-TERN_API int tern_get_nbi(void *dst, int rank, const void *src, size_t n,
-                 unsigned flags);
+static inline int tern_put_nbi(int rank, void *dst, const void *src, size_t n,
+                               unsigned flags)
+{
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
+        return TERN_OK;
+    }
+    return tern_put_nbi_slow_(rank, dst, src, n, flags);
+}
+
+static inline int tern_get_nbi(void *dst, int rank, const void *src, size_t n,
+                               unsigned flags)
+{
+    intptr_t d;
+    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+        tern_fast_copy_(rank, dst, (const char *)src + d, n);
+        return TERN_OK;
+    }
+    return tern_get_nbi_slow_(dst, rank, src, n, flags);
+}
 
 #define TERN_SYNC_LOCAL 0x1u  /* all nbi put sources reusable */
 #define TERN_SYNC_REMOTE 0x2u /* all nbi puts visible, all nbi gets landed */

@@ -168,7 +168,7 @@ int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n,
     return rc;
 }
 
-int tern_event_test(tern_event_t ev)
+int tern_event_test_slow_(tern_event_t ev)
 {
     if (ev == TERN_EVENT_DONE)
         return TERN_OK;
@@ -182,7 +182,7 @@ int tern_event_test(tern_event_t ev)
     return TERN_OK;
 }
 
-int tern_event_wait(tern_event_t ev)
+int tern_event_wait_slow_(tern_event_t ev)
 {
     if (ev == TERN_EVENT_DONE)
         return TERN_OK;

@@ -37,6 +37,14 @@ static TN_NOINLINE int check_local(const char *call, const void *buf, size_t n)
     return TERN_OK;
 }
 
+/* Both sides of a transfer: the remote range, then the local buffer. */
+static int check(const char *call, int rank, const void *remote, const void *local,
+                 size_t n)
+{
+    int rc = check_remote(call, rank, remote, n);
+    return rc == TERN_OK ? check_local(call, local, n) : rc;
+}
+
 /* Put to a peer without a mapping (network): through its transport. */
 static int put_xport(int rank, void *dst, const void *src, size_t n,
                      const tn_xport_done_t *done, unsigned flags)
@@ -62,99 +70,38 @@ static int get_xport(void *dst, int rank, const void *src, size_t n,
 
 int tern_put_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
-    int rc = check_remote("tern_put", rank, dst, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_put", src, n);
-    if (rc != TERN_OK)
-        return rc;
-    intptr_t d;
-    if (tern_fast_ok_(rank, dst, n, &d)) { /* only from non-inlined callers */
-        tern_fast_copy_(rank, (char *)dst + d, src, n);
-        return TERN_OK;
-    }
-    return tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
+    int rc = check("tern_put", rank, dst, src, n);
+    return rc != TERN_OK ? rc : tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
 }
 
 int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
-    int rc = check_remote("tern_get", rank, src, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_get", dst, n);
-    if (rc != TERN_OK)
-        return rc;
-    intptr_t d;
-    if (tern_fast_ok_(rank, src, n, &d)) {
-        tern_fast_copy_(rank, dst, (const char *)src + d, n);
-        return TERN_OK;
-    }
-    return tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
+    int rc = check("tern_get", rank, src, dst, n);
+    return rc != TERN_OK ? rc : tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
 }
 
-int tern_put_nb(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
+int tern_put_nb_slow_(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
                 tern_event_t *rc_ev, unsigned flags)
 {
-    intptr_t d;
-    if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
-        /* A copy completes locally and remotely before returning. */
-        tern_fast_copy_(rank, (char *)dst + d, src, n);
-        if (lc)
-            *lc = TERN_EVENT_DONE;
-        if (rc_ev)
-            *rc_ev = TERN_EVENT_DONE;
-        return TERN_OK;
-    }
-    int rc = check_remote("tern_put_nb", rank, dst, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_put_nb", src, n);
-    if (rc != TERN_OK)
-        return rc;
-    return tn_event_start_put(rank, dst, src, n, lc, rc_ev, flags, put_xport);
+    int rc = check("tern_put_nb", rank, dst, src, n);
+    return rc != TERN_OK ? rc : tn_event_start_put(rank, dst, src, n, lc, rc_ev, flags, put_xport);
 }
 
-int tern_get_nb(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
+int tern_get_nb_slow_(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
                 unsigned flags)
 {
-    intptr_t d;
-    if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
-        tern_fast_copy_(rank, dst, (const char *)src + d, n);
-        if (done)
-            *done = TERN_EVENT_DONE;
-        return TERN_OK;
-    }
-    int rc = check_remote("tern_get_nb", rank, src, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_get_nb", dst, n);
-    if (rc != TERN_OK)
-        return rc;
-    return tn_event_start_get(dst, rank, src, n, done, flags, get_xport);
+    int rc = check("tern_get_nb", rank, src, dst, n);
+    return rc != TERN_OK ? rc : tn_event_start_get(dst, rank, src, n, done, flags, get_xport);
 }
 
-int tern_put_nbi(int rank, void *dst, const void *src, size_t n, unsigned flags)
+int tern_put_nbi_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
-    intptr_t d;
-    if (tn_likely(tern_fast_ok_(rank, dst, n, &d))) {
-        tern_fast_copy_(rank, (char *)dst + d, src, n);
-        return TERN_OK;
-    }
-    int rc = check_remote("tern_put_nbi", rank, dst, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_put_nbi", src, n);
-    if (rc != TERN_OK)
-        return rc;
-    return tn_nbi_start_put(rank, dst, src, n, flags, put_xport);
+    int rc = check("tern_put_nbi", rank, dst, src, n);
+    return rc != TERN_OK ? rc : tn_nbi_start_put(rank, dst, src, n, flags, put_xport);
 }
 
-int tern_get_nbi(void *dst, int rank, const void *src, size_t n, unsigned flags)
+int tern_get_nbi_slow_(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
-    intptr_t d;
-    if (tn_likely(tern_fast_ok_(rank, src, n, &d))) {
-        tern_fast_copy_(rank, dst, (const char *)src + d, n);
-        return TERN_OK;
-    }
-    int rc = check_remote("tern_get_nbi", rank, src, n);
-    if (rc == TERN_OK)
-        rc = check_local("tern_get_nbi", dst, n);
-    if (rc != TERN_OK)
-        return rc;
-    return tn_nbi_start_get(dst, rank, src, n, flags, get_xport);
+    int rc = check("tern_get_nbi", rank, src, dst, n);
+    return rc != TERN_OK ? rc : tn_nbi_start_get(dst, rank, src, n, flags, get_xport);
 }
