@@ -124,7 +124,7 @@ static int try_path(char *out, size_t len, const char *dir, const char *rel)
 
 int tb_find_ternrun(char *out, size_t len)
 {
-    const char *env = getenv("TERN_BENCH_TERNRUN");
+    const char *env = getenv("TB_TERNRUN");
     if (env && *env) {
         snprintf(out, len, "%s", env);
         return access(out, X_OK) == 0 ? 0 : -1;

@@ -164,7 +164,7 @@ int tb_run_child(char *const argv[], char *const env[], char *out,
 char **tb_env_with(const char *const sets[], int nsets);
 void tb_env_free(char **env);
 
-/* Path of this executable (/proc/self/exe), and of ternrun (TERN_BENCH_TERNRUN,
+/* Path of this executable (/proc/self/exe), and of ternrun (TB_TERNRUN,
  * else next to tern-bench in the install bindir or build tree, else PATH). */
 const char *tb_self_exe(void);
 int tb_find_ternrun(char *out, size_t len);

@@ -47,6 +47,7 @@ static int (*p_getinfo)(uint32_t, const char *, const char *, uint64_t,
 static struct fi_info *(*p_dupinfo)(const struct fi_info *);
 static void (*p_freeinfo)(struct fi_info *);
 static int (*p_fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+static const char *(*p_strerror)(int);
 
 /* libtern loads libfabric with dlopen; the benchmark does the same. */
 static int load(void)
@@ -58,7 +59,8 @@ static int load(void)
     *(void **)&p_dupinfo = dlsym(h, "fi_dupinfo");
     *(void **)&p_freeinfo = dlsym(h, "fi_freeinfo");
     *(void **)&p_fabric = dlsym(h, "fi_fabric");
-    return p_getinfo && p_dupinfo && p_freeinfo && p_fabric ? 0 : -1;
+    *(void **)&p_strerror = dlsym(h, "fi_strerror");
+    return p_getinfo && p_dupinfo && p_freeinfo && p_fabric && p_strerror ? 0 : -1;
 }
 
 static int open_ep(tb_raw_ofi_t *r)
@@ -127,7 +129,7 @@ tb_raw_ofi_t *tb_raw_ofi_setup(int peer, size_t bytes)
         memset(r->buf, 0, bytes + 64);
         int rc = load() ? -FI_ENOSYS : open_ep(r);
         if (rc) {
-            fprintf(stderr, "raw libfabric baseline unavailable: %s\n", fi_strerror(-rc));
+            fprintf(stderr, "raw libfabric baseline unavailable: %s\n", (p_strerror ? p_strerror(-rc) : "libfabric not loadable"));
             ok = 0;
         } else {
             raw_name_t mine = {.key = fi_mr_key(r->mr), .base = (uint64_t)(uintptr_t)r->buf};
@@ -184,7 +186,7 @@ static long drain(tb_raw_ofi_t *r)
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         fi_cq_readerr(r->cq, &err, 0);
-        fprintf(stderr, "raw libfabric baseline: completion error %s\n", fi_strerror(err.err));
+        fprintf(stderr, "raw libfabric baseline: completion error %s\n", p_strerror(err.err));
         exit(1);
     }
     return 0;
@@ -210,7 +212,7 @@ static void post(tb_raw_ofi_t *r, int get, size_t off, size_t n)
     while ((rc = get ? fi_readmsg(r->ep, &msg, fl) : fi_writemsg(r->ep, &msg, fl)) == -FI_EAGAIN)
         drain(r);
     if (rc) {
-        fprintf(stderr, "raw libfabric baseline: post failed: %s\n", fi_strerror((int)-rc));
+        fprintf(stderr, "raw libfabric baseline: post failed: %s\n", p_strerror((int)-rc));
         exit(1);
     }
     r->outstanding++;

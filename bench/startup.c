@@ -71,7 +71,7 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
     char ternrun[4096], nbuf[16];
     if (tb_find_ternrun(ternrun, sizeof ternrun) != 0)
         tb_die("cannot find ternrun next to %s or in PATH; set "
-               "TERN_BENCH_TERNRUN=/path/to/ternrun", tb_self_exe());
+               "TB_TERNRUN=/path/to/ternrun", tb_self_exe());
     char *canon = realpath(ternrun, NULL);
     if (canon) {
         snprintf(ternrun, sizeof ternrun, "%s", canon);

@@ -105,7 +105,7 @@ static int stream_run(tb_opts_t *o, tb_job_t *job)
     (void)job;
     char ternrun[4096];
     if (tb_find_ternrun(ternrun, sizeof ternrun) != 0)
-        tb_die("cannot find ternrun next to %s or in PATH; set TERN_BENCH_TERNRUN",
+        tb_die("cannot find ternrun next to %s or in PATH; set TB_TERNRUN",
                tb_self_exe());
     st_case_t cs[NWAYS * 2];
     int nc = 0;

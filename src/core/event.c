@@ -60,10 +60,10 @@ int tern_poll(void)
 static void wait_counter(_Atomic(int64_t) *c)
 {
     uint64_t iter = 0;
-    while (atomic_load_explicit(c, memory_order_acquire) > 0) {
-        tn_core_progress();
+    /* tn_wait_step drives the transports' progress (its hook); polling
+     * here as well would double the network polls per check. */
+    while (atomic_load_explicit(c, memory_order_acquire) > 0)
         tn_wait_step(iter++);
-    }
 }
 
 int tn_event_run_blocking_put(int rank, void *dst, const void *src, size_t n,

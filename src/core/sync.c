@@ -37,10 +37,8 @@ static void net_barrier(void)
 void tn_core_drain(void)
 {
     uint64_t iter = 0;
-    while (atomic_load_explicit(&tn_core.net_pending, memory_order_acquire) > 0) {
-        tn_core_progress();
-        tn_wait_step(iter++);
-    }
+    while (atomic_load_explicit(&tn_core.net_pending, memory_order_acquire) > 0)
+        tn_wait_step(iter++); /* drives network progress */
 }
 
 int tern_barrier(void)

@@ -37,6 +37,6 @@ add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4
 add_test(NAME mp.bench_startup COMMAND ${_tb_check} --bench startup --min-rows 1 --
   $<TARGET_FILE:tern-bench> startup --json --ranks 2 --trials 1 --warmup 0)
 set_tests_properties(mp.bench_startup PROPERTIES
-  ENVIRONMENT "TERN_BENCH_TERNRUN=$<TARGET_FILE:ternrun>")
+  ENVIRONMENT "TB_TERNRUN=$<TARGET_FILE:ternrun>")
 set_tests_properties(mp.bench_faultin mp.bench_startup PROPERTIES
   TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "mp;bench")

@@ -105,5 +105,5 @@ if(TERN_PYTHON3)
     $<TARGET_FILE:tern-bench> stream --json --size 24M --trials 1 --warmup 0)
   set_tests_properties(mp.bench_copy mp.bench_topo_put mp.bench_stream PROPERTIES
     TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS "mp;bench;topo"
-    ENVIRONMENT "TERN_BENCH_TERNRUN=$<TARGET_FILE:ternrun>")
+    ENVIRONMENT "TB_TERNRUN=$<TARGET_FILE:ternrun>")
 endif()

@@ -1,0 +1,148 @@
+/* tern-bench net: Tern's network path against raw libfabric in the same
+ * run - 8 B put and get latency, put bandwidth at 64 KiB and 4 MiB, 8 B
+ * message rate. Run across nodes (TERN_SHM=off, ternrun --nodes 2, or a
+ * real cluster); the baseline opens the same provider directly
+ * (raw_ofi.c) with the same completion semantics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tern.h>
+
+#include "bench.h"
+#include "raw_ofi.h"
+
+#define NET_MAX (4u << 20)
+
+typedef struct net_case {
+    const char *op;
+    int kind; /* 0 latency put, 1 latency get, 2 bandwidth put, 3 rate */
+    size_t size;
+    long ops;
+} net_case_t;
+
+static const net_case_t cases[] = {
+    {"put", 0, 8, 2000},      {"get", 1, 8, 2000},     {"put_nbi", 2, 65536, 2000},
+    {"put_nbi", 2, NET_MAX, 60}, {"put_nbi", 3, 8, 20000},
+};
+
+/* One Tern trial on rank 0: returns the value in the row's unit. */
+static double tern_trial(const net_case_t *c, long ops, int window, int peer,
+                         char *remote, char *local)
+{
+    uint64_t t0 = tb_now_ns();
+    if (c->kind == 0) {
+        for (long i = 0; i < ops; i++)
+            TB_CHECK(tern_put(peer, remote, local, c->size, 0));
+    } else if (c->kind == 1) {
+        for (long i = 0; i < ops; i++)
+            TB_CHECK(tern_get(local, peer, remote, c->size, 0));
+    } else {
+        int w = c->kind == 3 ? (int)ops : window;
+        for (long i = 0; i < ops;) {
+            for (int k = 0; k < w && i < ops; k++, i++)
+                TB_CHECK(tern_put_nbi(peer, remote, local, c->size, 0));
+            TB_CHECK(tern_nbi_sync(TERN_SYNC_REMOTE));
+        }
+    }
+    double s = (double)(tb_now_ns() - t0) * 1e-9;
+    if (c->kind <= 1)
+        return s / (double)ops * 1e9;                   /* ns per op */
+    if (c->kind == 2)
+        return (double)c->size * (double)ops / s / 1e6; /* MB/s */
+    return (double)ops / s / 1e6;                       /* Mmsg/s */
+}
+
+static double raw_trial(tb_raw_ofi_t *r, const net_case_t *c, long ops, int window)
+{
+    double v;
+    if (c->kind <= 1)
+        v = tb_raw_ofi_lat(r, c->kind, c->size, ops);
+    else if (c->kind == 2)
+        v = tb_raw_ofi_bw(r, 0, c->size, ops, window);
+    else
+        v = tb_raw_ofi_bw(r, 0, c->size, ops, (int)ops) / (double)c->size;
+    tb_raw_ofi_release(r);
+    return v;
+}
+
+static int net_run(tb_opts_t *o, tb_job_t *job)
+{
+    if (job->peer_mapped && job->rank == 0)
+        tb_warn("rank %d shares memory with rank 0: run across nodes "
+                "(TERN_SHM=off or ternrun --nodes 2) to measure the network",
+                job->peer);
+    char *sym;
+    TB_CHECK(tern_alloc_sym(NET_MAX, (void **)&sym));
+    char *local = tb_alloc_local(NET_MAX);
+    char *remote = tern_sym_addr(job->peer, sym);
+    tb_raw_ofi_t *raw = tb_raw_ofi_setup(job->peer, NET_MAX);
+    int window = o->window_given ? o->window : 64;
+    int me = job->rank, serve = me == job->peer;
+    if (me == 0) {
+        tb_note(o, "columns: Tern and raw libfabric in the same run; latency "
+                   "waits for each operation (remote completion), bandwidth "
+                   "syncs every %d puts", window);
+    }
+    int head = -1;
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+        const net_case_t *c = &cases[ci];
+        long ops = o->iters_given && o->iters < c->ops ? o->iters : c->ops;
+        double vt[64], vr[64];
+        int nt = o->trials < 64 ? o->trials : 64;
+        for (int t = -o->warmup; t < nt; t++) {
+            TB_CHECK(tern_barrier()); /* the peer progresses in here */
+            double a = me == 0 ? tern_trial(c, ops, window, job->peer, remote, local) : 0;
+            TB_CHECK(tern_barrier());
+            double b = NAN;
+            if (raw && me == 0)
+                b = raw_trial(raw, c, ops, window);
+            else if (raw && serve)
+                tb_raw_ofi_serve(raw);
+            if (t >= 0) {
+                vt[t] = a;
+                vr[t] = b;
+            }
+        }
+        if (me == 0) {
+            tb_row_t row = {.bench = "net", .op = c->op, .size = c->size, .ops = ops};
+            row.unit = c->kind <= 1 ? TB_UNIT_NS : c->kind == 2 ? TB_UNIT_MBPS : TB_UNIT_MMSGS;
+            if ((int)row.unit != head) /* one table head per unit */
+                tb_table_head(o, row.unit);
+            head = (int)row.unit;
+            tb_stats_of(vt, nt, &row.tern);
+            if (raw)
+                tb_stats_of(vr, nt, &row.raw);
+            else
+                row.raw = tb_stats_none;
+            tb_row_print(o, job, &row);
+        }
+    }
+    TB_CHECK(tern_barrier());
+    tb_raw_ofi_teardown(raw);
+    free(local);
+    TB_CHECK(tern_free_sym(sym));
+    return 0;
+}
+
+static void net_defaults(tb_opts_t *o)
+{
+    o->trials = 7;
+    o->warmup = 1;
+}
+
+static size_t net_need(const tb_opts_t *o) { return NET_MAX + (1u << 20); }
+
+const tb_bench_t tb_bench_net = {
+    .name = "net",
+    .help = "network path vs raw libfabric: 8 B put/get latency, put bandwidth "
+            "64 KiB and 4 MiB, 8 B rate (run across nodes)",
+    .with_tern = 1,
+    .min_ranks = 2,
+    .baseline = "raw libfabric: the same provider opened directly, fi_writemsg "
+                "with FI_DELIVERY_COMPLETE (FI_INJECT up to the inject size) "
+                "and fi_readmsg, waited the same way",
+    .defaults = net_defaults,
+    .segment_need = net_need,
+    .run = net_run,
+};
