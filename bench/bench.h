@@ -7,11 +7,11 @@
 
 typedef struct tb_bench {
     const char *name;
-    const char *help;       /* one line for --help */
-    int with_tern;          /* runs under ternrun: main calls tern_init */
+    const char *help;          /* one line for --help */
+    int with_tern;             /* runs under ternrun: main calls tern_init */
     size_t min_size, max_size; /* default --sizes range (doubling), or 0 */
-    int min_ranks;          /* with_tern: fewer ranks is a usage error */
-    const char *baseline;   /* what the raw column is, for the header */
+    int min_ranks;             /* with_tern: fewer ranks is a usage error */
+    const char *baseline;      /* what the raw column is, for the header */
     /* Family defaults (sizes, iters, trials) applied before parsing. */
     void (*defaults)(tb_opts_t *o);
     /* Bytes of symmetric heap per rank the run needs (with_tern only). */
@@ -36,18 +36,18 @@ int tb_noop_child(int argc, char **argv);
 
 /* Latency of one blocking (nb = 0) or non-blocking put/get of n bytes from
  * rank 0 to job->peer. Rank 0 only. */
-void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
-                int nb, size_t n, tb_row_t *row);
+void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, int nb,
+                size_t n, tb_row_t *row);
 /* Bandwidth of a window of nbi puts/gets of n bytes to remote completion.
  * Rank 0 only. */
-void tb_bw_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
-               size_t n, tb_row_t *row);
+void tb_bw_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, size_t n,
+               tb_row_t *row);
 /* Put ping-pong between rank 0 and job->peer with payload n (<= the
  * payload buffer of tb_pingpong_setup). Collective over all ranks. */
 typedef struct tb_pingpong tb_pingpong_t;
 tb_pingpong_t *tb_pingpong_setup(const tb_job_t *job, size_t max_payload);
-void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job,
-                     tb_pingpong_t *pp, size_t n, tb_row_t *row);
+void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job, tb_pingpong_t *pp, size_t n,
+                     tb_row_t *row);
 void tb_pingpong_teardown(tb_pingpong_t *pp);
 /* Rate of 8 B puts (nbi = 1: tern_put_nbi with one sync at the end;
  * nbi = 0: blocking tern_put). Rank 0 only. */

@@ -84,8 +84,8 @@ static uint64_t get_raw(void *ctx, long ops)
     return raw_loop(c->local, c->mapped, c->n, c->window, ops);
 }
 
-void tb_bw_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
-               size_t n, tb_row_t *row)
+void tb_bw_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, size_t n,
+               tb_row_t *row)
 {
     static char *local;
     static size_t local_len;
@@ -134,7 +134,10 @@ static void bw_defaults(tb_opts_t *o)
     o->window = BW_WINDOW;
 }
 
-static size_t bw_need(const tb_opts_t *o) { return tb_sizes_max(o); }
+static size_t bw_need(const tb_opts_t *o)
+{
+    return tb_sizes_max(o);
+}
 
 static int bw_run(tb_opts_t *o, tb_job_t *job, int get)
 {
@@ -144,8 +147,10 @@ static int bw_run(tb_opts_t *o, tb_job_t *job, int get)
     memset(sym, 0, max);
     TB_CHECK(tern_barrier());
     if (job->rank == 0) {
-        tb_note(o, "window %d operations, then tern_nbi_sync(TERN_SYNC_REMOTE); "
-                   "MB/s = 1e6 bytes/s", o->window);
+        tb_note(o,
+                "window %d operations, then tern_nbi_sync(TERN_SYNC_REMOTE); "
+                "MB/s = 1e6 bytes/s",
+                o->window);
         tb_table_head(o, TB_UNIT_MBPS);
     }
     for (int i = 0; i < o->nsizes; i++) {
@@ -160,8 +165,14 @@ static int bw_run(tb_opts_t *o, tb_job_t *job, int get)
     return 0;
 }
 
-static int put_bw_run(tb_opts_t *o, tb_job_t *job) { return bw_run(o, job, 0); }
-static int get_bw_run(tb_opts_t *o, tb_job_t *job) { return bw_run(o, job, 1); }
+static int put_bw_run(tb_opts_t *o, tb_job_t *job)
+{
+    return bw_run(o, job, 0);
+}
+static int get_bw_run(tb_opts_t *o, tb_job_t *job)
+{
+    return bw_run(o, job, 1);
+}
 
 const tb_bench_t tb_bench_put_bw = {
     .name = "put_bw",

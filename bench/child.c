@@ -18,8 +18,8 @@
 
 extern char **environ;
 
-int tb_run_child(char *const argv[], char *const env[], char *out,
-                 size_t outlen, double *elapsed_s)
+int tb_run_child(char *const argv[], char *const env[], char *out, size_t outlen,
+                 double *elapsed_s)
 {
     int fd[2];
     if (pipe2(fd, O_CLOEXEC) != 0)

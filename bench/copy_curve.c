@@ -16,7 +16,7 @@
 #include <tern/topo.h>
 
 #define COPY_BUDGET (64u << 20) /* bytes per timed sample at least */
-#define NMODES 3
+#define NMODES      3
 static const char *const modes[NMODES] = {"off", "on", "auto"};
 
 /* ---- the child: one mode, every size ---------------------------------------- */
@@ -167,10 +167,11 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
             res.v[m][i] = calloc((size_t)o->trials, sizeof(double));
     tb_plain_header(o, "regular copies (TERN_SHM_TOPO=off) of the same sizes, same run; "
                        "ratio = MB/s / regular MB/s");
-    tb_note(o, "tern_put into the rank's own segment from private memory, one "
-               "single-rank process per mode and round, %d rounds (+%d warm-up), modes "
-               "in turn; each process: the best of 3 samples of >= 64 MiB per size (other "
-               "jobs on the machine only ever slow a sample down)",
+    tb_note(o,
+            "tern_put into the rank's own segment from private memory, one "
+            "single-rank process per mode and round, %d rounds (+%d warm-up), modes "
+            "in turn; each process: the best of 3 samples of >= 64 MiB per size (other "
+            "jobs on the machine only ever slow a sample down)",
             o->trials, o->warmup);
     for (int r = -o->warmup; r < o->trials; r++)
         if (run_round(o, r + o->warmup, &res, r >= 0) != 0) {
@@ -189,22 +190,27 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
     char isl[128] = "";
     for (int k = 0, off = 0; k < 64; k++)
         if (res.islands >> k & 1)
-            off += snprintf(isl + off, sizeof isl - (size_t)off, "%s%s", off ? ", " : "; and from ",
+            off += snprintf(isl + off, sizeof isl - (size_t)off, "%s%s",
+                            off ? ", " : "; and from ",
                             tb_size_str((size_t)1 << k, a, sizeof a));
     if (isl[0])
         snprintf(isl + strlen(isl), sizeof isl - strlen(isl), " to twice that");
-    tb_note(o, "Tern's threshold for these copies (TERN_SHM_TOPO=auto, %s kernel): "
-               "non-temporal from %s%s (calibration: %s with the destination in cache, %s "
-               "with it elsewhere)", res.isa, thr_str(res.nt_put, a, sizeof a), isl,
-            thr_str(res.hot, b, sizeof b), thr_str(res.cold, c, sizeof c));
+    tb_note(o,
+            "Tern's threshold for these copies (TERN_SHM_TOPO=auto, %s kernel): "
+            "non-temporal from %s%s (calibration: %s with the destination in cache, %s "
+            "with it elsewhere)",
+            res.isa, thr_str(res.nt_put, a, sizeof a), isl, thr_str(res.hot, b, sizeof b),
+            thr_str(res.cold, c, sizeof c));
     if (cross == o->nsizes)
-        tb_note(o, "measured here: the non-temporal copy is not faster at the largest size");
+        tb_note(o,
+                "measured here: the non-temporal copy is not faster at the largest size");
     else if (cross == 0)
         tb_note(o, "measured here: the non-temporal copy is faster at every size");
     else
-        tb_note(o, "measured here: the non-temporal copy is faster from %s on (slower at %s)",
-                tb_size_str(o->sizes[cross], a, sizeof a),
-                tb_size_str(o->sizes[cross - 1], b, sizeof b));
+        tb_note(
+            o, "measured here: the non-temporal copy is faster from %s on (slower at %s)",
+            tb_size_str(o->sizes[cross], a, sizeof a),
+            tb_size_str(o->sizes[cross - 1], b, sizeof b));
     if (!o->json)
         printf("# %9s %10s %-21s %10s %-21s %10s %-21s %5s %7s %9s\n", "size", "reg MB/s",
                "  p10..p90", "nt MB/s", "  p10..p90", "auto MB/s", "  p10..p90", "auto",
@@ -240,8 +246,8 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
                 if (m == 2) {
                     tb_json_str(&j, "uses", uses);
                     tb_json_num(&j, "vs_best", vs);
-                    tb_json_int(&j, "threshold", res.nt_put == (size_t)-1 ? -1
-                                                                          : (long long)res.nt_put);
+                    tb_json_int(&j, "threshold",
+                                res.nt_put == (size_t)-1 ? -1 : (long long)res.nt_put);
                     tb_json_int(&j, "islands", (long long)res.islands);
                 }
                 tb_json_end(&j);
@@ -253,16 +259,17 @@ static int copy_run(tb_opts_t *o, tb_job_t *job)
             snprintf(v[m], sizeof v[m], "%.0f", st[m][i].med);
             snprintf(rg[m], sizeof rg[m], "(%.0f..%.0f)", st[m][i].p10, st[m][i].p90);
         }
-        int switch_here = (n >= res.nt_put && (i == 0 || o->sizes[i - 1] < res.nt_put)) ||
-                          island;
+        int switch_here =
+            (n >= res.nt_put && (i == 0 || o->sizes[i - 1] < res.nt_put)) || island;
         printf("%11s %10s %-21s %10s %-21s %10s %-21s %5s %7s %8.3f%s%s\n",
                tb_size_str(n, a, sizeof a), v[0], rg[0], v[1], rg[1], v[2], rg[2], uses,
                faster, vs, vs < 0.98 ? " <2%" : "", switch_here ? "  <- threshold" : "");
     }
     if (worst >= 0)
-        tb_note(o, "auto vs the better of regular and non-temporal: worst %.3f at %s "
-                   "(goal: >= 0.98 at every size)", worst_r,
-                tb_size_str(o->sizes[worst], a, sizeof a));
+        tb_note(o,
+                "auto vs the better of regular and non-temporal: worst %.3f at %s "
+                "(goal: >= 0.98 at every size)",
+                worst_r, tb_size_str(o->sizes[worst], a, sizeof a));
     for (int m = 0; m < NMODES; m++)
         for (int i = 0; i < o->nsizes; i++)
             free(res.v[m][i]);

@@ -50,16 +50,16 @@ int tb_faultin_child(int argc, char **argv)
 }
 
 typedef struct fi_mode {
-    const char *faultin;   /* TERN_SEGMENT_FAULTIN */
-    const char *huge;      /* TERN_HUGEPAGES */
-    double *t;             /* seconds per trial */
+    const char *faultin; /* TERN_SEGMENT_FAULTIN */
+    const char *huge;    /* TERN_HUGEPAGES */
+    double *t;           /* seconds per trial */
     int nt;
     size_t page_size;
     int threads;
     char mode[16];
     char note[256];
-    char skip[512];        /* why this mode has no figures */
-    char where[160];       /* pages per NUMA domain, read back */
+    char skip[512];  /* why this mode has no figures */
+    char where[160]; /* pages per NUMA domain, read back */
 } fi_mode_t;
 
 /* The last line of the child's output that is not the result: the
@@ -101,9 +101,11 @@ static void run_trial(const tb_opts_t *o, fi_mode_t *m)
     size_t segsz, pg;
     int thr, pos = 0;
     char mode[16] = "", where[160] = "";
-    if (line && sscanf(line, FI_TAG " t_faultin=%lf t_total=%lf segment=%zu "
-                             "page_size=%zu threads=%d mode=%15s numa=%159s note=%n",
-                       &t, &total, &segsz, &pg, &thr, mode, where, &pos) >= 7 &&
+    if (line &&
+        sscanf(line,
+               FI_TAG " t_faultin=%lf t_total=%lf segment=%zu "
+                      "page_size=%zu threads=%d mode=%15s numa=%159s note=%n",
+               &t, &total, &segsz, &pg, &thr, mode, where, &pos) >= 7 &&
         WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         m->t[m->nt++] = t;
         m->page_size = pg;
@@ -128,8 +130,8 @@ static void run_trial(const tb_opts_t *o, fi_mode_t *m)
     else
         snprintf(m->skip, sizeof m->skip, "child %s %d%s%s",
                  WIFSIGNALED(st) ? "killed by signal" : "exited with",
-                 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-                 why[0] ? ": " : "", why);
+                 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), why[0] ? ": " : "",
+                 why);
 }
 
 static int faultin_run(tb_opts_t *o, tb_job_t *job)
@@ -144,8 +146,9 @@ static int faultin_run(tb_opts_t *o, tb_job_t *job)
     char sz[32];
     tb_plain_header(o, "serial fault-in with TERN_HUGEPAGES=off (4 KiB pages), "
                        "same run; speedup = baseline seconds / seconds");
-    tb_note(o, "segment %s (%zu bytes), one fresh single-rank process per "
-               "trial, modes interleaved within each trial",
+    tb_note(o,
+            "segment %s (%zu bytes), one fresh single-rank process per "
+            "trial, modes interleaved within each trial",
             tb_size_str(o->size, sz, sizeof sz), o->size);
     for (int i = 0; i < nm; i++) {
         modes[i].t = calloc((size_t)o->trials, sizeof(double));
@@ -211,8 +214,8 @@ static int faultin_run(tb_opts_t *o, tb_job_t *job)
         snprintf(a, sizeof a, "(%.3f..%.3f)", st[i].p10, st[i].p90);
         snprintf(b, sizeof b, "%.2f", speedup);
         printf("%11s %-8s %9s %7d %10.3f %-21s %8.2f %8s  %s\n", m->faultin, m->huge,
-               tb_size_str(m->page_size, pg, sizeof pg), m->threads, st[i].med,
-               a, gbps, isnan(speedup) ? "n/a" : b, m->where);
+               tb_size_str(m->page_size, pg, sizeof pg), m->threads, st[i].med, a, gbps,
+               isnan(speedup) ? "n/a" : b, m->where);
     }
     if (!o->json)
         for (int i = 0; i < nm; i++)
@@ -237,7 +240,8 @@ static void faultin_defaults(tb_opts_t *o)
 
 const tb_bench_t tb_bench_faultin = {
     .name = "faultin",
-    .help = "segment fault-in time, serial/parallel x 4 KiB/huge pages (--size, default 1G; no ternrun)",
+    .help = "segment fault-in time, serial/parallel x 4 KiB/huge pages (--size, default "
+            "1G; no ternrun)",
     .with_tern = 0,
     .defaults = faultin_defaults,
     .run = faultin_run,

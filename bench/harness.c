@@ -24,10 +24,22 @@ int tb_parse_size(const char *s, size_t *out)
         return -1;
     double mul = 1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': mul = 1024.0; end++; break;
-    case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    case 'K':
+        mul = 1024.0;
+        end++;
+        break;
+    case 'M':
+        mul = 1024.0 * 1024;
+        end++;
+        break;
+    case 'G':
+        mul = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    case 'T':
+        mul = 1024.0 * 1024 * 1024 * 1024;
+        end++;
+        break;
     default: break;
     }
     if (toupper((unsigned char)*end) == 'I') /* accept KiB, MiB */
@@ -65,8 +77,7 @@ static int parse_sizes(tb_opts_t *o, const char *arg)
     if (colon) {
         size_t a, b;
         *colon = '\0';
-        if (tb_parse_size(tmp, &a) || tb_parse_size(colon + 1, &b) || a == 0 ||
-            b < a)
+        if (tb_parse_size(tmp, &a) || tb_parse_size(colon + 1, &b) || a == 0 || b < a)
             return -1;
         for (size_t s = a; s <= b && o->nsizes < TB_MAX_SIZES; s *= 2)
             o->sizes[o->nsizes++] = s;
@@ -242,9 +253,9 @@ static double convert(tb_unit_t u, uint64_t ns, long ops, double bytes)
 
 /* ---- trial runner ---------------------------------------------------------- */
 
-void tb_measure_pair(const tb_opts_t *o, tb_loop_fn tern, tb_loop_fn raw,
-                     void *ctx, long ops, tb_unit_t unit, double bytes_per_op,
-                     int collective, tb_stats_t *vt, tb_stats_t *vr)
+void tb_measure_pair(const tb_opts_t *o, tb_loop_fn tern, tb_loop_fn raw, void *ctx,
+                     long ops, tb_unit_t unit, double bytes_per_op, int collective,
+                     tb_stats_t *vt, tb_stats_t *vr)
 {
     int n = o->trials;
     double *t = calloc((size_t)n, sizeof *t);

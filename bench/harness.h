@@ -8,26 +8,26 @@
 #include <stdint.h>
 #include <time.h>
 
-#define TB_MAX_SIZES 64
+#define TB_MAX_SIZES      64
 #define TB_MAX_RANKS_LIST 16
 
 /* Command-line options. Every family reads the ones it needs; "given"
  * fields tell an explicit option from a family default. */
 typedef struct tb_opts {
-    const char *sub;           /* subcommand name */
-    int json;                  /* --json: JSON lines on stdout, rest on stderr */
-    size_t sizes[TB_MAX_SIZES];/* --sizes a:b (doubling) or a,b,c */
+    const char *sub;            /* subcommand name */
+    int json;                   /* --json: JSON lines on stdout, rest on stderr */
+    size_t sizes[TB_MAX_SIZES]; /* --sizes a:b (doubling) or a,b,c */
     int nsizes;
-    long iters;                /* --iters: cap on operations per trial */
+    long iters; /* --iters: cap on operations per trial */
     int iters_given;
-    int trials;                /* --trials: measured trials per row */
-    int warmup;                /* --warmup: unmeasured trials per row */
-    int window;                /* --window: nbi operations between syncs */
-    size_t size;               /* --size: faultin segment size */
+    int trials;                   /* --trials: measured trials per row */
+    int warmup;                   /* --warmup: unmeasured trials per row */
+    int window;                   /* --window: nbi operations between syncs */
+    size_t size;                  /* --size: faultin segment size */
     int ranks[TB_MAX_RANKS_LIST]; /* --ranks: startup rank counts */
     int nranks;
     int trials_given, warmup_given, window_given, size_given, ranks_given;
-    const char *seg_origin;    /* who chose the segment size, for the header */
+    const char *seg_origin; /* who chose the segment size, for the header */
 } tb_opts_t;
 
 /* Parse argv after the subcommand into o (defaults already set by the
@@ -65,17 +65,17 @@ typedef struct tb_stats {
 } tb_stats_t;
 
 void tb_stats_of(double *v, int n, tb_stats_t *out); /* sorts v */
-extern const tb_stats_t tb_stats_none; /* all NaN: no baseline */
+extern const tb_stats_t tb_stats_none;               /* all NaN: no baseline */
 
 /* One timed loop: perform ops operations and return the elapsed ns. */
 typedef uint64_t (*tb_loop_fn)(void *ctx, long ops);
 
 /* What a trial's elapsed time is turned into. */
 typedef enum {
-    TB_UNIT_NS,     /* ns per operation */
-    TB_UNIT_HALF_NS,/* ns per half operation (half round trip) */
-    TB_UNIT_MBPS,   /* 1e6 bytes per second; bytes_per_op needed */
-    TB_UNIT_MMSGS,  /* 1e6 operations per second */
+    TB_UNIT_NS,      /* ns per operation */
+    TB_UNIT_HALF_NS, /* ns per half operation (half round trip) */
+    TB_UNIT_MBPS,    /* 1e6 bytes per second; bytes_per_op needed */
+    TB_UNIT_MMSGS,   /* 1e6 operations per second */
 } tb_unit_t;
 
 const char *tb_unit_name(tb_unit_t u);
@@ -87,18 +87,18 @@ int tb_unit_higher_better(tb_unit_t u);
  * every rank calls this in step and a barrier precedes each trial (for
  * loops in which several ranks take part); otherwise only the caller
  * runs. */
-void tb_measure_pair(const tb_opts_t *o, tb_loop_fn tern, tb_loop_fn raw,
-                     void *ctx, long ops, tb_unit_t unit, double bytes_per_op,
-                     int collective, tb_stats_t *vt, tb_stats_t *vr);
+void tb_measure_pair(const tb_opts_t *o, tb_loop_fn tern, tb_loop_fn raw, void *ctx,
+                     long ops, tb_unit_t unit, double bytes_per_op, int collective,
+                     tb_stats_t *vt, tb_stats_t *vr);
 
 /* One result row: a Tern figure and the raw figure of the same row. */
 typedef struct tb_row {
-    const char *bench;  /* subcommand */
-    const char *op;     /* "put", "put_nb", ... */
-    size_t size;        /* bytes per operation */
+    const char *bench; /* subcommand */
+    const char *op;    /* "put", "put_nb", ... */
+    size_t size;       /* bytes per operation */
     tb_unit_t unit;
     tb_stats_t tern, raw;
-    long ops;           /* operations per trial */
+    long ops; /* operations per trial */
 } tb_row_t;
 
 /* ---- output ------------------------------------------------------------- */
@@ -112,7 +112,7 @@ void tb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Configuration as the job sees it, gathered from every rank. */
 typedef struct tb_job {
     int rank, size, nodes, peer;
-    int peer_mapped;      /* tern_ptr works for the peer (shared memory) */
+    int peer_mapped; /* tern_ptr works for the peer (shared memory) */
     int all_bound;
     size_t seg_size, page_size;
     char page_note[256];
@@ -155,8 +155,8 @@ void tb_row_json(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r,
  * together into out (NUL-terminated, truncated to outlen). Returns the
  * wait status (as waitpid) or -1; *elapsed_s gets the wall time from
  * fork to exit. */
-int tb_run_child(char *const argv[], char *const env[], char *out,
-                 size_t outlen, double *elapsed_s);
+int tb_run_child(char *const argv[], char *const env[], char *out, size_t outlen,
+                 double *elapsed_s);
 
 /* A copy of the environment without TERN_BOOT_* (launcher-set) variables,
  * plus up to 8 "NAME=value" settings that replace existing ones. The
@@ -172,12 +172,12 @@ int tb_find_ternrun(char *out, size_t len);
 /* Fatal error: message naming rank and call, then tern_abort (or exit when
  * Tern is not initialized). */
 void tb_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-#define TB_CHECK(call)                                                        \
-    do {                                                                      \
-        int tb_rc_ = (call);                                                  \
-        if (tb_rc_ != 0)                                                      \
-            tb_die("%s:%d: %s returned %d (%s)", __FILE__, __LINE__, #call,  \
-                   tb_rc_, tern_strerror(tb_rc_));                            \
+#define TB_CHECK(call)                                                              \
+    do {                                                                            \
+        int tb_rc_ = (call);                                                        \
+        if (tb_rc_ != 0)                                                            \
+            tb_die("%s:%d: %s returned %d (%s)", __FILE__, __LINE__, #call, tb_rc_, \
+                   tern_strerror(tb_rc_));                                          \
     } while (0)
 
 /* Page-aligned, touched private memory (the local side of transfers). */

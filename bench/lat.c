@@ -19,7 +19,7 @@ typedef struct lat_ctx {
     char *mapped; /* the same bytes through tern_ptr, or NULL */
     char *local;  /* private memory: the other side of the copy */
     size_t n;
-    int rc;       /* OR of every status the loops saw */
+    int rc; /* OR of every status the loops saw */
 } lat_ctx_t;
 
 /* The loops below are written twice on purpose, once with a size known at
@@ -29,18 +29,18 @@ typedef struct lat_ctx {
  * loops, so neither can be merged, hoisted or vectorized across
  * iterations; the Tern loop re-reads the peer table every time, as a real
  * caller would. */
-#define LAT_LOOP(body)                                                       \
-    do {                                                                     \
-        uint64_t t0 = tb_now_ns();                                           \
-        for (long i = 0; i < ops; i++) {                                     \
-            body;                                                            \
-            TB_COMPILER_BARRIER();                                           \
-        }                                                                    \
-        ns = tb_now_ns() - t0;                                               \
+#define LAT_LOOP(body)                   \
+    do {                                 \
+        uint64_t t0 = tb_now_ns();       \
+        for (long i = 0; i < ops; i++) { \
+            body;                        \
+            TB_COMPILER_BARRIER();       \
+        }                                \
+        ns = tb_now_ns() - t0;           \
     } while (0)
 
-static inline __attribute__((always_inline)) uint64_t
-put_loop(lat_ctx_t *c, size_t n, long ops)
+static inline __attribute__((always_inline)) uint64_t put_loop(lat_ctx_t *c, size_t n,
+                                                               long ops)
 {
     int peer = c->peer, rc = 0;
     char *dst = c->remote;
@@ -51,8 +51,8 @@ put_loop(lat_ctx_t *c, size_t n, long ops)
     return ns;
 }
 
-static inline __attribute__((always_inline)) uint64_t
-get_loop(lat_ctx_t *c, size_t n, long ops)
+static inline __attribute__((always_inline)) uint64_t get_loop(lat_ctx_t *c, size_t n,
+                                                               long ops)
 {
     int peer = c->peer, rc = 0;
     const char *src = c->remote;
@@ -63,8 +63,8 @@ get_loop(lat_ctx_t *c, size_t n, long ops)
     return ns;
 }
 
-static inline __attribute__((always_inline)) uint64_t
-raw_loop(char *dst, const char *src, size_t n, long ops)
+static inline __attribute__((always_inline)) uint64_t raw_loop(char *dst, const char *src,
+                                                               size_t n, long ops)
 {
     uint64_t ns;
     LAT_LOOP(memcpy(dst, src, n));
@@ -137,8 +137,8 @@ static uint64_t get_nb_tern(void *ctx, long ops)
     return ns;
 }
 
-void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
-                int nb, size_t n, tb_row_t *row)
+void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, int nb,
+                size_t n, tb_row_t *row)
 {
     static char *local;
     static size_t local_len;
@@ -156,8 +156,7 @@ void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
     if (!c.remote)
         tb_die("tern_sym_addr(%d) returned NULL", job->peer);
     c.mapped = tern_ptr(job->peer, c.remote);
-    tb_loop_fn tern = get ? (nb ? get_nb_tern : get_tern)
-                          : (nb ? put_nb_tern : put_tern);
+    tb_loop_fn tern = get ? (nb ? get_nb_tern : get_tern) : (nb ? put_nb_tern : put_tern);
     tb_loop_fn raw = c.mapped ? (get ? get_raw : put_raw) : NULL;
     long ops = tb_ops_for(o, n, LAT_BUDGET);
 
@@ -165,7 +164,8 @@ void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get,
                     &row->raw);
     if (c.rc != TERN_OK)
         tb_die("%s of %zu bytes to rank %d failed: %d (%s)",
-               get ? (nb ? "tern_get_nb" : "tern_get") : (nb ? "tern_put_nb" : "tern_put"),
+               get ? (nb ? "tern_get_nb" : "tern_get")
+                   : (nb ? "tern_put_nb" : "tern_put"),
                n, job->peer, c.rc, tern_strerror(c.rc));
     row->bench = get ? "get_lat" : "put_lat";
     row->op = get ? (nb ? "get_nb" : "get") : (nb ? "put_nb" : "put");
@@ -213,8 +213,14 @@ static int lat_run(tb_opts_t *o, tb_job_t *job, int get)
     return 0;
 }
 
-static int put_lat_run(tb_opts_t *o, tb_job_t *job) { return lat_run(o, job, 0); }
-static int get_lat_run(tb_opts_t *o, tb_job_t *job) { return lat_run(o, job, 1); }
+static int put_lat_run(tb_opts_t *o, tb_job_t *job)
+{
+    return lat_run(o, job, 0);
+}
+static int get_lat_run(tb_opts_t *o, tb_job_t *job)
+{
+    return lat_run(o, job, 1);
+}
 
 const tb_bench_t tb_bench_put_lat = {
     .name = "put_lat",

@@ -11,34 +11,34 @@
 #include <tern.h>
 
 static const tb_bench_t *const benches[] = {
-    &tb_bench_put_lat, &tb_bench_get_lat, &tb_bench_put_bw,
-    &tb_bench_get_bw, &tb_bench_put_pingpong, &tb_bench_put_rate,
-    &tb_bench_faultin, &tb_bench_startup, &tb_bench_summary, &tb_bench_net,
-    &tb_bench_copy, &tb_bench_topo_put, &tb_bench_stream,
+    &tb_bench_put_lat,      &tb_bench_get_lat,  &tb_bench_put_bw,  &tb_bench_get_bw,
+    &tb_bench_put_pingpong, &tb_bench_put_rate, &tb_bench_faultin, &tb_bench_startup,
+    &tb_bench_summary,      &tb_bench_net,      &tb_bench_copy,    &tb_bench_topo_put,
+    &tb_bench_stream,
 };
 #define NBENCH (sizeof benches / sizeof benches[0])
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: ternrun -n 2 tern-bench SUBCOMMAND [options]\n"
-        "       tern-bench faultin|startup|copy|topo_put|stream [options]\n"
-        "                                  (these start their own processes)\n"
-        "\nsubcommands:\n");
+    fprintf(f, "usage: ternrun -n 2 tern-bench SUBCOMMAND [options]\n"
+               "       tern-bench faultin|startup|copy|topo_put|stream [options]\n"
+               "                                  (these start their own processes)\n"
+               "\nsubcommands:\n");
     for (size_t i = 0; i < NBENCH; i++)
         fprintf(f, "  %-13s %s\n", benches[i]->name, benches[i]->help);
     fprintf(f,
-        "\noptions:\n"
-        "  --json          one JSON object per row on stdout (header on stderr)\n"
-        "  --sizes a:b     sizes from a to b, doubling (units K M G); or a,b,c\n"
-        "  --iters N       at most N operations per trial\n"
-        "  --trials N      measured trials per row (median, p10, p90 over them)\n"
-        "  --warmup N      unmeasured trials before them\n"
-        "  --window N      put_bw/get_bw: nbi operations between syncs\n"
-        "  --size S        faultin: segment size (default 1G)\n"
-        "  --ranks a,b     startup: rank counts (default 2,16)\n"
-        "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
-        "run; see docs/bench.md. Plots: tern-bench SUB --json > f.jsonl; bench/plot.py f.jsonl\n");
+            "\noptions:\n"
+            "  --json          one JSON object per row on stdout (header on stderr)\n"
+            "  --sizes a:b     sizes from a to b, doubling (units K M G); or a,b,c\n"
+            "  --iters N       at most N operations per trial\n"
+            "  --trials N      measured trials per row (median, p10, p90 over them)\n"
+            "  --warmup N      unmeasured trials before them\n"
+            "  --window N      put_bw/get_bw: nbi operations between syncs\n"
+            "  --size S        faultin: segment size (default 1G)\n"
+            "  --ranks a,b     startup: rank counts (default 2,16)\n"
+            "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
+            "run; see docs/bench.md. Plots: tern-bench SUB --json > f.jsonl; "
+            "bench/plot.py f.jsonl\n");
 }
 
 /* Room for the heap's own bookkeeping and the harness's small symmetric
@@ -86,8 +86,8 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    tb_opts_t o = {.sub = b->name, .iters = 1000000, .trials = 11,
-                   .warmup = 1, .window = 64};
+    tb_opts_t o = {
+        .sub = b->name, .iters = 1000000, .trials = 11, .warmup = 1, .window = 64};
     if (b->defaults)
         b->defaults(&o);
     if (tb_opts_parse(&o, argc - 2, argv + 2))
@@ -101,14 +101,15 @@ int main(int argc, char **argv)
     size_segment(&o, need);
     int rc = tern_init(&argc, &argv, TERN_THREAD_SINGLE);
     if (rc != TERN_OK) {
-        fprintf(stderr, "tern-bench %s: tern_init failed: %d (%s)\n", b->name,
-                rc, tern_strerror(rc));
+        fprintf(stderr, "tern-bench %s: tern_init failed: %d (%s)\n", b->name, rc,
+                tern_strerror(rc));
         return 1;
     }
     if (tern_size() < b->min_ranks) {
         if (tern_rank() == 0)
-            fprintf(stderr, "tern-bench %s needs at least %d ranks: run it as "
-                            "ternrun -n %d tern-bench %s\n",
+            fprintf(stderr,
+                    "tern-bench %s needs at least %d ranks: run it as "
+                    "ternrun -n %d tern-bench %s\n",
                     b->name, b->min_ranks, b->min_ranks, b->name);
         tern_finalize();
         return 2;

@@ -22,7 +22,7 @@ typedef struct net_case {
 } net_case_t;
 
 static const net_case_t cases[] = {
-    {"put", 0, 8, 2000},      {"get", 1, 8, 2000},     {"put_nbi", 2, 65536, 2000},
+    {"put", 0, 8, 2000},         {"get", 1, 8, 2000},      {"put_nbi", 2, 65536, 2000},
     {"put_nbi", 2, NET_MAX, 60}, {"put_nbi", 3, 8, 20000},
 };
 
@@ -47,7 +47,7 @@ static double tern_trial(const net_case_t *c, long ops, int window, int peer,
     }
     double s = (double)(tb_now_ns() - t0) * 1e-9;
     if (c->kind <= 1)
-        return s / (double)ops * 1e9;                   /* ns per op */
+        return s / (double)ops * 1e9; /* ns per op */
     if (c->kind == 2)
         return (double)c->size * (double)ops / s / 1e6; /* MB/s */
     return (double)ops / s / 1e6;                       /* Mmsg/s */
@@ -80,9 +80,11 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
     int window = o->window_given ? o->window : 64;
     int me = job->rank, serve = me == job->peer;
     if (me == 0) {
-        tb_note(o, "columns: Tern and raw libfabric in the same run; latency "
-                   "waits for each operation (remote completion), bandwidth "
-                   "syncs every %d puts", window);
+        tb_note(o,
+                "columns: Tern and raw libfabric in the same run; latency "
+                "waits for each operation (remote completion), bandwidth "
+                "syncs every %d puts",
+                window);
     }
     int head = -1;
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
@@ -106,7 +108,9 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
         }
         if (me == 0) {
             tb_row_t row = {.bench = "net", .op = c->op, .size = c->size, .ops = ops};
-            row.unit = c->kind <= 1 ? TB_UNIT_NS : c->kind == 2 ? TB_UNIT_MBPS : TB_UNIT_MMSGS;
+            row.unit = c->kind <= 1   ? TB_UNIT_NS
+                       : c->kind == 2 ? TB_UNIT_MBPS
+                                      : TB_UNIT_MMSGS;
             if ((int)row.unit != head) /* one table head per unit */
                 tb_table_head(o, row.unit);
             head = (int)row.unit;
@@ -131,7 +135,10 @@ static void net_defaults(tb_opts_t *o)
     o->warmup = 1;
 }
 
-static size_t net_need(const tb_opts_t *o) { return NET_MAX + (1u << 20); }
+static size_t net_need(const tb_opts_t *o)
+{
+    return NET_MAX + (1u << 20);
+}
 
 const tb_bench_t tb_bench_net = {
     .name = "net",

@@ -18,7 +18,10 @@
 
 extern char **environ;
 
-static FILE *note_stream(const tb_opts_t *o) { return o->json ? stderr : stdout; }
+static FILE *note_stream(const tb_opts_t *o)
+{
+    return o->json ? stderr : stdout;
+}
 
 void tb_note(const tb_opts_t *o, const char *fmt, ...)
 {
@@ -108,8 +111,7 @@ static void print_common(const tb_opts_t *o)
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
     tb_note(o, "tern-bench %s  (Tern %d.%d.%d, %s)", o->sub, TERN_VERSION_MAJOR,
             TERN_VERSION_MINOR, TERN_VERSION_PATCH, when);
-    tb_note(o, "host %s: %s, %ld online CPUs", host, cpu,
-            sysconf(_SC_NPROCESSORS_ONLN));
+    tb_note(o, "host %s: %s, %ld online CPUs", host, cpu, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static void print_tern_env(const tb_opts_t *o)
@@ -122,16 +124,17 @@ static void print_tern_env(const tb_opts_t *o)
         if (strncmp(*e, "TERN_", 5) || !strncmp(*e, "TERN_BOOT_", 10))
             continue;
         if (off + strlen(*e) + 2 < sizeof line)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s%s",
-                                    off ? " " : "", *e);
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s%s", off ? " " : "",
+                                    *e);
     }
     tb_note(o, "TERN_* set: %s", off ? line : "(none: library defaults)");
 }
 
 static void print_method(const tb_opts_t *o, const char *baseline)
 {
-    tb_note(o, "method: %d trials after %d warm-up, median with p10..p90 over "
-               "trials; Tern and baseline trials interleaved in the same run",
+    tb_note(o,
+            "method: %d trials after %d warm-up, median with p10..p90 over "
+            "trials; Tern and baseline trials interleaved in the same run",
             o->trials, o->warmup);
     if (baseline)
         tb_note(o, "baseline (raw): %s", baseline);
@@ -157,8 +160,7 @@ void tb_job_header(const tb_opts_t *o, tb_job_t *job, const char *baseline)
     if (tern_startup_report(&rep) == TERN_OK) {
         job->page_size = rep.page_size;
         snprintf(job->page_note, sizeof job->page_note, "%s", rep.page_note);
-        snprintf(job->faultin_mode, sizeof job->faultin_mode, "%s",
-                 rep.faultin_mode);
+        snprintf(job->faultin_mode, sizeof job->faultin_mode, "%s", rep.faultin_mode);
     }
 
     /* Every rank publishes its binding in a symmetric slot; rank 0 reads
@@ -177,8 +179,9 @@ void tb_job_header(const tb_opts_t *o, tb_job_t *job, const char *baseline)
         print_common(o);
         tb_note(o, "job: %d ranks on %d node%s; peer of rank 0 is rank %d (%s)",
                 job->size, job->nodes, job->nodes == 1 ? "" : "s", job->peer,
-                job->peer == 0 ? "self" :
-                job->peer_mapped ? "shared memory, cross-mapped" : "not mapped");
+                job->peer == 0     ? "self"
+                : job->peer_mapped ? "shared memory, cross-mapped"
+                                   : "not mapped");
         char line[1024];
         size_t off = 0;
         int single_cpu_owner[1024];
@@ -210,9 +213,9 @@ void tb_job_header(const tb_opts_t *o, tb_job_t *job, const char *baseline)
                 job->size > 16 ? "; ..." : "");
         char sz[32], pg[32];
         tb_note(o, "segment: %s per rank (%s), page size %s%s%s, fault-in %s",
-                tb_size_str(job->seg_size, sz, sizeof sz), o->seg_origin ?
-                o->seg_origin : "library default", job->page_size ?
-                tb_size_str(job->page_size, pg, sizeof pg) : "?",
+                tb_size_str(job->seg_size, sz, sizeof sz),
+                o->seg_origin ? o->seg_origin : "library default",
+                job->page_size ? tb_size_str(job->page_size, pg, sizeof pg) : "?",
                 job->page_note[0] ? ": " : "", job->page_note,
                 job->faultin_mode[0] ? job->faultin_mode : "?");
         print_tern_env(o);
@@ -274,8 +277,8 @@ void tb_table_head(const tb_opts_t *o, tb_unit_t unit)
     char t[32], r[32];
     snprintf(t, sizeof t, "tern %s", tb_unit_name(unit));
     snprintf(r, sizeof r, "raw %s", tb_unit_name(unit));
-    printf("# %9s %-8s %10s %-21s %10s %-21s %10s %8s\n", "size", "op", t,
-           "  p10..p90", r, "  p10..p90", "tern-raw", "tern/raw");
+    printf("# %9s %-8s %10s %-21s %10s %-21s %10s %8s\n", "size", "op", t, "  p10..p90",
+           r, "  p10..p90", "tern-raw", "tern/raw");
     fflush(stdout);
 }
 
@@ -291,8 +294,8 @@ void tb_row_print(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r)
     printf("%11zu %-8s %10s %-21s %10s %-21s %10s %8s\n", r->size, r->op,
            fmt_val(r->tern.med, a, sizeof a), fmt_range(&r->tern, b, sizeof b),
            fmt_val(r->raw.med, c, sizeof c), fmt_range(&r->raw, d, sizeof d),
-           fmt_val(diff, e, sizeof e), isnan(ratio) ? "n/a" :
-           (snprintf(f, sizeof f, "%.3f", ratio), f));
+           fmt_val(diff, e, sizeof e),
+           isnan(ratio) ? "n/a" : (snprintf(f, sizeof f, "%.3f", ratio), f));
     fflush(stdout);
 }
 
@@ -302,8 +305,8 @@ static void json_raw(tb_json_t *j, const char *key, const char *text)
 {
     if (j->len + strlen(key) + strlen(text) + 8 >= sizeof j->buf)
         return; /* rows are small; an overlong extra key is dropped */
-    j->len += (size_t)snprintf(j->buf + j->len, sizeof j->buf - j->len,
-                               "%s\"%s\":%s", j->n++ ? "," : "", key, text);
+    j->len += (size_t)snprintf(j->buf + j->len, sizeof j->buf - j->len, "%s\"%s\":%s",
+                               j->n++ ? "," : "", key, text);
 }
 
 void tb_json_begin(tb_json_t *j)
@@ -383,7 +386,6 @@ void tb_row_json(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r,
         json_raw(&j, "bound", job->all_bound ? "true" : "false");
     }
     if (extra && extra->len && j.len + extra->len + 2 < sizeof j.buf)
-        j.len += (size_t)snprintf(j.buf + j.len, sizeof j.buf - j.len, ",%s",
-                                  extra->buf);
+        j.len += (size_t)snprintf(j.buf + j.len, sizeof j.buf - j.len, ",%s", extra->buf);
     tb_json_end(&j);
 }

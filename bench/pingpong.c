@@ -25,20 +25,20 @@ static inline void pp_relax(void)
 }
 
 struct tb_pingpong {
-    int me, other;            /* other: the rank this one exchanges with */
-    int active;               /* rank 0 and its peer take part, others idle */
-    char *buf;                /* symmetric payload buffer (own segment) */
-    uint64_t *flags;          /* symmetric: [0] the flag, [8] raw_ok from
+    int me, other;                  /* other: the rank this one exchanges with */
+    int active;                     /* rank 0 and its peer take part, others idle */
+    char *buf;                      /* symmetric payload buffer (own segment) */
+    uint64_t *flags;                /* symmetric: [0] the flag, [8] raw_ok from
                                  rank 0 (another cache line) */
-    int raw_ok;               /* rank 0's peer is mapped: raw trials run */
-    char *remote_buf;         /* other's buffer, as it sees it */
-    uint64_t *remote_flag;    /* other's flag, as it sees it */
-    char *mapped_buf;         /* other's buffer through tern_ptr, or NULL */
+    int raw_ok;                     /* rank 0's peer is mapped: raw trials run */
+    char *remote_buf;               /* other's buffer, as it sees it */
+    uint64_t *remote_flag;          /* other's flag, as it sees it */
+    char *mapped_buf;               /* other's buffer through tern_ptr, or NULL */
     volatile uint64_t *mapped_flag; /* other's flag through tern_ptr */
-    char *src;                /* private payload source */
+    char *src;                      /* private payload source */
     size_t max;
     size_t n;
-    uint64_t seq;             /* rounds so far: both ranks count alike */
+    uint64_t seq; /* rounds so far: both ranks count alike */
     int rc;
 };
 
@@ -95,13 +95,13 @@ void tb_pingpong_teardown(tb_pingpong_t *pp)
 /* Send one message: payload, then flag. A blocking put returns at remote
  * completion, so the flag cannot overtake the payload; the compiler
  * barrier keeps the compiler from reordering the two inlined copies. */
-#define TERN_SEND(rc, s)                                                      \
-    do {                                                                      \
-        uint64_t v_ = (s);                                                    \
-        rc |= tern_put(other, rbuf, src, n, 0);                               \
-        TB_COMPILER_BARRIER();                                                \
-        rc |= tern_put(other, rflag, &v_, sizeof v_, 0);                      \
-        TB_COMPILER_BARRIER();                                                \
+#define TERN_SEND(rc, s)                                 \
+    do {                                                 \
+        uint64_t v_ = (s);                               \
+        rc |= tern_put(other, rbuf, src, n, 0);          \
+        TB_COMPILER_BARRIER();                           \
+        rc |= tern_put(other, rflag, &v_, sizeof v_, 0); \
+        TB_COMPILER_BARRIER();                           \
     } while (0)
 
 static uint64_t pp_tern(void *ctx, long ops)
@@ -180,18 +180,18 @@ static uint64_t pp_raw(void *ctx, long ops)
     return ns;
 }
 
-void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job,
-                     tb_pingpong_t *pp, size_t n, tb_row_t *row)
+void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job, tb_pingpong_t *pp, size_t n,
+                     tb_row_t *row)
 {
     if (n > pp->max)
         tb_die("ping-pong payload %zu exceeds the buffer of %zu", n, pp->max);
     pp->n = n;
     long ops = tb_ops_for(o, n, PP_BUDGET);
-    tb_measure_pair(o, pp_tern, pp->raw_ok ? pp_raw : NULL, pp, ops,
-                    TB_UNIT_HALF_NS, (double)n, 1, &row->tern, &row->raw);
+    tb_measure_pair(o, pp_tern, pp->raw_ok ? pp_raw : NULL, pp, ops, TB_UNIT_HALF_NS,
+                    (double)n, 1, &row->tern, &row->raw);
     if (pp->rc != TERN_OK)
-        tb_die("put ping-pong of %zu bytes with rank %d failed: %d (%s)", n,
-               pp->other, pp->rc, tern_strerror(pp->rc));
+        tb_die("put ping-pong of %zu bytes with rank %d failed: %d (%s)", n, pp->other,
+               pp->rc, tern_strerror(pp->rc));
     row->bench = "put_pingpong";
     row->op = "put+flag";
     row->size = n;
@@ -206,7 +206,10 @@ static void pp_defaults(tb_opts_t *o)
     o->warmup = 1;
 }
 
-static size_t pp_need(const tb_opts_t *o) { return tb_sizes_max(o) + 128; }
+static size_t pp_need(const tb_opts_t *o)
+{
+    return tb_sizes_max(o) + 128;
+}
 
 static int pp_run(tb_opts_t *o, tb_job_t *job)
 {
@@ -228,13 +231,15 @@ static int pp_run(tb_opts_t *o, tb_job_t *job)
 
 const tb_bench_t tb_bench_put_pingpong = {
     .name = "put_pingpong",
-    .help = "put payload + put flag, wait_until, reply; 8 B..64 KiB, vs raw flag ping-pong",
+    .help =
+        "put payload + put flag, wait_until, reply; 8 B..64 KiB, vs raw flag ping-pong",
     .with_tern = 1,
     .min_ranks = 2,
     .min_size = 8,
     .max_size = 64u << 10,
-    .baseline = "the same two processes exchanging payload and flag with plain "
-                "stores through tern_ptr pointers, spinning (with pause) on a volatile flag",
+    .baseline =
+        "the same two processes exchanging payload and flag with plain "
+        "stores through tern_ptr pointers, spinning (with pause) on a volatile flag",
     .defaults = pp_defaults,
     .segment_need = pp_need,
     .run = pp_run,

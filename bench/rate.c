@@ -9,7 +9,7 @@
 
 #include <tern.h>
 
-#define RATE_SLOTS 64 /* consecutive puts go to 64 different 8 B slots */
+#define RATE_SLOTS       64 /* consecutive puts go to 64 different 8 B slots */
 #define RATE_SLOT_OFF(i) (((size_t)(i) & (RATE_SLOTS - 1)) * 8)
 
 typedef struct rate_ctx {
@@ -81,12 +81,11 @@ void tb_rate_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int nbi,
         tb_die("tern_sym_addr(%d) returned NULL", job->peer);
     c.mapped = tern_ptr(job->peer, c.remote);
     long ops = o->iters;
-    tb_measure_pair(o, nbi ? nbi_tern : put_tern, c.mapped ? raw_store : NULL,
-                    &c, ops, TB_UNIT_MMSGS, 8, 0, &row->tern, &row->raw);
+    tb_measure_pair(o, nbi ? nbi_tern : put_tern, c.mapped ? raw_store : NULL, &c, ops,
+                    TB_UNIT_MMSGS, 8, 0, &row->tern, &row->raw);
     if (c.rc != TERN_OK)
-        tb_die("%s of 8 B to rank %d failed: %d (%s)",
-               nbi ? "tern_put_nbi" : "tern_put", job->peer, c.rc,
-               tern_strerror(c.rc));
+        tb_die("%s of 8 B to rank %d failed: %d (%s)", nbi ? "tern_put_nbi" : "tern_put",
+               job->peer, c.rc, tern_strerror(c.rc));
     row->bench = "put_rate";
     row->op = nbi ? "put_nbi" : "put";
     row->size = 8;
@@ -101,7 +100,10 @@ static void rate_defaults(tb_opts_t *o)
     o->warmup = 2;
 }
 
-static size_t rate_need(const tb_opts_t *o) { return RATE_SLOTS * 8; }
+static size_t rate_need(const tb_opts_t *o)
+{
+    return RATE_SLOTS * 8;
+}
 
 static int rate_run(tb_opts_t *o, tb_job_t *job)
 {
@@ -110,8 +112,9 @@ static int rate_run(tb_opts_t *o, tb_job_t *job)
     memset(sym, 0, RATE_SLOTS * 8);
     TB_CHECK(tern_barrier());
     if (job->rank == 0) {
-        tb_note(o, "%ld puts of 8 B per trial to %d rotating slots; put_nbi "
-                   "includes one tern_nbi_sync(TERN_SYNC_REMOTE) per trial",
+        tb_note(o,
+                "%ld puts of 8 B per trial to %d rotating slots; put_nbi "
+                "includes one tern_nbi_sync(TERN_SYNC_REMOTE) per trial",
                 o->iters, RATE_SLOTS);
         tb_table_head(o, TB_UNIT_MMSGS);
         for (int nbi = 1; nbi >= 0; nbi--) {

@@ -28,7 +28,7 @@ struct tb_raw_ofi {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_mr *mr;
-    char *buf;          /* registered: [0, bytes) data, then the stop word */
+    char *buf; /* registered: [0, bytes) data, then the stop word */
     size_t bytes;
     fi_addr_t peer_addr;
     uint64_t peer_key, peer_base;
@@ -67,11 +67,11 @@ static int open_ep(tb_raw_ofi_t *r)
 {
     struct fi_info *h = p_dupinfo(NULL);
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |
-              FI_MSG | FI_ATOMIC; /* as Tern asks, so the same provider path */
+    h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MSG |
+              FI_ATOMIC; /* as Tern asks, so the same provider path */
     h->mode = FI_CONTEXT | FI_CONTEXT2;
-    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                              FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
@@ -129,10 +129,12 @@ tb_raw_ofi_t *tb_raw_ofi_setup(int peer, size_t bytes)
         memset(r->buf, 0, bytes + 64);
         int rc = load() ? -FI_ENOSYS : open_ep(r);
         if (rc) {
-            fprintf(stderr, "raw libfabric baseline unavailable: %s\n", (p_strerror ? p_strerror(-rc) : "libfabric not loadable"));
+            fprintf(stderr, "raw libfabric baseline unavailable: %s\n",
+                    (p_strerror ? p_strerror(-rc) : "libfabric not loadable"));
             ok = 0;
         } else {
-            raw_name_t mine = {.key = fi_mr_key(r->mr), .base = (uint64_t)(uintptr_t)r->buf};
+            raw_name_t mine = {.key = fi_mr_key(r->mr),
+                               .base = (uint64_t)(uintptr_t)r->buf};
             size_t len = sizeof(mine.name);
             fi_getname(&r->ep->fid, mine.name, &len);
             mine.len = len;
@@ -164,13 +166,20 @@ void tb_raw_ofi_teardown(tb_raw_ofi_t *r)
 {
     if (!r)
         return;
-    if (r->ep) fi_close(&r->ep->fid);
-    if (r->mr) fi_close(&r->mr->fid);
-    if (r->av) fi_close(&r->av->fid);
-    if (r->cq) fi_close(&r->cq->fid);
-    if (r->domain) fi_close(&r->domain->fid);
-    if (r->fabric) fi_close(&r->fabric->fid);
-    if (r->info) p_freeinfo(r->info);
+    if (r->ep)
+        fi_close(&r->ep->fid);
+    if (r->mr)
+        fi_close(&r->mr->fid);
+    if (r->av)
+        fi_close(&r->av->fid);
+    if (r->cq)
+        fi_close(&r->cq->fid);
+    if (r->domain)
+        fi_close(&r->domain->fid);
+    if (r->fabric)
+        fi_close(&r->fabric->fid);
+    if (r->info)
+        p_freeinfo(r->info);
     free(r->buf);
     free(r);
 }
@@ -186,7 +195,8 @@ static long drain(tb_raw_ofi_t *r)
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         fi_cq_readerr(r->cq, &err, 0);
-        fprintf(stderr, "raw libfabric baseline: completion error %s\n", p_strerror(err.err));
+        fprintf(stderr, "raw libfabric baseline: completion error %s\n",
+                p_strerror(err.err));
         exit(1);
     }
     return 0;
@@ -199,8 +209,12 @@ static void post(tb_raw_ofi_t *r, int get, size_t off, size_t n)
     void *desc = fi_mr_desc(r->mr);
     uint64_t raddr = r->virt ? r->peer_base + off : off;
     struct fi_rma_iov riov = {.addr = raddr, .len = n, .key = r->peer_key};
-    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
-                             .addr = r->peer_addr, .rma_iov = &riov, .rma_iov_count = 1,
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = r->peer_addr,
+                             .rma_iov = &riov,
+                             .rma_iov_count = 1,
                              .context = ctx};
     uint64_t fl = FI_COMPLETION;
     if (!get) {
@@ -209,10 +223,12 @@ static void post(tb_raw_ofi_t *r, int get, size_t off, size_t n)
             fl |= FI_INJECT;
     }
     ssize_t rc;
-    while ((rc = get ? fi_readmsg(r->ep, &msg, fl) : fi_writemsg(r->ep, &msg, fl)) == -FI_EAGAIN)
+    while ((rc = get ? fi_readmsg(r->ep, &msg, fl) : fi_writemsg(r->ep, &msg, fl)) ==
+           -FI_EAGAIN)
         drain(r);
     if (rc) {
-        fprintf(stderr, "raw libfabric baseline: post failed: %s\n", p_strerror((int)-rc));
+        fprintf(stderr, "raw libfabric baseline: post failed: %s\n",
+                p_strerror((int)-rc));
         exit(1);
     }
     r->outstanding++;
@@ -273,10 +289,19 @@ void tb_raw_ofi_serve(tb_raw_ofi_t *r)
 
 #else /* no network transport in this build */
 
-tb_raw_ofi_t *tb_raw_ofi_setup(int peer, size_t bytes) { return NULL; }
+tb_raw_ofi_t *tb_raw_ofi_setup(int peer, size_t bytes)
+{
+    return NULL;
+}
 void tb_raw_ofi_teardown(tb_raw_ofi_t *r) {}
-double tb_raw_ofi_lat(tb_raw_ofi_t *r, int get, size_t n, long iters) { return 0; }
-double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window) { return 0; }
+double tb_raw_ofi_lat(tb_raw_ofi_t *r, int get, size_t n, long iters)
+{
+    return 0;
+}
+double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
+{
+    return 0;
+}
 void tb_raw_ofi_release(tb_raw_ofi_t *r) {}
 void tb_raw_ofi_serve(tb_raw_ofi_t *r) {}
 

@@ -25,8 +25,8 @@ int tb_noop_child(int argc, char **argv)
     if (tern_rank() == 0 && tern_startup_report(&rep) == TERN_OK) {
         printf(NOOP_TAG " t_total=%.6f t_boot=%.6f t_segment=%.6f "
                         "t_faultin=%.6f t_crossmap=%.6f segment=%zu\n",
-               rep.t_total, rep.t_boot, rep.t_segment, rep.t_faultin,
-               rep.t_crossmap, rep.segment_size);
+               rep.t_total, rep.t_boot, rep.t_segment, rep.t_faultin, rep.t_crossmap,
+               rep.segment_size);
         fflush(stdout);
     }
     rc = tern_finalize();
@@ -39,8 +39,7 @@ typedef struct su_side {
     char fail[300];
 } su_side_t;
 
-static void su_trial(su_side_t *s, char *const argv[], double *init_s,
-                     size_t *segment)
+static void su_trial(su_side_t *s, char *const argv[], double *init_s, size_t *segment)
 {
     static char out[65536];
     double el;
@@ -71,7 +70,8 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
     char ternrun[4096], nbuf[16];
     if (tb_find_ternrun(ternrun, sizeof ternrun) != 0)
         tb_die("cannot find ternrun next to %s or in PATH; set "
-               "TB_TERNRUN=/path/to/ternrun", tb_self_exe());
+               "TB_TERNRUN=/path/to/ternrun",
+               tb_self_exe());
     char *canon = realpath(ternrun, NULL);
     if (canon) {
         snprintf(ternrun, sizeof ternrun, "%s", canon);
@@ -126,8 +126,9 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         tb_stats_of(r.t, r.nt, &row.raw);
         tb_stats_of(init, ninit, &si);
         if (t.fail[0]) {
-            fprintf(stderr, "tern-bench startup: ternrun -n %d tern-bench _noop failed: %s\n",
-                    n, t.fail);
+            fprintf(stderr,
+                    "tern-bench startup: ternrun -n %d tern-bench _noop failed: %s\n", n,
+                    t.fail);
             rc = 1;
         }
         if (r.fail[0])
@@ -163,8 +164,8 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                            row.tern.med / row.raw.med, si.med};
             for (int q = 0; q < 5; q++)
                 snprintf(v[q], sizeof v[q], isnan(f[q]) ? "n/a" : "%.3f", f[q]);
-            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s\n", n, v[0], a, v[1],
-                   b, v[2], v[3], v[4]);
+            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s\n", n, v[0], a, v[1], b, v[2],
+                   v[3], v[4]);
         }
         free(init);
         free(t.t);
@@ -184,7 +185,8 @@ static void startup_defaults(tb_opts_t *o)
 
 const tb_bench_t tb_bench_startup = {
     .name = "startup",
-    .help = "wall time of ternrun -n N with tern_init vs /bin/true (--ranks, default 2,16; no ternrun)",
+    .help = "wall time of ternrun -n N with tern_init vs /bin/true (--ranks, default "
+            "2,16; no ternrun)",
     .with_tern = 0,
     .defaults = startup_defaults,
     .run = startup_run,

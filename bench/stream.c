@@ -20,7 +20,7 @@ static const char *const ways[NWAYS] = {"interleaved", "serial", "local"};
 static const char *const way_numa[NWAYS] = {"interleave", "firsttouch", "local"};
 static const char *const way_faultin[NWAYS] = {"parallel", "serial", "parallel"};
 #define TRIAD_ITERS 10
-#define SLOT 256
+#define SLOT        256
 
 /* ---- the child: every rank runs the triad on its own segment ------------- */
 
@@ -122,11 +122,12 @@ static int stream_run(tb_opts_t *o, tb_job_t *job)
     char sz[32];
     tb_plain_header(o, "the interleaved (default) fault-in with the same rank count, "
                        "same run; ratio = GB/s / its GB/s");
-    tb_note(o, "segment %s per rank holding three arrays; triad a = b + 3c, best of %d "
-               "iterations after one, all ranks at once (GB/s summed over ranks, 24 bytes "
-               "per element); %d rounds (+%d warm-up), cases in turn; start-up = "
-               "tern_init of the slowest rank", tb_size_str(o->size, sz, sizeof sz),
-            TRIAD_ITERS - 1, o->trials, o->warmup);
+    tb_note(o,
+            "segment %s per rank holding three arrays; triad a = b + 3c, best of %d "
+            "iterations after one, all ranks at once (GB/s summed over ranks, 24 bytes "
+            "per element); %d rounds (+%d warm-up), cases in turn; start-up = "
+            "tern_init of the slowest rank",
+            tb_size_str(o->size, sz, sizeof sz), TRIAD_ITERS - 1, o->trials, o->warmup);
     if (tbt_numa_count() == 1)
         tb_note(o, "this machine has one NUMA domain: every way puts the pages on it, "
                    "and only the fault-in time can differ");
@@ -172,8 +173,9 @@ static int stream_run(tb_opts_t *o, tb_job_t *job)
         }
     }
     if (!o->json)
-        printf("# %-11s %5s %9s %-17s %9s %9s %10s %7s  %s\n", "fault-in", "ranks", "GB/s",
-               "  p10..p90", "ratio", "init s", "faultin s", "threads", "pages of rank 0");
+        printf("# %-11s %5s %9s %-17s %9s %9s %10s %7s  %s\n", "fault-in", "ranks",
+               "GB/s", "  p10..p90", "ratio", "init s", "faultin s", "threads",
+               "pages of rank 0");
     int rc = 0;
     for (int k = 0; k < nc; k++) {
         st_case_t *c = &cs[k];
@@ -219,8 +221,9 @@ static int stream_run(tb_opts_t *o, tb_job_t *job)
         }
         char rg[48];
         snprintf(rg, sizeof rg, "(%.2f..%.2f)", g.p10, g.p90);
-        printf("%13s %5d %9.2f %-17s %9.3f %9.3f %10.3f %7d  %s\n", ways[c->way], c->ranks,
-               g.med, rg, g.med / base.med, in.med, fa.med, c->threads, c->where);
+        printf("%13s %5d %9.2f %-17s %9.3f %9.3f %10.3f %7d  %s\n", ways[c->way],
+               c->ranks, g.med, rg, g.med / base.med, in.med, fa.med, c->threads,
+               c->where);
     }
     for (int k = 0; k < nc; k++) {
         free(cs[k].gbps);
@@ -239,8 +242,9 @@ static void stream_defaults(tb_opts_t *o)
 
 const tb_bench_t tb_bench_stream = {
     .name = "stream",
-    .help = "STREAM triad over the segment, 1 and 2 ranks, after interleaved/serial/local "
-            "fault-in, with start-up time (--size per rank, default 768M; no ternrun)",
+    .help =
+        "STREAM triad over the segment, 1 and 2 ranks, after interleaved/serial/local "
+        "fault-in, with start-up time (--size per rank, default 768M; no ternrun)",
     .with_tern = 0,
     .defaults = stream_defaults,
     .run = stream_run,

@@ -14,8 +14,8 @@
 typedef struct sum_line {
     const char *label;
     const char *measure;
-    const char *goal;   /* the project's goal, as text; never a test */
-    int goal_kind;      /* 0: overhead <= goal_val, 1: ratio <=, 2: ratio >=,
+    const char *goal; /* the project's goal, as text; never a test */
+    int goal_kind;    /* 0: overhead <= goal_val, 1: ratio <=, 2: ratio >=,
                            -1: no goal */
     double goal_val;
     tb_row_t row;
@@ -29,9 +29,9 @@ static void sum_print(const tb_opts_t *o, const tb_job_t *job, sum_line_t *l)
     if (l->goal_kind < 0) {
         met = "";
     } else if (!isnan(ratio)) {
-        int ok = l->goal_kind == 0 ? diff <= l->goal_val
-               : l->goal_kind == 1 ? ratio <= l->goal_val
-                                   : ratio >= l->goal_val;
+        int ok = l->goal_kind == 0   ? diff <= l->goal_val
+                 : l->goal_kind == 1 ? ratio <= l->goal_val
+                                     : ratio >= l->goal_val;
         met = ok ? "met" : "short";
     }
     if (o->json) {
@@ -101,11 +101,15 @@ static void summary_defaults(tb_opts_t *o)
     o->iters = 1000000;
 }
 
-static size_t summary_need(const tb_opts_t *o) { return SUM_BW_LARGE + 4096; }
+static size_t summary_need(const tb_opts_t *o)
+{
+    return SUM_BW_LARGE + 4096;
+}
 
 const tb_bench_t tb_bench_summary = {
     .name = "summary",
-    .help = "a few seconds: 8 B put overhead, put bw 64 KiB/4 MiB, ping-pong ratio, put rate",
+    .help =
+        "a few seconds: 8 B put overhead, put bw 64 KiB/4 MiB, ping-pong ratio, put rate",
     .with_tern = 1,
     .min_ranks = 2,
     .baseline = "per line, the raw baseline of its family (memcpy, stores and "

@@ -67,8 +67,8 @@ int tbt_run(char *const argv[], const char *const sets[], int nsets, const char 
     int pinned = 0;
     /* The child inherits this process's CPUs; ternrun binds the ranks
      * within them. */
-    if (cpus && sched_getaffinity(0, sizeof old, &old) == 0 && parse_cpus(cpus, &want) == 0 &&
-        sched_setaffinity(0, sizeof want, &want) == 0)
+    if (cpus && sched_getaffinity(0, sizeof old, &old) == 0 &&
+        parse_cpus(cpus, &want) == 0 && sched_setaffinity(0, sizeof want, &want) == 0)
         pinned = 1;
     char **env = tb_env_with(sets, nsets);
     int st = tb_run_child(argv, env, out, outlen, NULL);
@@ -78,7 +78,8 @@ int tbt_run(char *const argv[], const char *const sets[], int nsets, const char 
     return st;
 }
 
-const char *tbt_next(const char *out, const char *match, size_t *pos, char *line, size_t len)
+const char *tbt_next(const char *out, const char *match, size_t *pos, char *line,
+                     size_t len)
 {
     const char *p = out + *pos;
     while (*p) {
@@ -179,7 +180,8 @@ void tbt_placement(const void *addr, size_t len, char *buf, size_t buflen)
         for (int d = 0; d < 64; d++)
             if (counts[d] && off + 24 < buflen)
                 off += (size_t)snprintf(buf + off, buflen - off, "%sNUMA %d %.0f%%",
-                                        off ? ", " : "", d, 100.0 * counts[d] / (double)want);
+                                        off ? ", " : "", d,
+                                        100.0 * counts[d] / (double)want);
         if (absent && off + 24 < buflen)
             snprintf(buf + off, buflen - off, "%sunbacked %.0f%%", off ? ", " : "",
                      100.0 * absent / (double)want);

@@ -18,8 +18,8 @@
 
 #define TP_BUDGET (64u << 20) /* bytes per timed sample at least */
 #define TP_WINDOW 64
-#define NMODES 3
-#define MAXPL 2
+#define NMODES    3
+#define MAXPL     2
 static const char *const modes[NMODES] = {"off", "on", "auto"};
 
 /* ---- the child (ternrun -n 2): rank 0 puts to rank 1 ------------------------ */
@@ -118,10 +118,10 @@ int tb_topo_put_child(int argc, char **argv)
 /* ---- the parent -------------------------------------------------------------------- */
 
 typedef struct placement {
-    char name[16];   /* "intra-NUMA", "inter-NUMA" */
-    char cpus[64];   /* "0,1" */
-    int cls;         /* distance class the ranks got */
-    size_t nt_put;   /* auto's threshold for the pair */
+    char name[16]; /* "intra-NUMA", "inter-NUMA" */
+    char cpus[64]; /* "0,1" */
+    int cls;       /* distance class the ranks got */
+    size_t nt_put; /* auto's threshold for the pair */
     unsigned long long islands;
     double *bw[NMODES][TB_MAX_SIZES], *lat[NMODES][TB_MAX_SIZES];
     int n[NMODES][TB_MAX_SIZES];
@@ -175,7 +175,8 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
     memset(pl, 0, sizeof pl);
     int np = find_placements(pl);
     if (np == 0)
-        tb_die("this machine has no NUMA domain with two CPUs: nothing to place two ranks on");
+        tb_die("this machine has no NUMA domain with two CPUs: nothing to place two "
+               "ranks on");
     for (int p = 0; p < np; p++)
         for (int m = 0; m < NMODES; m++)
             for (int i = 0; i < o->nsizes; i++) {
@@ -184,17 +185,19 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
             }
     tb_plain_header(o, "TERN_SHM_TOPO=off (regular copies) in the same run; ratio = "
                        "MB/s / off MB/s; auto/best = auto / max(off, on)");
-    tb_note(o, "rank 0 puts to rank 1: bandwidth of windows of %d nbi puts to remote "
-               "completion, latency of blocking puts; each mode and placement its own "
-               "ternrun -n 2 job (ranks bound to the placement's cores), %d rounds (+%d "
-               "warm-up) with the modes in turn; per job the best of 3 samples",
+    tb_note(o,
+            "rank 0 puts to rank 1: bandwidth of windows of %d nbi puts to remote "
+            "completion, latency of blocking puts; each mode and placement its own "
+            "ternrun -n 2 job (ranks bound to the placement's cores), %d rounds (+%d "
+            "warm-up) with the modes in turn; per job the best of 3 samples",
             TP_WINDOW, o->trials, o->warmup);
     if (np == 1)
         tb_note(o, "this machine has one NUMA domain: no inter-NUMA placement");
     char csv[1024], seg[64], reps[8] = "3";
     size_t off = 0;
     for (int i = 0; i < o->nsizes && off + 24 < sizeof csv; i++)
-        off += (size_t)snprintf(csv + off, sizeof csv - off, "%s%zu", i ? "," : "", o->sizes[i]);
+        off += (size_t)snprintf(csv + off, sizeof csv - off, "%s%zu", i ? "," : "",
+                                o->sizes[i]);
     snprintf(seg, sizeof seg, "TERN_SEGMENT_SIZE=%zu", tb_sizes_max(o) + (8u << 20));
     static char out[1 << 16];
     for (int r = -o->warmup; r < o->trials; r++) {
@@ -204,8 +207,9 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                 char mode[32];
                 snprintf(mode, sizeof mode, "TERN_SHM_TOPO=%s", modes[m]);
                 const char *sets[] = {seg, mode};
-                char *argv[] = {ternrun, "-n", "2", "--bind-to", "core",
-                                (char *)tb_self_exe(), "_topo_put", csv, reps, NULL};
+                char *argv[] = {
+                    ternrun,     "-n", "2",  "--bind-to", "core", (char *)tb_self_exe(),
+                    "_topo_put", csv,  reps, NULL};
                 int st = tbt_run(argv, sets, 2, pl[p].cpus, out, sizeof out);
                 if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
                     char why[300];
@@ -237,14 +241,19 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                                       "other-package"};
     for (int p = 0; p < np; p++) {
         char a[32];
-        tb_note(o, "%s: cpus %s, distance class %s, auto uses non-temporal stores from %s",
-                pl[p].name, pl[p].cpus, pl[p].cls >= 0 && pl[p].cls < 5 ? cls[pl[p].cls] : "?",
-                pl[p].nt_put == (size_t)-1 ? "never" : tb_size_str(pl[p].nt_put, a, sizeof a));
+        tb_note(o,
+                "%s: cpus %s, distance class %s, auto uses non-temporal stores from %s",
+                pl[p].name, pl[p].cpus,
+                pl[p].cls >= 0 && pl[p].cls < 5 ? cls[pl[p].cls] : "?",
+                pl[p].nt_put == (size_t)-1 ? "never"
+                                           : tb_size_str(pl[p].nt_put, a, sizeof a));
     }
     for (int metric = 0; metric < 2; metric++) {
         if (!o->json) {
-            printf("# %s\n# %9s", metric == 0 ? "put bandwidth, MB/s (median; p10..p90 in --json)"
-                                              : "put latency, us (median)", "");
+            printf("# %s\n# %9s",
+                   metric == 0 ? "put bandwidth, MB/s (median; p10..p90 in --json)"
+                               : "put latency, us (median)",
+                   "");
             for (int p = 0; p < np; p++)
                 printf(" | %-42s", pl[p].name);
             printf("\n# %9s", "size");
@@ -261,11 +270,13 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                 printf("%11s", tb_size_str(n, a, sizeof a));
             for (int p = 0; p < np; p++) {
                 tb_stats_t st[NMODES];
-                int island = (pl[p].islands >> (63 - __builtin_clzll((unsigned long long)n))) & 1;
+                int island =
+                    (pl[p].islands >> (63 - __builtin_clzll((unsigned long long)n))) & 1;
                 for (int m = 0; m < NMODES; m++)
-                    tb_stats_of(metric == 0 ? pl[p].bw[m][i] : pl[p].lat[m][i], pl[p].n[m][i],
-                                &st[m]);
-                double best = metric == 0 ? fmax(st[0].med, st[1].med) : fmin(st[0].med, st[1].med);
+                    tb_stats_of(metric == 0 ? pl[p].bw[m][i] : pl[p].lat[m][i],
+                                pl[p].n[m][i], &st[m]);
+                double best =
+                    metric == 0 ? fmax(st[0].med, st[1].med) : fmin(st[0].med, st[1].med);
                 /* > 1 when auto is better; < 0.98: more than 2% worse */
                 double vs = metric == 0 ? st[2].med / best : best / st[2].med;
                 if (vs < worst) {
@@ -276,8 +287,8 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                     for (int m = 0; m < NMODES; m++) {
                         tb_json_t j;
                         char op[48];
-                        snprintf(op, sizeof op, "%s/%s", metric == 0 ? "put_bw" : "put_lat",
-                                 modes[m]);
+                        snprintf(op, sizeof op, "%s/%s",
+                                 metric == 0 ? "put_bw" : "put_lat", modes[m]);
                         tb_json_begin(&j);
                         tb_json_str(&j, "bench", "topo_put");
                         tb_json_str(&j, "op", op);
@@ -294,25 +305,31 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                         tb_json_int(&j, "trials", pl[p].n[m][i]);
                         if (m == 2) {
                             tb_json_num(&j, "vs_best", vs);
-                            tb_json_str(&j, "uses", n >= pl[p].nt_put || island ? "nt" : "regular");
+                            tb_json_str(&j, "uses",
+                                        n >= pl[p].nt_put || island ? "nt" : "regular");
                         }
                         tb_json_end(&j);
                     }
                 } else {
                     char v[3][32];
                     for (int m = 0; m < NMODES; m++)
-                        snprintf(v[m], sizeof v[m], metric == 0 ? "%.0f" : "%.3f", st[m].med);
+                        snprintf(v[m], sizeof v[m], metric == 0 ? "%.0f" : "%.3f",
+                                 st[m].med);
                     printf(" | %9s %9s %9s %9.3f%s", v[0], v[1], v[2], vs,
-                           vs < 0.98 ? "!" : n >= pl[p].nt_put || island ? "*" : " ");
+                           vs < 0.98                     ? "!"
+                           : n >= pl[p].nt_put || island ? "*"
+                                                         : " ");
                 }
             }
             if (!o->json)
                 printf("\n");
         }
         char a[32];
-        tb_note(o, "%s: auto vs the better of off and on, worst %.3f at %s (goal: >= 0.98; "
-                   "* auto uses non-temporal stores, ! more than 2%% worse)",
-                metric == 0 ? "bandwidth" : "latency", worst, tb_size_str(worst_n, a, sizeof a));
+        tb_note(o,
+                "%s: auto vs the better of off and on, worst %.3f at %s (goal: >= 0.98; "
+                "* auto uses non-temporal stores, ! more than 2%% worse)",
+                metric == 0 ? "bandwidth" : "latency", worst,
+                tb_size_str(worst_n, a, sizeof a));
     }
     for (int p = 0; p < np; p++)
         for (int m = 0; m < NMODES; m++)

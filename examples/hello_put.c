@@ -38,8 +38,7 @@ int main(int argc, char **argv)
      * creates this rank's segment. Collective: every rank calls it. */
     int status = tern_init(&argc, &argv, TERN_THREAD_SINGLE);
     if (status != TERN_OK) {
-        fprintf(stderr, "hello_put: tern_init failed: %s\n",
-                tern_strerror(status));
+        fprintf(stderr, "hello_put: tern_init failed: %s\n", tern_strerror(status));
         return 1;
     }
     int me = tern_rank(), n = tern_size();
@@ -85,13 +84,13 @@ int main(int argc, char **argv)
 
     int ok = 1;
     if (memcmp(back, msg, MSG_LEN) != 0) {
-        fprintf(stderr, "rank %d: read back \"%.*s\" from rank %d, wrote \"%s\"\n",
-                me, MSG_LEN, back, right, msg);
+        fprintf(stderr, "rank %d: read back \"%.*s\" from rank %d, wrote \"%s\"\n", me,
+                MSG_LEN, back, right, msg);
         ok = 0;
     }
     if (memcmp(inbox, expected, MSG_LEN) != 0) {
-        fprintf(stderr, "rank %d: inbox holds \"%.*s\", expected \"%s\"\n", me,
-                MSG_LEN, inbox, expected);
+        fprintf(stderr, "rank %d: inbox holds \"%.*s\", expected \"%s\"\n", me, MSG_LEN,
+                inbox, expected);
         ok = 0;
     }
     if (ok)

@@ -57,10 +57,10 @@ TERN_API int tern_finalize(void);
  * host, and every other rank is stopped by the launcher. Does not return. */
 TERN_API void tern_abort(int exit_code, const char *msg);
 
-TERN_API int tern_initialized(void); /* 1 between tern_init and tern_finalize */
-TERN_API int tern_rank(void);        /* this rank, or -1 before init */
-TERN_API int tern_size(void);        /* number of ranks, or 0 before init */
-TERN_API int tern_thread_level(void);/* level granted by tern_init */
+TERN_API int tern_initialized(void);  /* 1 between tern_init and tern_finalize */
+TERN_API int tern_rank(void);         /* this rank, or -1 before init */
+TERN_API int tern_size(void);         /* number of ranks, or 0 before init */
+TERN_API int tern_thread_level(void); /* level granted by tern_init */
 
 /* Ranks that share this node (and so this process's memory bus).
  * tern_local_rank: index of this rank among them; tern_local_size: count;
@@ -108,7 +108,8 @@ TERN_API void *tern_sym_addr(int rank, const void *local_addr);
 /* ---- RMA ---------------------------------------------------------------- */
 
 /* Flags, accepted by every injection call. */
-#define TERN_FLAG_IMMEDIATE 0x1u /* never stall: return TERN_ERR_AGAIN where
+#define TERN_FLAG_IMMEDIATE \
+    0x1u /* never stall: return TERN_ERR_AGAIN where
                                     resources are exhausted */
 
 /* Completion event of a non-blocking operation. TERN_EVENT_DONE stands for
@@ -148,8 +149,7 @@ TERN_API int tern_event_wait_slow_(tern_event_t ev);
  * (only with TERN_FLAG_IMMEDIATE). Cost to a mapped peer: bounds check and
  * memcpy, inlined. The local buffer is used like memcpy's argument: it is
  * not validated on the fast path. */
-static inline int tern_put(int rank, void *dst, const void *src, size_t n,
-                           unsigned flags)
+static inline int tern_put(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
     intptr_t d;
     if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
@@ -162,8 +162,7 @@ static inline int tern_put(int rank, void *dst, const void *src, size_t n,
 
 /* Blocking get: copy n bytes from src on rank into local dst. Same
  * statuses as tern_put. */
-static inline int tern_get(void *dst, int rank, const void *src, size_t n,
-                           unsigned flags)
+static inline int tern_get(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
     intptr_t d;
     if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
@@ -250,7 +249,7 @@ static inline int tern_get_nbi(void *dst, int rank, const void *src, size_t n,
     return tern_get_nbi_slow_(dst, rank, src, n, flags);
 }
 
-#define TERN_SYNC_LOCAL 0x1u  /* all nbi put sources reusable */
+#define TERN_SYNC_LOCAL  0x1u /* all nbi put sources reusable */
 #define TERN_SYNC_REMOTE 0x2u /* all nbi puts visible, all nbi gets landed */
 
 /* Wait until the calling thread's nbi operations reach the completion
@@ -271,31 +270,29 @@ TERN_API int tern_poll(void);
 TERN_API int tern_barrier(void);
 
 /* Comparison for tern_wait_until_u64. */
-enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT,
-       TERN_CMP_LE };
+enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP_LE };
 
 /* Wait until *addr (a location in this rank's segment, normally written by
  * peers' puts) compares true against value; polls and yields as the wait
  * mode says. Returns TERN_OK or TERN_ERR_INVALID. */
-TERN_API int tern_wait_until_u64(const volatile uint64_t *addr, int cmp,
-                        uint64_t value);
+TERN_API int tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value);
 
 /* ---- start-up report ---------------------------------------------------- */
 
 /* What tern_init did, for tools and benchmarks (also printed with
  * TERN_VERBOSE=1). Times in seconds. */
 typedef struct tern_startup_report {
-    double t_boot;      /* joining the job and exchanging node identities */
-    double t_segment;   /* creating and mapping the own segment */
-    double t_faultin;   /* touching every page of it */
-    double t_crossmap;  /* exchanging and mapping the node's other segments */
-    double t_total;     /* all of tern_init */
+    double t_boot;     /* joining the job and exchanging node identities */
+    double t_segment;  /* creating and mapping the own segment */
+    double t_faultin;  /* touching every page of it */
+    double t_crossmap; /* exchanging and mapping the node's other segments */
+    double t_total;    /* all of tern_init */
     size_t segment_size;
-    size_t page_size;   /* page size actually backing the segment */
+    size_t page_size; /* page size actually backing the segment */
     int faultin_threads;
-    char faultin_mode[16];  /* "parallel", "serial" or "none" */
-    char page_note[256];    /* how the page size came about, and why not huge */
-    char boot_name[16];     /* "ternrun", "pmix" or "single" */
+    char faultin_mode[16]; /* "parallel", "serial" or "none" */
+    char page_note[256];   /* how the page size came about, and why not huge */
+    char boot_name[16];    /* "ternrun", "pmix" or "single" */
 } tern_startup_report_t;
 
 TERN_API int tern_startup_report(tern_startup_report_t *out);

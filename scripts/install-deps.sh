@@ -5,7 +5,7 @@
 set -e
 pkgs="build-essential cmake ninja-build pkg-config python3 \
   libhwloc-dev hwloc libfabric-dev libfabric-bin libpmix-dev libnuma-dev \
-  openmpi-bin libopenmpi-dev procps iproute2"
+  openmpi-bin libopenmpi-dev procps iproute2 clang-format"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -50,8 +50,7 @@ TERN_API void tern_copy_(int rank, void *dst, const void *src, size_t n);
 
 /* 1 when [addr, addr+n) on rank is mapped here, with *delta to add to addr.
  * Cost: ~10 instructions, two predictable branches, no call. */
-static inline int tern_fast_ok_(int rank, const void *addr, size_t n,
-                                intptr_t *delta)
+static inline int tern_fast_ok_(int rank, const void *addr, size_t n, intptr_t *delta)
 {
     if (TERN_LIKELY_((unsigned)rank < tern_fast_.npeers)) {
         const tern_peer_fast_t *p = &tern_fast_.peer[rank];

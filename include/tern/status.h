@@ -25,13 +25,13 @@ enum {
     TERN_ERR_CONFIG = -9,      /* a TERN_* variable has a bad value */
 
     /* peer errors: another rank failed or disagreed */
-    TERN_ERR_PEER = -20,       /* a peer died or is unreachable */
-    TERN_ERR_MISMATCH = -21,   /* a collective call disagreed across ranks */
+    TERN_ERR_PEER = -20,     /* a peer died or is unreachable */
+    TERN_ERR_MISMATCH = -21, /* a collective call disagreed across ranks */
 
     /* job and system errors */
-    TERN_ERR_BOOT = -40,       /* bootstrap (launcher, PMIx) failed */
-    TERN_ERR_SYS = -41,        /* a system call failed (see the log) */
-    TERN_ERR_TIMEOUT = -42,    /* a start-up phase exceeded TERN_BOOT_TIMEOUT */
+    TERN_ERR_BOOT = -40,    /* bootstrap (launcher, PMIx) failed */
+    TERN_ERR_SYS = -41,     /* a system call failed (see the log) */
+    TERN_ERR_TIMEOUT = -42, /* a start-up phase exceeded TERN_BOOT_TIMEOUT */
 };
 
 /* A short English description of a status code ("remote range outside

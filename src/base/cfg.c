@@ -25,7 +25,10 @@ static const tn_cfg_var_t cfg_table[] = {
 #undef TN_CFG_ENTRY_
 };
 
-size_t tn_cfg_count(void) { return TN_ARRAY_LEN(cfg_table); }
+size_t tn_cfg_count(void)
+{
+    return TN_ARRAY_LEN(cfg_table);
+}
 
 const tn_cfg_var_t *tn_cfg_var(size_t i)
 {
@@ -66,7 +69,10 @@ int tn_cfg_parse_size(const char *text, size_t *out)
         end++;
     } else if (*end) {
         switch (toupper((unsigned char)*end)) {
-        case 'B': mult = 1; end--; break;
+        case 'B':
+            mult = 1;
+            end--;
+            break;
         case 'K': mult = 1024.0; break;
         case 'M': mult = 1024.0 * 1024; break;
         case 'G': mult = 1024.0 * 1024 * 1024; break;
@@ -96,8 +102,14 @@ static int parse_bool(const char *t, int *out)
     static const char *const yes[] = {"1", "yes", "on", "true", "y"};
     static const char *const no[] = {"0", "no", "off", "false", "n"};
     for (size_t i = 0; i < TN_ARRAY_LEN(yes); i++) {
-        if (strcasecmp(t, yes[i]) == 0) { *out = 1; return TERN_OK; }
-        if (strcasecmp(t, no[i]) == 0) { *out = 0; return TERN_OK; }
+        if (strcasecmp(t, yes[i]) == 0) {
+            *out = 1;
+            return TERN_OK;
+        }
+        if (strcasecmp(t, no[i]) == 0) {
+            *out = 0;
+            return TERN_OK;
+        }
     }
     return TERN_ERR_CONFIG;
 }
@@ -119,8 +131,8 @@ static int enum_index(const char *choices, const char *text)
     return -1;
 }
 
-int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
-                 char *err, size_t errlen)
+int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst, char *err,
+                 size_t errlen)
 {
     char *end;
     switch (var->type) {
@@ -156,8 +168,7 @@ int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
             *(int *)dst = i;
             return TERN_OK;
         }
-        snprintf(err, errlen, "%s='%s' is not one of %s", var->name, text,
-                 var->choices);
+        snprintf(err, errlen, "%s='%s' is not one of %s", var->name, text, var->choices);
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_DOUBLE: {
@@ -172,9 +183,7 @@ int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
                  var->flags & TN_CFG_SIGNED ? "" : " non-negative");
         return TERN_ERR_CONFIG;
     }
-    case TN_CFG_STRING:
-        *(const char **)dst = text;
-        return TERN_OK;
+    case TN_CFG_STRING: *(const char **)dst = text; return TERN_OK;
     }
     snprintf(err, errlen, "%s: unknown variable type", var->name);
     return TERN_ERR_CONFIG;
@@ -196,8 +205,10 @@ static size_t edit_distance(const char *a, const char *b)
             size_t up = row[j];
             size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
             size_t best = diag + cost;
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
             row[j] = best;
             diag = up;
         }
@@ -218,10 +229,10 @@ static void warn_unknown(const char *name)
     }
     if (best && bestd <= 4)
         tn_warn("unknown variable %s ignored; did you mean %s? "
-                "(tern-info -c lists them all)", name, best);
+                "(tern-info -c lists them all)",
+                name, best);
     else
-        tn_warn("unknown variable %s ignored (tern-info -c lists them all)",
-                name);
+        tn_warn("unknown variable %s ignored (tern-info -c lists them all)", name);
 }
 
 int tn_cfg_load(tn_config_t *cfg)
@@ -271,8 +282,7 @@ void tn_cfg_format_size(size_t v, char *buf, size_t len)
         snprintf(buf, len, "%zu%c", v, units[u]);
 }
 
-void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,
-                   size_t len)
+void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf, size_t len)
 {
     const void *src = (const char *)cfg + var->offset;
     switch (var->type) {
@@ -296,7 +306,10 @@ void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,
     }
 }
 
-int tn_cfg_is_set(const tn_cfg_var_t *var) { return getenv(var->name) != NULL; }
+int tn_cfg_is_set(const tn_cfg_var_t *var)
+{
+    return getenv(var->name) != NULL;
+}
 
 const char *tn_cfg_type_name(const tn_cfg_var_t *v)
 {

@@ -18,7 +18,7 @@ typedef enum {
 } tn_cfg_type_t;
 
 #define TN_CFG_INTERNAL 0x1u /* set by launchers, not by users */
-#define TN_CFG_SIGNED 0x2u   /* INT/DOUBLE may be negative */
+#define TN_CFG_SIGNED   0x2u /* INT/DOUBLE may be negative */
 
 typedef struct tn_cfg_var {
     const char *name;
@@ -27,14 +27,14 @@ typedef struct tn_cfg_var {
     const char *choices; /* enum: "auto|spin|yield|block"; else NULL */
     const char *help;
     unsigned flags;
-    size_t offset;       /* where the value lives in tn_config_t */
+    size_t offset; /* where the value lives in tn_config_t */
 } tn_cfg_var_t;
 
 /* Storage types per kind of variable. */
-#define TN_CFG_CTYPE_SIZE size_t
-#define TN_CFG_CTYPE_INT long
-#define TN_CFG_CTYPE_BOOL int
-#define TN_CFG_CTYPE_ENUM int
+#define TN_CFG_CTYPE_SIZE   size_t
+#define TN_CFG_CTYPE_INT    long
+#define TN_CFG_CTYPE_BOOL   int
+#define TN_CFG_CTYPE_ENUM   int
 #define TN_CFG_CTYPE_DOUBLE double
 #define TN_CFG_CTYPE_STRING const char *
 
@@ -56,8 +56,8 @@ const tn_cfg_var_t *tn_cfg_find(const char *name);
 
 /* Parse text for var into dst (pointing at the field). On failure returns
  * TERN_ERR_CONFIG and writes a message naming what was wrong into err. */
-int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst,
-                 char *err, size_t errlen);
+int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst, char *err,
+                 size_t errlen);
 
 /* Parse a size with units ("512K", "64M", "2G", "25%"); TERN_OK or
  * TERN_ERR_CONFIG. */
@@ -69,8 +69,8 @@ int tn_cfg_parse_size(const char *text, size_t *out);
 int tn_cfg_load(tn_config_t *cfg);
 
 /* Current value of var in cfg as text (sizes with units). */
-void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var,
-                   char *buf, size_t len);
+void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,
+                   size_t len);
 /* Was var set in the environment? */
 int tn_cfg_is_set(const tn_cfg_var_t *var);
 

@@ -3,97 +3,95 @@
 #ifndef TN_CFG_VARS_H
 #define TN_CFG_VARS_H
 
-#define TN_CFG_VARS(X)                                                        \
-    X(verbose, "TERN_VERBOSE", INT, "0", NULL, 0,                             \
-      "Log level: 0 warnings and errors, 1 start-up report and phase "        \
-      "times, 2 debug, 3 trace.")                                             \
-    X(error_mode, "TERN_ERROR_MODE", ENUM, "return", "return|abort", 0,       \
-      "On an error, return the status to the caller, or print it and end "    \
-      "the whole job.")                                                       \
-    X(segment_size, "TERN_SEGMENT_SIZE", SIZE, "64M", NULL, 0,                \
-      "Bytes of remotely accessible segment per rank (units K, M, G, T; or "  \
-      "a percentage of physical memory such as 10%).")                        \
-    X(segment_faultin, "TERN_SEGMENT_FAULTIN", ENUM, "parallel",              \
-      "parallel|serial|none", 0,                                              \
-      "How the segment's pages are touched at start-up: by worker threads "   \
-      "pinned per NUMA domain, by the rank alone, or not at all (first use "  \
-      "pays).")                                                               \
-    X(segment_numa, "TERN_SEGMENT_NUMA", STRING, "interleave", NULL, 0,       \
-      "Where the segment's pages go: interleave (round-robin over every "     \
-      "NUMA domain of the node, spreading load over all memory "              \
-      "controllers), local (the domains of this rank's CPUs), bind:N (NUMA "  \
-      "domain N), or firsttouch (no policy: where the fault-in touches "      \
-      "them). The placement obtained is read back and reported with "         \
-      "TERN_VERBOSE=1.")                                                      \
-    X(faultin_threads, "TERN_FAULTIN_THREADS", INT, "0", NULL, 0,             \
-      "Worker threads for parallel fault-in; 0 picks the cores of this node " \
-      "divided among its ranks.")                                             \
-    X(hugepages, "TERN_HUGEPAGES", ENUM, "try", "try|on|off", 0,              \
-      "Back the segment with huge pages: try (use them when the system "      \
-      "allows, else 4 KiB pages and say why), on (fail without them), off.")  \
-    X(shm_topo, "TERN_SHM_TOPO", ENUM, "auto", "auto|on|off", 0,              \
-      "Copies to and from shared-memory peers: auto chooses regular or "      \
-      "non-temporal stores per peer by its distance (same L3, same NUMA "     \
-      "domain, other domain, other package) and the size, with thresholds "   \
-      "measured on this machine; on uses non-temporal stores for every "      \
-      "copy; off uses regular copies only.")                                  \
-    X(shm_calibrate, "TERN_SHM_CALIBRATE", ENUM, "auto", "auto|always|never", \
-      0,                                                                      \
-      "How TERN_SHM_TOPO=auto gets its thresholds: auto reuses this "         \
-      "machine's cached measurement and measures (under a second, once, on "  \
-      "one rank per node) when there is none; always measures at every "      \
-      "start; never estimates them from the cache sizes hwloc reports.")      \
-    X(shm_calib_dir, "TERN_SHM_CALIB_DIR", STRING, "", NULL, 0,               \
-      "Directory of the copy calibration cache; empty: "                      \
-      "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: " \
-      "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")     \
-    X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,  \
-      "How waiting calls wait: auto spins briefly then yields when this "     \
-      "node has more ranks than cores; spin never yields; yield always "      \
-      "yields; block sleeps in the kernel between checks.")                   \
-    X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                    \
-      "Polls before a waiting call starts yielding (auto mode).")             \
-    X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,               \
-      "Seconds the job may spend in start-up (every rank reaching and "       \
-      "finishing tern_init) before it is ended with an error; 0: no limit.")               \
-    X(shm, "TERN_SHM", BOOL, "1", NULL, 0,                                    \
-      "Use shared memory between ranks of one node; 0 sends everything, "     \
-      "even to a rank on the same node, through the network transport.")      \
-    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                  \
-      "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"     \
-      "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")   \
-    X(ofi_domain, "TERN_OFI_DOMAIN", STRING, "", NULL, 0,                      \
-      "libfabric domain (device or interface, such as eth0 or mlx5_0); "      \
-      "empty: the provider's first.")                                        \
-    X(ofi_tx_depth, "TERN_OFI_TX_DEPTH", INT, "0", NULL, 0,                    \
-      "Network operations in flight per rank at most; more wait (or return "  \
-      "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: the provider's queue "    \
-      "size.")                                                                \
-    X(ofi_mr_local, "TERN_OFI_MR_LOCAL", BOOL, "0", NULL, 0,                  \
-      "Register or bounce local buffers even when the provider does not "     \
-      "require it (FI_MR_LOCAL); for testing that path.")                     \
-    X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,            \
-      "Start a thread that drives network progress, for ranks that compute "  \
-      "for long stretches without calling Tern.")                             \
-    X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL,       \
-      TN_CFG_SIGNED,                                                          \
-      "CPU to pin the progress thread to; -1: not pinned.")                   \
-    X(boot_socket_dir, "TERN_BOOT_SOCKET_DIR", STRING, "", NULL, 0,           \
-      "Directory for ternrun's bootstrap socket; empty: an abstract socket "  \
-      "(no file). Set it when ranks run in other network namespaces.")        \
-    X(boot_addr, "TERN_BOOT_ADDR", STRING, "", NULL, TN_CFG_INTERNAL,         \
-      "Set by ternrun: where a rank reaches the launcher.")                   \
-    X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL | TN_CFG_SIGNED,          \
-      "Set by ternrun: this process's rank.")                                 \
-    X(boot_size, "TERN_BOOT_SIZE", INT, "0", NULL, TN_CFG_INTERNAL,           \
-      "Set by ternrun: the number of ranks.")                                 \
-    X(boot_node, "TERN_BOOT_NODE", STRING, "", NULL, TN_CFG_INTERNAL,         \
-      "Set by ternrun: the node identity of this rank (simulated nodes).")    \
-    X(boot_jobid, "TERN_BOOT_JOBID", STRING, "", NULL, TN_CFG_INTERNAL,       \
-      "Set by ternrun: a job-unique identifier.")                             \
-    X(boot_cpuset, "TERN_BOOT_CPUSET", STRING, "", NULL, TN_CFG_INTERNAL,     \
-      "Set by ternrun when the topology is simulated (HWLOC_XMLFILE, "        \
-      "HWLOC_SYNTHETIC): the CPUs planned for this rank, which it takes as "  \
+#define TN_CFG_VARS(X)                                                                   \
+    X(verbose, "TERN_VERBOSE", INT, "0", NULL, 0,                                        \
+      "Log level: 0 warnings and errors, 1 start-up report and phase "                   \
+      "times, 2 debug, 3 trace.")                                                        \
+    X(error_mode, "TERN_ERROR_MODE", ENUM, "return", "return|abort", 0,                  \
+      "On an error, return the status to the caller, or print it and end "               \
+      "the whole job.")                                                                  \
+    X(segment_size, "TERN_SEGMENT_SIZE", SIZE, "64M", NULL, 0,                           \
+      "Bytes of remotely accessible segment per rank (units K, M, G, T; or "             \
+      "a percentage of physical memory such as 10%).")                                   \
+    X(segment_faultin, "TERN_SEGMENT_FAULTIN", ENUM, "parallel", "parallel|serial|none", \
+      0,                                                                                 \
+      "How the segment's pages are touched at start-up: by worker threads "              \
+      "pinned per NUMA domain, by the rank alone, or not at all (first use "             \
+      "pays).")                                                                          \
+    X(segment_numa, "TERN_SEGMENT_NUMA", STRING, "interleave", NULL, 0,                  \
+      "Where the segment's pages go: interleave (round-robin over every "                \
+      "NUMA domain of the node, spreading load over all memory "                         \
+      "controllers), local (the domains of this rank's CPUs), bind:N (NUMA "             \
+      "domain N), or firsttouch (no policy: where the fault-in touches "                 \
+      "them). The placement obtained is read back and reported with "                    \
+      "TERN_VERBOSE=1.")                                                                 \
+    X(faultin_threads, "TERN_FAULTIN_THREADS", INT, "0", NULL, 0,                        \
+      "Worker threads for parallel fault-in; 0 picks the cores of this node "            \
+      "divided among its ranks.")                                                        \
+    X(hugepages, "TERN_HUGEPAGES", ENUM, "try", "try|on|off", 0,                         \
+      "Back the segment with huge pages: try (use them when the system "                 \
+      "allows, else 4 KiB pages and say why), on (fail without them), off.")             \
+    X(shm_topo, "TERN_SHM_TOPO", ENUM, "auto", "auto|on|off", 0,                         \
+      "Copies to and from shared-memory peers: auto chooses regular or "                 \
+      "non-temporal stores per peer by its distance (same L3, same NUMA "                \
+      "domain, other domain, other package) and the size, with thresholds "              \
+      "measured on this machine; on uses non-temporal stores for every "                 \
+      "copy; off uses regular copies only.")                                             \
+    X(shm_calibrate, "TERN_SHM_CALIBRATE", ENUM, "auto", "auto|always|never", 0,         \
+      "How TERN_SHM_TOPO=auto gets its thresholds: auto reuses this "                    \
+      "machine's cached measurement and measures (under a second, once, on "             \
+      "one rank per node) when there is none; always measures at every "                 \
+      "start; never estimates them from the cache sizes hwloc reports.")                 \
+    X(shm_calib_dir, "TERN_SHM_CALIB_DIR", STRING, "", NULL, 0,                          \
+      "Directory of the copy calibration cache; empty: "                                 \
+      "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: "            \
+      "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")                \
+    X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,             \
+      "How waiting calls wait: auto spins briefly then yields when this "                \
+      "node has more ranks than cores; spin never yields; yield always "                 \
+      "yields; block sleeps in the kernel between checks.")                              \
+    X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
+      "Polls before a waiting call starts yielding (auto mode).")                        \
+    X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
+      "Seconds the job may spend in start-up (every rank reaching and "                  \
+      "finishing tern_init) before it is ended with an error; 0: no limit.")             \
+    X(shm, "TERN_SHM", BOOL, "1", NULL, 0,                                               \
+      "Use shared memory between ranks of one node; 0 sends everything, "                \
+      "even to a rank on the same node, through the network transport.")                 \
+    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
+      "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
+      "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \
+    X(ofi_domain, "TERN_OFI_DOMAIN", STRING, "", NULL, 0,                                \
+      "libfabric domain (device or interface, such as eth0 or mlx5_0); "                 \
+      "empty: the provider's first.")                                                    \
+    X(ofi_tx_depth, "TERN_OFI_TX_DEPTH", INT, "0", NULL, 0,                              \
+      "Network operations in flight per rank at most; more wait (or return "             \
+      "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: the provider's queue "               \
+      "size.")                                                                           \
+    X(ofi_mr_local, "TERN_OFI_MR_LOCAL", BOOL, "0", NULL, 0,                             \
+      "Register or bounce local buffers even when the provider does not "                \
+      "require it (FI_MR_LOCAL); for testing that path.")                                \
+    X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
+      "Start a thread that drives network progress, for ranks that compute "             \
+      "for long stretches without calling Tern.")                                        \
+    X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL, TN_CFG_SIGNED,   \
+      "CPU to pin the progress thread to; -1: not pinned.")                              \
+    X(boot_socket_dir, "TERN_BOOT_SOCKET_DIR", STRING, "", NULL, 0,                      \
+      "Directory for ternrun's bootstrap socket; empty: an abstract socket "             \
+      "(no file). Set it when ranks run in other network namespaces.")                   \
+    X(boot_addr, "TERN_BOOT_ADDR", STRING, "", NULL, TN_CFG_INTERNAL,                    \
+      "Set by ternrun: where a rank reaches the launcher.")                              \
+    X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL | TN_CFG_SIGNED,     \
+      "Set by ternrun: this process's rank.")                                            \
+    X(boot_size, "TERN_BOOT_SIZE", INT, "0", NULL, TN_CFG_INTERNAL,                      \
+      "Set by ternrun: the number of ranks.")                                            \
+    X(boot_node, "TERN_BOOT_NODE", STRING, "", NULL, TN_CFG_INTERNAL,                    \
+      "Set by ternrun: the node identity of this rank (simulated nodes).")               \
+    X(boot_jobid, "TERN_BOOT_JOBID", STRING, "", NULL, TN_CFG_INTERNAL,                  \
+      "Set by ternrun: a job-unique identifier.")                                        \
+    X(boot_cpuset, "TERN_BOOT_CPUSET", STRING, "", NULL, TN_CFG_INTERNAL,                \
+      "Set by ternrun when the topology is simulated (HWLOC_XMLFILE, "                   \
+      "HWLOC_SYNTHETIC): the CPUs planned for this rank, which it takes as "             \
       "its place instead of its real affinity.")
 
 #endif

@@ -77,8 +77,8 @@ __attribute__((target("avx2"))) static void copy_nt_avx2(void *dst, const void *
     memcpy(d, s, n);
 }
 
-__attribute__((target("avx512f"))) static void copy_nt_avx512(void *dst,
-                                                              const void *src, size_t n)
+__attribute__((target("avx512f"))) static void copy_nt_avx512(void *dst, const void *src,
+                                                              size_t n)
 {
     char *d = dst;
     const char *s = src;
@@ -115,7 +115,10 @@ static tn_copy_isa_t detect(void)
 
 #else
 
-static tn_copy_isa_t detect(void) { return TN_COPY_ISA_NONE; }
+static tn_copy_isa_t detect(void)
+{
+    return TN_COPY_ISA_NONE;
+}
 
 #endif
 
@@ -178,18 +181,27 @@ void tn_copy_nt(void *dst, const void *src, size_t n)
 
 /* ---- calibration ------------------------------------------------------------ */
 
-#define CAL_HOT_MIN (256u << 10)
+#define CAL_HOT_MIN  (256u << 10)
 #define CAL_COLD_MIN (4u << 10)
-#define CAL_BATCH (8u << 20) /* bytes copied per timed sample at least */
+#define CAL_BATCH    (8u << 20) /* bytes copied per timed sample at least */
 
-static void copy_reg(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+static void copy_reg(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
 
 /* Waits until every store before it is globally visible, so that a timed
  * copy is a finished copy (stores otherwise retire into buffers first). */
 #ifdef TN_COPY_X86
-static inline void drain(void) { _mm_mfence(); }
+static inline void drain(void)
+{
+    _mm_mfence();
+}
 #else
-static inline void drain(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void drain(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 #endif
 
 /* CPU time of this thread: a timed sample during which the thread was
@@ -201,7 +213,10 @@ static uint64_t thread_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int preempted(uint64_t wall, uint64_t cpu) { return cpu * 10 < wall * 9; }
+static int preempted(uint64_t wall, uint64_t cpu)
+{
+    return cpu * 10 < wall * 9;
+}
 
 /* Copies until fn runs at its steady rate: at least two copies and
  * until two in a row agree within 3%, at most 12 (and 1 GiB). The cache
@@ -250,7 +265,10 @@ static void evict(char *p, size_t n)
     _mm_mfence();
 }
 #else
-static void evict(char *p, size_t n) { (void)p, (void)n; }
+static void evict(char *p, size_t n)
+{
+    (void)p, (void)n;
+}
 #endif
 
 /* GB/s of one copy of n bytes into a destination just evicted from this
@@ -309,7 +327,8 @@ size_t tn_copy_crossover(const tn_copy_point_t *pt, int n)
     if (f > 1)
         f = 1;
     double ratio = (double)pt[i].size / (double)pt[i - 1].size; /* 2 when doubling */
-    double x = (double)pt[i - 1].size * (ratio == 2.0 ? exp2_unit(f) : 1.0 + f * (ratio - 1));
+    double x =
+        (double)pt[i - 1].size * (ratio == 2.0 ? exp2_unit(f) : 1.0 + f * (ratio - 1));
     size_t v = ((size_t)x + 4095) & ~(size_t)4095;
     return v > pt[i].size ? pt[i].size : v;
 }

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 typedef enum {
-    TN_COPY_ISA_NONE = 0, /* no non-temporal kernel (not x86-64) */
-    TN_COPY_ISA_SSE2 = 1, /* movntdq, 16 B per store */
-    TN_COPY_ISA_AVX2 = 2, /* vmovntdq ymm, 32 B per store */
+    TN_COPY_ISA_NONE = 0,   /* no non-temporal kernel (not x86-64) */
+    TN_COPY_ISA_SSE2 = 1,   /* movntdq, 16 B per store */
+    TN_COPY_ISA_AVX2 = 2,   /* vmovntdq ymm, 32 B per store */
     TN_COPY_ISA_AVX512 = 3, /* vmovntdq zmm, 64 B per store */
 } tn_copy_isa_t;
 
@@ -52,16 +52,16 @@ typedef struct tn_copy_point {
  *  - cold: the destination evicted from this core's caches before every
  *    copy - the case of a consumer elsewhere, which took the lines last. */
 typedef struct tn_copy_calib {
-    int isa;                 /* tn_copy_isa_t measured */
-    size_t hot, cold;        /* crossovers in bytes, or SIZE_MAX */
-    uint64_t hot_islands;    /* bit b: below the hot crossover, the
+    int isa;              /* tn_copy_isa_t measured */
+    size_t hot, cold;     /* crossovers in bytes, or SIZE_MAX */
+    uint64_t hot_islands; /* bit b: below the hot crossover, the
                                 non-temporal copy was still faster (by the
                                 margin) at 2^b bytes - the size where the
                                 two buffers just overflow the L2 */
     int nhot, ncold;
     tn_copy_point_t hot_pt[TN_COPY_CURVE_MAX], cold_pt[TN_COPY_CURVE_MAX];
-    double seconds;          /* time the measurement took */
-    int disturbed;           /* the machine was busy while measuring (the
+    double seconds; /* time the measurement took */
+    int disturbed;  /* the machine was busy while measuring (the
                                 thread was preempted, or the memory's rate
                                 varied by more than 2x): not worth keeping */
 } tn_copy_calib_t;

@@ -23,20 +23,21 @@ const char *tn_log_host(void)
     return log_host;
 }
 
-void tn_log_set_rank(int rank) { log_rank = rank; }
+void tn_log_set_rank(int rank)
+{
+    log_rank = rank;
+}
 
 static void log_v(int level, const char *fmt, va_list ap)
 {
-    static const char *const tag[] = {"error: ", "warning: ", "", "debug: ",
-                                      "trace: "};
+    static const char *const tag[] = {"error: ", "warning: ", "", "debug: ", "trace: "};
     char line[2048];
     int n;
     if (log_rank >= 0)
-        n = snprintf(line, sizeof(line), "tern[%d@%s] %s", log_rank,
-                     tn_log_host(), tag[level + 1]);
-    else
-        n = snprintf(line, sizeof(line), "tern[%s] %s", tn_log_host(),
+        n = snprintf(line, sizeof(line), "tern[%d@%s] %s", log_rank, tn_log_host(),
                      tag[level + 1]);
+    else
+        n = snprintf(line, sizeof(line), "tern[%s] %s", tn_log_host(), tag[level + 1]);
     if (n < 0)
         return;
     int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);

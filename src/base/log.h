@@ -4,8 +4,13 @@
 
 #include <stdarg.h>
 
-enum { TN_LOG_ERROR = -1, TN_LOG_WARN = 0, TN_LOG_INFO = 1,
-       TN_LOG_DEBUG = 2, TN_LOG_TRACE = 3 };
+enum {
+    TN_LOG_ERROR = -1,
+    TN_LOG_WARN = 0,
+    TN_LOG_INFO = 1,
+    TN_LOG_DEBUG = 2,
+    TN_LOG_TRACE = 3
+};
 
 extern int tn_log_level; /* from TERN_VERBOSE; warnings and errors always */
 
@@ -13,17 +18,25 @@ extern int tn_log_level; /* from TERN_VERBOSE; warnings and errors always */
 void tn_log_set_rank(int rank);
 const char *tn_log_host(void);
 
-void tn_log(int level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void tn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define tn_error(...) tn_log(TN_LOG_ERROR, __VA_ARGS__)
-#define tn_warn(...) tn_log(TN_LOG_WARN, __VA_ARGS__)
-#define tn_info(...) \
-    do { if (tn_log_level >= TN_LOG_INFO) tn_log(TN_LOG_INFO, __VA_ARGS__); } while (0)
-#define tn_debug(...) \
-    do { if (tn_log_level >= TN_LOG_DEBUG) tn_log(TN_LOG_DEBUG, __VA_ARGS__); } while (0)
-#define tn_trace(...) \
-    do { if (tn_log_level >= TN_LOG_TRACE) tn_log(TN_LOG_TRACE, __VA_ARGS__); } while (0)
+#define tn_warn(...)  tn_log(TN_LOG_WARN, __VA_ARGS__)
+#define tn_info(...)                          \
+    do {                                      \
+        if (tn_log_level >= TN_LOG_INFO)      \
+            tn_log(TN_LOG_INFO, __VA_ARGS__); \
+    } while (0)
+#define tn_debug(...)                          \
+    do {                                       \
+        if (tn_log_level >= TN_LOG_DEBUG)      \
+            tn_log(TN_LOG_DEBUG, __VA_ARGS__); \
+    } while (0)
+#define tn_trace(...)                          \
+    do {                                       \
+        if (tn_log_level >= TN_LOG_TRACE)      \
+            tn_log(TN_LOG_TRACE, __VA_ARGS__); \
+    } while (0)
 
 /* Prints the message with the prefix and exits the process with code;
  * under a launcher the rest of the job is then ended by it. */

@@ -12,6 +12,9 @@ static inline uint64_t tn_time_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline double tn_time_s(void) { return (double)tn_time_ns() * 1e-9; }
+static inline double tn_time_s(void)
+{
+    return (double)tn_time_ns() * 1e-9;
+}
 
 #endif

@@ -34,7 +34,8 @@ static int single_numa(hwloc_topology_t h, hwloc_const_nodeset_t ns)
 {
     if (!ns || hwloc_bitmap_weight(ns) != 1)
         return -1;
-    hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(h, (unsigned)hwloc_bitmap_first(ns));
+    hwloc_obj_t n =
+        hwloc_get_numanode_obj_by_os_index(h, (unsigned)hwloc_bitmap_first(ns));
     return n ? (int)n->logical_index : -1;
 }
 
@@ -67,11 +68,13 @@ static int find_nics(tn_topo_t *t)
         free(owner);
         return -1;
     }
-    for (hwloc_obj_t o = hwloc_get_next_osdev(h, NULL); o; o = hwloc_get_next_osdev(h, o)) {
+    for (hwloc_obj_t o = hwloc_get_next_osdev(h, NULL); o;
+         o = hwloc_get_next_osdev(h, o)) {
         hwloc_obj_osdev_type_t ty = o->attr->osdev.type;
         if (ty != HWLOC_OBJ_OSDEV_NETWORK && ty != HWLOC_OBJ_OSDEV_OPENFABRICS)
             continue;
-        hwloc_obj_t pci = o->parent && o->parent->type == HWLOC_OBJ_PCI_DEVICE ? o->parent : o;
+        hwloc_obj_t pci =
+            o->parent && o->parent->type == HWLOC_OBJ_PCI_DEVICE ? o->parent : o;
         tn_topo_nic_t *nic = NULL;
         for (int i = 0; i < t->nnics; i++)
             if (owner[i] == pci)
@@ -149,10 +152,16 @@ int tn_topo_load(const tn_topo_src_t *src, tn_topo_t **out, char *err, size_t er
     if (rc != 0) {
         int e = errno;
         snprintf(err, errlen, "hwloc cannot read the %s %s%.200s%s: %s", what,
-                 src->xml_path ? "'" : src->synthetic ? "'" : "",
-                 src->xml_path ? src->xml_path : src->synthetic ? src->synthetic : "",
+                 src->xml_path    ? "'"
+                 : src->synthetic ? "'"
+                                  : "",
+                 src->xml_path    ? src->xml_path
+                 : src->synthetic ? src->synthetic
+                                  : "",
                  src->xml_path || src->synthetic ? "'" : "",
-                 e == ENOENT ? "no such file" : e == EINVAL ? "malformed" : strerror(e));
+                 e == ENOENT   ? "no such file"
+                 : e == EINVAL ? "malformed"
+                               : strerror(e));
         hwloc_topology_destroy(t->h);
         free(t);
         return TERN_ERR_CONFIG;
@@ -165,7 +174,7 @@ int tn_topo_load(const tn_topo_src_t *src, tn_topo_t **out, char *err, size_t er
         hwloc_topology_destroy(t->h);
         free(t);
         return src->synthetic || src->xml_path || src->xml_buffer ? TERN_ERR_CONFIG
-                                                                   : TERN_ERR_SYS;
+                                                                  : TERN_ERR_SYS;
     }
     fill_counts(t);
     t->has_io = src->io;
@@ -191,8 +200,8 @@ void tn_topo_destroy(tn_topo_t *t)
 
 /* ---- the process's topology ------------------------------------------------ */
 
-static tn_topo_t *plain, *with_io;   /* loaded on demand */
-static int plain_failed, io_failed;  /* logged once */
+static tn_topo_t *plain, *with_io;  /* loaded on demand */
+static int plain_failed, io_failed; /* logged once */
 static pthread_mutex_t topo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* From HWLOC_SYNTHETIC or HWLOC_XMLFILE (hwloc's order) when set. We pass
@@ -372,8 +381,8 @@ const tn_topo_nic_t *tn_topo_nic_nearest(const tn_topo_t *t, hwloc_const_cpuset_
 
 const char *tn_dist_name(int d)
 {
-    static const char *const names[] = {"self", "same-l3", "same-numa",
-                                        "other-numa", "other-package"};
+    static const char *const names[] = {"self", "same-l3", "same-numa", "other-numa",
+                                        "other-package"};
     return d >= 0 && d < TN_DIST_COUNT ? names[d] : "?";
 }
 
@@ -422,9 +431,9 @@ int tn_topo_is_placed(const tn_topo_t *t, hwloc_const_cpuset_t set)
 /* ---- placement plans ------------------------------------------------------- */
 
 typedef struct slot {
-    hwloc_obj_t obj;   /* core or PU */
-    int group;         /* package or NUMA domain, for round-robin maps */
-    int key1, key2;    /* dist order: nearer first */
+    hwloc_obj_t obj; /* core or PU */
+    int group;       /* package or NUMA domain, for round-robin maps */
+    int key1, key2;  /* dist order: nearer first */
 } slot_t;
 
 /* Logical index of the NUMA domain holding obj's CPUs (the first one). */
@@ -537,7 +546,8 @@ int tn_topo_dist_order(const tn_topo_t *t, const tn_topo_nic_t *nic,
                        hwloc_const_cpuset_t allowed, int *order, int max)
 {
     slot_t *s;
-    int n = usable_slots(t, allowed ? allowed : hwloc_topology_get_allowed_cpuset(t->h), &s);
+    int n =
+        usable_slots(t, allowed ? allowed : hwloc_topology_get_allowed_cpuset(t->h), &s);
     if (n < 0)
         return -1;
     order_dist(t, nic, s, n);
@@ -598,8 +608,9 @@ int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out
     if (req->allowed)
         hwloc_bitmap_and(allowed, allowed, req->allowed);
     if (hwloc_bitmap_iszero(allowed)) {
-        snprintf(err, errlen, "no CPU of the topology is usable (the allowed "
-                              "set does not meet it)");
+        snprintf(err, errlen,
+                 "no CPU of the topology is usable (the allowed "
+                 "set does not meet it)");
         hwloc_bitmap_free(allowed);
         return TERN_ERR_CONFIG;
     }
@@ -617,22 +628,27 @@ int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out
     if (bind == TN_BIND_AUTO) {
         if (req->n <= ns) {
             bind = TN_BIND_CORE;
-            snprintf(note, notelen, "binding each rank to a core (default: %d ranks, "
-                                    "%d %s usable)", req->n, ns, cores);
+            snprintf(note, notelen,
+                     "binding each rank to a core (default: %d ranks, "
+                     "%d %s usable)",
+                     req->n, ns, cores);
         } else {
             bind = TN_BIND_NONE;
-            snprintf(note, notelen, "not binding (default): %d ranks but only %d %s "
-                                    "usable, so ranks would share %s; --bind-to core "
-                                    "--oversubscribe forces round-robin, --bind-to "
-                                    "numa binds to domains", req->n, ns, cores, cores);
+            snprintf(note, notelen,
+                     "not binding (default): %d ranks but only %d %s "
+                     "usable, so ranks would share %s; --bind-to core "
+                     "--oversubscribe forces round-robin, --bind-to "
+                     "numa binds to domains",
+                     req->n, ns, cores, cores);
         }
     } else if (bind != TN_BIND_NONE && req->n > ns) {
         if (!req->oversubscribe) {
-            snprintf(err, errlen, "%d ranks but only %d %s usable for --bind-to %s: "
-                                  "ranks would share %s. Run at most %d ranks, or add "
-                                  "--oversubscribe to share them round-robin, or use "
-                                  "--bind-to none", req->n, ns, cores, bind_name(bind),
-                     cores, ns);
+            snprintf(err, errlen,
+                     "%d ranks but only %d %s usable for --bind-to %s: "
+                     "ranks would share %s. Run at most %d ranks, or add "
+                     "--oversubscribe to share them round-robin, or use "
+                     "--bind-to none",
+                     req->n, ns, cores, bind_name(bind), cores, ns);
             rc = TERN_ERR_CONFIG;
             goto out;
         }
@@ -640,8 +656,9 @@ int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out
                  req->n, ns, cores, (req->n + ns - 1) / ns, unit_name);
     }
     if (bind == TN_BIND_L3 && t->nl3 == 0) {
-        snprintf(err, errlen, "--bind-to l3: this node has no L3 cache that hwloc can "
-                              "see; use --bind-to numa or package");
+        snprintf(err, errlen,
+                 "--bind-to l3: this node has no L3 cache that hwloc can "
+                 "see; use --bind-to numa or package");
         rc = TERN_ERR_CONFIG;
         goto out;
     }
@@ -665,23 +682,25 @@ int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out
             char names[256];
             nic_names(t, names, sizeof(names));
             if (names[0])
-                snprintf(err, errlen, "--map-by dist:%s: no network device named '%s' "
-                                      "on this node; its devices are: %s (tern-info "
-                                      "lists them with their nearest cores)",
+                snprintf(err, errlen,
+                         "--map-by dist:%s: no network device named '%s' "
+                         "on this node; its devices are: %s (tern-info "
+                         "lists them with their nearest cores)",
                          req->device ? req->device : "", req->device ? req->device : "",
                          names);
             else
-                snprintf(err, errlen, "--map-by dist:%s: this node has no network "
-                                      "device that hwloc can see (tern-info lists the "
-                                      "topology)", req->device ? req->device : "");
+                snprintf(err, errlen,
+                         "--map-by dist:%s: this node has no network "
+                         "device that hwloc can see (tern-info lists the "
+                         "topology)",
+                         req->device ? req->device : "");
             rc = TERN_ERR_CONFIG;
             goto out;
         }
         order_dist(t, nic, s, ns);
         break;
     }
-    default:
-        break;
+    default: break;
     }
 
     for (int i = 0; i < req->n; i++) {
@@ -698,9 +717,10 @@ int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out
             hwloc_bitmap_and(p->cpuset, b->cpuset, allowed);
             p->bound = 1;
             p->slot = (int)slot->logical_index;
-            const char *un = bind == TN_BIND_CORE ? unit_name
-                             : bind == TN_BIND_L3 ? "L3"
-                             : bind == TN_BIND_NUMA ? "NUMA" : "package";
+            const char *un = bind == TN_BIND_CORE   ? unit_name
+                             : bind == TN_BIND_L3   ? "L3"
+                             : bind == TN_BIND_NUMA ? "NUMA"
+                                                    : "package";
             if (b->type == HWLOC_OBJ_MACHINE)
                 snprintf(p->unit, sizeof(p->unit), "machine");
             else

@@ -17,33 +17,33 @@
 /* A network device: one PCI function with its OS names ("mlx5_0" and
  * "ib0" for one ConnectX port, "eth0", "hsn0", "cxi0"). */
 typedef struct tn_topo_nic {
-    char name[32];          /* main name: the OpenFabrics one if any */
+    char name[32];                     /* main name: the OpenFabrics one if any */
     char names[TN_TOPO_NIC_NAMES][32]; /* every OS name, names[0] == name */
     int nnames;
-    char pci[16];           /* PCI bus id "0000:3b:00.0", "" if unknown */
-    hwloc_bitmap_t cpuset;  /* CPUs nearest to it (its locality); the
+    char pci[16];          /* PCI bus id "0000:3b:00.0", "" if unknown */
+    hwloc_bitmap_t cpuset; /* CPUs nearest to it (its locality); the
                                whole machine when hwloc does not know */
-    hwloc_obj_t ancestor;   /* first non-I/O object above it */
-    int numa;               /* logical index of its nearest NUMA domain,
+    hwloc_obj_t ancestor;  /* first non-I/O object above it */
+    int numa;              /* logical index of its nearest NUMA domain,
                                -1 when its locality spans several */
-    int package;            /* logical index of its package, -1 if none */
+    int package;           /* logical index of its package, -1 if none */
 } tn_topo_nic_t;
 
 typedef struct tn_topo {
     hwloc_topology_t h;
     int npackages;
-    int nnuma;    /* NUMA domains (at least 1) */
-    int nl3;      /* L3 caches (0 if none) */
+    int nnuma; /* NUMA domains (at least 1) */
+    int nl3;   /* L3 caches (0 if none) */
     int ncores;
-    int npus;     /* hardware threads */
-    size_t l3_bytes; /* size of one L3 (0 if none) */
-    size_t mem_bytes;/* total memory of the node */
-    int thissystem;  /* describes the machine we run on: binding and
+    int npus;         /* hardware threads */
+    size_t l3_bytes;  /* size of one L3 (0 if none) */
+    size_t mem_bytes; /* total memory of the node */
+    int thissystem;   /* describes the machine we run on: binding and
                         memory placement can be applied */
-    int has_io;      /* PCI devices were looked for */
+    int has_io;       /* PCI devices were looked for */
     int nnics;
     tn_topo_nic_t *nics;
-    char source[192];/* "this machine", "HWLOC_XMLFILE=...", "synthetic ..." */
+    char source[192]; /* "this machine", "HWLOC_XMLFILE=...", "synthetic ..." */
 } tn_topo_t;
 
 /* Where tn_topo_load takes a topology from: at most one of xml_path,
@@ -60,8 +60,7 @@ typedef struct tn_topo_src {
 /* Loads a topology. Returns TERN_OK, or TERN_ERR_CONFIG for input hwloc
  * cannot read (a malformed XML file or synthetic description, a missing
  * file) with the reason in err, or TERN_ERR_SYS. */
-int tn_topo_load(const tn_topo_src_t *src, tn_topo_t **out, char *err,
-                 size_t errlen);
+int tn_topo_load(const tn_topo_src_t *src, tn_topo_t **out, char *err, size_t errlen);
 void tn_topo_destroy(tn_topo_t *t);
 
 /* The process's topology, loaded on first call from HWLOC_XMLFILE or
@@ -89,24 +88,22 @@ int tn_topo_my_cpuset(const tn_topo_t *t, hwloc_bitmap_t out);
 
 /* NUMA domains (logical indexes) whose CPUs meet set, into out; returns
  * how many. A set without CPUs counts as the whole machine. */
-int tn_topo_numa_of(const tn_topo_t *t, hwloc_const_cpuset_t set,
-                    hwloc_bitmap_t out);
+int tn_topo_numa_of(const tn_topo_t *t, hwloc_const_cpuset_t set, hwloc_bitmap_t out);
 
 /* The network device named name (any of its OS names or its PCI bus id),
  * or NULL. */
 const tn_topo_nic_t *tn_topo_nic_find(const tn_topo_t *t, const char *name);
 /* The device nearest to set (deepest common ancestor, then the first in
  * hwloc order), or NULL when t has none. */
-const tn_topo_nic_t *tn_topo_nic_nearest(const tn_topo_t *t,
-                                         hwloc_const_cpuset_t set);
+const tn_topo_nic_t *tn_topo_nic_nearest(const tn_topo_t *t, hwloc_const_cpuset_t set);
 
 /* Distance classes between two ranks of a node, nearest first. */
 typedef enum {
     TN_DIST_SELF = 0,
-    TN_DIST_L3 = 1,      /* both CPU sets inside one L3 cache */
-    TN_DIST_NUMA = 2,    /* inside one NUMA domain, not one L3 */
-    TN_DIST_XNUMA = 3,   /* inside one package, not one NUMA domain */
-    TN_DIST_XPKG = 4,    /* not inside one package */
+    TN_DIST_L3 = 1,    /* both CPU sets inside one L3 cache */
+    TN_DIST_NUMA = 2,  /* inside one NUMA domain, not one L3 */
+    TN_DIST_XNUMA = 3, /* inside one package, not one NUMA domain */
+    TN_DIST_XPKG = 4,  /* not inside one package */
     TN_DIST_COUNT
 } tn_dist_t;
 
@@ -124,27 +121,33 @@ int tn_topo_is_placed(const tn_topo_t *t, hwloc_const_cpuset_t set);
 
 /* ---- placement plans (ternrun) ------------------------------------------ */
 
-enum { TN_BIND_AUTO, TN_BIND_CORE, TN_BIND_L3, TN_BIND_NUMA, TN_BIND_PACKAGE,
-       TN_BIND_NONE };
+enum {
+    TN_BIND_AUTO,
+    TN_BIND_CORE,
+    TN_BIND_L3,
+    TN_BIND_NUMA,
+    TN_BIND_PACKAGE,
+    TN_BIND_NONE
+};
 enum { TN_MAP_PACKED, TN_MAP_SPREAD, TN_MAP_NUMA, TN_MAP_DIST };
 
 typedef struct tn_place_req {
-    int n;              /* ranks */
-    int bind;           /* TN_BIND_*; AUTO: core when n <= cores, else none */
-    int map;            /* TN_MAP_* */
-    const char *device; /* TN_MAP_DIST: the device's name */
-    int oversubscribe;  /* allow more ranks than cores with a binding */
+    int n;                        /* ranks */
+    int bind;                     /* TN_BIND_*; AUTO: core when n <= cores, else none */
+    int map;                      /* TN_MAP_* */
+    const char *device;           /* TN_MAP_DIST: the device's name */
+    int oversubscribe;            /* allow more ranks than cores with a binding */
     hwloc_const_cpuset_t allowed; /* CPUs to use (outer binding); NULL: all */
 } tn_place_req_t;
 
 typedef struct tn_place {
-    hwloc_bitmap_t cpuset; /* where the rank may run */
-    int bound;             /* cpuset is a binding, not just what is allowed */
-    int slot;              /* logical index of the core (or PU) it was
+    hwloc_bitmap_t cpuset;    /* where the rank may run */
+    int bound;                /* cpuset is a binding, not just what is allowed */
+    int slot;                 /* logical index of the core (or PU) it was
                               mapped to; -1 when not bound */
-    char unit[32];         /* "core 3", "L3 1", "NUMA 2", "package 0",
+    char unit[32];            /* "core 3", "L3 1", "NUMA 2", "package 0",
                               "not bound" */
-    char numa[32];         /* NUMA domains of cpuset, list form ("0-3") */
+    char numa[32];            /* NUMA domains of cpuset, list form ("0-3") */
     const tn_topo_nic_t *nic; /* nearest network device, NULL if none */
 } tn_place_t;
 
@@ -156,9 +159,8 @@ typedef struct tn_place {
  * and a note on the choice made, and returns TERN_OK; or TERN_ERR_CONFIG
  * with the reason in err: an unknown device, more ranks than cores with a
  * binding and no oversubscribe, no usable CPU. */
-int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req,
-                  tn_place_t *out, char *note, size_t notelen, char *err,
-                  size_t errlen);
+int tn_topo_place(const tn_topo_t *t, const tn_place_req_t *req, tn_place_t *out,
+                  char *note, size_t notelen, char *err, size_t errlen);
 void tn_topo_place_free(tn_place_t *p, int n);
 
 /* Cores (logical indexes) in the order TN_MAP_DIST uses for device nic,

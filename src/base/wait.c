@@ -35,7 +35,8 @@ void tn_wait_step(uint64_t iter)
         tn_cpu_relax();
         return;
     }
-    if (tn_wait_policy.mode == TN_WAIT_BLOCK && iter > (uint64_t)tn_wait_policy.spin_count + 100) {
+    if (tn_wait_policy.mode == TN_WAIT_BLOCK &&
+        iter > (uint64_t)tn_wait_policy.spin_count + 100) {
         /* No wake-up source for plain memory: sleep briefly. */
         struct timespec ts = {0, 50000};
         nanosleep(&ts, NULL);
@@ -49,12 +50,11 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val)
     /* Shared (not PRIVATE) futex: the word lives in memory mapped by
      * several processes. The timeout is a safety net only: writers wake. */
     struct timespec ts = {0, 10 * 1000 * 1000};
-    return syscall(SYS_futex, (uint32_t *)addr, op, val,
-                   op == FUTEX_WAIT ? &ts : NULL, NULL, 0);
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, op == FUTEX_WAIT ? &ts : NULL,
+                   NULL, 0);
 }
 
-void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old,
-                        _Atomic uint32_t *sleeping)
+void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping)
 {
     uint64_t iter = 0;
     while (atomic_load_explicit(word, memory_order_acquire) == old) {

@@ -10,9 +10,9 @@
 enum { TN_WAIT_AUTO = 0, TN_WAIT_SPIN = 1, TN_WAIT_YIELD = 2, TN_WAIT_BLOCK = 3 };
 
 typedef struct tn_wait_policy {
-    int mode;            /* TN_WAIT_* as configured */
-    int oversubscribed;  /* more ranks on this node than cores they may use */
-    long spin_count;     /* polls before yielding/sleeping */
+    int mode;           /* TN_WAIT_* as configured */
+    int oversubscribed; /* more ranks on this node than cores they may use */
+    long spin_count;    /* polls before yielding/sleeping */
 } tn_wait_policy_t;
 
 extern tn_wait_policy_t tn_wait_policy;
@@ -38,8 +38,7 @@ void tn_wait_step(uint64_t iter);
 /* Wait until *word != old, sleeping in the kernel (futex) in block mode
  * and when oversubscribed past the spin count; *sleeping is raised while
  * asleep so that writers know to wake (tn_wait_wake). */
-void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old,
-                        _Atomic uint32_t *sleeping);
+void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping);
 /* Called by a writer after changing *word. */
 void tn_wait_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);
 

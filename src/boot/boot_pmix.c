@@ -165,8 +165,8 @@ static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
         return TERN_ERR_NOMEM;
     }
     /* procs NULL: every process of this rank's namespace, i.e. the job */
-    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, ninfo ? info : NULL, ninfo,
-                                     pmix_boot_fence_cb, w);
+    pmix_status_t rc =
+        PMIx_Fence_nb(NULL, 0, ninfo ? info : NULL, ninfo, pmix_boot_fence_cb, w);
     if (rc == PMIX_OPERATION_SUCCEEDED) { /* done at once, no callback */
         pmix_boot_wait_free(w);
         return TERN_OK;
@@ -185,8 +185,7 @@ static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
     while (!w->done) {
         if (timeout == 0) {
             pthread_cond_wait(&w->cond, &w->lock);
-        } else if (pthread_cond_timedwait(&w->cond, &w->lock, &deadline) ==
-                   ETIMEDOUT) {
+        } else if (pthread_cond_timedwait(&w->cond, &w->lock, &deadline) == ETIMEDOUT) {
             break;
         }
     }
@@ -194,8 +193,7 @@ static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
         w->abandoned = 1; /* the callback frees w if it ever runs */
         pthread_mutex_unlock(&w->lock);
         p->broken = 1;
-        return pmix_boot_fail("PMIx_Fence", PMIX_ERR_TIMEOUT, doing,
-                              p->timeout_s);
+        return pmix_boot_fail("PMIx_Fence", PMIX_ERR_TIMEOUT, doing, p->timeout_s);
     }
     rc = w->status;
     pthread_mutex_unlock(&w->lock);
@@ -214,8 +212,7 @@ static int pmix_boot_barrier(tn_boot_t *b)
     return pmix_boot_fence(b->impl, 0, "waiting in the start-up barrier");
 }
 
-static int pmix_boot_allgather(tn_boot_t *b, const void *in, size_t len,
-                               void *out)
+static int pmix_boot_allgather(tn_boot_t *b, const void *in, size_t len, void *out)
 {
     tn_boot_pmix_t *p = b->impl;
     if (len == 0) /* nothing to exchange, but still a collective */
@@ -278,8 +275,8 @@ static int pmix_boot_allgather(tn_boot_t *b, const void *in, size_t len,
                      "%d), this rank %zu: the ranks disagree on the start-up "
                      "sequence: do they all run the same program and the same "
                      "Tern library?",
-                     r, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : 0,
-                     (int)v->type, len);
+                     r, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : 0, (int)v->type,
+                     len);
             PMIX_VALUE_RELEASE(v);
             return TERN_ERR_MISMATCH;
         }
@@ -363,8 +360,8 @@ static const tn_boot_ops_t tn_boot_pmix_ops = {
 /* ---- create --------------------------------------------------------------- */
 
 /* Job-level or proc-level datum of the launcher as an unsigned number. */
-static int pmix_boot_get_u32(tn_boot_pmix_t *p, const pmix_proc_t *proc,
-                             const char *key, uint32_t *out)
+static int pmix_boot_get_u32(tn_boot_pmix_t *p, const pmix_proc_t *proc, const char *key,
+                             uint32_t *out)
 {
     pmix_info_t info;
     size_t ninfo = 0;
@@ -398,8 +395,7 @@ static int pmix_boot_node_key(tn_boot_pmix_t *p, char *key, size_t keylen)
     pmix_status_t rc = PMIx_Get(&p->self, PMIX_HOSTNAME, NULL, 0, &v);
     if (rc == PMIX_SUCCESS) {
         int ok = v->type == PMIX_STRING && v->data.string != NULL &&
-                 v->data.string[0] != '\0' &&
-                 strlen(v->data.string) < keylen;
+                 v->data.string[0] != '\0' && strlen(v->data.string) < keylen;
         if (ok)
             snprintf(key, keylen, "%s", v->data.string);
         PMIX_VALUE_RELEASE(v);
@@ -448,8 +444,8 @@ int tn_boot_pmix_create(tn_boot_t *b, double timeout_s)
     uint32_t size = 0;
     rc = pmix_boot_get_u32(p, &job, PMIX_JOB_SIZE, &size);
     if (rc != PMIX_SUCCESS) {
-        st = pmix_boot_fail("PMIx_Get(PMIX_JOB_SIZE)", rc,
-                            "reading the number of ranks", p->timeout_s);
+        st = pmix_boot_fail("PMIx_Get(PMIX_JOB_SIZE)", rc, "reading the number of ranks",
+                            p->timeout_s);
         goto fail_fini;
     }
     if (size == 0 || size > INT_MAX || p->self.rank >= size) {
@@ -470,8 +466,8 @@ int tn_boot_pmix_create(tn_boot_t *b, double timeout_s)
     b->size = (int)size;
     memcpy(b->node_key, key, sizeof(key));
     b->impl = p;
-    tn_debug("PMIx bootstrap: namespace %s, rank %d of %d, node %s",
-             p->self.nspace, b->rank, b->size, b->node_key);
+    tn_debug("PMIx bootstrap: namespace %s, rank %d of %d, node %s", p->self.nspace,
+             b->rank, b->size, b->node_key);
     return TERN_OK;
 
 fail_fini:

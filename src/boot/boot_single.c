@@ -16,9 +16,18 @@ static int single_allgather(tn_boot_t *b, const void *in, size_t len, void *out)
     return TERN_OK;
 }
 
-static int single_barrier(tn_boot_t *b) { return TERN_OK; }
-static int single_init_done(tn_boot_t *b) { return TERN_OK; }
-static int single_fini(tn_boot_t *b) { return TERN_OK; }
+static int single_barrier(tn_boot_t *b)
+{
+    return TERN_OK;
+}
+static int single_init_done(tn_boot_t *b)
+{
+    return TERN_OK;
+}
+static int single_fini(tn_boot_t *b)
+{
+    return TERN_OK;
+}
 
 static void single_abort(tn_boot_t *b, int code, const char *msg)
 {

@@ -25,13 +25,16 @@
 #define TERNRUN_ABORT_WAIT_MS 5000
 
 typedef struct ternrun_state {
-    int fd;         /* -1 after fini */
-    int init_done;  /* no deadline on waits once set */
+    int fd;        /* -1 after fini */
+    int init_done; /* no deadline on waits once set */
     double timeout_s;
     unsigned ncoll; /* collectives done, to name one in messages */
 } ternrun_state_t;
 
-static ternrun_state_t *state_of(tn_boot_t *b) { return b->impl; }
+static ternrun_state_t *state_of(tn_boot_t *b)
+{
+    return b->impl;
+}
 
 /* How long a wait for ternrun may see nothing arrive; 0: unbounded. */
 static double idle_of(const ternrun_state_t *st)
@@ -47,31 +50,31 @@ static int wire_failed(const ternrun_state_t *st, const char *what, int rc)
     switch (rc) {
     case TERN_ERR_PEER:
         tn_error("bootstrap %s: the launcher (ternrun) closed the connection; "
-                 "it has ended or is ending the job (see its message)", what);
+                 "it has ended or is ending the job (see its message)",
+                 what);
         return TERN_ERR_BOOT;
     case TERN_ERR_TIMEOUT:
         tn_error("bootstrap %s: no answer from ternrun within %g s: raise "
-                 "TERN_BOOT_TIMEOUT if start-up is merely slow", what,
-                 st->timeout_s + TERNRUN_GRACE_S);
+                 "TERN_BOOT_TIMEOUT if start-up is merely slow",
+                 what, st->timeout_s + TERNRUN_GRACE_S);
         return TERN_ERR_TIMEOUT;
     case TERN_ERR_NOMEM:
         tn_error("bootstrap %s: out of memory", what);
         return TERN_ERR_NOMEM;
     case TERN_ERR_SYS:
-        tn_error("bootstrap %s: talking to ternrun failed: %s", what,
-                 strerror(errno));
+        tn_error("bootstrap %s: talking to ternrun failed: %s", what, strerror(errno));
         return TERN_ERR_BOOT;
     default:
         tn_error("bootstrap %s: malformed frame from ternrun (protocol "
-                 "mismatch between ternrun and libtern versions?)", what);
+                 "mismatch between ternrun and libtern versions?)",
+                 what);
         return TERN_ERR_BOOT;
     }
 }
 
 /* Sends one request and waits for its reply of type want. */
-static int call(tn_boot_t *b, const char *what, uint32_t type, int32_t arg,
-                const void *p, size_t len, uint32_t want, tn_wire_hdr_t *h,
-                void **payload)
+static int call(tn_boot_t *b, const char *what, uint32_t type, int32_t arg, const void *p,
+                size_t len, uint32_t want, tn_wire_hdr_t *h, void **payload)
 {
     ternrun_state_t *st = state_of(b);
     if (st->fd < 0) {
@@ -106,14 +109,13 @@ static int ternrun_allgather(tn_boot_t *b, const void *in, size_t len, void *out
     snprintf(what, sizeof(what), "collective #%u", st->ncoll + 1);
     tn_wire_hdr_t h;
     void *pl = NULL;
-    int rc = call(b, what, TN_WIRE_GATHER, 0, in, len, TN_WIRE_GATHER_OUT, &h,
-                  &pl);
+    int rc = call(b, what, TN_WIRE_GATHER, 0, in, len, TN_WIRE_GATHER_OUT, &h, &pl);
     if (rc != TERN_OK)
         return rc;
     if (h.len != (uint64_t)len * (uint64_t)b->size) {
         tn_error("bootstrap %s: ternrun returned %llu bytes for %d ranks of "
-                 "%zu bytes (protocol mismatch)", what,
-                 (unsigned long long)h.len, b->size, len);
+                 "%zu bytes (protocol mismatch)",
+                 what, (unsigned long long)h.len, b->size, len);
         free(pl);
         return TERN_ERR_BOOT;
     }
@@ -203,17 +205,21 @@ static int env_value(const char *name, void *dst)
         text = v->def;
     if (tn_cfg_parse(v, text, dst, err, sizeof(err)) != TERN_OK) {
         tn_error("%s; TERN_BOOT_* variables are set by ternrun for its ranks: "
-                 "unset them to run this program alone", err);
+                 "unset them to run this program alone",
+                 err);
         return TERN_ERR_BOOT;
     }
     return TERN_OK;
 }
 
-static int hello(ternrun_state_t *st, const char *addr, const char *jobid,
-                 int rank, int size)
+static int hello(ternrun_state_t *st, const char *addr, const char *jobid, int rank,
+                 int size)
 {
-    tn_wire_hello_t m = {.magic = TN_WIRE_MAGIC, .version = TN_WIRE_VERSION,
-                         .rank = rank, .size = size, .pid = (int32_t)getpid()};
+    tn_wire_hello_t m = {.magic = TN_WIRE_MAGIC,
+                         .version = TN_WIRE_VERSION,
+                         .rank = rank,
+                         .size = size,
+                         .pid = (int32_t)getpid()};
     strncpy(m.jobid, jobid, sizeof(m.jobid) - 1);
     unsigned char buf[TN_WIRE_HELLO_BYTES];
     tn_wire_hello_pack(&m, buf);
@@ -250,8 +256,8 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
         strlen(jobid) >= TN_WIRE_JOBID_MAX) {
         tn_error("TERN_BOOT_RANK=%ld, TERN_BOOT_SIZE=%ld, TERN_BOOT_JOBID='%s' "
                  "do not describe a rank of a job; they are set by ternrun: "
-                 "unset TERN_BOOT_* to run this program alone", rank, size,
-                 jobid);
+                 "unset TERN_BOOT_* to run this program alone",
+                 rank, size, jobid);
         return TERN_ERR_BOOT;
     }
     ternrun_state_t *st = calloc(1, sizeof(*st));
@@ -261,14 +267,16 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
     int rc = tn_wire_connect(addr, &st->fd);
     if (rc == TERN_ERR_INVALID) {
         tn_error("TERN_BOOT_ADDR='%s' is not an address this Tern can reach "
-                 "(expected unix:@name from ternrun)", addr);
+                 "(expected unix:@name from ternrun)",
+                 addr);
         free(st);
         return TERN_ERR_BOOT;
     }
     if (rc != TERN_OK) {
         tn_error("cannot reach ternrun at %s: %s; the launcher has ended, or "
                  "this process was not started by it (unset TERN_BOOT_* to "
-                 "run alone)", addr, strerror(errno));
+                 "run alone)",
+                 addr, strerror(errno));
         free(st);
         return TERN_ERR_BOOT;
     }

@@ -124,8 +124,7 @@ int tn_wire_listen(const char *name, char *addr, size_t addrlen, int *fd_out)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return TERN_ERR_SYS;
-    if (bind(fd, (struct sockaddr *)&sa, salen) != 0 ||
-        listen(fd, SOMAXCONN) != 0) {
+    if (bind(fd, (struct sockaddr *)&sa, salen) != 0 || listen(fd, SOMAXCONN) != 0) {
         int e = errno;
         close(fd);
         errno = e;
@@ -221,8 +220,8 @@ int tn_wire_send(int fd, uint32_t type, int32_t arg, const void *p, size_t len)
         }
         left -= (size_t)w;
         while (w > 0 && mh.msg_iovlen > 0) {
-            size_t step = (size_t)w < mh.msg_iov->iov_len ? (size_t)w
-                                                          : mh.msg_iov->iov_len;
+            size_t step =
+                (size_t)w < mh.msg_iov->iov_len ? (size_t)w : mh.msg_iov->iov_len;
             mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + step;
             mh.msg_iov->iov_len -= step;
             w -= (ssize_t)step;
@@ -368,8 +367,7 @@ void tn_wire_blob_release(tn_wire_blob_t *b)
         free(b);
 }
 
-int tn_wire_txq_push(tn_wire_txq_t *q, uint32_t type, int32_t arg,
-                     tn_wire_blob_t *blob)
+int tn_wire_txq_push(tn_wire_txq_t *q, uint32_t type, int32_t arg, tn_wire_blob_t *blob)
 {
     tn_wire_txitem_t *it = calloc(1, sizeof(*it));
     if (!it)

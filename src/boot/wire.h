@@ -9,13 +9,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TN_WIRE_VERSION 1
-#define TN_WIRE_MAGIC 0x4e524554u /* "TERN" little-endian, opens HELLO */
+#define TN_WIRE_VERSION   1
+#define TN_WIRE_MAGIC     0x4e524554u /* "TERN" little-endian, opens HELLO */
 #define TN_WIRE_HDR_BYTES 16
 /* Largest payload either side accepts: a garbage length must not make the
  * launcher allocate gigabytes. Bootstrap blobs are a few hundred bytes. */
 #define TN_WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
-#define TN_WIRE_JOBID_MAX 48
+#define TN_WIRE_JOBID_MAX   48
 
 /* Message types. Rank -> launcher: HELLO, GATHER, INIT_DONE, ABORT, FINI.
  * Launcher -> rank: WELCOME, GATHER_OUT, FINI_ACK, ERROR. Every rank request
@@ -134,8 +134,7 @@ typedef struct tn_wire_txq {
 
 /* Queue a frame; blob (may be NULL) gains a reference. TERN_OK or
  * TERN_ERR_NOMEM. */
-int tn_wire_txq_push(tn_wire_txq_t *q, uint32_t type, int32_t arg,
-                     tn_wire_blob_t *blob);
+int tn_wire_txq_push(tn_wire_txq_t *q, uint32_t type, int32_t arg, tn_wire_blob_t *blob);
 /* Send what the socket takes now. 1: queue empty; 0: bytes remain (wait for
  * POLLOUT); TERN_ERR_PEER or TERN_ERR_SYS on failure. */
 int tn_wire_txq_flush(int fd, tn_wire_txq_t *q);

@@ -104,7 +104,8 @@ void *tern_sym_addr(int rank, const void *local_addr)
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return NULL;
     size_t off;
-    if (segment_offset(local_addr, &off) != TERN_OK || off >= tn_core.peers[rank].seg.size)
+    if (segment_offset(local_addr, &off) != TERN_OK ||
+        off >= tn_core.peers[rank].seg.size)
         return NULL;
     return (void *)(uintptr_t)(tn_core.peers[rank].seg.data_base + off);
 }

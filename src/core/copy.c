@@ -151,8 +151,8 @@ int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path, si
     snprintf(key, keylen,
              "v3 cpu=%s isa=%s packages=%d numa=%d l3=%dx%zu cores=%d pus=%d libc=%s",
              model, tn_copy_isa_name(tn_copy_isa_best()), t ? t->npackages : 0,
-             t ? t->nnuma : 0, t ? t->nl3 : 0, t ? t->l3_bytes : 0,
-             t ? t->ncores : 0, t ? t->npus : 0, gnu_get_libc_version());
+             t ? t->nnuma : 0, t ? t->nl3 : 0, t ? t->l3_bytes : 0, t ? t->ncores : 0,
+             t ? t->npus : 0, gnu_get_libc_version());
     snprintf(path, len, "%s/copy-%016llx.txt", dir, (unsigned long long)fnv1a(key));
     return 0;
 }
@@ -230,7 +230,8 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
     if (slash)
         *slash = '\0';
     if (make_dirs(dir) != 0) {
-        tn_debug("copy calibration not cached: cannot create %s: %s", dir, strerror(errno));
+        tn_debug("copy calibration not cached: cannot create %s: %s", dir,
+                 strerror(errno));
         return;
     }
     /* Written aside and renamed: ranks of concurrent jobs never read half
@@ -241,11 +242,14 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
         tn_debug("copy calibration not cached: %s: %s", tmp, strerror(errno));
         return;
     }
-    fprintf(f, "# Tern copy calibration (TERN_SHM_TOPO=auto): where non-temporal\n"
-               "# stores become faster than regular ones on this kind of machine.\n"
-               "# Delete this file (or set TERN_SHM_CALIBRATE=always) to measure again.\n");
-    fprintf(f, "key %s\nisa %d\nhot %s\ncold %s\nislands %llx\nseconds %.3f\n"
-               "disturbed %d\n", key, c->isa, size_or_never(c->hot, a, sizeof(a)),
+    fprintf(f,
+            "# Tern copy calibration (TERN_SHM_TOPO=auto): where non-temporal\n"
+            "# stores become faster than regular ones on this kind of machine.\n"
+            "# Delete this file (or set TERN_SHM_CALIBRATE=always) to measure again.\n");
+    fprintf(f,
+            "key %s\nisa %d\nhot %s\ncold %s\nislands %llx\nseconds %.3f\n"
+            "disturbed %d\n",
+            key, c->isa, size_or_never(c->hot, a, sizeof(a)),
             size_or_never(c->cold, b, sizeof(b)), (unsigned long long)c->hot_islands,
             c->seconds, c->disturbed);
     fprintf(f, "# size_bytes regular_GB/s non_temporal_GB/s\n");
@@ -264,21 +268,23 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
 /* Sizes measured: the hot curve to 64 MiB (beyond the last-level cache of
  * most nodes' single cores, which is where it crosses), the cold one to
  * 4 MiB (it crosses within the first few sizes). */
-#define CALIB_HOT_MAX ((size_t)64 << 20)
+#define CALIB_HOT_MAX  ((size_t)64 << 20)
 #define CALIB_COLD_MAX ((size_t)4 << 20)
-#define CALIB_RETRY_S 3600
+#define CALIB_RETRY_S  3600
 
 int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t *t,
                          tn_copy_calib_t *out, char *origin, size_t originlen)
 {
     if (calib_mode == TN_CALIB_NEVER) {
         tn_copy_calib_estimate(t, out);
-        snprintf(origin, originlen, "estimated from hwloc's L3 size, not measured "
-                                    "(TERN_SHM_CALIBRATE=never)");
+        snprintf(origin, originlen,
+                 "estimated from hwloc's L3 size, not measured "
+                 "(TERN_SHM_CALIBRATE=never)");
         return TERN_OK;
     }
     char path[600], key[400];
-    int cached = tn_copy_calib_path(cache_dir, t, path, sizeof(path), key, sizeof(key)) == 0;
+    int cached =
+        tn_copy_calib_path(cache_dir, t, path, sizeof(path), key, sizeof(key)) == 0;
     struct stat st;
     /* A measurement taken on a busy machine is kept (measuring at every
      * start would cost more than its error) but taken again after an
@@ -286,15 +292,17 @@ int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t 
     if (cached && calib_mode == TN_CALIB_AUTO && cache_read(path, key, out) == 0 &&
         (!out->disturbed ||
          (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CALIB_RETRY_S))) {
-        snprintf(origin, originlen, "measured on this kind of machine before, in %.2f s%s "
-                                    "(cached in %s)", out->seconds,
-                 out->disturbed ? " while it was busy" : "", path);
+        snprintf(origin, originlen,
+                 "measured on this kind of machine before, in %.2f s%s "
+                 "(cached in %s)",
+                 out->seconds, out->disturbed ? " while it was busy" : "", path);
         return TERN_OK;
     }
     int rc = tn_copy_calibrate(CALIB_HOT_MAX, CALIB_COLD_MAX, out);
     if (rc != TERN_OK) {
         tn_copy_calib_estimate(t, out);
-        snprintf(origin, originlen, "estimated: measuring failed (%s)", tern_strerror(rc));
+        snprintf(origin, originlen, "estimated: measuring failed (%s)",
+                 tern_strerror(rc));
         return TERN_OK;
     }
     if (cached)

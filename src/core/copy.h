@@ -22,11 +22,11 @@ enum { TN_CALIB_AUTO = 0, TN_CALIB_ALWAYS = 1, TN_CALIB_NEVER = 2 };
 /* Non-temporal stores for copies of put[c] (get[c]) bytes or more with a
  * peer of distance class c; TN_COPY_NEVER: regular copies only. */
 typedef struct tn_copy_policy {
-    int mode;                  /* TN_SHM_TOPO_* */
-    int isa;                   /* tn_copy_isa_t of the non-temporal kernel */
+    int mode; /* TN_SHM_TOPO_* */
+    int isa;  /* tn_copy_isa_t of the non-temporal kernel */
     size_t put[TN_DIST_COUNT];
     size_t get[TN_DIST_COUNT];
-    uint64_t islands;          /* bit b: also non-temporal for sizes in
+    uint64_t islands; /* bit b: also non-temporal for sizes in
                                   [2^b, 2^(b+1)) below the thresholds */
 } tn_copy_policy_t;
 
@@ -37,8 +37,7 @@ typedef struct tn_copy_policy {
  * the hot curve's islands (sizes below its crossover where non-temporal
  * stores are faster all the same) hold for every class. on: 0 everywhere;
  * off: TN_COPY_NEVER everywhere. calib may be NULL for on and off. */
-void tn_copy_policy_make(int mode, const tn_copy_calib_t *calib,
-                         tn_copy_policy_t *out);
+void tn_copy_policy_make(int mode, const tn_copy_calib_t *calib, tn_copy_policy_t *out);
 
 /* 1 when a copy of n bytes with a peer of class dist (put: towards it)
  * uses non-temporal stores under p. */
@@ -46,7 +45,8 @@ static inline int tn_copy_policy_nt(const tn_copy_policy_t *p, int dist, int put
                                     size_t n)
 {
     size_t thr = put ? p->put[dist] : p->get[dist];
-    return n >= thr || (n && (p->islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1));
+    return n >= thr ||
+           (n && (p->islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1));
 }
 
 /* The smallest size a peer of class dist gets a non-temporal copy at, in
@@ -67,8 +67,8 @@ int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t 
 /* The cache file name for this machine and build: a hash of the CPU
  * model, the kernel ISA, the topology's shape and the C library, so that a
  * home directory shared by different nodes holds one file per kind. */
-int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path,
-                       size_t len, char *key, size_t keylen);
+int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path, size_t len,
+                       char *key, size_t keylen);
 
 /* ---- state after tern_init (core/topo_peers.c; its entry point,
  * tn_topo_peers_init, is declared in core.h) ------------------------------- */

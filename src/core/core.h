@@ -22,9 +22,9 @@ typedef struct tn_peer {
     tn_xport_t *xport; /* transport serving it */
     tn_seg_info_t seg; /* its segment as it published it */
     /* Topology-aware copies (core/topo_peers.c, core/copy.c): */
-    int dist;          /* TN_DIST_* of a rank on this node; -1 otherwise */
-    size_t nt_put;     /* puts to it of this many bytes or more, and gets */
-    size_t nt_get;     /* from it, use non-temporal stores (SIZE_MAX: never) */
+    int dist;            /* TN_DIST_* of a rank on this node; -1 otherwise */
+    size_t nt_put;       /* puts to it of this many bytes or more, and gets */
+    size_t nt_get;       /* from it, use non-temporal stores (SIZE_MAX: never) */
     uint64_t nt_islands; /* bit b: also for sizes in [2^b, 2^(b+1)) */
 } tn_peer_t;
 
@@ -32,26 +32,26 @@ typedef struct tn_core {
     int initialized;
     int rank, size;
     int thread_level;
-    int error_abort;        /* TERN_ERROR_MODE=abort */
+    int error_abort; /* TERN_ERROR_MODE=abort */
     tn_boot_t *boot;
     tn_peer_t *peers;       /* [size] */
     tern_peer_fast_t *fast; /* [size], published through tern_fast_ */
     int node, nnodes;
     int local_rank, local_size; /* among the ranks sharing memory */
     int host_ranks;             /* ranks on this host (shm or not) */
-    int *local_ranks;       /* [local_size] global ranks of this node */
+    int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
     tn_shm_t *shm;
-    tn_xport_t *net;        /* network transport (ofi), or NULL */
-    int *node_leaders;      /* [nnodes] lowest rank of each node */
-    uint32_t net_epoch;     /* barriers across nodes completed */
-    uint32_t net_vals[32];  /* sources of the barrier's flag writes */
+    tn_xport_t *net;              /* network transport (ofi), or NULL */
+    int *node_leaders;            /* [nnodes] lowest rank of each node */
+    uint32_t net_epoch;           /* barriers across nodes completed */
+    uint32_t net_vals[32];        /* sources of the barrier's flag writes */
     _Atomic(int64_t) net_pending; /* flag writes not yet completed */
-    char net_summary[256];  /* provider and domain, for reports */
-    tn_xport_t *xports[4];  /* every transport in use, polled by progress */
+    char net_summary[256];        /* provider and domain, for reports */
+    tn_xport_t *xports[4];        /* every transport in use, polled by progress */
     int nxports;
-    tn_heap_t heap;         /* tern_alloc/tern_alloc_sym space */
-    pthread_mutex_t lock;   /* barrier, allocation, boot calls */
+    tn_heap_t heap;       /* tern_alloc/tern_alloc_sym space */
+    pthread_mutex_t lock; /* barrier, allocation, boot calls */
     tern_startup_report_t report;
 } tn_core_t;
 
@@ -64,11 +64,11 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
 
 /* TERN_ERR_NOT_INIT (with a message naming the call) unless initialized. */
 #define TN_CHECK_INIT(call)                                                \
-    do {                                                                    \
-        if (__builtin_expect(!tn_core.initialized, 0))                      \
-            return tn_core_fail(TERN_ERR_NOT_INIT, call,                    \
-                                "called %s", tn_core.rank == -2 ?            \
-                                "after tern_finalize" : "before tern_init"); \
+    do {                                                                   \
+        if (__builtin_expect(!tn_core.initialized, 0))                     \
+            return tn_core_fail(TERN_ERR_NOT_INIT, call, "called %s",      \
+                                tn_core.rank == -2 ? "after tern_finalize" \
+                                                   : "before tern_init");  \
     } while (0)
 
 /* Exchanges the ranks' CPU sets, sets each local peer's distance class

@@ -88,9 +88,8 @@ int tn_event_run_blocking_get(void *dst, int rank, const void *src, size_t n,
     return rc;
 }
 
-int tn_event_start_put(int rank, void *dst, const void *src, size_t n,
-                       tern_event_t *lc, tern_event_t *rc_ev, unsigned flags,
-                       tn_put_fn put)
+int tn_event_start_put(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
+                       tern_event_t *rc_ev, unsigned flags, tn_put_fn put)
 {
     struct tern_event_s *l = lc ? event_new() : NULL;
     struct tern_event_s *r = rc_ev ? event_new() : NULL;
@@ -143,8 +142,8 @@ int tn_event_start_get(void *dst, int rank, const void *src, size_t n,
     return TERN_OK;
 }
 
-int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n,
-                     unsigned flags, tn_put_fn put)
+int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n, unsigned flags,
+                     tn_put_fn put)
 {
     atomic_fetch_add_explicit(&nbi.lc, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&nbi.rc, 1, memory_order_relaxed);
@@ -157,8 +156,8 @@ int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n,
     return rc;
 }
 
-int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n,
-                     unsigned flags, tn_get_fn get)
+int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n, unsigned flags,
+                     tn_get_fn get)
 {
     atomic_fetch_add_explicit(&nbi.rc, 1, memory_order_relaxed);
     tn_xport_done_t done = {NULL, &nbi.rc};

@@ -15,14 +15,13 @@ int tn_event_run_blocking_put(int rank, void *dst, const void *src, size_t n,
                               unsigned flags, tn_put_fn put);
 int tn_event_run_blocking_get(void *dst, int rank, const void *src, size_t n,
                               unsigned flags, tn_get_fn get);
-int tn_event_start_put(int rank, void *dst, const void *src, size_t n,
-                       tern_event_t *lc, tern_event_t *rc, unsigned flags,
-                       tn_put_fn put);
-int tn_event_start_get(void *dst, int rank, const void *src, size_t n,
-                       tern_event_t *done, unsigned flags, tn_get_fn get);
-int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n,
-                     unsigned flags, tn_put_fn put);
-int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n,
-                     unsigned flags, tn_get_fn get);
+int tn_event_start_put(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
+                       tern_event_t *rc, unsigned flags, tn_put_fn put);
+int tn_event_start_get(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
+                       unsigned flags, tn_get_fn get);
+int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n, unsigned flags,
+                     tn_put_fn put);
+int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n, unsigned flags,
+                     tn_get_fn get);
 
 #endif

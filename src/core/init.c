@@ -145,9 +145,9 @@ static int crossmap(void)
         goto out;
     for (int i = 0; i < tn_core.local_size; i++)
         local[i] = all[tn_core.local_ranks[i]];
-    rc = tn_shm_create(tn_core.local_size, tn_core.local_rank, tn_core.local_ranks,
-                       local, tn_core.seg.map, tn_cfg.wait_mode,
-                       node_oversubscribed(), tn_cfg.spin_count, &tn_core.shm);
+    rc = tn_shm_create(tn_core.local_size, tn_core.local_rank, tn_core.local_ranks, local,
+                       tn_core.seg.map, tn_cfg.wait_mode, node_oversubscribed(),
+                       tn_cfg.spin_count, &tn_core.shm);
     if (rc != TERN_OK)
         goto out;
     tn_core.xports[tn_core.nxports++] = &tn_core.shm->base;
@@ -171,7 +171,8 @@ static int crossmap(void)
         } else if (p->node == tn_core.node) {
             p->kind = TN_PEER_SHM;
             p->xport = &tn_core.shm->base;
-            char *local_addr = (char *)tn_core.shm->maps[p->local_index] + all[r].ctrl_size;
+            char *local_addr =
+                (char *)tn_core.shm->maps[p->local_index] + all[r].ctrl_size;
             f->delta = (intptr_t)((uintptr_t)local_addr - (uintptr_t)all[r].data_base);
         } else {
             p->kind = TN_PEER_NET;
@@ -198,23 +199,26 @@ static void report(double t_begin, double t_boot_end, double t_map)
     r->page_size = tn_core.seg.page_size;
     r->faultin_threads = tn_core.seg.faultin_threads;
     static const char *const modes[] = {"parallel", "serial", "none"};
-    snprintf(r->faultin_mode, sizeof(r->faultin_mode), "%s", modes[tn_cfg.segment_faultin]);
+    snprintf(r->faultin_mode, sizeof(r->faultin_mode), "%s",
+             modes[tn_cfg.segment_faultin]);
     snprintf(r->page_note, sizeof(r->page_note), "%s", tn_core.seg.page_note);
     snprintf(r->boot_name, sizeof(r->boot_name), "%s", tn_core.boot->ops->name);
-    if (tn_log_level >= TN_LOG_INFO && (tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG)) {
+    if (tn_log_level >= TN_LOG_INFO &&
+        (tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG)) {
         if (tn_core.net)
             tn_info("%s", tn_core.net_summary);
         char sz[32];
         tn_cfg_format_size(r->segment_size, sz, sizeof(sz));
         tn_info("started %d rank(s) on %d node(s) via %s; segment %s per rank, "
-                "%zu KiB pages (%s)", tn_core.size, tn_core.nnodes, r->boot_name, sz,
-                r->page_size / 1024, r->page_note);
-        tn_info("start-up: boot %.3f s, segment %.3f s, fault-in %.3f s (%s, %d "
-                "thread(s), %.2f GB/s), cross-map %.3f s, total %.3f s",
-                r->t_boot, r->t_segment, r->t_faultin, r->faultin_mode,
-                r->faultin_threads,
-                r->t_faultin > 0 ? (double)tn_core.seg.map_size / r->t_faultin / 1e9 : 0.0,
-                r->t_crossmap, r->t_total);
+                "%zu KiB pages (%s)",
+                tn_core.size, tn_core.nnodes, r->boot_name, sz, r->page_size / 1024,
+                r->page_note);
+        tn_info(
+            "start-up: boot %.3f s, segment %.3f s, fault-in %.3f s (%s, %d "
+            "thread(s), %.2f GB/s), cross-map %.3f s, total %.3f s",
+            r->t_boot, r->t_segment, r->t_faultin, r->faultin_mode, r->faultin_threads,
+            r->t_faultin > 0 ? (double)tn_core.seg.map_size / r->t_faultin / 1e9 : 0.0,
+            r->t_crossmap, r->t_total);
     }
 }
 
@@ -328,13 +332,34 @@ void tern_abort(int exit_code, const char *msg)
     tn_fatal(exit_code ? exit_code : 1, "job aborted: %s", msg ? msg : "(no message)");
 }
 
-int tern_initialized(void) { return tn_core.initialized; }
-int tern_rank(void) { return tn_core.initialized ? tn_core.rank : -1; }
-int tern_size(void) { return tn_core.initialized ? tn_core.size : 0; }
-int tern_thread_level(void) { return tn_core.thread_level; }
-int tern_local_rank(void) { return tn_core.initialized ? tn_core.local_rank : -1; }
-int tern_local_size(void) { return tn_core.initialized ? tn_core.local_size : 0; }
-int tern_node_count(void) { return tn_core.initialized ? tn_core.nnodes : 0; }
+int tern_initialized(void)
+{
+    return tn_core.initialized;
+}
+int tern_rank(void)
+{
+    return tn_core.initialized ? tn_core.rank : -1;
+}
+int tern_size(void)
+{
+    return tn_core.initialized ? tn_core.size : 0;
+}
+int tern_thread_level(void)
+{
+    return tn_core.thread_level;
+}
+int tern_local_rank(void)
+{
+    return tn_core.initialized ? tn_core.local_rank : -1;
+}
+int tern_local_size(void)
+{
+    return tn_core.initialized ? tn_core.local_size : 0;
+}
+int tern_node_count(void)
+{
+    return tn_core.initialized ? tn_core.nnodes : 0;
+}
 
 int tern_node_of(int rank)
 {

@@ -53,7 +53,8 @@ static int put_xport(int rank, void *dst, const void *src, size_t n,
     if (!x)
         return tn_core_fail(TERN_ERR_UNSUPPORTED, "put",
                             "rank %d is on another node and this build has no "
-                            "network transport", rank);
+                            "network transport",
+                            rank);
     return x->ops->put(x, rank, dst, src, n, done, flags);
 }
 
@@ -64,34 +65,40 @@ static int get_xport(void *dst, int rank, const void *src, size_t n,
     if (!x)
         return tn_core_fail(TERN_ERR_UNSUPPORTED, "get",
                             "rank %d is on another node and this build has no "
-                            "network transport", rank);
+                            "network transport",
+                            rank);
     return x->ops->get(x, dst, rank, src, n, done, flags);
 }
 
 int tern_put_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)
 {
     int rc = check("tern_put", rank, dst, src, n);
-    return rc != TERN_OK ? rc : tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
+    return rc != TERN_OK ? rc
+                         : tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
 }
 
 int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flags)
 {
     int rc = check("tern_get", rank, src, dst, n);
-    return rc != TERN_OK ? rc : tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
+    return rc != TERN_OK ? rc
+                         : tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
 }
 
 int tern_put_nb_slow_(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
-                tern_event_t *rc_ev, unsigned flags)
+                      tern_event_t *rc_ev, unsigned flags)
 {
     int rc = check("tern_put_nb", rank, dst, src, n);
-    return rc != TERN_OK ? rc : tn_event_start_put(rank, dst, src, n, lc, rc_ev, flags, put_xport);
+    return rc != TERN_OK
+               ? rc
+               : tn_event_start_put(rank, dst, src, n, lc, rc_ev, flags, put_xport);
 }
 
 int tern_get_nb_slow_(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
-                unsigned flags)
+                      unsigned flags)
 {
     int rc = check("tern_get_nb", rank, src, dst, n);
-    return rc != TERN_OK ? rc : tn_event_start_get(dst, rank, src, n, done, flags, get_xport);
+    return rc != TERN_OK ? rc
+                         : tn_event_start_get(dst, rank, src, n, done, flags, get_xport);
 }
 
 int tern_put_nbi_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)

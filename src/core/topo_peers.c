@@ -15,10 +15,10 @@
 #include "core/copy.h"
 #include "core/core.h"
 
-#define TP_VERSION 1u
-#define TP_CPU_WORDS 32 /* CPUs 0..2047 travel; a set beyond is cut (flag) */
-#define TP_CALIB 0x1u   /* hot/cold below are the sender's calibration */
-#define TP_CUT 0x2u     /* the sender has CPUs above 2047 */
+#define TP_VERSION   1u
+#define TP_CPU_WORDS 32   /* CPUs 0..2047 travel; a set beyond is cut (flag) */
+#define TP_CALIB     0x1u /* hot/cold below are the sender's calibration */
+#define TP_CUT       0x2u /* the sender has CPUs above 2047 */
 
 /* One rank's contribution; the same size on every rank (the bootstrap
  * allgather needs that), 296 bytes. */
@@ -28,7 +28,7 @@ typedef struct tp_blob {
     uint64_t cpus[TP_CPU_WORDS]; /* OS indexes of the PUs it may run on */
     int32_t isa;
     int32_t reserved;
-    uint64_t hot, cold;          /* crossovers, SIZE_MAX for never */
+    uint64_t hot, cold; /* crossovers, SIZE_MAX for never */
     uint64_t hot_islands;
 } tp_blob_t;
 _Static_assert(sizeof(tp_blob_t) == 8 + 8 * TP_CPU_WORDS + 8 + 24, "no padding");
@@ -36,13 +36,17 @@ _Static_assert(sizeof(tp_blob_t) == 8 + 8 * TP_CPU_WORDS + 8 + 24, "no padding")
 _Static_assert((int)TERN_DIST_SAME_L3 == (int)TN_DIST_L3 &&
                    (int)TERN_DIST_SAME_NUMA == (int)TN_DIST_NUMA &&
                    (int)TERN_DIST_OTHER_NUMA == (int)TN_DIST_XNUMA &&
-                   (int)TERN_DIST_OTHER_PACKAGE == (int)TN_DIST_XPKG, "distance classes");
+                   (int)TERN_DIST_OTHER_PACKAGE == (int)TN_DIST_XPKG,
+               "distance classes");
 
 static tn_copy_policy_t policy;
 static tn_copy_calib_t calib;
 static char calib_origin[768];
 
-const tn_copy_policy_t *tn_copy_policy_current(void) { return &policy; }
+const tn_copy_policy_t *tn_copy_policy_current(void)
+{
+    return &policy;
+}
 
 const tn_copy_calib_t *tn_copy_calib_current(const char **origin)
 {
@@ -54,7 +58,8 @@ const tn_copy_calib_t *tn_copy_calib_current(const char **origin)
 static void to_words(hwloc_const_bitmap_t set, tp_blob_t *b)
 {
     int i;
-    hwloc_bitmap_foreach_begin(i, set) {
+    hwloc_bitmap_foreach_begin(i, set)
+    {
         if (i >= 64 * TP_CPU_WORDS) {
             b->flags |= TP_CUT;
             break;
@@ -110,7 +115,8 @@ static const char *islands_text(uint64_t m)
         if (m >> b & 1) {
             char s[32];
             tn_format_bytes((size_t)1 << b, s, sizeof(s));
-            off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : ", and at ", s);
+            off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+                                    off ? ", " : ", and at ", s);
         }
     return buf;
 }
@@ -134,7 +140,8 @@ static void warn_unplaced(const tn_topo_t *t, const tp_blob_t *all)
         if (n++ == 0)
             hwloc_bitmap_list_snprintf(cpus, sizeof(cpus), set);
         if (off + 16 < sizeof(list))
-            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? "," : "", r);
+            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d",
+                                    off ? "," : "", r);
     }
     hwloc_bitmap_free(set);
     if (n == 0)
@@ -144,8 +151,8 @@ static void warn_unplaced(const tn_topo_t *t, const tp_blob_t *all)
             "allows, and copies with %s are chosen for that. Bind ranks (ternrun "
             "--bind-to core) for topology-aware copies",
             n, n == 1 ? "" : "s", list, off + 16 >= sizeof(list) ? ",..." : "",
-            n == 1 ? "is" : "are", t->nl3 > 1 ? "L3 cache" : "NUMA domain",
-            atoi(list), cpus, n == 1 ? "its" : "their", n == 1 ? "its" : "their",
+            n == 1 ? "is" : "are", t->nl3 > 1 ? "L3 cache" : "NUMA domain", atoi(list),
+            cpus, n == 1 ? "its" : "their", n == 1 ? "its" : "their",
             n == 1 ? "it" : "them");
 }
 
@@ -172,7 +179,8 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
     tn_info("place: %s (from this rank's CPU set%s)", place,
             t && !t->thissystem ? " planned by ternrun: simulated topology" : "");
     tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
-    tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text, seg);
+    tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
+            seg);
     static const char *const modes[] = {"auto", "on", "off"};
     if (policy.mode == TN_SHM_TOPO_AUTO)
         tn_info("shm copies: TERN_SHM_TOPO=auto, %s non-temporal kernel; non-temporal "
@@ -180,7 +188,7 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
                 "peers, gets)%s and from %s with it elsewhere (puts to peers outside "
                 "this L3); calibration %s",
                 tn_copy_isa_name(policy.isa), thr_text(calib.hot, a, sizeof(a)),
-                islands_text(calib.hot_islands), 
+                islands_text(calib.hot_islands),
                 thr_text(calib.cold < calib.hot ? calib.cold : calib.hot, b, sizeof(b)),
                 calib_origin);
     else
@@ -199,7 +207,7 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
     int leader = tn_core.local_rank == 0 && policy.mode == TN_SHM_TOPO_AUTO;
     tn_info("local peers: %s; topology step %.1f ms (CPU set exchange%s)",
             off ? line : "none", seconds * 1e3,
-            !leader                                    ? ""
+            !leader                                     ? ""
             : strncmp(calib_origin, "measured now", 12) ? ", calibration from the cache"
                                                         : ", calibration measured");
 }
@@ -242,7 +250,8 @@ int tn_topo_peers_init(void)
     for (int r = 0; r < n; r++)
         if (all[r].version != TP_VERSION) {
             tn_error("rank %d runs a Tern with another start-up format (%u, here %u): "
-                     "run one build of Tern in a job", r, all[r].version, TP_VERSION);
+                     "run one build of Tern in a job",
+                     r, all[r].version, TP_VERSION);
             rc = TERN_ERR_BOOT;
             goto out;
         }
@@ -312,7 +321,8 @@ int tern_copy_info(int rank, tern_copy_info_t *out)
     c.cold = policy.mode == TN_SHM_TOPO_AUTO ? calib.cold : TN_COPY_NEVER;
     c.nt_islands = p->nt_islands;
     snprintf(c.calibration, sizeof(c.calibration), "%.255s",
-             policy.mode == TN_SHM_TOPO_AUTO ? calib_origin : "not used (TERN_SHM_TOPO is not auto)");
+             policy.mode == TN_SHM_TOPO_AUTO ? calib_origin
+                                             : "not used (TERN_SHM_TOPO is not auto)");
     *out = c;
     return TERN_OK;
 }

@@ -102,10 +102,11 @@ int tn_faultin(void *addr, size_t len, size_t page_size, int mode, int threads,
     job->page = page_size;
     job->nchunks = (len + FAULTIN_CHUNK - 1) / FAULTIN_CHUNK;
     job->ndomains = spread && t && t->nnuma > 1 && t->thissystem
-                        ? (t->nnuma < 64 ? t->nnuma : 64) : 1;
+                        ? (t->nnuma < 64 ? t->nnuma : 64)
+                        : 1;
     int nthreads = mode == TN_FAULTIN_SERIAL ? 1
-                   : threads > 0            ? threads
-                                            : auto_threads(local_ranks);
+                   : threads > 0             ? threads
+                                             : auto_threads(local_ranks);
     if ((size_t)nthreads > job->nchunks)
         nthreads = (int)job->nchunks;
     if (nthreads < job->ndomains && mode == TN_FAULTIN_PARALLEL)
@@ -143,7 +144,8 @@ int tn_faultin(void *addr, size_t len, size_t page_size, int mode, int threads,
     free(job);
     if (failed) {
         tn_error("could not allocate the segment's pages (%s): lower "
-                 "TERN_SEGMENT_SIZE or free memory", failed == ENOMEM ? "out of memory" : "fault-in failed");
+                 "TERN_SEGMENT_SIZE or free memory",
+                 failed == ENOMEM ? "out of memory" : "fault-in failed");
         return TERN_ERR_NOMEM;
     }
     return used;

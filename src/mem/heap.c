@@ -21,8 +21,7 @@ static int grow(tn_heap_ext_t **a, size_t *cap, size_t need)
     return TERN_OK;
 }
 
-static int insert_at(tn_heap_ext_t **a, size_t *n, size_t *cap, size_t i,
-                     tn_heap_ext_t e)
+static int insert_at(tn_heap_ext_t **a, size_t *n, size_t *cap, size_t i, tn_heap_ext_t e)
 {
     if (grow(a, cap, *n + 1) != TERN_OK)
         return TERN_ERR_NOMEM;
@@ -44,8 +43,7 @@ int tn_heap_init(tn_heap_t *h, size_t size)
     h->size = size;
     if (size == 0)
         return TERN_OK;
-    return insert_at(&h->free_ext, &h->nfree, &h->cap_free, 0,
-                     (tn_heap_ext_t){0, size});
+    return insert_at(&h->free_ext, &h->nfree, &h->cap_free, 0, (tn_heap_ext_t){0, size});
 }
 
 void tn_heap_fini(tn_heap_t *h)

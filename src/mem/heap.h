@@ -16,7 +16,7 @@ typedef struct tn_heap {
     size_t size;
     tn_heap_ext_t *free_ext; /* sorted by offset, coalesced */
     size_t nfree, cap_free;
-    tn_heap_ext_t *used;     /* sorted by offset */
+    tn_heap_ext_t *used; /* sorted by offset */
     size_t nused, cap_used;
 } tn_heap_t;
 

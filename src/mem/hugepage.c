@@ -73,8 +73,8 @@ size_t tn_mem_available(void)
     return avail;
 }
 
-int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
-                 int *thp, size_t *page_size, char *note, size_t notelen)
+int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, int *thp,
+                 size_t *page_size, char *note, size_t notelen)
 {
     size_t small = (size_t)sysconf(_SC_PAGESIZE);
     *use_hugetlb = 0;
@@ -128,7 +128,8 @@ size_t tn_thp_mapped_bytes(const void *addr)
     size_t kb = 0;
     while (fgets(line, sizeof(line), f)) {
         unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+            strchr(line, '-') < strchr(line, ' ')) {
             in_map = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
             continue;
         }

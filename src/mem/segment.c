@@ -24,7 +24,10 @@
 #define MFD_HUGETLB 0x0004U
 #endif
 
-static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+static size_t round_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
 
 static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb)
 {
@@ -74,8 +77,9 @@ int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t 
         errno = 0;
         dom = strtol(s + 5, &end, 10);
         if (errno || end == s + 5 || *end || dom < 0) {
-            snprintf(err, errlen, "TERN_SEGMENT_NUMA='%s': bind needs a NUMA domain "
-                                  "number, as in bind:0 (domains 0 to %d here)",
+            snprintf(err, errlen,
+                     "TERN_SEGMENT_NUMA='%s': bind needs a NUMA domain "
+                     "number, as in bind:0 (domains 0 to %d here)",
                      s, nnuma - 1);
             return TERN_ERR_CONFIG;
         }
@@ -83,16 +87,19 @@ int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t 
             char range[32];
             snprintf(range, sizeof(range), nnuma == 1 ? "bind:0" : "bind:0 to bind:%d",
                      nnuma - 1);
-            snprintf(err, errlen, "TERN_SEGMENT_NUMA=%s: this node has %d NUMA "
-                                  "domain%s, no domain %ld: use %s, local or interleave "
-                                  "(tern-info lists the domains)",
+            snprintf(err, errlen,
+                     "TERN_SEGMENT_NUMA=%s: this node has %d NUMA "
+                     "domain%s, no domain %ld: use %s, local or interleave "
+                     "(tern-info lists the domains)",
                      s, nnuma, nnuma == 1 ? "" : "s", dom, range);
             return TERN_ERR_CONFIG;
         }
         p.mode = TN_SEG_NUMA_BIND;
     } else {
-        snprintf(err, errlen, "TERN_SEGMENT_NUMA='%s' is not one of interleave, local, "
-                              "bind:N (N a NUMA domain), firsttouch", s);
+        snprintf(err, errlen,
+                 "TERN_SEGMENT_NUMA='%s' is not one of interleave, local, "
+                 "bind:N (N a NUMA domain), firsttouch",
+                 s);
         return TERN_ERR_CONFIG;
     }
     p.nodes = hwloc_bitmap_alloc();
@@ -106,8 +113,10 @@ int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t 
     case TN_SEG_NUMA_FIRSTTOUCH:
         hwloc_bitmap_set_range(p.nodes, 0, nnuma - 1);
         list_of(p.nodes, list, sizeof(list));
-        snprintf(p.text, sizeof(p.text), p.mode == TN_SEG_NUMA_INTERLEAVE
-                 ? "interleave over NUMA %s" : "first touch (NUMA %s)", list);
+        snprintf(p.text, sizeof(p.text),
+                 p.mode == TN_SEG_NUMA_INTERLEAVE ? "interleave over NUMA %s"
+                                                  : "first touch (NUMA %s)",
+                 list);
         break;
     case TN_SEG_NUMA_LOCAL:
         if (t)
@@ -147,21 +156,25 @@ static void numa_apply(const tn_topo_t *t, const tn_seg_numa_plan_t *p, void *ad
         snprintf(text, textlen, "%s (simulated topology: not applied)", p->text);
         return;
     }
-    hwloc_membind_policy_t pol = p->mode == TN_SEG_NUMA_INTERLEAVE ? HWLOC_MEMBIND_INTERLEAVE
-                                 : p->mode == TN_SEG_NUMA_FIRSTTOUCH ? HWLOC_MEMBIND_FIRSTTOUCH
-                                                                     : HWLOC_MEMBIND_BIND;
+    hwloc_membind_policy_t pol =
+        p->mode == TN_SEG_NUMA_INTERLEAVE   ? HWLOC_MEMBIND_INTERLEAVE
+        : p->mode == TN_SEG_NUMA_FIRSTTOUCH ? HWLOC_MEMBIND_FIRSTTOUCH
+                                            : HWLOC_MEMBIND_BIND;
     /* the plan holds logical indexes; hwloc wants OS ones */
     hwloc_nodeset_t os = hwloc_bitmap_alloc();
     int i;
-    hwloc_bitmap_foreach_begin(i, p->nodes) {
+    hwloc_bitmap_foreach_begin(i, p->nodes)
+    {
         hwloc_obj_t o = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
         if (o && os)
             hwloc_bitmap_set(os, o->os_index);
     }
     hwloc_bitmap_foreach_end();
-    if (!os || hwloc_set_area_membind(t->h, addr, len, os, pol, HWLOC_MEMBIND_BYNODESET) != 0) {
+    if (!os ||
+        hwloc_set_area_membind(t->h, addr, len, os, pol, HWLOC_MEMBIND_BYNODESET) != 0) {
         tn_warn("could not set the segment's NUMA policy (%s: %s); pages land "
-                "where they are first touched", p->text, strerror(errno));
+                "where they are first touched",
+                p->text, strerror(errno));
         snprintf(text, textlen, "%s (FAILED: %s)", p->text, strerror(errno));
     } else {
         snprintf(text, textlen, "%s", p->text);
@@ -176,8 +189,9 @@ static void numa_apply(const tn_topo_t *t, const tn_seg_numa_plan_t *p, void *ad
 static const char *mpol_name(int mode)
 {
     /* MPOL_DEFAULT, PREFERRED, BIND, INTERLEAVE, LOCAL, PREFERRED_MANY */
-    static const char *const names[] = {"default", "preferred", "bind", "interleave",
-                                        "local", "preferred-many", "weighted-interleave"};
+    static const char *const names[] = {
+        "default",        "preferred",          "bind", "interleave", "local",
+        "preferred-many", "weighted-interleave"};
     return mode >= 0 && mode < 7 ? names[mode] : "?";
 }
 
@@ -187,14 +201,15 @@ void tn_seg_placement_read(const void *addr, size_t len, size_t page_size,
     memset(out, 0, sizeof(*out));
     const tn_topo_t *t = tn_topo_get();
     if (!t || !t->thissystem) {
-        snprintf(out->note, sizeof(out->note), "%s", t ? "simulated topology: not read back"
-                                                        : "no topology");
+        snprintf(out->note, sizeof(out->note), "%s",
+                 t ? "simulated topology: not read back" : "no topology");
         return;
     }
     /* The policy of the mapping, as the kernel holds it. */
     int mode = -1;
     unsigned long mask[16] = {0};
-    if (syscall(SYS_get_mempolicy, &mode, mask, sizeof(mask) * 8, addr, MPOL_F_ADDR) == 0) {
+    if (syscall(SYS_get_mempolicy, &mode, mask, sizeof(mask) * 8, addr, MPOL_F_ADDR) ==
+        0) {
         char nodes[48] = "";
         size_t off = 0;
         for (unsigned b = 0; b < sizeof(mask) * 8 && off + 8 < sizeof(nodes); b++)
@@ -228,8 +243,10 @@ void tn_seg_placement_read(const void *addr, size_t len, size_t page_size,
         out->ndomains = t->nnuma < TN_SEG_NUMA_MAX ? t->nnuma : TN_SEG_NUMA_MAX;
         out->sampled = want;
         for (size_t i = 0; i < want; i++) {
-            hwloc_obj_t o = status[i] >= 0
-                ? hwloc_get_numanode_obj_by_os_index(t->h, (unsigned)status[i]) : NULL;
+            hwloc_obj_t o =
+                status[i] >= 0
+                    ? hwloc_get_numanode_obj_by_os_index(t->h, (unsigned)status[i])
+                    : NULL;
             if (o && o->logical_index < TN_SEG_NUMA_MAX)
                 out->pages[o->logical_index]++;
             else
@@ -317,14 +334,14 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
 }
 
 static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *plan,
-                                 const tn_topo_t *topo, tn_seg_t *sp, double t0)
+                          const tn_topo_t *topo, tn_seg_t *sp, double t0)
 {
     tn_seg_t s = *sp;
     size_t small = (size_t)sysconf(_SC_PAGESIZE);
     size_t est = round_up(opts->size, small) + round_up(opts->ctrl_size, small);
     int thp = 0;
-    int rc = tn_huge_plan(est, opts->local_ranks, opts->hugepages, &s.hugetlb,
-                          &thp, &s.page_size, s.page_note, sizeof(s.page_note));
+    int rc = tn_huge_plan(est, opts->local_ranks, opts->hugepages, &s.hugetlb, &thp,
+                          &s.page_size, s.page_note, sizeof(s.page_note));
     if (rc != TERN_OK)
         return rc;
     s.ctrl_size = round_up(opts->ctrl_size ? opts->ctrl_size : small, s.page_size);
@@ -348,8 +365,8 @@ static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *p
     s.map = mmap(NULL, s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
     if (s.map == MAP_FAILED) {
         int e = errno;
-        tn_error("mapping the %zu-byte segment failed: %s%s", s.map_size,
-                 strerror(e), s.hugetlb ? " (hugetlb pages: try TERN_HUGEPAGES=off)" : "");
+        tn_error("mapping the %zu-byte segment failed: %s%s", s.map_size, strerror(e),
+                 s.hugetlb ? " (hugetlb pages: try TERN_HUGEPAGES=off)" : "");
         close(s.fd);
         return e == ENOMEM ? TERN_ERR_NOMEM : TERN_ERR_SYS;
     }
@@ -363,9 +380,10 @@ static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *p
 
     /* Workers spread over the domains only where no bind policy places
      * the pages (interleave, first touch). */
-    int spread = plan->mode == TN_SEG_NUMA_INTERLEAVE || plan->mode == TN_SEG_NUMA_FIRSTTOUCH;
-    int used = tn_faultin(s.map, s.map_size, s.page_size, opts->faultin,
-                          opts->threads, opts->local_ranks, spread);
+    int spread =
+        plan->mode == TN_SEG_NUMA_INTERLEAVE || plan->mode == TN_SEG_NUMA_FIRSTTOUCH;
+    int used = tn_faultin(s.map, s.map_size, s.page_size, opts->faultin, opts->threads,
+                          opts->local_ranks, spread);
     if (used < 0) {
         munmap(s.map, s.map_size);
         close(s.fd);
@@ -406,16 +424,16 @@ int tn_seg_map_peer(pid_t pid, int fd, size_t map_size, void **out)
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
     int pfd = open(path, O_RDWR | O_CLOEXEC);
     if (pfd < 0) {
-        tn_error("cannot open the segment of local process %d (%s): %s", (int)pid,
-                 path, strerror(errno));
+        tn_error("cannot open the segment of local process %d (%s): %s", (int)pid, path,
+                 strerror(errno));
         return TERN_ERR_SYS;
     }
     void *p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
     int e = errno;
     close(pfd);
     if (p == MAP_FAILED) {
-        tn_error("cannot map the %zu-byte segment of local process %d: %s",
-                 map_size, (int)pid, strerror(e));
+        tn_error("cannot map the %zu-byte segment of local process %d: %s", map_size,
+                 (int)pid, strerror(e));
         return TERN_ERR_SYS;
     }
     *out = p;

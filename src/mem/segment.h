@@ -10,58 +10,60 @@
 
 #include "base/topo.h"
 
-enum { TN_HUGE_TRY = 0, TN_HUGE_ON = 1, TN_HUGE_OFF = 2 };     /* TERN_HUGEPAGES */
+enum { TN_HUGE_TRY = 0, TN_HUGE_ON = 1, TN_HUGE_OFF = 2 }; /* TERN_HUGEPAGES */
 enum { TN_FAULTIN_PARALLEL = 0, TN_FAULTIN_SERIAL = 1, TN_FAULTIN_NONE = 2 };
 
 /* TERN_SEGMENT_NUMA: where the segment's pages go. */
-enum { TN_SEG_NUMA_INTERLEAVE = 0, /* round-robin over every domain */
-       TN_SEG_NUMA_LOCAL = 1,      /* the domains of the rank's CPUs */
-       TN_SEG_NUMA_BIND = 2,       /* one named domain (bind:N) */
-       TN_SEG_NUMA_FIRSTTOUCH = 3 };/* no policy: where first touched */
+enum {
+    TN_SEG_NUMA_INTERLEAVE = 0, /* round-robin over every domain */
+    TN_SEG_NUMA_LOCAL = 1,      /* the domains of the rank's CPUs */
+    TN_SEG_NUMA_BIND = 2,       /* one named domain (bind:N) */
+    TN_SEG_NUMA_FIRSTTOUCH = 3
+}; /* no policy: where first touched */
 
 #define TN_SEG_NUMA_MAX 64 /* domains counted by the read-back */
 
 /* The request: a policy and the domains it names (logical indexes). */
 typedef struct tn_seg_numa_plan {
-    int mode;                /* TN_SEG_NUMA_* */
-    hwloc_bitmap_t nodes;    /* domains the pages may go to */
-    char text[128];          /* "interleave over NUMA 0-7", for reports */
+    int mode;             /* TN_SEG_NUMA_* */
+    hwloc_bitmap_t nodes; /* domains the pages may go to */
+    char text[128];       /* "interleave over NUMA 0-7", for reports */
 } tn_seg_numa_plan_t;
 
 /* Pages of a mapping per NUMA domain, read back from the kernel. */
 typedef struct tn_seg_placement {
-    int ndomains;                     /* 0: not read back (see note) */
-    uint64_t pages[TN_SEG_NUMA_MAX];  /* by logical domain index */
-    uint64_t sampled;                 /* pages asked about */
-    uint64_t absent;                  /* not (yet) backed by memory */
-    char policy[64];                  /* get_mempolicy of the mapping */
-    char note[96];                    /* why not read back, if so */
+    int ndomains;                    /* 0: not read back (see note) */
+    uint64_t pages[TN_SEG_NUMA_MAX]; /* by logical domain index */
+    uint64_t sampled;                /* pages asked about */
+    uint64_t absent;                 /* not (yet) backed by memory */
+    char policy[64];                 /* get_mempolicy of the mapping */
+    char note[96];                   /* why not read back, if so */
 } tn_seg_placement_t;
 
 typedef struct tn_seg_opts {
-    size_t size;        /* user bytes asked for (TERN_SEGMENT_SIZE) */
-    size_t ctrl_size;   /* bytes of control area wanted before the data */
-    int hugepages;      /* TN_HUGE_* */
-    int faultin;        /* TN_FAULTIN_* */
-    int threads;        /* fault-in workers; 0 = cores of node / local ranks */
-    int local_ranks;    /* ranks creating a segment on this node now */
-    const char *numa;   /* TERN_SEGMENT_NUMA text; NULL: tn_cfg's value */
+    size_t size;      /* user bytes asked for (TERN_SEGMENT_SIZE) */
+    size_t ctrl_size; /* bytes of control area wanted before the data */
+    int hugepages;    /* TN_HUGE_* */
+    int faultin;      /* TN_FAULTIN_* */
+    int threads;      /* fault-in workers; 0 = cores of node / local ranks */
+    int local_ranks;  /* ranks creating a segment on this node now */
+    const char *numa; /* TERN_SEGMENT_NUMA text; NULL: tn_cfg's value */
 } tn_seg_opts_t;
 
 typedef struct tn_seg {
-    void *map;          /* start of the mapping (control area) */
-    size_t map_size;    /* control area + data, a multiple of page_size */
-    void *data;         /* user segment: map + ctrl_size */
-    size_t size;        /* user bytes (rounded up to page_size) */
-    size_t ctrl_size;   /* control area bytes, a multiple of page_size */
-    size_t page_size;   /* page size backing the mapping */
-    int hugetlb;        /* backed by hugetlbfs pages (mappings need alignment) */
-    int fd;             /* memfd; closed once every local peer mapped it */
+    void *map;        /* start of the mapping (control area) */
+    size_t map_size;  /* control area + data, a multiple of page_size */
+    void *data;       /* user segment: map + ctrl_size */
+    size_t size;      /* user bytes (rounded up to page_size) */
+    size_t ctrl_size; /* control area bytes, a multiple of page_size */
+    size_t page_size; /* page size backing the mapping */
+    int hugetlb;      /* backed by hugetlbfs pages (mappings need alignment) */
+    int fd;           /* memfd; closed once every local peer mapped it */
     int faultin_threads;
     double t_create, t_faultin;
-    char page_note[256];/* how the page size came about */
-    int numa_mode;      /* TN_SEG_NUMA_* requested */
-    char numa_text[200];/* the request and whether it was applied */
+    char page_note[256];          /* how the page size came about */
+    int numa_mode;                /* TN_SEG_NUMA_* requested */
+    char numa_text[200];          /* the request and whether it was applied */
     tn_seg_placement_t placement; /* what the kernel did, after fault-in */
 } tn_seg_t;
 
@@ -85,17 +87,16 @@ void tn_seg_unmap_peer(void *map, size_t map_size);
  * spread, workers are pinned one NUMA domain each and domain d touches
  * chunks d, d+D, ... (pages follow them under first touch); without, they
  * run where the caller may (a bind policy places the pages). */
-int tn_faultin(void *addr, size_t len, size_t page_size, int mode,
-               int threads, int local_ranks, int spread);
+int tn_faultin(void *addr, size_t len, size_t page_size, int mode, int threads,
+               int local_ranks, int spread);
 
 /* The placement TERN_SEGMENT_NUMA=spec asks for, on topology t for a rank
  * on CPUs cpus: interleave (every domain), local (the domains of cpus),
  * bind:N (domain N, logical index), firsttouch. NULL or "" is interleave.
  * Returns TERN_OK (free with tn_seg_numa_plan_free) or TERN_ERR_CONFIG
  * with the reason in err (malformed, or no domain N here). */
-int tn_seg_numa_plan(const tn_topo_t *t, const char *spec,
-                     hwloc_const_cpuset_t cpus, tn_seg_numa_plan_t *out,
-                     char *err, size_t errlen);
+int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t cpus,
+                     tn_seg_numa_plan_t *out, char *err, size_t errlen);
 void tn_seg_numa_plan_free(tn_seg_numa_plan_t *p);
 
 /* Reads back where the pages of [addr, addr+len) are (move_pages on up to
@@ -110,8 +111,8 @@ void tn_seg_placement_text(const tn_seg_placement_t *p, char *buf, size_t len);
  * local_ranks ranks on the node): fills *use_hugetlb, *thp, page size and a
  * note; returns TERN_OK or TERN_ERR_CONFIG when mode is TN_HUGE_ON and no
  * huge pages can be had. */
-int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb,
-                 int *thp, size_t *page_size, char *note, size_t notelen);
+int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, int *thp,
+                 size_t *page_size, char *note, size_t notelen);
 
 /* Bytes of the mapping containing addr that the kernel backs with
  * transparent huge pages (ShmemPmdMapped in /proc/self/smaps). */

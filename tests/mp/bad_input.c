@@ -5,15 +5,15 @@
 #include "mp_util.h"
 
 /* Runs call, checks its status and that the captured message holds needle. */
-#define EXPECT(call, status, needle)                                         \
-    do {                                                                     \
-        mp_capture_begin();                                                  \
-        int rc_ = (call);                                                    \
-        const char *msg_ = mp_capture_end();                                 \
-        MP_CHECK(rc_ == (status), "%s gave %d (%s), expected %d", #call, rc_, \
-                 tern_strerror(rc_), (status));                              \
-        MP_CHECK(strstr(msg_, needle) != NULL,                               \
-                 "%s: message '%s' lacks '%s'", #call, msg_, needle);        \
+#define EXPECT(call, status, needle)                                                 \
+    do {                                                                             \
+        mp_capture_begin();                                                          \
+        int rc_ = (call);                                                            \
+        const char *msg_ = mp_capture_end();                                         \
+        MP_CHECK(rc_ == (status), "%s gave %d (%s), expected %d", #call, rc_,        \
+                 tern_strerror(rc_), (status));                                      \
+        MP_CHECK(strstr(msg_, needle) != NULL, "%s: message '%s' lacks '%s'", #call, \
+                 msg_, needle);                                                      \
     } while (0)
 
 int main(int argc, char **argv)
@@ -30,7 +30,8 @@ int main(int argc, char **argv)
 
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
-    EXPECT(tern_init(NULL, NULL, TERN_THREAD_SINGLE), TERN_ERR_INVALID, "already initialized");
+    EXPECT(tern_init(NULL, NULL, TERN_THREAD_SINGLE), TERN_ERR_INVALID,
+           "already initialized");
     int peer = (me + 1) % n;
     char *base;
     size_t size;
@@ -39,27 +40,34 @@ int main(int argc, char **argv)
     EXPECT(tern_put(n, base, buf, 8, 0), TERN_ERR_RANK, "rank");
     EXPECT(tern_put(-1, base, buf, 8, 0), TERN_ERR_RANK, "rank -1");
     EXPECT(tern_get(buf, n + 5, base, 8, 0), TERN_ERR_RANK, "is not in");
-    EXPECT(tern_put(peer, base + size - 4, buf, 8, 0), TERN_ERR_RANGE, "outside the segment of rank");
+    EXPECT(tern_put(peer, base + size - 4, buf, 8, 0), TERN_ERR_RANGE,
+           "outside the segment of rank");
     EXPECT(tern_put(peer, base - 8, buf, 8, 0), TERN_ERR_RANGE, "outside the segment");
     EXPECT(tern_get(buf, peer, base + size, 1, 0), TERN_ERR_RANGE, "outside the segment");
     EXPECT(tern_put(peer, buf, buf, 8, 0), TERN_ERR_RANGE, "outside the segment");
-    EXPECT(tern_put(peer, (void *)(UINTPTR_MAX - 3), buf, 8, 0), TERN_ERR_OVERFLOW, "wraps");
+    EXPECT(tern_put(peer, (void *)(UINTPTR_MAX - 3), buf, 8, 0), TERN_ERR_OVERFLOW,
+           "wraps");
     EXPECT(tern_put(peer, base, buf, SIZE_MAX, 0), TERN_ERR_OVERFLOW, "wraps");
     EXPECT(tern_get(buf, peer, base, size + 1, 0), TERN_ERR_RANGE, "outside");
     tern_event_t ev = (tern_event_t)&dummy;
-    EXPECT(tern_put_nb(peer, base + size, buf, 8, &ev, NULL, 0), TERN_ERR_RANGE, "outside");
+    EXPECT(tern_put_nb(peer, base + size, buf, 8, &ev, NULL, 0), TERN_ERR_RANGE,
+           "outside");
     MP_CHECK(ev == (tern_event_t)&dummy, "event set on error");
     EXPECT(tern_get_nb(buf, n, base, 8, &ev, 0), TERN_ERR_RANK, "rank");
     EXPECT(tern_put_nbi(peer, base - 1, buf, 1, 0), TERN_ERR_RANGE, "outside");
     EXPECT(tern_get_nbi(buf, peer, base + size, 1, 0), TERN_ERR_RANGE, "outside");
     EXPECT(tern_nbi_sync(0), TERN_ERR_INVALID, "level");
     EXPECT(tern_segment_query(n, NULL, &size), TERN_ERR_RANK, "rank");
-    EXPECT(tern_wait_until_u64((uint64_t *)(buf + 1), TERN_CMP_EQ, 0), TERN_ERR_INVALID, "aligned");
-    MP_CHECK(tern_ptr(n, base) == NULL && tern_ptr(peer, base + size) == NULL, "tern_ptr");
+    EXPECT(tern_wait_until_u64((uint64_t *)(buf + 1), TERN_CMP_EQ, 0), TERN_ERR_INVALID,
+           "aligned");
+    MP_CHECK(tern_ptr(n, base) == NULL && tern_ptr(peer, base + size) == NULL,
+             "tern_ptr");
     MP_CHECK((tern_ptr(peer, base) != NULL) == (tern_node_of(peer) == tern_node_of(me)),
              "tern_ptr is direct exactly for peers on this node");
-    MP_CHECK(strcmp(tern_strerror(TERN_ERR_RANGE), tern_strerror(TERN_ERR_RANK)) != 0, "strerror");
-    MP_CHECK(strcmp(tern_strerror(12345), "unknown status code") == 0, "strerror unknown");
+    MP_CHECK(strcmp(tern_strerror(TERN_ERR_RANGE), tern_strerror(TERN_ERR_RANK)) != 0,
+             "strerror");
+    MP_CHECK(strcmp(tern_strerror(12345), "unknown status code") == 0,
+             "strerror unknown");
 
     /* Zero-byte transfers at the very end of a segment are fine. */
     MP_OK(tern_put(peer, base + size, buf, 0, 0));

@@ -12,7 +12,8 @@ int main(int argc, char **argv)
     MP_OK(tern_alloc_sym((size_t)n * sizeof(uint64_t), (void **)&slots));
     for (uint64_t r = 1; r <= ROUNDS; r++) {
         for (int p = 0; p < n; p++)
-            MP_OK(tern_put(p, (uint64_t *)tern_sym_addr(p, &slots[me]), &r, sizeof(r), 0));
+            MP_OK(
+                tern_put(p, (uint64_t *)tern_sym_addr(p, &slots[me]), &r, sizeof(r), 0));
         MP_OK(tern_barrier());
         for (int w = 0; w < n; w++)
             MP_CHECK(slots[w] == r, "round %llu: slot of rank %d holds %llu",

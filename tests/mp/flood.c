@@ -6,7 +6,7 @@
 #include "mp_util.h"
 
 #define COUNT 4000
-#define LEN 24
+#define LEN   24
 
 int main(int argc, char **argv)
 {
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
      * on shared memory there is nothing to exhaust. */
     const char *depth = getenv("TERN_OFI_TX_DEPTH");
     if (tern_node_of(peer) != tern_node_of(me) && depth && atoi(depth) <= 16)
-        MP_CHECK(again > 0, "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s", depth);
+        MP_CHECK(again > 0, "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s",
+                 depth);
     if (me == 0)
         printf("flood: %ld TERN_ERR_AGAIN answers\n", again);
     return mp_finish("flood");

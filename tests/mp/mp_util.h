@@ -8,22 +8,22 @@
 #include <stdlib.h>
 #include <tern.h>
 
-#define MP_CHECK(cond, ...)                                                 \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ",           \
-                    tern_rank(), __FILE__, __LINE__, #cond);                \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            exit(1);                                                        \
-        }                                                                   \
+#define MP_CHECK(cond, ...)                                                              \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", tern_rank(), __FILE__, \
+                    __LINE__, #cond);                                                    \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fputc('\n', stderr);                                                         \
+            exit(1);                                                                     \
+        }                                                                                \
     } while (0)
 
-#define MP_OK(call)                                                         \
-    do {                                                                    \
-        int mp_rc_ = (call);                                                \
-        MP_CHECK(mp_rc_ == TERN_OK, "%s returned %d (%s)", #call, mp_rc_,   \
-                 tern_strerror(mp_rc_));                                    \
+#define MP_OK(call)                                                       \
+    do {                                                                  \
+        int mp_rc_ = (call);                                              \
+        MP_CHECK(mp_rc_ == TERN_OK, "%s returned %d (%s)", #call, mp_rc_, \
+                 tern_strerror(mp_rc_));                                  \
     } while (0)
 
 /* tern_init with a check; returns the rank. */

@@ -6,7 +6,7 @@
 #include "mp_util.h"
 
 #define ITERS 2000
-#define LEN 256
+#define LEN   256
 
 int main(int argc, char **argv)
 {
@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     struct box {
         uint64_t flag;
         char data[LEN];
-    } *box;
+    } * box;
     MP_OK(tern_alloc_sym(sizeof(*box), (void **)&box));
     memset(box, 0, sizeof(*box));
     MP_OK(tern_barrier());
@@ -25,7 +25,8 @@ int main(int argc, char **argv)
         char msg[LEN];
         /* For the dead-peer test: this rank kills itself mid-exchange. */
         const char *die_rank = getenv("MP_DIE_RANK");
-        uint64_t die_after = getenv("MP_DIE_AFTER") ? strtoull(getenv("MP_DIE_AFTER"), NULL, 10) : 0;
+        uint64_t die_after =
+            getenv("MP_DIE_AFTER") ? strtoull(getenv("MP_DIE_AFTER"), NULL, 10) : 0;
         for (uint64_t i = 1; i <= ITERS; i++) {
             if (die_rank && atoi(die_rank) == me && i == die_after)
                 raise(SIGKILL);
@@ -33,7 +34,8 @@ int main(int argc, char **argv)
             if (!my_turn) {
                 MP_OK(tern_wait_until_u64(&box->flag, TERN_CMP_GE, i));
                 for (int k = 0; k < LEN; k++)
-                    MP_CHECK(box->data[k] == (char)mp_pattern(peer, (size_t)k, (unsigned)i),
+                    MP_CHECK(box->data[k] ==
+                                 (char)mp_pattern(peer, (size_t)k, (unsigned)i),
                              "iteration %llu byte %d", (unsigned long long)i, k);
             }
             for (int k = 0; k < LEN; k++)
@@ -43,7 +45,8 @@ int main(int argc, char **argv)
             if (my_turn) {
                 MP_OK(tern_wait_until_u64(&box->flag, TERN_CMP_GE, i));
                 for (int k = 0; k < LEN; k++)
-                    MP_CHECK(box->data[k] == (char)mp_pattern(peer, (size_t)k, (unsigned)i),
+                    MP_CHECK(box->data[k] ==
+                                 (char)mp_pattern(peer, (size_t)k, (unsigned)i),
                              "iteration %llu byte %d", (unsigned long long)i, k);
             }
         }

@@ -41,16 +41,14 @@ int main(int argc, char **argv)
     const char *env = getenv("PMIX_RANK");
     MP_CHECK(env && atoi(env) == me, "tern_rank() %d, PMIX_RANK=%s", me,
              env ? env : "(unset)");
-    MP_CHECK(tern_node_count() == nodes, "%d nodes, expected %d",
-             tern_node_count(), nodes);
+    MP_CHECK(tern_node_count() == nodes, "%d nodes, expected %d", tern_node_count(),
+             nodes);
     if (nodes == 1) { /* one host: every rank local */
-        MP_CHECK(tern_local_size() == n, "local size %d of %d",
-                 tern_local_size(), n);
-        MP_CHECK(tern_local_rank() == me, "local rank %d, rank %d",
-                 tern_local_rank(), me);
+        MP_CHECK(tern_local_size() == n, "local size %d of %d", tern_local_size(), n);
+        MP_CHECK(tern_local_rank() == me, "local rank %d, rank %d", tern_local_rank(),
+                 me);
         for (int r = 0; r < n; r++)
-            MP_CHECK(tern_node_of(r) == 0, "rank %d on node %d", r,
-                     tern_node_of(r));
+            MP_CHECK(tern_node_of(r) == 0, "rank %d on node %d", r, tern_node_of(r));
     } else { /* a node per rank */
         MP_CHECK(nodes == n, "NODES must be 1 or SIZE");
         MP_CHECK(tern_local_size() == 1 && tern_local_rank() == 0,
@@ -88,8 +86,8 @@ int main(int argc, char **argv)
     MP_OK(tern_barrier());
     for (size_t i = 0; i < 2 * LEN; i++)
         MP_CHECK(buf[i] == mp_pattern(left, i, 1),
-                 "byte %zu from rank %d is 0x%02x, expected 0x%02x", i, left,
-                 buf[i], mp_pattern(left, i, 1));
+                 "byte %zu from rank %d is 0x%02x, expected 0x%02x", i, left, buf[i],
+                 mp_pattern(left, i, 1));
 
     /* Read back from the right neighbour what this rank wrote there. */
     unsigned char *back = malloc(2 * LEN);

@@ -20,22 +20,21 @@
 
 static int my_rank = -1;
 
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "pmix_boot rank %d: %s:%d: check failed: %s: ", \
-                    my_rank, __FILE__, __LINE__, #cond);                    \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            exit(1);                                                        \
-        }                                                                   \
+#define CHECK(cond, ...)                                                             \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "pmix_boot rank %d: %s:%d: check failed: %s: ", my_rank, \
+                    __FILE__, __LINE__, #cond);                                      \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+            exit(1);                                                                 \
+        }                                                                            \
     } while (0)
 
-#define OK(call)                                                            \
-    do {                                                                    \
-        int rc_ = (call);                                                   \
-        CHECK(rc_ == TERN_OK, "%s returned %d (%s)", #call, rc_,            \
-              tern_strerror(rc_));                                          \
+#define OK(call)                                                                      \
+    do {                                                                              \
+        int rc_ = (call);                                                             \
+        CHECK(rc_ == TERN_OK, "%s returned %d (%s)", #call, rc_, tern_strerror(rc_)); \
     } while (0)
 
 static double now_s(void)
@@ -70,8 +69,7 @@ static void check_identity(tn_boot_t *b, int size)
           env ? env : "(unset)", b->rank);
     env = getenv("OMPI_COMM_WORLD_SIZE");
     if (env != NULL)
-        CHECK(atoi(env) == b->size, "OMPI_COMM_WORLD_SIZE=%s, size %d", env,
-              b->size);
+        CHECK(atoi(env) == b->size, "OMPI_COMM_WORLD_SIZE=%s, size %d", env, b->size);
     CHECK(b->node_key[0] != '\0', "empty node key");
     CHECK(memchr(b->node_key, '\0', sizeof(b->node_key)) != NULL,
           "node key not terminated");
@@ -111,8 +109,7 @@ static void check_allgather(tn_boot_t *b)
                 CHECK(out[(size_t)r * len + i] == pattern(r, i, call),
                       "allgather #%u of %zu bytes: rank %d byte %zu is 0x%02x, "
                       "expected 0x%02x",
-                      call, len, r, i, out[(size_t)r * len + i],
-                      pattern(r, i, call));
+                      call, len, r, i, out[(size_t)r * len + i], pattern(r, i, call));
         free(in);
         free(out);
     }
@@ -129,8 +126,10 @@ static void check_mismatch(tn_boot_t *b)
     CHECK(b->size <= 64, "test supports 64 ranks");
     size_t len = b->rank == 0 ? 9 : 8;
     int rc = b->ops->allgather(b, in, len, out);
-    CHECK(rc == TERN_ERR_MISMATCH, "allgather with unequal lengths returned "
-          "%d (%s), expected TERN_ERR_MISMATCH", rc, tern_strerror(rc));
+    CHECK(rc == TERN_ERR_MISMATCH,
+          "allgather with unequal lengths returned "
+          "%d (%s), expected TERN_ERR_MISMATCH",
+          rc, tern_strerror(rc));
     OK(b->ops->barrier(b));
 }
 
@@ -164,9 +163,8 @@ static void check_barrier(tn_boot_t *b)
         for (int r = 0; r < b->size; r++) {
             struct stat st;
             snprintf(path, sizeof(path), "%s/%d.%d", dir, iter, r);
-            CHECK(stat(path, &st) == 0,
-                  "after barrier %d, rank %d's file %s is missing", iter, r,
-                  path);
+            CHECK(stat(path, &st) == 0, "after barrier %d, rank %d's file %s is missing",
+                  iter, r, path);
         }
         OK(b->ops->barrier(b)); /* all have looked before anyone removes */
         snprintf(path, sizeof(path), "%s/%d.%d", dir, iter, b->rank);
@@ -196,25 +194,29 @@ static int run_timeout(int size)
     double t0 = now_s();
     int rc = b->ops->barrier(b);
     double dt = now_s() - t0;
-    CHECK(rc == TERN_ERR_TIMEOUT, "barrier with a rank absent and a 1 s "
-          "timeout returned %d (%s) after %.2f s", rc, tern_strerror(rc), dt);
+    CHECK(rc == TERN_ERR_TIMEOUT,
+          "barrier with a rank absent and a 1 s "
+          "timeout returned %d (%s) after %.2f s",
+          rc, tern_strerror(rc), dt);
     CHECK(dt >= 0.9 && dt < 3.0, "timed out after %.2f s, expected ~1 s", dt);
     t0 = now_s();
     rc = b->ops->barrier(b);
     dt = now_s() - t0;
-    CHECK(rc == TERN_ERR_BOOT && dt < 0.5, "barrier after a timeout returned "
-          "%d (%s) after %.2f s, expected TERN_ERR_BOOT at once", rc,
-          tern_strerror(rc), dt);
+    CHECK(rc == TERN_ERR_BOOT && dt < 0.5,
+          "barrier after a timeout returned "
+          "%d (%s) after %.2f s, expected TERN_ERR_BOOT at once",
+          rc, tern_strerror(rc), dt);
     char in[8] = {0}, out[8 * 64];
     rc = size <= 64 ? b->ops->allgather(b, in, sizeof(in), out) : TERN_ERR_BOOT;
-    CHECK(rc == TERN_ERR_BOOT, "allgather after a timeout returned %d (%s)",
-          rc, tern_strerror(rc));
+    CHECK(rc == TERN_ERR_BOOT, "allgather after a timeout returned %d (%s)", rc,
+          tern_strerror(rc));
     printf("pmix_boot timeout: rank %d checks passed\n", b->rank);
     fflush(stdout);
     sleep_ms(500); /* let the other early ranks print theirs */
     if (b->rank == 0)
-        b->ops->abort(b, 3, "pmix_boot: ending the job after the expected "
-                            "start-up timeout");
+        b->ops->abort(b, 3,
+                      "pmix_boot: ending the job after the expected "
+                      "start-up timeout");
     sleep_ms(20000);
     CHECK(0, "still alive 20 s after rank 0's abort");
     return 1;
@@ -246,8 +248,10 @@ static int run_late(int size)
         }
         double dt = now_s() - t0;
         if (!late && b->size > 1)
-            CHECK(dt > 1.2, "collective returned after %.2f s, before the "
-                  "late rank arrived", dt);
+            CHECK(dt > 1.2,
+                  "collective returned after %.2f s, before the "
+                  "late rank arrived",
+                  dt);
     }
     OK(b->ops->fini(b));
     tn_boot_destroy(b);
@@ -267,8 +271,7 @@ static int run_abort(int size)
     OK(b->ops->barrier(b));
     if (b->rank == b->size - 1) {
         char msg[128];
-        snprintf(msg, sizeof(msg), "pmix_boot: deliberate abort from rank %d",
-                 b->rank);
+        snprintf(msg, sizeof(msg), "pmix_boot: deliberate abort from rank %d", b->rank);
         b->ops->abort(b, 7, msg);
         CHECK(0, "abort returned");
     }
@@ -283,8 +286,7 @@ static int run_abort(int size)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SIZE [basic|late|timeout|abort]\n",
-                argv[0]);
+        fprintf(stderr, "usage: %s SIZE [basic|late|timeout|abort]\n", argv[0]);
         return 2;
     }
     int size = atoi(argv[1]);

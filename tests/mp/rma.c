@@ -6,7 +6,7 @@
 
 static const size_t sizes[] = {1, 7, 8, 64, 100, 4096, 65536 + 3, 1 << 20};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-#define MAXSZ ((1 << 20) + 64)
+#define MAXSZ  ((1 << 20) + 64)
 
 enum { BLOCKING, EVENTS, NBI, NMODES };
 
@@ -54,8 +54,8 @@ int main(int argc, char **argv)
                     MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));
                 }
                 MP_CHECK(memcmp(dst, src, len) == 0,
-                         "mode %d size %zu peer %d: get returned other bytes", mode,
-                         len, peer);
+                         "mode %d size %zu peer %d: get returned other bytes", mode, len,
+                         peer);
             }
             MP_OK(tern_barrier());
             /* Every writer's bytes arrived in my zone. */

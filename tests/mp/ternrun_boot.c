@@ -31,15 +31,14 @@ static int crash = -1, exit_rank = -1, exit_code, no_init = -1, no_fini = -1,
            affinity;
 static const char *pid_dir;
 
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "ternrun_boot rank %d: check failed: %s: ", rank, \
-                    #cond);                                                  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK(cond, ...)                                                              \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "ternrun_boot rank %d: check failed: %s: ", rank, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fputc('\n', stderr);                                                      \
+            exit(1);                                                                  \
+        }                                                                             \
     } while (0)
 
 static int rank = -1;
@@ -130,8 +129,8 @@ static void check_allgather(tn_boot_t *b, size_t len)
         for (size_t i = 0; i < len; i++)
             CHECK(out[r * len + i] == pattern(r, i, len),
                   "allgather of %zu bytes: byte %zu from rank %d is 0x%02x, "
-                  "expected 0x%02x", len, i, r, out[r * len + i],
-                  pattern(r, i, len));
+                  "expected 0x%02x",
+                  len, i, r, out[r * len + i], pattern(r, i, len));
     free(in);
     free(out);
 }
@@ -145,12 +144,12 @@ static void check_nodes(tn_boot_t *b)
     int rc = b->ops->allgather(b, b->node_key, sizeof(b->node_key), keys);
     CHECK(rc == TERN_OK, "allgather of node keys: %s", tern_strerror(rc));
     for (int r = 0; r < b->size; r++) {
-        int same_block = (long)r * nodes / b->size ==
-                         (long)b->rank * nodes / b->size;
+        int same_block = (long)r * nodes / b->size == (long)b->rank * nodes / b->size;
         int same_key = strcmp(keys + r * sizeof(b->node_key), b->node_key) == 0;
-        CHECK(same_block == same_key, "rank %d has node key '%s', this rank "
-              "'%s', with %d nodes", r, keys + r * sizeof(b->node_key),
-              b->node_key, nodes);
+        CHECK(same_block == same_key,
+              "rank %d has node key '%s', this rank "
+              "'%s', with %d nodes",
+              r, keys + r * sizeof(b->node_key), b->node_key, nodes);
     }
     free(keys);
 }

@@ -7,14 +7,17 @@
 #include "mp_util.h"
 
 #define NTHREADS 4
-#define ROUNDS 50
-#define CHUNK 4096
+#define ROUNDS   50
+#define CHUNK    4096
 
 static int me, n;
 static char *zone; /* [writer rank][thread] chunks, symmetric */
 static pthread_barrier_t local_bar;
 
-static char *slot(int writer, int t) { return zone + ((size_t)writer * NTHREADS + (size_t)t) * CHUNK; }
+static char *slot(int writer, int t)
+{
+    return zone + ((size_t)writer * NTHREADS + (size_t)t) * CHUNK;
+}
 
 static void *worker(void *arg)
 {
@@ -27,9 +30,7 @@ static void *worker(void *arg)
             src[i] = (char)mp_pattern(me, i, salt);
         char *rdst = tern_sym_addr(peer, slot(me, t));
         switch ((r + t) % 3) {
-        case 0:
-            MP_OK(tern_put(peer, rdst, src, CHUNK, 0));
-            break;
+        case 0: MP_OK(tern_put(peer, rdst, src, CHUNK, 0)); break;
         case 1: {
             tern_event_t lc, rc;
             MP_OK(tern_put_nb(peer, rdst, src, CHUNK, &lc, &rc, 0));

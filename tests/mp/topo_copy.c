@@ -43,7 +43,8 @@ static void check_classes(const char *list)
     int me = tern_rank(), checked = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int a, b, pos = 0;
-        MP_CHECK(sscanf(tok, "%d-%d=%n", &a, &b, &pos) == 2 && pos > 0, "bad pair '%s'", tok);
+        MP_CHECK(sscanf(tok, "%d-%d=%n", &a, &b, &pos) == 2 && pos > 0, "bad pair '%s'",
+                 tok);
         int want = dist_of(tok + pos);
         if (me != a && me != b)
             continue;
@@ -72,8 +73,9 @@ static void check_all_local(const char *name)
     int want = dist_of(name);
     for (int r = 0; r < tern_size(); r++)
         if (tn_core.peers[r].kind == TN_PEER_SHM)
-            MP_CHECK(tn_core.peers[r].dist == want, "class to local rank %d is %s, not %s",
-                     r, tn_dist_name(tn_core.peers[r].dist), name);
+            MP_CHECK(tn_core.peers[r].dist == want,
+                     "class to local rank %d is %s, not %s", r,
+                     tn_dist_name(tn_core.peers[r].dist), name);
 }
 
 /* "other-package=65536/16777216,same-l3=16777216/16777216" */
@@ -93,7 +95,8 @@ static void check_thresholds(const char *list)
                 continue;
             MP_CHECK(p->nt_put == put && p->nt_get == get,
                      "rank %d (%s): non-temporal from %zu (put) / %zu (get), the table "
-                     "says %zu / %zu", r, tok, p->nt_put, p->nt_get, put, get);
+                     "says %zu / %zu",
+                     r, tok, p->nt_put, p->nt_get, put, get);
         }
     }
     free(copy);
@@ -126,25 +129,36 @@ static void check_fast(const char *mode)
     for (int r = 0; r < tern_size(); r++) {
         tern_copy_info_t ci;
         MP_OK(tern_copy_info(r, &ci));
-        MP_CHECK(ci.distance == tn_core.peers[r].dist && ci.nt_put == tn_core.peers[r].nt_put &&
+        MP_CHECK(ci.distance == tn_core.peers[r].dist &&
+                     ci.nt_put == tn_core.peers[r].nt_put &&
                      ci.nt_get == tn_core.peers[r].nt_get &&
-                     ci.nt_islands == tn_core.peers[r].nt_islands && strcmp(ci.mode, mode) == 0,
-                 "tern_copy_info(%d): class %d, %zu/%zu, mode %s", r, ci.distance, ci.nt_put,
-                 ci.nt_get, ci.mode);
+                     ci.nt_islands == tn_core.peers[r].nt_islands &&
+                     strcmp(ci.mode, mode) == 0,
+                 "tern_copy_info(%d): class %d, %zu/%zu, mode %s", r, ci.distance,
+                 ci.nt_put, ci.nt_get, ci.mode);
     }
     tern_copy_info_t ci;
     mp_capture_begin();
     int bad = tern_copy_info(tern_size(), &ci);
     const char *msg = mp_capture_end();
-    MP_CHECK(bad == TERN_ERR_RANK && strstr(msg, "tern_copy_info"), "bad rank: %d '%s'", bad, msg);
+    MP_CHECK(bad == TERN_ERR_RANK && strstr(msg, "tern_copy_info"), "bad rank: %d '%s'",
+             bad, msg);
 }
 
 #define GUARD 256
 
 static void integrity(int big)
 {
-    const size_t sizes[] = {1, 63, 64, 65, 4095, 4099, (64 << 10) + 1, (1 << 20) + 5,
-                            (3 << 20) + 7, (24u << 20) + 11};
+    const size_t sizes[] = {1,
+                            63,
+                            64,
+                            65,
+                            4095,
+                            4099,
+                            (64 << 10) + 1,
+                            (1 << 20) + 5,
+                            (3 << 20) + 7,
+                            (24u << 20) + 11};
     const int nsizes = big ? 10 : 9;
     const size_t maxn = sizes[nsizes - 1];
     int me = tern_rank(), n = tern_size();
@@ -157,7 +171,7 @@ static void integrity(int big)
     for (int k = 0; k < nsizes; k++) {
         const size_t len = sizes[k];
         for (int off = 0; off < 64; off += 31) { /* 0, 31, 62 */
-            for (int how = 0; how < 3; how++) { /* blocking, nbi, nb */
+            for (int how = 0; how < 3; how++) {  /* blocking, nbi, nb */
                 salt++;
                 /* put to the right neighbour */
                 memset(sym, 0xEE, len + 2 * GUARD + 64);
@@ -177,11 +191,14 @@ static void integrity(int big)
                 }
                 MP_OK(tern_barrier());
                 for (size_t i = 0; i < len; i++)
-                    MP_CHECK(sym[GUARD + off + i] == mp_pattern(left, i, salt),
-                             "put of %zu bytes (offset %d, kind %d) from rank %d: byte %zu "
-                             "differs", len, off, how, left, i);
+                    MP_CHECK(
+                        sym[GUARD + off + i] == mp_pattern(left, i, salt),
+                        "put of %zu bytes (offset %d, kind %d) from rank %d: byte %zu "
+                        "differs",
+                        len, off, how, left, i);
                 for (size_t g = 0; g < GUARD; g++)
-                    MP_CHECK(sym[GUARD + off - 1 - g] == 0xEE && sym[GUARD + off + len + g] == 0xEE,
+                    MP_CHECK(sym[GUARD + off - 1 - g] == 0xEE &&
+                                 sym[GUARD + off + len + g] == 0xEE,
                              "put of %zu bytes wrote outside its range", len);
                 /* get from the right neighbour: its buffer holds its pattern */
                 for (size_t i = 0; i < len; i++)
@@ -200,11 +217,14 @@ static void integrity(int big)
                     MP_OK(tern_event_wait(ev));
                 }
                 for (size_t i = 0; i < len; i++)
-                    MP_CHECK(loc[GUARD + off + i] == mp_pattern(right, i, salt + 7),
-                             "get of %zu bytes (offset %d, kind %d) from rank %d: byte %zu "
-                             "differs", len, off, how, right, i);
+                    MP_CHECK(
+                        loc[GUARD + off + i] == mp_pattern(right, i, salt + 7),
+                        "get of %zu bytes (offset %d, kind %d) from rank %d: byte %zu "
+                        "differs",
+                        len, off, how, right, i);
                 for (size_t g = 0; g < GUARD; g++)
-                    MP_CHECK(loc[GUARD + off - 1 - g] == 0xEE && loc[GUARD + off + len + g] == 0xEE,
+                    MP_CHECK(loc[GUARD + off - 1 - g] == 0xEE &&
+                                 loc[GUARD + off + len + g] == 0xEE,
                              "get of %zu bytes wrote outside its range", len);
                 MP_OK(tern_barrier());
             }

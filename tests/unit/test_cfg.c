@@ -16,15 +16,14 @@ extern char **environ;
 
 static int failures;
 
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__,          \
-                    __LINE__, #cond);                                       \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            failures++;                                                     \
-        }                                                                   \
+#define CHECK(cond, ...)                                                             \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+            failures++;                                                              \
+        }                                                                            \
     } while (0)
 
 /* ---- stderr capture ------------------------------------------------------ */
@@ -94,8 +93,7 @@ static void size_ok(const char *text, size_t want)
     size_t v = 12345;
     int rc = tn_cfg_parse_size(text, &v);
     CHECK(rc == TERN_OK, "'%s' rejected (%d)", text, rc);
-    CHECK(rc != TERN_OK || v == want, "'%s' gave %zu, expected %zu", text, v,
-          want);
+    CHECK(rc != TERN_OK || v == want, "'%s' gave %zu, expected %zu", text, v, want);
 }
 
 static void size_bad(const char *text)
@@ -131,10 +129,8 @@ static void test_sizes(void)
     size_t v = 0;
     CHECK(tn_cfg_parse_size("10%", &v) == TERN_OK, "'10%%' rejected");
     size_t want = (size_t)((double)phys * 0.10);
-    CHECK(v + 1 >= want && v <= want + 1, "'10%%' gave %zu, expected %zu", v,
-          want);
-    CHECK(tn_cfg_parse_size("100%", &v) == TERN_OK && v + 1 >= phys &&
-              v <= phys + 1,
+    CHECK(v + 1 >= want && v <= want + 1, "'10%%' gave %zu, expected %zu", v, want);
+    CHECK(tn_cfg_parse_size("100%", &v) == TERN_OK && v + 1 >= phys && v <= phys + 1,
           "'100%%' gave %zu, physical memory %zu", v, phys);
 
     /* garbage */
@@ -165,7 +161,10 @@ static void test_sizes(void)
  * its output gives the value back. */
 static void test_format_size(void)
 {
-    static const struct { size_t v; const char *text; } cases[] = {
+    static const struct {
+        size_t v;
+        const char *text;
+    } cases[] = {
         {0, "0"},
         {1, "1"},
         {1023, "1023"},
@@ -181,8 +180,10 @@ static void test_format_size(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char buf[64];
         tn_cfg_format_size(cases[i].v, buf, sizeof(buf));
-        CHECK(strcmp(buf, cases[i].text) == 0, "%zu formatted as '%s', "
-              "expected '%s'", cases[i].v, buf, cases[i].text);
+        CHECK(strcmp(buf, cases[i].text) == 0,
+              "%zu formatted as '%s', "
+              "expected '%s'",
+              cases[i].v, buf, cases[i].text);
     }
     /* round trip over many values, exact ones and odd ones */
     for (int shift = 0; shift < 52; shift++) {
@@ -193,8 +194,8 @@ static void test_format_size(void)
             size_t back = 0;
             tn_cfg_format_size(vals[j], buf, sizeof(buf));
             int rc = tn_cfg_parse_size(buf, &back);
-            CHECK(rc == TERN_OK && back == vals[j],
-                  "%zu -> '%s' -> %zu (rc %d)", vals[j], buf, back, rc);
+            CHECK(rc == TERN_OK && back == vals[j], "%zu -> '%s' -> %zu (rc %d)", vals[j],
+                  buf, back, rc);
         }
     }
     /* a tiny buffer truncates, never overruns */
@@ -208,41 +209,40 @@ static void test_format_size(void)
 static void test_bool(void)
 {
     /* the table has no boolean yet: a stand-in variable of that type */
-    const tn_cfg_var_t var = {"TERN_TEST_FLAG", TN_CFG_BOOL, "0", NULL,
-                              "test", 0, 0};
-    static const char *const yes[] = {"1", "yes", "YES", "on", "On", "true",
-                                      "TRUE", "y"};
+    const tn_cfg_var_t var = {"TERN_TEST_FLAG", TN_CFG_BOOL, "0", NULL, "test", 0, 0};
+    static const char *const yes[] = {"1", "yes", "YES", "on", "On", "true", "TRUE", "y"};
     static const char *const no[] = {"0", "no", "NO", "off", "false", "n"};
     static const char *const bad[] = {"2", "maybe", "", "yess", "-1", "01"};
     char err[512];
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
         int v = -1;
-        CHECK(tn_cfg_parse(&var, yes[i], &v, err, sizeof(err)) == TERN_OK &&
-                  v == 1, "'%s' should be true (got %d)", yes[i], v);
+        CHECK(tn_cfg_parse(&var, yes[i], &v, err, sizeof(err)) == TERN_OK && v == 1,
+              "'%s' should be true (got %d)", yes[i], v);
     }
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
         int v = -1;
-        CHECK(tn_cfg_parse(&var, no[i], &v, err, sizeof(err)) == TERN_OK &&
-                  v == 0, "'%s' should be false (got %d)", no[i], v);
+        CHECK(tn_cfg_parse(&var, no[i], &v, err, sizeof(err)) == TERN_OK && v == 0,
+              "'%s' should be false (got %d)", no[i], v);
     }
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int v = -1;
         err[0] = '\0';
-        CHECK(tn_cfg_parse(&var, bad[i], &v, err, sizeof(err)) ==
-                  TERN_ERR_CONFIG, "'%s' accepted as a boolean", bad[i]);
+        CHECK(tn_cfg_parse(&var, bad[i], &v, err, sizeof(err)) == TERN_ERR_CONFIG,
+              "'%s' accepted as a boolean", bad[i]);
         CHECK(v == -1, "'%s' changed the value on failure", bad[i]);
         CHECK(strstr(err, "TERN_TEST_FLAG") && strstr(err, "yes/no"),
               "message for '%s' does not name the variable and the "
-              "choices: %s", bad[i], err);
+              "choices: %s",
+              bad[i], err);
     }
 }
 
 static void test_int_double(void)
 {
-    const tn_cfg_var_t iv = {"TERN_TEST_INT", TN_CFG_INT, "0", NULL, "t", TN_CFG_SIGNED, 0};
+    const tn_cfg_var_t iv = {"TERN_TEST_INT", TN_CFG_INT, "0", NULL, "t",
+                             TN_CFG_SIGNED,   0};
     const tn_cfg_var_t uv = {"TERN_TEST_COUNT", TN_CFG_INT, "0", NULL, "t", 0, 0};
-    const tn_cfg_var_t dv = {"TERN_TEST_SECONDS", TN_CFG_DOUBLE, "0", NULL,
-                             "t", 0, 0};
+    const tn_cfg_var_t dv = {"TERN_TEST_SECONDS", TN_CFG_DOUBLE, "0", NULL, "t", 0, 0};
     char err[512];
     long l = 0;
     CHECK(tn_cfg_parse(&iv, "42", &l, err, sizeof(err)) == TERN_OK && l == 42,
@@ -256,20 +256,20 @@ static void test_int_double(void)
                                        "99999999999999999999999"};
     for (size_t i = 0; i < sizeof(ibad) / sizeof(ibad[0]); i++) {
         l = 7;
-        CHECK(tn_cfg_parse(&iv, ibad[i], &l, err, sizeof(err)) ==
-                  TERN_ERR_CONFIG && l == 7, "'%s' accepted as an integer",
-              ibad[i]);
+        CHECK(tn_cfg_parse(&iv, ibad[i], &l, err, sizeof(err)) == TERN_ERR_CONFIG &&
+                  l == 7,
+              "'%s' accepted as an integer", ibad[i]);
         CHECK(strstr(err, "TERN_TEST_INT") != NULL, "message: %s", err);
     }
     double d = 0;
-    CHECK(tn_cfg_parse(&dv, "2.5", &d, err, sizeof(err)) == TERN_OK &&
-              d == 2.5, "'2.5' gave %g", d);
+    CHECK(tn_cfg_parse(&dv, "2.5", &d, err, sizeof(err)) == TERN_OK && d == 2.5,
+          "'2.5' gave %g", d);
     static const char *const dbad[] = {"", "abc", "5s", "1e999", "nan", "inf", "-1"};
     for (size_t i = 0; i < sizeof(dbad) / sizeof(dbad[0]); i++) {
         d = 7;
-        CHECK(tn_cfg_parse(&dv, dbad[i], &d, err, sizeof(err)) ==
-                  TERN_ERR_CONFIG && d == 7, "'%s' accepted as a number",
-              dbad[i]);
+        CHECK(tn_cfg_parse(&dv, dbad[i], &d, err, sizeof(err)) == TERN_ERR_CONFIG &&
+                  d == 7,
+              "'%s' accepted as a number", dbad[i]);
     }
 }
 
@@ -287,25 +287,25 @@ static void test_enum(void)
     const char *names[] = {"auto", "spin", "yield", "block"};
     for (int i = 0; i < 4; i++) {
         cfg.wait_mode = -1;
-        CHECK(tn_cfg_parse(v, names[i], &cfg.wait_mode, err, sizeof(err)) ==
-                  TERN_OK && cfg.wait_mode == i,
+        CHECK(tn_cfg_parse(v, names[i], &cfg.wait_mode, err, sizeof(err)) == TERN_OK &&
+                  cfg.wait_mode == i,
               "'%s' gave %d, expected %d", names[i], cfg.wait_mode, i);
         tn_cfg_format(&cfg, v, buf, sizeof(buf));
         CHECK(strcmp(buf, names[i]) == 0, "index %d formatted as '%s'", i, buf);
     }
-    CHECK(tn_cfg_parse(v, "YIELD", &cfg.wait_mode, err, sizeof(err)) ==
-              TERN_OK && cfg.wait_mode == 2, "choices are case-insensitive");
-    static const char *const bad[] = {"fast", "", "yiel", "yieldd", "auto|spin",
-                                      "spin "};
+    CHECK(tn_cfg_parse(v, "YIELD", &cfg.wait_mode, err, sizeof(err)) == TERN_OK &&
+              cfg.wait_mode == 2,
+          "choices are case-insensitive");
+    static const char *const bad[] = {"fast", "", "yiel", "yieldd", "auto|spin", "spin "};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cfg.wait_mode = 3;
         err[0] = '\0';
         CHECK(tn_cfg_parse(v, bad[i], &cfg.wait_mode, err, sizeof(err)) ==
-                  TERN_ERR_CONFIG && cfg.wait_mode == 3,
+                      TERN_ERR_CONFIG &&
+                  cfg.wait_mode == 3,
               "'%s' accepted as a wait mode", bad[i]);
         CHECK(strstr(err, "TERN_WAIT_MODE") && strstr(err, "auto") &&
-                  strstr(err, "spin") && strstr(err, "yield") &&
-                  strstr(err, "block"),
+                  strstr(err, "spin") && strstr(err, "yield") && strstr(err, "block"),
               "message for '%s' does not list the choices: %s", bad[i], err);
     }
 }
@@ -325,8 +325,7 @@ static void test_load(void)
     log = capture_end();
     CHECK(rc == TERN_OK, "defaults gave %d", rc);
     CHECK(log[0] == '\0', "defaults logged: %s", log);
-    CHECK(cfg.segment_size == (size_t)64 << 20, "default segment %zu",
-          cfg.segment_size);
+    CHECK(cfg.segment_size == (size_t)64 << 20, "default segment %zu", cfg.segment_size);
 
     /* good values */
     setenv("TERN_SEGMENT_SIZE", "2GiB", 1);
@@ -376,8 +375,7 @@ static void test_load(void)
     rc = tn_cfg_load(&cfg);
     log = capture_end();
     CHECK(rc == TERN_ERR_CONFIG, "two bad values gave %d", rc);
-    CHECK(strstr(log, "12Q") && strstr(log, "many"),
-          "not both reported: '%s'", log);
+    CHECK(strstr(log, "12Q") && strstr(log, "many"), "not both reported: '%s'", log);
     clear_tern_env();
 
     /* a misspelled name: a warning naming the nearest variable, not an error,
@@ -388,11 +386,10 @@ static void test_load(void)
     log = capture_end();
     CHECK(rc == TERN_OK, "a misspelled name gave %d", rc);
     CHECK(strstr(log, "TERN_SEGMEN_SIZE") && strstr(log, "TERN_SEGMENT_SIZE"),
-          "warning does not name the misspelling and TERN_SEGMENT_SIZE: '%s'",
-          log);
+          "warning does not name the misspelling and TERN_SEGMENT_SIZE: '%s'", log);
     CHECK(strstr(log, "warning") != NULL, "not logged as a warning: '%s'", log);
-    CHECK(cfg.segment_size == (size_t)64 << 20,
-          "the misspelled variable was used: %zu", cfg.segment_size);
+    CHECK(cfg.segment_size == (size_t)64 << 20, "the misspelled variable was used: %zu",
+          cfg.segment_size);
     clear_tern_env();
 
     /* an unknown name far from every variable is still warned about */
@@ -420,22 +417,27 @@ static void test_table(void)
     for (size_t i = 0; i < tn_cfg_count(); i++) {
         const tn_cfg_var_t *v = tn_cfg_var(i);
         CHECK(strncmp(v->name, "TERN_", 5) == 0, "%s: not TERN_*", v->name);
-        CHECK(tn_cfg_find(v->name) == v, "%s: find gives another entry",
-              v->name);
+        CHECK(tn_cfg_find(v->name) == v, "%s: find gives another entry", v->name);
         CHECK(v->help && strlen(v->help) > 10, "%s: no help", v->name);
         CHECK(v->def != NULL, "%s: no default", v->name);
         CHECK((v->type == TN_CFG_ENUM) == (v->choices != NULL),
               "%s: choices only and always for enums", v->name);
         for (size_t j = 0; j < i; j++)
-            CHECK(strcmp(tn_cfg_var(j)->name, v->name) != 0,
-                  "%s declared twice", v->name);
+            CHECK(strcmp(tn_cfg_var(j)->name, v->name) != 0, "%s declared twice",
+                  v->name);
         /* the default, formatted, parses back to the same value */
         char text[256], err[512];
-        union { size_t s; long l; int i; double d; const char *p; } back;
+        union {
+            size_t s;
+            long l;
+            int i;
+            double d;
+            const char *p;
+        } back;
         tn_cfg_format(&cfg, v, text, sizeof(text));
         CHECK(tn_cfg_parse(v, text, &back, err, sizeof(err)) == TERN_OK,
-              "%s: default formats as '%s', which does not parse: %s",
-              v->name, text, err);
+              "%s: default formats as '%s', which does not parse: %s", v->name, text,
+              err);
     }
 
     /* the reference page names every user variable */
@@ -465,9 +467,10 @@ static void test_table(void)
                     cells++;
             if (header_cells < 0)
                 header_cells = cells;
-            CHECK(cells == header_cells, "row has %d separators, header %d: "
-                  "%.*s", cells, header_cells,
-                  (int)(nl ? nl - line : (long)strlen(line)), line);
+            CHECK(cells == header_cells,
+                  "row has %d separators, header %d: "
+                  "%.*s",
+                  cells, header_cells, (int)(nl ? nl - line : (long)strlen(line)), line);
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -486,8 +489,7 @@ int main(void)
     test_table();
     clear_tern_env();
     if (failures) {
-        fprintf(stderr, "FAIL: %d check(s) of the configuration table\n",
-                failures);
+        fprintf(stderr, "FAIL: %d check(s) of the configuration table\n", failures);
         return 1;
     }
     printf("PASS: configuration table\n");

@@ -37,8 +37,9 @@ static void test_kernel(tn_copy_isa_t isa)
             for (size_t g = 0; g < GUARD && !bad; g++)
                 if (d[-1 - (long)g] != 0xEE || d[n + g] != 0xEE)
                     bad = 2;
-            TCHECK(!bad, "%s: n=%zu dst%%64=%zu src%%64=%zu: %s", tn_copy_isa_name(isa), n,
-                   da, sa, bad == 1 ? "data differs" : "wrote outside the destination");
+            TCHECK(!bad, "%s: n=%zu dst%%64=%zu src%%64=%zu: %s", tn_copy_isa_name(isa),
+                   n, da, sa,
+                   bad == 1 ? "data differs" : "wrote outside the destination");
         }
     }
     /* and a large one, as the fast path sends them */
@@ -81,8 +82,12 @@ static void test_crossover(void)
         /* ahead everywhere */
         {2, {{4096, 5, 11}, {8192, 5, 15}}},
         /* an early lead that does not last is not the crossover */
-        {5, {{1 << 20, 30, 20}, {2 << 20, 14, 17}, {4 << 20, 14, 13}, {8 << 20, 10, 13},
-             {16 << 20, 7, 9}}},
+        {5,
+         {{1 << 20, 30, 20},
+          {2 << 20, 14, 17},
+          {4 << 20, 14, 13},
+          {8 << 20, 10, 13},
+          {16 << 20, 7, 9}}},
         /* ahead at the last point only */
         {3, {{1 << 20, 20, 10}, {2 << 20, 15, 12}, {4 << 20, 11, 12}}},
         /* ahead by less than 3% is a tie: the regular copy is kept */
@@ -107,7 +112,8 @@ static void test_crossover(void)
      * 3 124 080 bytes, rounded up to 4 KiB */
     TCHECK(want[0] == 3125248, "2 MiB * 2^0.575 rounded up to 4 KiB: %zu", want[0]);
     /* the last row: between 16 and 32 MiB, just above 16 */
-    TCHECK(want[6] > (16u << 20) && want[6] < (18u << 20), "tie then ahead: %zu", want[6]);
+    TCHECK(want[6] > (16u << 20) && want[6] < (18u << 20), "tie then ahead: %zu",
+           want[6]);
 }
 
 typedef struct {
@@ -163,8 +169,8 @@ static void test_policy(void)
         tn_copy_policy_t p;
         tn_copy_policy_make(r->mode, &c, &p);
         int got = tn_copy_policy_nt(&p, r->dist, r->put, r->n);
-        TCHECK(got == (r->nt && have_nt), "row %zu: mode %d %s %s %zu bytes: %s", i, r->mode,
-               tn_dist_name(r->dist), r->put ? "put" : "get", r->n,
+        TCHECK(got == (r->nt && have_nt), "row %zu: mode %d %s %s %zu bytes: %s", i,
+               r->mode, tn_dist_name(r->dist), r->put ? "put" : "get", r->n,
                got ? "non-temporal" : "regular");
     }
 }
@@ -173,22 +179,23 @@ static void test_islands(void)
 {
     /* the VM's curve: ahead at 2 MiB (two 2 MiB buffers overflow its L2),
      * a tie to 32 MiB, ahead from 64 MiB */
-    static const tn_copy_point_t pt[] = {
-        {1 << 20, 35, 20}, {2 << 20, 14.5, 17.4}, {4 << 20, 14.5, 13.7},
-        {8 << 20, 14.5, 13.5}, {16 << 20, 14.5, 13.5}, {32 << 20, 14.7, 13.6},
-        {64 << 20, 6.5, 9.0}};
+    static const tn_copy_point_t pt[] = {{1 << 20, 35, 20},      {2 << 20, 14.5, 17.4},
+                                         {4 << 20, 14.5, 13.7},  {8 << 20, 14.5, 13.5},
+                                         {16 << 20, 14.5, 13.5}, {32 << 20, 14.7, 13.6},
+                                         {64 << 20, 6.5, 9.0}};
     size_t cross = tn_copy_crossover(pt, 7);
     uint64_t isl = tn_copy_islands(pt, 7, cross);
     TCHECK(cross > (32u << 20) && cross < (64u << 20), "crossover %zu", cross);
-    TCHECK(isl == 1ull << 21, "islands %llx, expected 2 MiB only", (unsigned long long)isl);
+    TCHECK(isl == 1ull << 21, "islands %llx, expected 2 MiB only",
+           (unsigned long long)isl);
     tn_copy_calib_t c = {.hot = cross, .cold = 4096, .hot_islands = isl};
     tn_copy_policy_t p;
     tn_copy_policy_make(TN_SHM_TOPO_AUTO, &c, &p);
     if (tn_copy_isa_best() != TN_COPY_ISA_NONE) {
-        TCHECK(tn_copy_policy_min(&p, TN_DIST_L3) == (2u << 20), "copy_min for same-l3: %zu",
-               tn_copy_policy_min(&p, TN_DIST_L3));
-        TCHECK(tn_copy_policy_min(&p, TN_DIST_XPKG) == 4096, "copy_min for other-package: %zu",
-               tn_copy_policy_min(&p, TN_DIST_XPKG));
+        TCHECK(tn_copy_policy_min(&p, TN_DIST_L3) == (2u << 20),
+               "copy_min for same-l3: %zu", tn_copy_policy_min(&p, TN_DIST_L3));
+        TCHECK(tn_copy_policy_min(&p, TN_DIST_XPKG) == 4096,
+               "copy_min for other-package: %zu", tn_copy_policy_min(&p, TN_DIST_XPKG));
     }
     /* no island where nt is ahead by less than the margin, or above the
      * crossover */
@@ -206,41 +213,49 @@ static void test_cache(void)
     tn_copy_calib_t c1, c2, est;
     /* never: estimated from hwloc's L3 size, nothing written */
     TCHECK(tn_copy_calib_obtain(TN_CALIB_NEVER, sub, t, &est, origin, sizeof(origin)) ==
-                   TERN_OK && est.hot == (16u << 20) && est.cold == (64u << 10) &&
+                   TERN_OK &&
+               est.hot == (16u << 20) && est.cold == (64u << 10) &&
                strstr(origin, "not measured"),
            "estimate: hot %zu cold %zu (%s)", est.hot, est.cold, origin);
     TCHECK(tn_copy_calib_path(sub, t, path, sizeof(path), key, sizeof(key)) == 0 &&
-               access(path, F_OK) != 0, "no file after an estimate");
+               access(path, F_OK) != 0,
+           "no file after an estimate");
     if (tn_copy_isa_best() == TN_COPY_ISA_NONE) {
         tn_topo_destroy(t);
         return;
     }
     /* always: measured now, written */
     TCHECK(tn_copy_calib_obtain(TN_CALIB_ALWAYS, sub, t, &c1, origin, sizeof(origin)) ==
-                   TERN_OK && strstr(origin, "measured now") && access(path, R_OK) == 0,
+                   TERN_OK &&
+               strstr(origin, "measured now") && access(path, R_OK) == 0,
            "measure: %s (%s)", origin, path);
-    TCHECK(c1.nhot >= 2 && c1.ncold >= 2 && c1.hot == tn_copy_crossover(c1.hot_pt, c1.nhot) &&
+    TCHECK(c1.nhot >= 2 && c1.ncold >= 2 &&
+               c1.hot == tn_copy_crossover(c1.hot_pt, c1.nhot) &&
                c1.cold == tn_copy_crossover(c1.cold_pt, c1.ncold),
            "curves measured: %d hot, %d cold points", c1.nhot, c1.ncold);
     for (int i = 0; i < c1.nhot; i++)
         TCHECK(c1.hot_pt[i].reg > 0 && c1.hot_pt[i].nt > 0, "hot point %d has rates", i);
     /* auto: read back, the same figures */
     TCHECK(tn_copy_calib_obtain(TN_CALIB_AUTO, sub, t, &c2, origin, sizeof(origin)) ==
-                   TERN_OK && strstr(origin, "cached in") && c2.hot == c1.hot &&
-               c2.cold == c1.cold && c2.nhot == c1.nhot && c2.isa == c1.isa &&
-               c2.hot_islands == c1.hot_islands,
+                   TERN_OK &&
+               strstr(origin, "cached in") && c2.hot == c1.hot && c2.cold == c1.cold &&
+               c2.nhot == c1.nhot && c2.isa == c1.isa && c2.hot_islands == c1.hot_islands,
            "read back: %s", origin);
     /* another machine shape has another file */
     tn_topo_t *t2 = topo_xml(TOPO_XML_NIC);
     char path2[700], key2[400];
-    TCHECK(t2 && tn_copy_calib_path(sub, t2, path2, sizeof(path2), key2, sizeof(key2)) == 0 &&
-               strcmp(path, path2) != 0, "one file per kind of machine");
+    TCHECK(t2 &&
+               tn_copy_calib_path(sub, t2, path2, sizeof(path2), key2, sizeof(key2)) ==
+                   0 &&
+               strcmp(path, path2) != 0,
+           "one file per kind of machine");
     /* a file with another key (a hash collision, an edit) is measured over */
     FILE *f = fopen(path, "w");
     fprintf(f, "key something else\nisa %d\nhot 1\ncold 1\n", c1.isa);
     fclose(f);
     TCHECK(tn_copy_calib_obtain(TN_CALIB_AUTO, sub, t, &c2, origin, sizeof(origin)) ==
-                   TERN_OK && strstr(origin, "measured now"),
+                   TERN_OK &&
+               strstr(origin, "measured now"),
            "a foreign file is not used: %s", origin);
     /* none: no file anywhere */
     TCHECK(tn_copy_calib_path("none", t, path2, sizeof(path2), key2, sizeof(key2)) != 0,

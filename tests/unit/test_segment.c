@@ -14,8 +14,12 @@
 
 static int one(int faultin, size_t size)
 {
-    tn_seg_opts_t o = {.size = size, .ctrl_size = 4096, .hugepages = TN_HUGE_OFF,
-                       .faultin = faultin, .threads = 0, .local_ranks = 1};
+    tn_seg_opts_t o = {.size = size,
+                       .ctrl_size = 4096,
+                       .hugepages = TN_HUGE_OFF,
+                       .faultin = faultin,
+                       .threads = 0,
+                       .local_ranks = 1};
     tn_seg_t s;
     CHECK(tn_seg_create(&o, &s) == TERN_OK);
     CHECK(s.size >= size && s.size % s.page_size == 0);
@@ -41,7 +45,8 @@ int main(void)
         return 1;
 
     /* Impossible sizes: clear errors, no crash. */
-    tn_seg_opts_t o = {.size = 0, .ctrl_size = 4096, .hugepages = TN_HUGE_OFF, .local_ranks = 1};
+    tn_seg_opts_t o = {
+        .size = 0, .ctrl_size = 4096, .hugepages = TN_HUGE_OFF, .local_ranks = 1};
     tn_seg_t s;
     CHECK(tn_seg_create(&o, &s) == TERN_ERR_CONFIG);
     o.size = tn_mem_available() + (1ull << 30);
@@ -57,9 +62,11 @@ int main(void)
     int hugetlb, thp;
     size_t page;
     char note[256];
-    CHECK(tn_huge_plan(1 << 21, 1, TN_HUGE_OFF, &hugetlb, &thp, &page, note, sizeof(note)) == TERN_OK);
+    CHECK(tn_huge_plan(1 << 21, 1, TN_HUGE_OFF, &hugetlb, &thp, &page, note,
+                       sizeof(note)) == TERN_OK);
     CHECK(!hugetlb && !thp && page == (size_t)sysconf(_SC_PAGESIZE));
-    int rc = tn_huge_plan(1 << 21, 1, TN_HUGE_TRY, &hugetlb, &thp, &page, note, sizeof(note));
+    int rc =
+        tn_huge_plan(1 << 21, 1, TN_HUGE_TRY, &hugetlb, &thp, &page, note, sizeof(note));
     CHECK(rc == TERN_OK && note[0]);
     rc = tn_huge_plan(1 << 21, 1, TN_HUGE_ON, &hugetlb, &thp, &page, note, sizeof(note));
     CHECK(rc == (hugetlb || thp ? TERN_OK : TERN_ERR_CONFIG));

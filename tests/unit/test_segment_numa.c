@@ -16,14 +16,16 @@ typedef struct {
     const char *nodes;
 } numa_row_t;
 
-static void check_plans(const tn_topo_t *t, const char *name, const numa_row_t *rows, int n)
+static void check_plans(const tn_topo_t *t, const char *name, const numa_row_t *rows,
+                        int n)
 {
     for (int i = 0; i < n; i++) {
         tn_seg_numa_plan_t p;
         char err[320], got[64];
         hwloc_bitmap_t c = cpus(rows[i].cpus);
         int rc = tn_seg_numa_plan(t, rows[i].spec, c, &p, err, sizeof(err));
-        TCHECK(rc == TERN_OK, "%s: %s: %s", name, rows[i].spec ? rows[i].spec : "(unset)", err);
+        TCHECK(rc == TERN_OK, "%s: %s: %s", name, rows[i].spec ? rows[i].spec : "(unset)",
+               err);
         if (rc == TERN_OK) {
             hwloc_bitmap_list_snprintf(got, sizeof(got), p.nodes);
             TCHECK(p.mode == rows[i].mode && strcmp(got, rows[i].nodes) == 0,
@@ -94,8 +96,11 @@ static void test_real(void)
     }
     static const char *const modes[] = {"interleave", "local", "bind:0", "firsttouch"};
     for (int m = 0; m < 4; m++) {
-        tn_seg_opts_t o = {.size = 8 << 20, .ctrl_size = 4096, .hugepages = TN_HUGE_OFF,
-                           .faultin = TN_FAULTIN_PARALLEL, .local_ranks = 1,
+        tn_seg_opts_t o = {.size = 8 << 20,
+                           .ctrl_size = 4096,
+                           .hugepages = TN_HUGE_OFF,
+                           .faultin = TN_FAULTIN_PARALLEL,
+                           .local_ranks = 1,
                            .numa = modes[m]};
         tn_seg_t s;
         int rc = tn_seg_create(&o, &s);
@@ -112,7 +117,8 @@ static void test_real(void)
                p->ndomains, (unsigned long long)(sum - p->absent),
                (unsigned long long)p->sampled, (unsigned long long)p->absent, p->note);
         if (t->nnuma == 1)
-            TCHECK(p->pages[0] == p->sampled, "%s: one domain holds every page", modes[m]);
+            TCHECK(p->pages[0] == p->sampled, "%s: one domain holds every page",
+                   modes[m]);
         if (m == 2) /* bind:0 */
             TCHECK(p->pages[0] == p->sampled, "bind:0: every page on NUMA 0");
         /* the policy the kernel holds for the mapping is the one asked for
@@ -135,7 +141,8 @@ static void test_real(void)
                        (unsigned long long)p->pages[d], (unsigned long long)p->sampled);
         char text[400];
         tn_seg_placement_text(p, text, sizeof(text));
-        TCHECK(strstr(text, "NUMA 0 ") && strstr(text, "pages read back"), "text: %s", text);
+        TCHECK(strstr(text, "NUMA 0 ") && strstr(text, "pages read back"), "text: %s",
+               text);
         printf("  %-10s %s; %s\n", modes[m], s.numa_text, text);
         tn_seg_destroy(&s);
     }
@@ -143,8 +150,11 @@ static void test_real(void)
      * segment */
     char spec[32];
     snprintf(spec, sizeof(spec), "bind:%d", t->nnuma < 7 ? 7 : t->nnuma);
-    tn_seg_opts_t o = {.size = 1 << 20, .ctrl_size = 4096, .hugepages = TN_HUGE_OFF,
-                       .local_ranks = 1, .numa = spec};
+    tn_seg_opts_t o = {.size = 1 << 20,
+                       .ctrl_size = 4096,
+                       .hugepages = TN_HUGE_OFF,
+                       .local_ranks = 1,
+                       .numa = spec};
     tn_seg_t s;
     TCHECK(tn_seg_create(&o, &s) == TERN_ERR_CONFIG, "%s must fail", spec);
     o.numa = "nowhere";
@@ -157,7 +167,8 @@ static void test_real(void)
     /* nothing touched: nothing to read back */
     o.faultin = TN_FAULTIN_NONE;
     TCHECK(tn_seg_create(&o, &s) == TERN_OK && s.placement.ndomains == 0 &&
-               strstr(s.placement.note, "none"), "no fault-in, no read-back");
+               strstr(s.placement.note, "none"),
+           "no fault-in, no read-back");
     tn_seg_destroy(&s);
 }
 

@@ -12,14 +12,15 @@ typedef struct {
     int dist;
 } dist_row_t;
 
-static void check_dists(const tn_topo_t *t, const char *name, const dist_row_t *rows, int n)
+static void check_dists(const tn_topo_t *t, const char *name, const dist_row_t *rows,
+                        int n)
 {
     for (int i = 0; i < n; i++) {
         hwloc_bitmap_t a = cpus(rows[i].a), b = cpus(rows[i].b);
         int d = (int)tn_topo_distance(t, a, b), back = (int)tn_topo_distance(t, b, a);
-        TCHECK(d == rows[i].dist && back == d, "%s: cpus %s to %s: %s (back %s), expected %s",
-               name, rows[i].a, rows[i].b, tn_dist_name(d), tn_dist_name(back),
-               tn_dist_name(rows[i].dist));
+        TCHECK(d == rows[i].dist && back == d,
+               "%s: cpus %s to %s: %s (back %s), expected %s", name, rows[i].a, rows[i].b,
+               tn_dist_name(d), tn_dist_name(back), tn_dist_name(rows[i].dist));
         hwloc_bitmap_free(a);
         hwloc_bitmap_free(b);
     }
@@ -40,8 +41,8 @@ static void nearest(const tn_topo_t *t, const char *set, const char *want)
 {
     hwloc_bitmap_t s = cpus(set);
     const tn_topo_nic_t *n = tn_topo_nic_nearest(t, s);
-    TCHECK(n && strcmp(n->name, want) == 0, "nearest NIC of cpus %s: %s, expected %s", set,
-           n ? n->name : "none", want);
+    TCHECK(n && strcmp(n->name, want) == 0, "nearest NIC of cpus %s: %s, expected %s",
+           set, n ? n->name : "none", want);
     hwloc_bitmap_free(s);
 }
 
@@ -51,12 +52,13 @@ static void test_xml_nic(void)
     if (!t)
         return;
     TCHECK(t->npackages == 2 && t->nnuma == 8 && t->nl3 == 16 && t->ncores == 32 &&
-               t->npus == 32, "counts %d %d %d %d %d", t->npackages, t->nnuma, t->nl3,
-           t->ncores, t->npus);
+               t->npus == 32,
+           "counts %d %d %d %d %d", t->npackages, t->nnuma, t->nl3, t->ncores, t->npus);
     TCHECK(!t->thissystem, "an XML topology is not this system");
     TCHECK(t->nnics == 2, "%d NICs, expected 2", t->nnics);
     const tn_topo_nic_t *ib = tn_topo_nic_find(t, "mlx5_0");
-    TCHECK(ib && tn_topo_nic_find(t, "ib0") == ib && tn_topo_nic_find(t, "0000:81:00.0") == ib &&
+    TCHECK(ib && tn_topo_nic_find(t, "ib0") == ib &&
+               tn_topo_nic_find(t, "0000:81:00.0") == ib &&
                tn_topo_nic_find(t, "81:00.0") == ib,
            "mlx5_0 found by every name");
     if (ib) {
@@ -82,13 +84,23 @@ static void test_xml_nic(void)
 
     /* core c: package c/16, NUMA c/4, L3 c/2 */
     static const dist_row_t rows[] = {
-        {"0", "1", TN_DIST_L3},      {"0", "2", TN_DIST_NUMA},  {"0", "3", TN_DIST_NUMA},
-        {"0", "4", TN_DIST_XNUMA},   {"3", "15", TN_DIST_XNUMA}, {"0", "16", TN_DIST_XPKG},
-        {"15", "16", TN_DIST_XPKG},  {"20", "21", TN_DIST_L3},  {"20", "23", TN_DIST_NUMA},
-        {"20", "31", TN_DIST_XNUMA}, {"0", "0", TN_DIST_L3},    /* two ranks on one core */
+        {"0", "1", TN_DIST_L3},
+        {"0", "2", TN_DIST_NUMA},
+        {"0", "3", TN_DIST_NUMA},
+        {"0", "4", TN_DIST_XNUMA},
+        {"3", "15", TN_DIST_XNUMA},
+        {"0", "16", TN_DIST_XPKG},
+        {"15", "16", TN_DIST_XPKG},
+        {"20", "21", TN_DIST_L3},
+        {"20", "23", TN_DIST_NUMA},
+        {"20", "31", TN_DIST_XNUMA},
+        {"0", "0", TN_DIST_L3}, /* two ranks on one core */
         /* unbound or widely bound ranks: as far as their sets are wide */
-        {"0-1", "1", TN_DIST_L3},    {"0-3", "1", TN_DIST_NUMA}, {"0-15", "3", TN_DIST_XNUMA},
-        {"0-31", "0", TN_DIST_XPKG}, {"16-19", "20-23", TN_DIST_XNUMA},
+        {"0-1", "1", TN_DIST_L3},
+        {"0-3", "1", TN_DIST_NUMA},
+        {"0-15", "3", TN_DIST_XNUMA},
+        {"0-31", "0", TN_DIST_XPKG},
+        {"16-19", "20-23", TN_DIST_XNUMA},
         {"", "5", TN_DIST_XPKG}, /* no CPU known: the whole machine */
     };
     check_dists(t, "xml", rows, (int)(sizeof(rows) / sizeof(rows[0])));
@@ -96,9 +108,9 @@ static void test_xml_nic(void)
     numa_of(t, "3-9", "0-2");
     numa_of(t, "16-31", "4-7");
     numa_of(t, "", "0-7");
-    nearest(t, "0", "eth0");      /* package 0: eth0 is on it */
+    nearest(t, "0", "eth0"); /* package 0: eth0 is on it */
     nearest(t, "5", "eth0");
-    nearest(t, "20", "mlx5_0");   /* package 1 */
+    nearest(t, "20", "mlx5_0"); /* package 1 */
     nearest(t, "16-31", "mlx5_0");
     hwloc_bitmap_t s = cpus("0-1");
     TCHECK(tn_topo_is_placed(t, s), "0-1 is one L3");
@@ -116,7 +128,8 @@ static void test_xml_nic(void)
     setenv("TERN_BOOT_CPUSET", "40-41", 1); /* not in this topology */
     tn_topo_my_cpuset(t, me);
     hwloc_bitmap_list_snprintf(got, sizeof(got), me);
-    TCHECK(strcmp(got, "0-31") == 0, "a plan outside the topology counts as unbound: %s", got);
+    TCHECK(strcmp(got, "0-31") == 0, "a plan outside the topology counts as unbound: %s",
+           got);
     unsetenv("TERN_BOOT_CPUSET");
     hwloc_bitmap_free(me);
     tn_topo_destroy(t);
@@ -131,7 +144,7 @@ static void test_2x8(void)
            "counts %d %d %d %d", t->npackages, t->nnuma, t->nl3, t->ncores);
     TCHECK(t->nnics == 0 && tn_topo_nic_nearest(t, NULL) == NULL, "no NIC");
     static const dist_row_t rows[] = {
-        {"0", "7", TN_DIST_L3}, {"0", "8", TN_DIST_XPKG}, {"9", "15", TN_DIST_L3},
+        {"0", "7", TN_DIST_L3},   {"0", "8", TN_DIST_XPKG},    {"9", "15", TN_DIST_L3},
         {"0-7", "3", TN_DIST_L3}, {"0-15", "3", TN_DIST_XPKG},
     };
     check_dists(t, "2x8", rows, (int)(sizeof(rows) / sizeof(rows[0])));
@@ -147,8 +160,8 @@ static void test_no_l3(void)
         return;
     TCHECK(t->nl3 == 0 && t->nnuma == 4 && t->npus == 32, "counts");
     static const dist_row_t rows[] = {
-        {"0-1", "2-3", TN_DIST_NUMA},   /* two cores of NUMA 0 */
-        {"0", "8", TN_DIST_XNUMA},      /* NUMA 0 and 1, package 0 */
+        {"0-1", "2-3", TN_DIST_NUMA}, /* two cores of NUMA 0 */
+        {"0", "8", TN_DIST_XNUMA},    /* NUMA 0 and 1, package 0 */
         {"0", "16", TN_DIST_XPKG},
     };
     check_dists(t, "no-l3", rows, (int)(sizeof(rows) / sizeof(rows[0])));
@@ -179,7 +192,8 @@ static void test_this_machine(void)
     }
     if (topo_is_this_vm(t)) {
         /* the table for this VM: one L3 holds both cores */
-        static const dist_row_t rows[] = {{"0", "1", TN_DIST_L3}, {"0-1", "0", TN_DIST_L3}};
+        static const dist_row_t rows[] = {{"0", "1", TN_DIST_L3},
+                                          {"0-1", "0", TN_DIST_L3}};
         check_dists(t, "this machine", rows, 2);
         numa_of(t, "0-1", "0");
         TCHECK(t->nnics == 1 && strcmp(t->nics[0].name, "eth0") == 0, "eth0 on this VM");
@@ -201,7 +215,8 @@ static void test_bad_input(void)
         {.synthetic = "pack:two"},
         {.synthetic = ""},
         {.xml_path = "/nonexistent/topology.xml"},
-        {.xml_buffer = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\""},
+        {.xml_buffer = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object "
+                       "type=\"Machine\""},
         {.xml_buffer = "this is not XML"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -224,7 +239,8 @@ static void test_bad_input(void)
     setenv("HWLOC_SYNTHETIC", TOPO_2X8, 1);
     tn_topo_release();
     const tn_topo_t *g = tn_topo_get();
-    TCHECK(g && g->ncores == 16 && strstr(g->source, "HWLOC_SYNTHETIC"), "from the variable");
+    TCHECK(g && g->ncores == 16 && strstr(g->source, "HWLOC_SYNTHETIC"),
+           "from the variable");
     unsetenv("HWLOC_SYNTHETIC");
     setenv("HWLOC_XMLFILE", topo_fixture(TOPO_XML_NIC), 1);
     tn_topo_release();

@@ -19,8 +19,12 @@ static void check_plan(const tn_topo_t *t, const char *name, const plan_row_t *r
     tn_place_t p[64];
     char note[512], err[512], got[4096];
     hwloc_bitmap_t allowed = r->allowed ? cpus(r->allowed) : NULL;
-    tn_place_req_t req = {.n = r->n, .bind = r->bind, .map = r->map, .device = r->device,
-                          .oversubscribe = r->over, .allowed = allowed};
+    tn_place_req_t req = {.n = r->n,
+                          .bind = r->bind,
+                          .map = r->map,
+                          .device = r->device,
+                          .oversubscribe = r->over,
+                          .allowed = allowed};
     int rc = tn_topo_place(t, &req, p, note, sizeof(note), err, sizeof(err));
     TCHECK(rc == TERN_OK, "%s n=%d bind=%d map=%d: %s", name, r->n, r->bind, r->map, err);
     if (rc == TERN_OK) {
@@ -28,12 +32,14 @@ static void check_plan(const tn_topo_t *t, const char *name, const plan_row_t *r
         for (int i = 0; i < r->n; i++) {
             char set[64];
             hwloc_bitmap_list_snprintf(set, sizeof(set), p[i].cpuset);
-            off += (size_t)snprintf(got + off, sizeof(got) - off, "%s/%s/%s/%s;", set,
-                                    p[i].unit, p[i].numa, p[i].nic ? p[i].nic->name : "-");
+            off +=
+                (size_t)snprintf(got + off, sizeof(got) - off, "%s/%s/%s/%s;", set,
+                                 p[i].unit, p[i].numa, p[i].nic ? p[i].nic->name : "-");
         }
-        TCHECK(strcmp(got, r->want) == 0, "%s n=%d bind=%d map=%d%s%s:\n  got  %s\n  want %s",
-               name, r->n, r->bind, r->map, r->device ? " dist:" : "",
-               r->device ? r->device : "", got, r->want);
+        TCHECK(strcmp(got, r->want) == 0,
+               "%s n=%d bind=%d map=%d%s%s:\n  got  %s\n  want %s", name, r->n, r->bind,
+               r->map, r->device ? " dist:" : "", r->device ? r->device : "", got,
+               r->want);
         tn_topo_place_free(p, r->n);
     }
     if (allowed)
@@ -49,7 +55,8 @@ static void check_error(const tn_topo_t *t, const char *name, int n, int bind, i
     tn_place_req_t req = {.n = n, .bind = bind, .map = map, .device = device};
     int rc = tn_topo_place(t, &req, p, note, sizeof(note), err, sizeof(err));
     TCHECK(rc == TERN_ERR_CONFIG && strstr(err, w1) && (!w2 || strstr(err, w2)),
-           "%s: rc %d, message '%s' (wanted '%s' and '%s')", name, rc, err, w1, w2 ? w2 : "");
+           "%s: rc %d, message '%s' (wanted '%s' and '%s')", name, rc, err, w1,
+           w2 ? w2 : "");
 }
 
 static void check_order(const tn_topo_t *t, const char *dev, const char *want)
@@ -59,8 +66,10 @@ static void check_order(const tn_topo_t *t, const char *dev, const char *want)
     size_t off = 0;
     int n = tn_topo_dist_order(t, tn_topo_nic_find(t, dev), NULL, order, 64);
     for (int i = 0; i < n; i++)
-        off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%d", i ? "," : "", order[i]);
-    TCHECK(strcmp(got, want) == 0, "dist order for %s:\n  got  %s\n  want %s", dev, got, want);
+        off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%d", i ? "," : "",
+                                order[i]);
+    TCHECK(strcmp(got, want) == 0, "dist order for %s:\n  got  %s\n  want %s", dev, got,
+           want);
 }
 
 static void test_xml(void)
@@ -75,14 +84,17 @@ static void test_xml(void)
          "0/core 0/0/eth0;16/core 16/4/mlx5_0;1/core 1/0/eth0;17/core 17/4/mlx5_0;"},
         {8, TN_BIND_CORE, TN_MAP_NUMA, NULL, 0, NULL,
          "0/core 0/0/eth0;4/core 4/1/eth0;8/core 8/2/eth0;12/core 12/3/eth0;"
-         "16/core 16/4/mlx5_0;20/core 20/5/mlx5_0;24/core 24/6/mlx5_0;28/core 28/7/mlx5_0;"},
+         "16/core 16/4/mlx5_0;20/core 20/5/mlx5_0;24/core 24/6/mlx5_0;28/core "
+         "28/7/mlx5_0;"},
         {9, TN_BIND_CORE, TN_MAP_NUMA, NULL, 0, NULL,
          "0/core 0/0/eth0;4/core 4/1/eth0;8/core 8/2/eth0;12/core 12/3/eth0;"
-         "16/core 16/4/mlx5_0;20/core 20/5/mlx5_0;24/core 24/6/mlx5_0;28/core 28/7/mlx5_0;"
+         "16/core 16/4/mlx5_0;20/core 20/5/mlx5_0;24/core 24/6/mlx5_0;28/core "
+         "28/7/mlx5_0;"
          "1/core 1/0/eth0;"},
         /* nearest to the InfiniBand NIC of package 1 first */
         {4, TN_BIND_CORE, TN_MAP_DIST, "mlx5_0", 0, NULL,
-         "16/core 16/4/mlx5_0;17/core 17/4/mlx5_0;18/core 18/4/mlx5_0;19/core 19/4/mlx5_0;"},
+         "16/core 16/4/mlx5_0;17/core 17/4/mlx5_0;18/core 18/4/mlx5_0;19/core "
+         "19/4/mlx5_0;"},
         {2, TN_BIND_NUMA, TN_MAP_DIST, "ib0", 0, NULL,
          "16-19/NUMA 4/4/mlx5_0;16-19/NUMA 4/4/mlx5_0;"},
         /* eth0 sits on NUMA 1: its cores, then NUMA 0 (distance 11) */
@@ -99,14 +111,22 @@ static void test_xml(void)
          "0-31/not bound/0-7/eth0;0-31/not bound/0-7/eth0;"},
         /* more ranks than cores: auto does not bind */
         {33, TN_BIND_AUTO, TN_MAP_PACKED, NULL, 0, "0-1",
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
-         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
+         "0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not bound/0/eth0;0-1/not "
+         "bound/0/eth0;"
          "0-1/not bound/0/eth0;"},
         /* --oversubscribe: round-robin over the usable cores */
         {3, TN_BIND_CORE, TN_MAP_PACKED, NULL, 1, "20-21",
@@ -117,10 +137,12 @@ static void test_xml(void)
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         check_plan(t, "xml", &rows[i]);
-    check_order(t, "mlx5_0", "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,"
-                             "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15");
-    check_order(t, "eth0", "4,5,6,7,0,1,2,3,8,9,10,11,12,13,14,15,"
-                           "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31");
+    check_order(t, "mlx5_0",
+                "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,"
+                "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15");
+    check_order(t, "eth0",
+                "4,5,6,7,0,1,2,3,8,9,10,11,12,13,14,15,"
+                "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31");
 
     /* the auto binding explains itself */
     tn_place_t p[40];
@@ -178,9 +200,12 @@ static void test_this_machine(void)
     }
     if (topo_is_this_vm(t)) {
         static const plan_row_t rows[] = {
-            {2, TN_BIND_AUTO, TN_MAP_PACKED, NULL, 0, NULL, "0/core 0/0/eth0;1/core 1/0/eth0;"},
-            {2, TN_BIND_CORE, TN_MAP_DIST, "eth0", 0, NULL, "0/core 0/0/eth0;1/core 1/0/eth0;"},
-            {2, TN_BIND_L3, TN_MAP_SPREAD, NULL, 0, NULL, "0-1/L3 0/0/eth0;0-1/L3 0/0/eth0;"},
+            {2, TN_BIND_AUTO, TN_MAP_PACKED, NULL, 0, NULL,
+             "0/core 0/0/eth0;1/core 1/0/eth0;"},
+            {2, TN_BIND_CORE, TN_MAP_DIST, "eth0", 0, NULL,
+             "0/core 0/0/eth0;1/core 1/0/eth0;"},
+            {2, TN_BIND_L3, TN_MAP_SPREAD, NULL, 0, NULL,
+             "0-1/L3 0/0/eth0;0-1/L3 0/0/eth0;"},
             {3, TN_BIND_CORE, TN_MAP_PACKED, NULL, 1, NULL,
              "0/core 0/0/eth0;1/core 1/0/eth0;0/core 0/0/eth0;"},
         };

@@ -12,14 +12,14 @@
 
 static int topo_fails;
 
-#define TCHECK(c, ...)                                                          \
-    do {                                                                        \
-        if (!(c)) {                                                             \
+#define TCHECK(c, ...)                                                            \
+    do {                                                                          \
+        if (!(c)) {                                                               \
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            topo_fails++;                                                       \
-        }                                                                       \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fputc('\n', stderr);                                                  \
+            topo_fails++;                                                         \
+        }                                                                         \
     } while (0)
 
 /* 2 packages x 1 NUMA domain x 1 L3 x 8 cores. */

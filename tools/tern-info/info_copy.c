@@ -34,7 +34,8 @@ static void print_curve(FILE *out, const char *what, const tn_copy_point_t *pt, 
     for (int i = 0; i < n; i++) {
         tn_format_bytes(pt[i].size, b, sizeof(b));
         fprintf(out, "      %10s  regular %6.2f GB/s  non-temporal %6.2f GB/s  %s\n", b,
-                pt[i].reg, pt[i].nt, pt[i].nt > pt[i].reg ? "<- non-temporal faster" : "");
+                pt[i].reg, pt[i].nt,
+                pt[i].nt > pt[i].reg ? "<- non-temporal faster" : "");
     }
 }
 
@@ -49,7 +50,8 @@ static void print_calib(FILE *out, const tn_copy_calib_t *c, const char *origin)
                 thr_text(c->cold, b, sizeof(b)));
         return;
     }
-    print_curve(out, "destination in this core's caches (hot)", c->hot_pt, c->nhot, c->hot);
+    print_curve(out, "destination in this core's caches (hot)", c->hot_pt, c->nhot,
+                c->hot);
     for (int b = 0; b < 64; b++)
         if (c->hot_islands >> b & 1) {
             char s[32];
@@ -67,7 +69,8 @@ int ti_print_calibrate(void)
     const tn_topo_t *t = tn_topo_get();
     tn_copy_calib_t c;
     char origin[768];
-    tn_copy_calib_obtain(TN_CALIB_ALWAYS, cfg.shm_calib_dir, t, &c, origin, sizeof(origin));
+    tn_copy_calib_obtain(TN_CALIB_ALWAYS, cfg.shm_calib_dir, t, &c, origin,
+                         sizeof(origin));
     printf("Copy calibration (%s non-temporal kernel)\n", tn_copy_isa_name(c.isa));
     print_calib(stdout, &c, origin);
     return 0;
@@ -103,7 +106,8 @@ int ti_print_copy(int argc, char **argv)
         static const char abbrev[] = "s3nxp";
         int present[TN_DIST_COUNT] = {0};
         printf("Copies with shared-memory peers on %s (TERN_SHM_TOPO=%s, %s non-temporal "
-               "kernel)\n", tn_log_host(), modes[p->mode], tn_copy_isa_name(p->isa));
+               "kernel)\n",
+               tn_log_host(), modes[p->mode], tn_copy_isa_name(p->isa));
         if (p->mode == TN_SHM_TOPO_AUTO)
             print_calib(stdout, c, origin);
         printf("  distance classes (s self, 3 same L3, n same NUMA domain, x other NUMA "
@@ -122,7 +126,8 @@ int ti_print_copy(int argc, char **argv)
             printf("%s\n", ls > 64 ? " ..." : "");
         }
         free(theirs);
-        printf("  decisions (R regular copy, N non-temporal stores; * classes in this job):\n");
+        printf("  decisions (R regular copy, N non-temporal stores; * classes in this "
+               "job):\n");
         printf("    %10s", "size");
         for (int d = 0; d < TN_DIST_COUNT; d++) {
             char h[32];

@@ -77,8 +77,8 @@ static void print_objs(FILE *out, hwloc_topology_t h, hwloc_obj_type_t type,
 static void cores_in(hwloc_topology_t h, hwloc_const_cpuset_t set, char *buf, size_t len)
 {
     hwloc_bitmap_t cores = hwloc_bitmap_alloc();
-    hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE) > 0
-                                ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+    hwloc_obj_type_t type =
+        hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
     int n = hwloc_get_nbobjs_by_type(h, type);
     for (int i = 0; cores && i < n; i++) {
         hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
@@ -118,7 +118,8 @@ static void print_nics(FILE *out, const tn_topo_t *t)
         else if (n->package >= 0)
             snprintf(where, sizeof(where), "package %d", n->package);
         else
-            snprintf(where, sizeof(where), "%s", hwloc_obj_type_string(n->ancestor->type));
+            snprintf(where, sizeof(where), "%s",
+                     hwloc_obj_type_string(n->ancestor->type));
         fprintf(out, "    %-14s PCI %s\n", names, n->pci[0] ? n->pci : "?");
         fprintf(out, "    %-14s nearest cores %s (PUs %s; %s)\n", "", cores, pus, where);
     }
@@ -148,9 +149,8 @@ void ti_print_topology(FILE *out)
     fprintf(out, "  cores          %d\n", t->ncores);
     hwloc_bitmap_t aff = affinity_bitmap();
     list_text(aff, pus, sizeof(pus));
-    fprintf(out, "  PUs            %d (this process may run on %d: %s)\n",
-            t->npus, aff ? hwloc_bitmap_weight(aff) : tn_topo_allowed_pus(),
-            aff ? pus : "?");
+    fprintf(out, "  PUs            %d (this process may run on %d: %s)\n", t->npus,
+            aff ? hwloc_bitmap_weight(aff) : tn_topo_allowed_pus(), aff ? pus : "?");
     hwloc_bitmap_free(aff);
     fprintf(out, "  memory         %s\n", mem);
     print_nics(out, t);
@@ -217,8 +217,7 @@ void ti_print_hugepages(FILE *out)
     fprintf(out, "  THP size           %s\n", b);
     fprintf(out, "  THP shared memory  %s (%s/shmem_enabled)\n", shmem, thp);
     fprintf(out, "  THP anonymous      %s (%s/enabled)\n", anon, thp);
-    int thp_shm = strcmp(shmem, "always") == 0 ||
-                  strcmp(shmem, "within_size") == 0 ||
+    int thp_shm = strcmp(shmem, "always") == 0 || strcmp(shmem, "within_size") == 0 ||
                   strcmp(shmem, "advise") == 0 || strcmp(shmem, "force") == 0;
 
     /* hugetlb pools, one directory per page size; segments take pages of
@@ -234,8 +233,8 @@ void ti_print_hugepages(FILE *out)
         snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/nr_hugepages",
                  e->d_name);
         long nr = read_long(path);
-        snprintf(path, sizeof(path),
-                 "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
+        snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
+                 e->d_name);
         long fr = read_long(path);
         tn_format_bytes((size_t)kb * 1024, b, sizeof(b));
         fprintf(out, "  hugetlb %-10s %ld reserved, %ld free%s\n", b, nr, fr,
@@ -302,8 +301,7 @@ int ti_print_binding(void)
     else
         snprintf(who, sizeof(who), "not in a job (no TERN_BOOT_RANK)");
     snprintf(where, sizeof(where), "host %s%s%s pid %ld", tn_log_host(),
-             node && *node ? " node " : "", node && *node ? node : "",
-             (long)getpid());
+             node && *node ? " node " : "", node && *node ? node : "", (long)getpid());
 
     hwloc_bitmap_t aff = affinity_bitmap();
     if (!aff) {
@@ -320,37 +318,32 @@ int ti_print_binding(void)
     if (t) {
         hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(t->h);
         scope = hwloc_bitmap_isincluded(all, aff) ? " (every PU of the node)" : "";
-        ncores = hwloc_get_nbobjs_inside_cpuset_by_type(t->h, aff,
-                                                        HWLOC_OBJ_CORE);
+        ncores = hwloc_get_nbobjs_inside_cpuset_by_type(t->h, aff, HWLOC_OBJ_CORE);
         /* the NUMA domains whose PUs this process may use */
         hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
         int nn = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
         for (int i = 0; nodes && i < nn; i++) {
-            hwloc_obj_t o = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE,
-                                                  (unsigned)i);
+            hwloc_obj_t o = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
             if (hwloc_bitmap_intersects(o->cpuset, aff))
                 hwloc_bitmap_set(nodes, (unsigned)i);
         }
         char list[96];
         list_text(nodes, list, sizeof(list));
         int w = hwloc_bitmap_weight(nodes);
-        snprintf(numa, sizeof(numa), "NUMA %s%s", list,
-                 w > 1 ? " (spans domains)" : "");
+        snprintf(numa, sizeof(numa), "NUMA %s%s", list, w > 1 ? " (spans domains)" : "");
         hwloc_bitmap_free(nodes);
 
         hwloc_nodeset_t ns = hwloc_bitmap_alloc();
         hwloc_membind_policy_t pol;
-        if (ns && hwloc_get_membind(t->h, ns, &pol,
-                                    HWLOC_MEMBIND_BYNODESET) == 0) {
+        if (ns && hwloc_get_membind(t->h, ns, &pol, HWLOC_MEMBIND_BYNODESET) == 0) {
             if (pol == HWLOC_MEMBIND_DEFAULT || pol == HWLOC_MEMBIND_FIRSTTOUCH)
-                snprintf(mem, sizeof(mem), ", memory %s",
-                         membind_policy_name(pol));
+                snprintf(mem, sizeof(mem), ", memory %s", membind_policy_name(pol));
             else {
                 /* the nodeset holds OS indices; show logical ones */
                 hwloc_bitmap_t logical = hwloc_bitmap_alloc();
                 for (int i = 0; logical && i < nn; i++) {
-                    hwloc_obj_t o = hwloc_get_obj_by_type(
-                        t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
+                    hwloc_obj_t o =
+                        hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, (unsigned)i);
                     if (hwloc_bitmap_isset(ns, o->os_index))
                         hwloc_bitmap_set(logical, (unsigned)i);
                 }
@@ -369,12 +362,12 @@ int ti_print_binding(void)
     int n;
     if (ncores >= 0)
         n = snprintf(line, sizeof(line),
-                     "%s %s: cpus %s (%d PU%s, %d whole core%s)%s, %s%s\n", who,
-                     where, cpus, npu, npu == 1 ? "" : "s", ncores,
-                     ncores == 1 ? "" : "s", scope, numa, mem);
+                     "%s %s: cpus %s (%d PU%s, %d whole core%s)%s, %s%s\n", who, where,
+                     cpus, npu, npu == 1 ? "" : "s", ncores, ncores == 1 ? "" : "s",
+                     scope, numa, mem);
     else
-        n = snprintf(line, sizeof(line), "%s %s: cpus %s (%d PU%s), %s\n", who,
-                     where, cpus, npu, npu == 1 ? "" : "s", numa);
+        n = snprintf(line, sizeof(line), "%s %s: cpus %s (%d PU%s), %s\n", who, where,
+                     cpus, npu, npu == 1 ? "" : "s", numa);
     if (n < 0)
         return 1;
     size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;

@@ -21,27 +21,26 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: tern-info [option]\n"
-            "Shows what this build of Tern offers on this machine.\n"
-            "\n"
-            "  (none)          version, build options, transports, topology,\n"
-            "                  huge pages\n"
-            "  -a, --all       all of the above and every TERN_* variable\n"
-            "  -c, --config    every TERN_* variable: value in force, default,\n"
-            "                  description; exits 1 if one has a bad value\n"
-            "  -b, --bindings  this process's rank, CPU binding and NUMA domain;\n"
-            "                  run it as a job: ternrun -n 4 tern-info -b\n"
-            "      --copy      the topology-aware copy decisions (distance class\n"
-            "                  of every local rank, thresholds, the copy chosen\n"
-            "                  per size); run it as a job: ternrun -n 4 tern-info\n"
-            "                  --copy\n"
-            "      --calibrate measure where non-temporal copies pay, now, and\n"
-            "                  keep the result for TERN_SHM_TOPO=auto\n"
-            "      --markdown  the configuration reference page\n"
-            "                  (docs/configuration.md) on standard output\n"
-            "  -v, --version   the version only\n"
-            "  -h, --help      this text\n");
+    fprintf(out, "Usage: tern-info [option]\n"
+                 "Shows what this build of Tern offers on this machine.\n"
+                 "\n"
+                 "  (none)          version, build options, transports, topology,\n"
+                 "                  huge pages\n"
+                 "  -a, --all       all of the above and every TERN_* variable\n"
+                 "  -c, --config    every TERN_* variable: value in force, default,\n"
+                 "                  description; exits 1 if one has a bad value\n"
+                 "  -b, --bindings  this process's rank, CPU binding and NUMA domain;\n"
+                 "                  run it as a job: ternrun -n 4 tern-info -b\n"
+                 "      --copy      the topology-aware copy decisions (distance class\n"
+                 "                  of every local rank, thresholds, the copy chosen\n"
+                 "                  per size); run it as a job: ternrun -n 4 tern-info\n"
+                 "                  --copy\n"
+                 "      --calibrate measure where non-temporal copies pay, now, and\n"
+                 "                  keep the result for TERN_SHM_TOPO=auto\n"
+                 "      --markdown  the configuration reference page\n"
+                 "                  (docs/configuration.md) on standard output\n"
+                 "  -v, --version   the version only\n"
+                 "  -h, --help      this text\n");
 }
 
 static void print_build(FILE *out)
@@ -65,8 +64,7 @@ static void print_transports(FILE *out)
 {
     fprintf(out, "\nTransports\n");
     for (size_t i = 0; i < TN_ARRAY_LEN(ti_transports); i++)
-        fprintf(out, "  %-6s %s\n", ti_transports[i].name,
-                ti_transports[i].serves);
+        fprintf(out, "  %-6s %s\n", ti_transports[i].name, ti_transports[i].serves);
 #ifdef TERN_HAVE_OFI
     /* What the network transport would use with the current TERN_OFI_*
      * values (libfabric is loaded for this; nothing is opened). */
@@ -111,12 +109,20 @@ static int print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v)
     if (env) {
         /* parse again only to get the message: tn_cfg_load logged it to
          * stderr, this puts it next to the variable */
-        union { size_t s; long l; int i; double d; const char *p; } dst;
+        union {
+            size_t s;
+            long l;
+            int i;
+            double d;
+            const char *p;
+        } dst;
         bad = tn_cfg_parse(v, env, &dst, err, sizeof(err)) != 0;
     }
     if (bad) {
-        fprintf(out, "%s=%s  (set, INVALID: tern_init fails with "
-                     "TERN_ERR_CONFIG)\n", v->name, env);
+        fprintf(out,
+                "%s=%s  (set, INVALID: tern_init fails with "
+                "TERN_ERR_CONFIG)\n",
+                v->name, env);
         fprintf(out, "    error: %s\n", err);
     } else {
         tn_cfg_format(cfg, v, value, sizeof(value));
@@ -158,8 +164,9 @@ static int print_config(FILE *out)
             tn_cfg_count(), nset, nbad);
     if (nbad || rc != TERN_OK) {
         fflush(out);
-        fprintf(stderr, "tern-info: %d TERN_* variable%s %s a bad value: "
-                        "tern_init would fail with TERN_ERR_CONFIG\n",
+        fprintf(stderr,
+                "tern-info: %d TERN_* variable%s %s a bad value: "
+                "tern_init would fail with TERN_ERR_CONFIG\n",
                 nbad, nbad == 1 ? "" : "s", nbad == 1 ? "has" : "have");
         return 1;
     }
@@ -174,8 +181,9 @@ static void print_config_summary(FILE *out)
     int nset = 0;
     for (size_t i = 0; i < tn_cfg_count(); i++)
         nset += tn_cfg_is_set(tn_cfg_var(i));
-    fprintf(out, "\nConfiguration\n  %zu TERN_* variables, %d set in the "
-                 "environment%s (tern-info -c lists them)\n",
+    fprintf(out,
+            "\nConfiguration\n  %zu TERN_* variables, %d set in the "
+            "environment%s (tern-info -c lists them)\n",
             tn_cfg_count(), nset,
             rc == TERN_OK ? "" : ", SOME INVALID: tern_init would fail");
 }
@@ -198,8 +206,13 @@ int main(int argc, char **argv)
     opterr = 1; /* getopt names the bad option; usage follows */
     while ((c = getopt_long(argc, argv, "acbvh", opts, NULL)) != -1) {
         switch (c) {
-        case 'a': case 'c': case 'b': case 'v': case OPT_MARKDOWN:
-        case OPT_COPY: case OPT_CALIBRATE:
+        case 'a':
+        case 'c':
+        case 'b':
+        case 'v':
+        case OPT_MARKDOWN:
+        case OPT_COPY:
+        case OPT_CALIBRATE:
             if (mode && mode != c) {
                 fprintf(stderr, "tern-info: choose one of -a, -c, -b, --copy, "
                                 "--calibrate, --markdown, -v\n");
@@ -208,12 +221,8 @@ int main(int argc, char **argv)
             }
             mode = c;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind < argc) {
@@ -224,22 +233,14 @@ int main(int argc, char **argv)
 
     switch (mode) {
     case 'v':
-        printf("%d.%d.%d\n", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
-               TERN_VERSION_PATCH);
+        printf("%d.%d.%d\n", TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
         return 0;
-    case OPT_MARKDOWN:
-        tn_cfg_write_markdown(stdout);
-        return fflush(stdout) == 0 ? 0 : 1;
-    case 'c':
-        return print_config(stdout);
-    case 'b':
-        return ti_print_binding();
-    case OPT_COPY:
-        return ti_print_copy(argc, argv);
-    case OPT_CALIBRATE:
-        return ti_print_calibrate();
-    default:
-        break;
+    case OPT_MARKDOWN: tn_cfg_write_markdown(stdout); return fflush(stdout) == 0 ? 0 : 1;
+    case 'c': return print_config(stdout);
+    case 'b': return ti_print_binding();
+    case OPT_COPY: return ti_print_copy(argc, argv);
+    case OPT_CALIBRATE: return ti_print_calibrate();
+    default: break;
     }
     print_build(stdout);
     print_transports(stdout);

@@ -36,8 +36,10 @@ static int plan_without_topology(tr_job_t *job)
         return 1;
     }
     if (job->map == TN_MAP_DIST) {
-        fprintf(stderr, "ternrun: --map-by dist:%s needs the topology, which hwloc "
-                        "could not load\n", job->device);
+        fprintf(stderr,
+                "ternrun: --map-by dist:%s needs the topology, which hwloc "
+                "could not load\n",
+                job->device);
         return 1;
     }
     snprintf(job->bind_note, sizeof(job->bind_note),
@@ -93,8 +95,8 @@ int tr_bind_plan(tr_job_t *job)
     };
     tn_place_t *plan = calloc((size_t)job->n, sizeof(*plan));
     char err[512];
-    int rc = plan ? tn_topo_place(topo, &req, plan, job->bind_note, sizeof(job->bind_note),
-                                  err, sizeof(err))
+    int rc = plan ? tn_topo_place(topo, &req, plan, job->bind_note,
+                                  sizeof(job->bind_note), err, sizeof(err))
                   : TERN_ERR_NOMEM;
     hwloc_bitmap_free(allowed);
     if (rc != TERN_OK) {
@@ -106,7 +108,8 @@ int tr_bind_plan(tr_job_t *job)
         size_t len = strlen(job->bind_note);
         snprintf(job->bind_note + len, sizeof(job->bind_note) - len,
                  "%stopology simulated (%.200s): bindings planned, not applied; each "
-                 "rank gets its plan in TERN_BOOT_CPUSET", len ? "; " : "", topo->source);
+                 "rank gets its plan in TERN_BOOT_CPUSET",
+                 len ? "; " : "", topo->source);
     }
     for (int i = 0; i < job->n; i++) {
         tr_rank_t *r = &job->ranks[i];
@@ -132,14 +135,16 @@ void tr_bind_report(const tr_job_t *job)
     int len;
     if (job->bind_note[0]) {
         len = snprintf(line, sizeof(line), "ternrun: %s\n", job->bind_note);
-        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1, stderr);
+        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1,
+               stderr);
     }
     for (int i = 0; i < job->n; i++) {
         const tr_rank_t *r = &job->ranks[i];
         len = snprintf(line, sizeof(line),
                        "ternrun: [%s] rank %d: cpuset %s (%s), NUMA %s, NIC %s\n",
                        r->node, i, r->cpus_text, r->unit_text, r->numa_text, r->nic_text);
-        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1, stderr);
+        fwrite(line, 1, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1,
+               stderr);
     }
     fflush(stderr);
 }

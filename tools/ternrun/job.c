@@ -44,8 +44,8 @@ void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
     tr_job_end(job, code, SIGTERM);
 }
 
-void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *),
-                  char *buf, size_t len)
+void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *), char *buf,
+                  size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -55,10 +55,8 @@ void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *),
         int j = i;
         while (j + 1 < job->n && pick(&job->ranks[j + 1]))
             j++;
-        int w = j > i ? snprintf(buf + used, len - used, "%s%d-%d",
-                                 used ? "," : "", i, j)
-                      : snprintf(buf + used, len - used, "%s%d",
-                                 used ? "," : "", i);
+        int w = j > i ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", i, j)
+                      : snprintf(buf + used, len - used, "%s%d", used ? "," : "", i);
         if (w < 0 || (size_t)w >= len - used) {
             snprintf(buf + (len > 5 ? len - 5 : 0), len > 5 ? 5 : len, ",...");
             return;
@@ -68,9 +66,18 @@ void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *),
     }
 }
 
-static int pick_absent(const tr_rank_t *r) { return !r->joined; }
-static int pick_starting(const tr_rank_t *r) { return r->joined && !r->init_done; }
-static int pick_in_coll(const tr_rank_t *r) { return r->in_coll; }
+static int pick_absent(const tr_rank_t *r)
+{
+    return !r->joined;
+}
+static int pick_starting(const tr_rank_t *r)
+{
+    return r->joined && !r->init_done;
+}
+static int pick_in_coll(const tr_rank_t *r)
+{
+    return r->in_coll;
+}
 
 static int count(const tr_job_t *job, int (*pick)(const tr_rank_t *), int *first)
 {
@@ -94,16 +101,19 @@ void tr_job_check_stuck(tr_job_t *job)
         if (r->in_coll)
             continue;
         if (r->exited && !r->joined) {
-            tr_job_fail(job, 1, "rank %d (pid %d) exited without joining the "
+            tr_job_fail(job, 1,
+                        "rank %d (pid %d) exited without joining the "
                         "job, while ranks %s wait for it in bootstrap "
                         "collective #%u: every rank must call tern_init",
                         i, (int)r->pid, waiting, job->coll_seq + 1);
             return;
         }
         if (r->fini || r->exited) {
-            tr_job_fail(job, 1, "rank %d (pid %d) left the job (tern_finalize) "
+            tr_job_fail(job, 1,
+                        "rank %d (pid %d) left the job (tern_finalize) "
                         "while ranks %s wait for it in bootstrap collective "
-                        "#%u", i, (int)r->pid, waiting, job->coll_seq + 1);
+                        "#%u",
+                        i, (int)r->pid, waiting, job->coll_seq + 1);
             return;
         }
     }
@@ -121,21 +131,25 @@ static void rank_exited(tr_job_t *job, int i, int status)
     if (r->conn >= 0)
         tr_proto_close(job, r->conn);
     if (job->verbose >= 2)
-        fprintf(stderr, "ternrun: rank %d (pid %d) ended, status 0x%x\n", i,
-                (int)r->pid, status);
+        fprintf(stderr, "ternrun: rank %d (pid %d) ended, status 0x%x\n", i, (int)r->pid,
+                status);
     if (job->ending || r->exec_failed)
         return;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        tr_job_fail(job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)%s",
-                    i, (int)r->pid, sig, strsignal(sig),
+        tr_job_fail(job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)%s", i,
+                    (int)r->pid, sig, strsignal(sig),
                     WCOREDUMP(status) ? ", core dumped" : "");
     } else if (WEXITSTATUS(status) != 0) {
-        tr_job_fail(job, WEXITSTATUS(status), "rank %d (pid %d) exited with "
-                    "code %d", i, (int)r->pid, WEXITSTATUS(status));
+        tr_job_fail(job, WEXITSTATUS(status),
+                    "rank %d (pid %d) exited with "
+                    "code %d",
+                    i, (int)r->pid, WEXITSTATUS(status));
     } else if (r->joined && !r->fini) {
-        tr_job_fail(job, 1, "rank %d (pid %d) exited with code 0 after joining "
-                    "the job but without tern_finalize", i, (int)r->pid);
+        tr_job_fail(job, 1,
+                    "rank %d (pid %d) exited with code 0 after joining "
+                    "the job but without tern_finalize",
+                    i, (int)r->pid);
     } else {
         tr_job_check_stuck(job);
     }
@@ -164,8 +178,10 @@ void tr_job_reap(tr_job_t *job)
 void tr_job_signal(tr_job_t *job, int sig)
 {
     if (++job->signals_seen == 1) {
-        fprintf(stderr, "ternrun: received signal %d (%s); passing it to "
-                "the job and ending it\n", sig, strsignal(sig));
+        fprintf(stderr,
+                "ternrun: received signal %d (%s); passing it to "
+                "the job and ending it\n",
+                sig, strsignal(sig));
         tr_job_end(job, 128 + sig, sig);
     } else { /* asked twice: no more grace */
         tr_job_end(job, 128 + sig, SIGKILL);
@@ -181,7 +197,7 @@ void tr_job_exec_failures(tr_job_t *job)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return; /* nothing now */
+            return;                      /* nothing now */
         if (n != (ssize_t)sizeof(msg)) { /* end: every rank has exec'ed */
             close(job->errfd);
             job->errfd = -1;
@@ -207,20 +223,23 @@ static void start_up_timeout(tr_job_t *job)
     tr_rank_list(job, pick_absent, absent, sizeof(absent));
     tr_rank_list(job, pick_starting, starting, sizeof(starting));
     if (nabsent == 1)
-        snprintf(what, sizeof(what), "rank %s (pid %d) never reached tern_init"
-                 "%s", absent, (int)job->ranks[first].pid,
+        snprintf(what, sizeof(what),
+                 "rank %s (pid %d) never reached tern_init"
+                 "%s",
+                 absent, (int)job->ranks[first].pid,
                  job->ranks[first].exited ? " and has exited" : "");
     else if (nabsent > 1)
-        snprintf(what, sizeof(what), "ranks %s never reached tern_init",
-                 absent);
+        snprintf(what, sizeof(what), "ranks %s never reached tern_init", absent);
     else
-        snprintf(what, sizeof(what), "every rank joined, but ranks %s did not "
+        snprintf(what, sizeof(what),
+                 "every rank joined, but ranks %s did not "
                  "finish tern_init (%d of %d are in bootstrap collective #%u)",
                  starting, job->coll_count, job->n, job->coll_seq + 1);
     if (nabsent && nstarting)
         snprintf(what + strlen(what), sizeof(what) - strlen(what),
                  " while ranks %s wait in tern_init", starting);
-    tr_job_fail(job, 1, "start-up did not finish within TERN_BOOT_TIMEOUT=%g "
+    tr_job_fail(job, 1,
+                "start-up did not finish within TERN_BOOT_TIMEOUT=%g "
                 "s: %s; raise TERN_BOOT_TIMEOUT if start-up is merely slow",
                 job->boot_timeout, what);
 }
@@ -239,7 +258,12 @@ static double boot_deadline(const tr_job_t *job)
 double tr_job_next_timer(const tr_job_t *job)
 {
     double t = 0;
-#define TR_EARLIER_(x) do { double x_ = (x); if (x_ > 0 && (t == 0 || x_ < t)) t = x_; } while (0)
+#define TR_EARLIER_(x)                    \
+    do {                                  \
+        double x_ = (x);                  \
+        if (x_ > 0 && (t == 0 || x_ < t)) \
+            t = x_;                       \
+    } while (0)
     if (!job->killed)
         TR_EARLIER_(job->kill_at);
     TR_EARLIER_(boot_deadline(job));
@@ -263,8 +287,10 @@ void tr_job_timers(tr_job_t *job, double now)
         tr_rank_t *r = &job->ranks[i];
         if (r->eof_at > 0 && !r->exited && now >= r->eof_at + TR_EOF_GRACE_S) {
             r->eof_at = 0;
-            tr_job_fail(job, 1, "rank %d (pid %d) closed its connection to "
-                        "ternrun without tern_finalize", i, (int)r->pid);
+            tr_job_fail(job, 1,
+                        "rank %d (pid %d) closed its connection to "
+                        "ternrun without tern_finalize",
+                        i, (int)r->pid);
         }
     }
 }
@@ -283,8 +309,7 @@ static void remove_shm(const tr_job_t *job)
         if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
             continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0 && job->verbose)
-            fprintf(stderr, "ternrun: removed /dev/shm/%s left by the job\n",
-                    e->d_name);
+            fprintf(stderr, "ternrun: removed /dev/shm/%s left by the job\n", e->d_name);
     }
     closedir(d);
 }
@@ -307,7 +332,8 @@ void tr_job_finish(tr_job_t *job)
     if (job->lfd >= 0)
         close(job->lfd);
     if (job->verbose >= 1)
-        fprintf(stderr, "ternrun: job of %d ranks ended after %.1f ms, exit "
-                "status %d\n", job->n, (tn_time_s() - job->t_start) * 1e3,
-                job->exit_code);
+        fprintf(stderr,
+                "ternrun: job of %d ranks ended after %.1f ms, exit "
+                "status %d\n",
+                job->n, (tn_time_s() - job->t_start) * 1e3, job->exit_code);
 }

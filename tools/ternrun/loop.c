@@ -61,14 +61,13 @@ static int build(tr_job_t *job, tr_pollset_t *ps)
     for (int i = 0; i < job->nconns; i++) {
         const tr_conn_t *c = &job->conns[i];
         if (c->fd >= 0)
-            rc |= add(ps, c->fd, (short)(POLLIN | (c->tx.head ? POLLOUT : 0)),
-                      SRC_CONN, i);
+            rc |=
+                add(ps, c->fd, (short)(POLLIN | (c->tx.head ? POLLOUT : 0)), SRC_CONN, i);
     }
     for (int i = 0; i < job->n; i++)
         for (int s = 0; s < 2; s++)
             if (job->ranks[i].out[s].fd >= 0)
-                rc |= add(ps, job->ranks[i].out[s].fd, POLLIN, SRC_OUT,
-                          i * 2 + s);
+                rc |= add(ps, job->ranks[i].out[s].fd, POLLIN, SRC_OUT, i * 2 + s);
     return rc;
 }
 
@@ -133,8 +132,7 @@ static int start(tr_job_t *job)
         fprintf(stderr, "ternrun: signalfd: %s\n", strerror(errno));
         return -1;
     }
-    if (tn_wire_listen(job->jobid, job->addr, sizeof(job->addr), &job->lfd) !=
-        TERN_OK) {
+    if (tn_wire_listen(job->jobid, job->addr, sizeof(job->addr), &job->lfd) != TERN_OK) {
         fprintf(stderr, "ternrun: cannot create the bootstrap socket: %s\n",
                 strerror(errno));
         return -1;

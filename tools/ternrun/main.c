@@ -20,35 +20,35 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: ternrun -n N [options] program [args...]\n"
-        "Starts N ranks of program on this node and serves their bootstrap.\n"
-        "\n"
-        "  -n, --np N            number of ranks (1..%d)\n"
-        "  --bind-to core|l3|numa|package|none\n"
-        "                        bind each rank to the core it is mapped to, or\n"
-        "                        to that core's L3 cache, NUMA domain or package,\n"
-        "                        or not at all; default: core when N is at most\n"
-        "                        the number of cores, else none\n"
-        "  --map-by packed|spread|numa|dist:DEVICE\n"
-        "                        the order in which ranks take cores: in order\n"
-        "                        (default), round-robin over packages or over\n"
-        "                        NUMA domains, or nearest to network device\n"
-        "                        DEVICE first (tern-info lists the devices)\n"
-        "  --oversubscribe       allow more ranks than cores with --bind-to\n"
-        "                        (they share cores round-robin)\n"
-        "  --report-bindings     print each rank's host, cpuset, NUMA domain and\n"
-        "                        nearest network device\n"
-        "  --dry-run             plan and report the bindings, start nothing\n"
-        "  --tag-output          prefix each output line of a rank with [rank]\n"
-        "  --nodes K             simulate K nodes: ranks split into K blocks,\n"
-        "                        each block with its own node identity\n"
-        "  -h, --help            this text\n"
-        "\n"
-        "The job's exit status is 0 when every rank exits 0, else the first\n"
-        "failing rank's code (128+signal when it was killed). The job is ended\n"
-        "when any rank fails, and when start-up takes longer than\n"
-        "TERN_BOOT_TIMEOUT seconds (default 60; 0 for no limit).\n",
-        TR_MAX_RANKS);
+            "usage: ternrun -n N [options] program [args...]\n"
+            "Starts N ranks of program on this node and serves their bootstrap.\n"
+            "\n"
+            "  -n, --np N            number of ranks (1..%d)\n"
+            "  --bind-to core|l3|numa|package|none\n"
+            "                        bind each rank to the core it is mapped to, or\n"
+            "                        to that core's L3 cache, NUMA domain or package,\n"
+            "                        or not at all; default: core when N is at most\n"
+            "                        the number of cores, else none\n"
+            "  --map-by packed|spread|numa|dist:DEVICE\n"
+            "                        the order in which ranks take cores: in order\n"
+            "                        (default), round-robin over packages or over\n"
+            "                        NUMA domains, or nearest to network device\n"
+            "                        DEVICE first (tern-info lists the devices)\n"
+            "  --oversubscribe       allow more ranks than cores with --bind-to\n"
+            "                        (they share cores round-robin)\n"
+            "  --report-bindings     print each rank's host, cpuset, NUMA domain and\n"
+            "                        nearest network device\n"
+            "  --dry-run             plan and report the bindings, start nothing\n"
+            "  --tag-output          prefix each output line of a rank with [rank]\n"
+            "  --nodes K             simulate K nodes: ranks split into K blocks,\n"
+            "                        each block with its own node identity\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "The job's exit status is 0 when every rank exits 0, else the first\n"
+            "failing rank's code (128+signal when it was killed). The job is ended\n"
+            "when any rank fails, and when start-up takes longer than\n"
+            "TERN_BOOT_TIMEOUT seconds (default 60; 0 for no limit).\n",
+            TR_MAX_RANKS);
 }
 
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
@@ -103,8 +103,8 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
         case 'n':
             if (parse_count(optarg, TR_MAX_RANKS, &job->n) != 0)
                 return usage_error("-n '%s': the number of ranks must be an "
-                                   "integer from 1 to %d", optarg,
-                                   TR_MAX_RANKS);
+                                   "integer from 1 to %d",
+                                   optarg, TR_MAX_RANKS);
             have_n = 1;
             break;
         case OPT_BIND:
@@ -143,14 +143,11 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
         case OPT_TAG: job->tag_output = 1; break;
         case OPT_NODES:
             if (parse_count(optarg, TR_MAX_RANKS, &job->nodes) != 0)
-                return usage_error("--nodes '%s': must be a positive integer",
-                                   optarg);
+                return usage_error("--nodes '%s': must be a positive integer", optarg);
             break;
         case 'h': usage(stdout); exit(0);
-        case ':':
-            return usage_error("option %s needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return usage_error("option %s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (!have_n)
@@ -159,7 +156,8 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
         return usage_error("the program to run is missing");
     if (job->nodes > job->n)
         return usage_error("--nodes %d is more than -n %d: every simulated "
-                           "node needs a rank", job->nodes, job->n);
+                           "node needs a rank",
+                           job->nodes, job->n);
     job->argv = argv + optind;
     return 0;
 }
@@ -180,8 +178,7 @@ static int read_settings(tr_job_t *job)
             fprintf(stderr, "ternrun: internal: %s not in the table\n", names[i]);
             return 1;
         }
-        if (tn_cfg_parse(v, text ? text : v->def, dst[i], err, sizeof(err)) !=
-            TERN_OK) {
+        if (tn_cfg_parse(v, text ? text : v->def, dst[i], err, sizeof(err)) != TERN_OK) {
             fprintf(stderr, "ternrun: %s\n", err);
             return 1;
         }
@@ -203,8 +200,12 @@ static void make_jobid(tr_job_t *job)
 
 int main(int argc, char **argv)
 {
-    static tr_job_t job = {.bind = TN_BIND_AUTO, .map = TN_MAP_PACKED, .nodes = 1, .lfd = -1,
-                           .sfd = -1, .errfd = -1};
+    static tr_job_t job = {.bind = TN_BIND_AUTO,
+                           .map = TN_MAP_PACKED,
+                           .nodes = 1,
+                           .lfd = -1,
+                           .sfd = -1,
+                           .errfd = -1};
     int rc = tr_parse_args(&job, argc, argv);
     if (rc)
         return rc;

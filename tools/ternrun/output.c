@@ -113,8 +113,8 @@ void tr_out_drain_all(tr_job_t *job, double until)
         for (int i = 0; i < job->n; i++)
             for (int s = 0; s < 2; s++)
                 if (job->ranks[i].out[s].fd >= 0)
-                    pfd[n++] = (struct pollfd){.fd = job->ranks[i].out[s].fd,
-                                               .events = POLLIN};
+                    pfd[n++] =
+                        (struct pollfd){.fd = job->ranks[i].out[s].fd, .events = POLLIN};
         double left = until - tn_time_s();
         if (n == 0 || left <= 0)
             break;

@@ -37,11 +37,12 @@ void tr_proto_accept(tr_job_t *job)
          * root) may talk to this ternrun. */
         uid_t uid;
         pid_t pid;
-        if (tn_wire_peer_cred(fd, &uid, &pid) == TERN_OK && uid != getuid() &&
-            uid != 0) {
+        if (tn_wire_peer_cred(fd, &uid, &pid) == TERN_OK && uid != getuid() && uid != 0) {
             if (job->verbose)
-                fprintf(stderr, "ternrun: refused a connection from pid %d "
-                        "of user %u\n", (int)pid, (unsigned)uid);
+                fprintf(stderr,
+                        "ternrun: refused a connection from pid %d "
+                        "of user %u\n",
+                        (int)pid, (unsigned)uid);
             close(fd);
             continue;
         }
@@ -128,7 +129,8 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
         return;
     }
     if (m.version != TN_WIRE_VERSION) {
-        snprintf(why, sizeof(why), "wire protocol version %u, ternrun speaks "
+        snprintf(why, sizeof(why),
+                 "wire protocol version %u, ternrun speaks "
                  "%u: use the ternrun of the same Tern installation",
                  m.version, TN_WIRE_VERSION);
         refuse(job, ci, why);
@@ -139,15 +141,19 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
         return;
     }
     if (m.size != job->n || m.rank < 0 || m.rank >= job->n) {
-        snprintf(why, sizeof(why), "rank %d of %d is not a rank of this job "
-                 "of %d", m.rank, m.size, job->n);
+        snprintf(why, sizeof(why),
+                 "rank %d of %d is not a rank of this job "
+                 "of %d",
+                 m.rank, m.size, job->n);
         refuse(job, ci, why);
         return;
     }
     tr_rank_t *r = &job->ranks[m.rank];
     if (r->joined) {
-        snprintf(why, sizeof(why), "rank %d has already joined this job "
-                 "(tern_init twice in one job is not supported)", m.rank);
+        snprintf(why, sizeof(why),
+                 "rank %d has already joined this job "
+                 "(tern_init twice in one job is not supported)",
+                 m.rank);
         refuse(job, ci, why);
         return;
     }
@@ -159,8 +165,8 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
     if (job->t_first_join == 0)
         job->t_first_join = tn_time_s();
     if (job->verbose >= 2)
-        fprintf(stderr, "ternrun: rank %d joined (pid %d) after %.1f ms\n",
-                m.rank, (int)pid, (tn_time_s() - job->t_start) * 1e3);
+        fprintf(stderr, "ternrun: rank %d joined (pid %d) after %.1f ms\n", m.rank,
+                (int)pid, (tn_time_s() - job->t_start) * 1e3);
     send_frame(job, ci, TN_WIRE_WELCOME, job->n, NULL);
 }
 
@@ -169,33 +175,39 @@ static void on_hello(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
 static int gather_admit(tr_job_t *job, int rank, size_t len)
 {
     if (job->ranks[rank].in_coll) {
-        tr_job_fail(job, 1, "rank %d sent two contributions to bootstrap "
-                    "collective #%u (protocol error)", rank,
-                    job->coll_seq + 1);
+        tr_job_fail(job, 1,
+                    "rank %d sent two contributions to bootstrap "
+                    "collective #%u (protocol error)",
+                    rank, job->coll_seq + 1);
         return -1;
     }
     if (job->coll_count > 0) {
         if (len == job->coll_len)
             return 0;
-        tr_job_fail(job, 1, "ranks disagree in bootstrap collective #%u: "
+        tr_job_fail(job, 1,
+                    "ranks disagree in bootstrap collective #%u: "
                     "rank %d contributed %zu bytes, others %zu (every rank "
-                    "must make the same start-up calls)", job->coll_seq + 1,
-                    rank, len, job->coll_len);
+                    "must make the same start-up calls)",
+                    job->coll_seq + 1, rank, len, job->coll_len);
         return -1;
     }
     uint64_t total = (uint64_t)len * (uint64_t)job->n;
     if (total > TN_WIRE_MAX_PAYLOAD) {
-        tr_job_fail(job, 1, "rank %d asked for a bootstrap allgather of %zu "
+        tr_job_fail(job, 1,
+                    "rank %d asked for a bootstrap allgather of %zu "
                     "bytes per rank, %llu in all: more than ternrun's limit "
-                    "of %llu bytes", rank, len, (unsigned long long)total,
+                    "of %llu bytes",
+                    rank, len, (unsigned long long)total,
                     (unsigned long long)TN_WIRE_MAX_PAYLOAD);
         return -1;
     }
     job->coll_len = len;
     job->coll_buf = tn_wire_blob_create((size_t)total);
     if (!job->coll_buf) {
-        tr_job_fail(job, 1, "out of memory for a bootstrap allgather of "
-                    "%llu bytes", (unsigned long long)total);
+        tr_job_fail(job, 1,
+                    "out of memory for a bootstrap allgather of "
+                    "%llu bytes",
+                    (unsigned long long)total);
         return -1;
     }
     return 0;
@@ -234,9 +246,11 @@ static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
     int code = rx->h.arg & 0xff;
     if (code == 0 && rx->h.arg != 0)
         code = 1;
-    tr_job_fail(job, code, "rank %d (pid %d) aborted the job with code %d: "
-                "%.*s", rank, (int)job->ranks[rank].pid, rx->h.arg,
-                len ? len : (int)strlen(msg), msg);
+    tr_job_fail(job, code,
+                "rank %d (pid %d) aborted the job with code %d: "
+                "%.*s",
+                rank, (int)job->ranks[rank].pid, rx->h.arg, len ? len : (int)strlen(msg),
+                msg);
 }
 
 static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
@@ -252,31 +266,30 @@ static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
     int rank = c->rank;
     tr_rank_t *r = &job->ranks[rank];
     switch (rx->h.type) {
-    case TN_WIRE_GATHER:
-        on_gather(job, rank, rx);
-        break;
+    case TN_WIRE_GATHER: on_gather(job, rank, rx); break;
     case TN_WIRE_INIT_DONE:
         if (!r->init_done) {
             r->init_done = 1;
             job->ninit_done++;
             if (job->verbose >= 1 && job->ninit_done == job->n)
-                fprintf(stderr, "ternrun: all %d ranks finished start-up "
-                        "%.1f ms after launch\n", job->n,
-                        (tn_time_s() - job->t_start) * 1e3);
+                fprintf(stderr,
+                        "ternrun: all %d ranks finished start-up "
+                        "%.1f ms after launch\n",
+                        job->n, (tn_time_s() - job->t_start) * 1e3);
         }
         break;
-    case TN_WIRE_ABORT:
-        on_abort(job, rank, rx);
-        break;
+    case TN_WIRE_ABORT: on_abort(job, rank, rx); break;
     case TN_WIRE_FINI:
         r->fini = 1;
         send_frame(job, ci, TN_WIRE_FINI_ACK, 0, NULL);
         tr_job_check_stuck(job);
         break;
     default:
-        tr_job_fail(job, 1, "rank %d (pid %d) sent a malformed message (type "
+        tr_job_fail(job, 1,
+                    "rank %d (pid %d) sent a malformed message (type "
                     "%u): protocol mismatch between the program's libtern "
-                    "and this ternrun?", rank, (int)r->pid, rx->h.type);
+                    "and this ternrun?",
+                    rank, (int)r->pid, rx->h.type);
     }
 }
 
@@ -291,8 +304,10 @@ void tr_proto_read(tr_job_t *job, int ci)
             return;
         if (rc < 0) {
             if (rc == TERN_ERR_BOOT && c->rank >= 0)
-                tr_job_fail(job, 1, "rank %d sent a malformed frame "
-                            "(protocol mismatch?)", c->rank);
+                tr_job_fail(job, 1,
+                            "rank %d sent a malformed frame "
+                            "(protocol mismatch?)",
+                            c->rank);
             tr_proto_close(job, ci);
             return;
         }

@@ -51,7 +51,7 @@ static void __attribute__((noreturn)) holder(pid_t parent)
     sigaddset(&usr1, SIGUSR1);
     for (;;) {
         if (getppid() != parent)
-            killpg(0, SIGKILL); /* the group, the holder included */
+            killpg(0, SIGKILL);   /* the group, the holder included */
         sigwaitinfo(&usr1, NULL); /* anyone may send SIGUSR1: recheck */
     }
 }
@@ -91,9 +91,8 @@ static void raise_nofile(int n)
     if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         nofile_orig = rl;
         nofile_raised = 1;
-        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need
-                          ? need
-                          : rl.rlim_max;
+        rl.rlim_cur =
+            rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
 }
@@ -149,9 +148,10 @@ child(tr_job_t *job, int i, const int *outfd, int errw, int stdin_tty)
     else
         unsetenv("TERN_BOOT_CPUSET");
     if (r->bound && sched_setaffinity(0, sizeof(r->cpus), &r->cpus) != 0)
-        fprintf(stderr, "ternrun: warning: cannot bind rank %d to cpuset %s: "
-                        "%s; it runs unbound\n", i, r->cpus_text,
-                strerror(errno));
+        fprintf(stderr,
+                "ternrun: warning: cannot bind rank %d to cpuset %s: "
+                "%s; it runs unbound\n",
+                i, r->cpus_text, strerror(errno));
     execvp(job->argv[0], job->argv);
     /* Tell ternrun, which prints one message for the whole job. */
     int msg[2] = {i, errno};
@@ -167,8 +167,7 @@ static int spawn_one(tr_job_t *job, int i, int errw, int stdin_tty)
     for (int s = 0; s < 2; s++) {
         r->out[s].fd = -1;
         if (job->tag_output &&
-            tr_out_open(&r->out[s], s ? STDERR_FILENO : STDOUT_FILENO,
-                        &outfd[s]) != 0)
+            tr_out_open(&r->out[s], s ? STDERR_FILENO : STDOUT_FILENO, &outfd[s]) != 0)
             return -1;
     }
     pid_t pid = fork();
@@ -201,8 +200,10 @@ int tr_spawn_ranks(tr_job_t *job)
     int rc = 0;
     for (int i = 0; i < job->n; i++) {
         if (spawn_one(job, i, ep[1], stdin_tty) != 0) {
-            fprintf(stderr, "ternrun: cannot start rank %d: %s; ending the "
-                            "job\n", i, strerror(errno));
+            fprintf(stderr,
+                    "ternrun: cannot start rank %d: %s; ending the "
+                    "job\n",
+                    i, strerror(errno));
             for (int j = i; j < job->n; j++) { /* never started */
                 job->ranks[j].exited = 1;
                 job->nexited++;

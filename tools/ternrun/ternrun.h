@@ -11,12 +11,13 @@
 #include "base/topo.h"
 #include "boot/wire.h"
 
-#define TR_MAX_RANKS 4096
-#define TR_KILL_GRACE_S 0.5  /* SIGTERM, then SIGKILL this much later */
-#define TR_EOF_GRACE_S 0.25  /* a closed connection waits this long for the
+#define TR_MAX_RANKS    4096
+#define TR_KILL_GRACE_S 0.5 /* SIGTERM, then SIGKILL this much later */
+#define TR_EOF_GRACE_S \
+    0.25                  /* a closed connection waits this long for the
                                 exit status that explains it */
-#define TR_DRAIN_S 1.0       /* output still read after the last rank ended */
-#define TR_LINE_MAX 65536    /* longer output lines are split */
+#define TR_DRAIN_S  1.0   /* output still read after the last rank ended */
+#define TR_LINE_MAX 65536 /* longer output lines are split */
 
 /* Bindings and mappings are base/topo.h's TN_BIND_* and TN_MAP_*. */
 
@@ -29,29 +30,29 @@ typedef struct tr_out {
 } tr_out_t;
 
 typedef struct tr_rank {
-    pid_t pid;        /* 0 if never started */
+    pid_t pid; /* 0 if never started */
     int exited;
-    int status;       /* from waitpid */
+    int status; /* from waitpid */
     int exec_failed;
-    int joined;       /* HELLO accepted */
+    int joined; /* HELLO accepted */
     int init_done;
-    int fini;         /* left the job cleanly */
-    int in_coll;      /* contributed to the collective in progress */
-    int conn;         /* index in job->conns, -1 when not connected */
-    double eof_at;    /* >0: connection lost without fini at this time */
-    int bound;        /* cpus is applied with sched_setaffinity */
+    int fini;      /* left the job cleanly */
+    int in_coll;   /* contributed to the collective in progress */
+    int conn;      /* index in job->conns, -1 when not connected */
+    double eof_at; /* >0: connection lost without fini at this time */
+    int bound;     /* cpus is applied with sched_setaffinity */
     cpu_set_t cpus;
     char cpus_text[128]; /* list form, "0-3"; the plan, also when simulated */
-    char numa_text[32]; /* NUMA domains the cpuset covers, "0" */
-    char unit_text[32]; /* "core 3", "NUMA 0", "not bound" */
-    char nic_text[32];  /* nearest network device, "none" */
-    char node[80];    /* TERN_BOOT_NODE */
+    char numa_text[32];  /* NUMA domains the cpuset covers, "0" */
+    char unit_text[32];  /* "core 3", "NUMA 0", "not bound" */
+    char nic_text[32];   /* nearest network device, "none" */
+    char node[80];       /* TERN_BOOT_NODE */
     tr_out_t out[2];
 } tr_rank_t;
 
 typedef struct tr_conn {
-    int fd;   /* -1: free slot */
-    int rank; /* -1 until HELLO */
+    int fd;      /* -1: free slot */
+    int rank;    /* -1 until HELLO */
     int closing; /* close once tx is flushed (after an ERROR reply) */
     tn_wire_rx_t rx;
     tn_wire_txq_t tx;
@@ -60,16 +61,16 @@ typedef struct tr_conn {
 typedef struct tr_job {
     /* options */
     int n;
-    int bind;         /* TN_BIND_* */
-    int map;          /* TN_MAP_* */
+    int bind;           /* TN_BIND_* */
+    int map;            /* TN_MAP_* */
     const char *device; /* --map-by dist:DEVICE */
     int oversubscribe;
-    int dry_run;      /* plan and report, start nothing */
-    int simulated;    /* the topology is not this machine's (XML, synthetic) */
+    int dry_run;   /* plan and report, start nothing */
+    int simulated; /* the topology is not this machine's (XML, synthetic) */
     int report_bindings;
     int tag_output;
-    int nodes;        /* simulated nodes (--nodes), 1 = this host */
-    char **argv;      /* program and its arguments */
+    int nodes;           /* simulated nodes (--nodes), 1 = this host */
+    char **argv;         /* program and its arguments */
     double boot_timeout; /* TERN_BOOT_TIMEOUT; <= 0: none */
     int verbose;
     char bind_note[512]; /* why the binding is what it is (for the report) */
@@ -78,10 +79,10 @@ typedef struct tr_job {
     char host[64];
     char jobid[TN_WIRE_JOBID_MAX];
     char addr[128];
-    int lfd;          /* listening socket */
-    int sfd;          /* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
-    int errfd;        /* read end of the exec-failure pipe, -1 when done */
-    pid_t holder;     /* leader of the job's process group (see spawn.c) */
+    int lfd;      /* listening socket */
+    int sfd;      /* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+    int errfd;    /* read end of the exec-failure pipe, -1 when done */
+    pid_t holder; /* leader of the job's process group (see spawn.c) */
     pid_t pgid;
     pid_t self;
     tr_rank_t *ranks;
@@ -96,16 +97,16 @@ typedef struct tr_job {
     double t_first_join; /* 0 until a rank joins */
 
     /* the bootstrap collective in progress */
-    unsigned coll_seq;   /* collectives completed */
-    int coll_count;      /* contributions so far */
-    size_t coll_len;     /* bytes per rank */
+    unsigned coll_seq; /* collectives completed */
+    int coll_count;    /* contributions so far */
+    size_t coll_len;   /* bytes per rank */
     tn_wire_blob_t *coll_buf;
 
     /* ending */
     int ending;
     int exit_code;
-    int signals_seen;    /* user signals received */
-    double kill_at;      /* >0: SIGKILL the group at this time */
+    int signals_seen; /* user signals received */
+    double kill_at;   /* >0: SIGKILL the group at this time */
     int killed;
 } tr_job_t;
 
@@ -133,8 +134,8 @@ double tr_job_next_timer(const tr_job_t *job);
 void tr_job_check_stuck(tr_job_t *job);
 void tr_job_finish(tr_job_t *job);
 /* "1,3-5" into buf, for ranks whose flag (by pick) is set */
-void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *),
-                  char *buf, size_t len);
+void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *), char *buf,
+                  size_t len);
 
 /* proto.c: the launcher's side of the wire */
 void tr_proto_accept(tr_job_t *job);

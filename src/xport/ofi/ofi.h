@@ -20,7 +20,7 @@ typedef struct tn_ofi_op tn_ofi_op_t;
 typedef struct tn_ofi_addr {
     uint64_t map_base; /* start of the registered mapping, owner's address */
     uint64_t map_size;
-    uint64_t key;      /* remote key of that registration */
+    uint64_t key; /* remote key of that registration */
     uint64_t name_len;
     uint8_t name[TN_OFI_NAME_MAX];
 } tn_ofi_addr_t;
@@ -42,23 +42,23 @@ typedef struct tn_ofi {
     struct fid_ep *ep;
     struct fid_av *av;
     struct fid_cq *cq;
-    struct fid_mr *mr;   /* the segment mapping */
+    struct fid_mr *mr; /* the segment mapping */
     void *mr_desc;
-    void *map;           /* registered mapping: control area + segment */
+    void *map; /* registered mapping: control area + segment */
     size_t map_size;
     int rank, size;
-    tn_ofi_addr_t *peers;/* [size] */
-    fi_addr_t *fi_addrs; /* [size] */
-    int virt_addr;       /* FI_MR_VIRT_ADDR: remote addresses are virtual */
-    int mr_local;        /* local buffers need descriptors */
+    tn_ofi_addr_t *peers; /* [size] */
+    fi_addr_t *fi_addrs;  /* [size] */
+    int virt_addr;        /* FI_MR_VIRT_ADDR: remote addresses are virtual */
+    int mr_local;         /* local buffers need descriptors */
     size_t inject_size, max_msg;
     /* Operation descriptors: bounded in-flight operations. */
     tn_ofi_op_t *ops, *free_ops;
     long nops, inflight;
-    char *bounce;        /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
+    char *bounce; /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
     struct fid_mr *bounce_mr;
     pthread_mutex_t lock;
-    _Atomic int errors;  /* failed completions seen */
+    _Atomic int errors; /* failed completions seen */
     /* progress thread */
     pthread_t thread;
     _Atomic int thread_stop;
@@ -70,8 +70,8 @@ typedef struct tn_ofi {
  * (a provider or domain asked for does not exist: the message lists the
  * available ones), TERN_ERR_SYS (libfabric failed: the message names the
  * call, the error and what to try). */
-int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size,
-                  const tn_ofi_opts_t *opts, tn_ofi_t **out);
+int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
+                  tn_ofi_t **out);
 void tn_ofi_destroy(tn_ofi_t *o);
 
 /* Remote address of addr (in the peer's own address space) as the

@@ -9,8 +9,8 @@
 #include <rdma/fabric.h>
 
 typedef struct tn_fi_api {
-    int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
-                   const struct fi_info *, struct fi_info **);
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                   struct fi_info **);
     void (*freeinfo)(struct fi_info *);
     struct fi_info *(*dupinfo)(const struct fi_info *);
     int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);

@@ -25,10 +25,10 @@ struct tn_ofi_op {
     struct fi_context2 ctx; /* first: the provider's per-operation context */
     _Atomic(int64_t) *lc;   /* decremented at completion unless done early */
     _Atomic(int64_t) *rc;
-    char *bounce;           /* this descriptor's bounce slot (mr_local) */
-    void *copy_out;         /* get through the bounce slot: copy here */
+    char *bounce;   /* this descriptor's bounce slot (mr_local) */
+    void *copy_out; /* get through the bounce slot: copy here */
     size_t copy_len;
-    struct fid_mr *tmp_mr;  /* registration made for this operation */
+    struct fid_mr *tmp_mr; /* registration made for this operation */
     int rank;
     int is_get;
     tn_ofi_op_t *next;
@@ -199,8 +199,7 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
 /* One fragment: a write or read of len bytes. Returns TERN_OK or
  * TERN_ERR_AGAIN (IMMEDIATE and the first fragment only) or an error. */
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
-                 size_t len, _Atomic(int64_t) *lc, _Atomic(int64_t) *rc,
-                 unsigned flags)
+                 size_t len, _Atomic(int64_t) *lc, _Atomic(int64_t) *rc, unsigned flags)
 {
     tn_ofi_op_t *op = op_wait(o, flags);
     if (!op)
@@ -223,9 +222,13 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     }
     struct iovec iov = {.iov_base = (void *)use, .iov_len = len};
     struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = o->peers[rank].key};
-    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
-                             .addr = o->fi_addrs[rank], .rma_iov = &riov,
-                             .rma_iov_count = 1, .context = op};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = o->fi_addrs[rank],
+                             .rma_iov = &riov,
+                             .rma_iov_count = 1,
+                             .context = op};
     uint64_t fl = FI_COMPLETION;
     int early_lc = 0;
     if (!is_get) {
@@ -240,7 +243,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     for (;;) {
         ssize_t r = is_get ? fi_readmsg(o->ep, &msg, fl) : fi_writemsg(o->ep, &msg, fl);
         if (r == 0) {
-            tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu retries",
+            tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
+                     "retries",
                      is_get ? "read" : "write", len, rank, (unsigned long long)raddr,
                      (unsigned long long)o->peers[rank].key, (unsigned long long)iter);
             break;
@@ -248,7 +252,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         if (r != -FI_EAGAIN) {
             op_give(o, op);
             tn_error("libfabric %s of %zu bytes to rank %d failed: %s",
-                     is_get ? "fi_readmsg" : "fi_writemsg", len, rank, tn_fi.strerror((int)-r));
+                     is_get ? "fi_readmsg" : "fi_writemsg", len, rank,
+                     tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
         if ((flags & TERN_FLAG_IMMEDIATE) && iter == 0 && tn_ofi_poll(&o->base) == 0) {

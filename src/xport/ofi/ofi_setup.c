@@ -46,8 +46,8 @@ static struct fi_info *make_hints(const tn_ofi_opts_t *opts, int want_msg_atomic
     if (want_msg_atomic)
         h->caps |= FI_MSG | FI_ATOMIC;
     h->mode = FI_CONTEXT | FI_CONTEXT2;
-    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                              FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     if (opts->provider && *opts->provider)
@@ -97,14 +97,16 @@ static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out)
         char avail[512];
         list_providers(avail, sizeof(avail));
         if (opts->provider && *opts->provider)
-            tn_error("libfabric provider '%s'%s%s%s is not available for RDM RMA "
-                     "here (%s): set TERN_OFI_PROVIDER to one of: %s",
-                     opts->provider, opts->domain && *opts->domain ? " with domain '" : "",
-                     opts->domain && *opts->domain ? opts->domain : "",
-                     opts->domain && *opts->domain ? "'" : "", tn_fi.strerror(-rc), avail);
+            tn_error(
+                "libfabric provider '%s'%s%s%s is not available for RDM RMA "
+                "here (%s): set TERN_OFI_PROVIDER to one of: %s",
+                opts->provider, opts->domain && *opts->domain ? " with domain '" : "",
+                opts->domain && *opts->domain ? opts->domain : "",
+                opts->domain && *opts->domain ? "'" : "", tn_fi.strerror(-rc), avail);
         else
             tn_error("no libfabric provider offers RDM endpoints with RMA (%s); "
-                     "providers seen: %s", tn_fi.strerror(-rc), avail);
+                     "providers seen: %s",
+                     tn_fi.strerror(-rc), avail);
         return TERN_ERR_CONFIG;
     }
     *out = tn_fi.dupinfo(info); /* keep the first (best) only */
@@ -203,18 +205,18 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot)
     return TERN_OK;
 }
 
-static int create(tn_boot_t *boot, void *map, size_t map_size,
-                  const tn_ofi_opts_t *opts, tn_ofi_t **out);
+static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
+                  tn_ofi_t **out);
 
-int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size,
-                  const tn_ofi_opts_t *opts, tn_ofi_t **out)
+int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
+                  tn_ofi_t **out)
 {
     int rc = tn_fi_load();
     return rc == TERN_OK ? create(boot, map, map_size, opts, out) : rc;
 }
 
-static int create(tn_boot_t *boot, void *map, size_t map_size,
-                  const tn_ofi_opts_t *opts, tn_ofi_t **out)
+static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
+                  tn_ofi_t **out)
 {
     tn_ofi_t *o = calloc(1, sizeof(*o));
     if (!o)
@@ -231,11 +233,14 @@ static int create(tn_boot_t *boot, void *map, size_t map_size,
     if (rc == TERN_OK)
         rc = register_segment(o);
     if (rc == TERN_OK) {
-        o->mr_local = (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
+        o->mr_local =
+            (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
         o->inject_size = o->info->tx_attr->inject_size;
-        o->max_msg = o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
-        o->nops = opts->tx_depth > 0 ? opts->tx_depth
-                  : o->info->tx_attr->size ? (long)o->info->tx_attr->size : 256;
+        o->max_msg =
+            o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
+        o->nops = opts->tx_depth > 0       ? opts->tx_depth
+                  : o->info->tx_attr->size ? (long)o->info->tx_attr->size
+                                           : 256;
         rc = tn_ofi_op_pool_create(o);
     }
     if (rc == TERN_OK)
@@ -306,8 +311,9 @@ int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out)
             FI_MAJOR(tn_fi.version()), FI_MINOR(tn_fi.version()));
     fprintf(out, "  domain    %s\n", info->domain_attr->name);
     fprintf(out, "  caps      RMA%s%s, inject %zu B, max message %zu B, tx depth %zu\n",
-            info->caps & FI_MSG ? ", messages" : "", info->caps & FI_ATOMIC ? ", atomics" : "",
-            info->tx_attr->inject_size, info->ep_attr->max_msg_size, info->tx_attr->size);
+            info->caps & FI_MSG ? ", messages" : "",
+            info->caps & FI_ATOMIC ? ", atomics" : "", info->tx_attr->inject_size,
+            info->ep_attr->max_msg_size, info->tx_attr->size);
     fprintf(out, "  mr_mode  %s%s%s%s%s\n",
             info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? " virt_addr" : " offset",
             info->domain_attr->mr_mode & FI_MR_PROV_KEY ? " prov_key" : "",
@@ -315,12 +321,16 @@ int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out)
             info->domain_attr->mr_mode & FI_MR_ENDPOINT ? " endpoint" : "",
             info->domain_attr->mr_mode & FI_MR_ALLOCATED ? " allocated" : "");
     fprintf(out, "  progress  data %s\n",
-            info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual");
+            info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic"
+                                                                 : "manual");
     tn_fi.freeinfo(info);
     return TERN_OK;
 }
 
-static void ofi_destroy_op(tn_xport_t *x) { tn_ofi_destroy((tn_ofi_t *)x); }
+static void ofi_destroy_op(tn_xport_t *x)
+{
+    tn_ofi_destroy((tn_ofi_t *)x);
+}
 
 static const tn_xport_ops_t ofi_ops = {
     .size = sizeof(tn_xport_ops_t),

@@ -47,7 +47,8 @@ int tn_ofi_thread_start(tn_ofi_t *o, long cpu)
         rc = pthread_setaffinity_np(o->thread, sizeof(set), &set);
         if (rc)
             tn_warn("cannot pin the progress thread to CPU %ld "
-                    "(TERN_PROGRESS_THREAD_CPU): %s", cpu, strerror(rc));
+                    "(TERN_PROGRESS_THREAD_CPU): %s",
+                    cpu, strerror(rc));
     }
     return TERN_OK;
 }

@@ -11,8 +11,8 @@
 #include "base/wait.h"
 #include "mem/segment.h"
 
-static int shm_put(tn_xport_t *x, int rank, void *dst, const void *src,
-                   size_t n, const tn_xport_done_t *done, unsigned flags)
+static int shm_put(tn_xport_t *x, int rank, void *dst, const void *src, size_t n,
+                   const tn_xport_done_t *done, unsigned flags)
 {
     /* Reached only for a mapped peer when core's fast path is bypassed;
      * core passes the already translated local address. */
@@ -20,16 +20,22 @@ static int shm_put(tn_xport_t *x, int rank, void *dst, const void *src,
     return TERN_OK;
 }
 
-static int shm_get(tn_xport_t *x, void *dst, int rank, const void *src,
-                   size_t n, const tn_xport_done_t *done, unsigned flags)
+static int shm_get(tn_xport_t *x, void *dst, int rank, const void *src, size_t n,
+                   const tn_xport_done_t *done, unsigned flags)
 {
     memcpy(dst, src, n);
     return TERN_OK;
 }
 
-static int shm_poll(tn_xport_t *x) { return 0; }
+static int shm_poll(tn_xport_t *x)
+{
+    return 0;
+}
 
-static void shm_destroy_op(tn_xport_t *x) { tn_shm_destroy((tn_shm_t *)x); }
+static void shm_destroy_op(tn_xport_t *x)
+{
+    tn_shm_destroy((tn_shm_t *)x);
+}
 
 static const tn_xport_ops_t shm_ops = {
     .size = sizeof(tn_xport_ops_t),
@@ -40,9 +46,9 @@ static const tn_xport_ops_t shm_ops = {
     .destroy = shm_destroy_op,
 };
 
-int tn_shm_create(int nlocal, int me, const int *ranks,
-                  const tn_seg_info_t *infos, void *my_map, int wait_mode,
-                  int oversubscribed, long spin_count, tn_shm_t **out)
+int tn_shm_create(int nlocal, int me, const int *ranks, const tn_seg_info_t *infos,
+                  void *my_map, int wait_mode, int oversubscribed, long spin_count,
+                  tn_shm_t **out)
 {
     tn_shm_t *s = calloc(1, sizeof(*s));
     if (!s)
@@ -65,11 +71,12 @@ int tn_shm_create(int nlocal, int me, const int *ranks,
         if (i == me) {
             s->maps[i] = my_map;
         } else {
-            int rc = tn_seg_map_peer(infos[i].pid, infos[i].fd,
-                                     infos[i].map_size, &s->maps[i]);
+            int rc = tn_seg_map_peer(infos[i].pid, infos[i].fd, infos[i].map_size,
+                                     &s->maps[i]);
             if (rc != TERN_OK) {
                 tn_error("shared memory with local rank %d (global %d) failed; "
-                         "TERN_SHM=off is not available yet", i, ranks[i]);
+                         "TERN_SHM=off is not available yet",
+                         i, ranks[i]);
                 tn_shm_destroy(s);
                 return rc;
             }

@@ -21,27 +21,28 @@ typedef struct tn_seg_info {
     int32_t pid;
     int32_t fd;
 } tn_seg_info_t;
-_Static_assert(sizeof(tn_seg_info_t) == 40, "tn_seg_info_t is exchanged between processes");
+_Static_assert(sizeof(tn_seg_info_t) == 40,
+               "tn_seg_info_t is exchanged between processes");
 
 typedef struct tn_shm {
     tn_xport_t base;
-    int nlocal;          /* ranks on this node */
-    int me;              /* my index among them */
-    const int *ranks;    /* global rank of each local index */
-    void **maps;         /* per local index: mapping of its segment */
+    int nlocal;       /* ranks on this node */
+    int me;           /* my index among them */
+    const int *ranks; /* global rank of each local index */
+    void **maps;      /* per local index: mapping of its segment */
     size_t *map_sizes;
-    tn_ctrl_t **ctrl;    /* per local index: its control area */
-    uint32_t epoch;      /* barriers completed by this rank */
-    int wait_mode;       /* TERN_WAIT_MODE index */
+    tn_ctrl_t **ctrl; /* per local index: its control area */
+    uint32_t epoch;   /* barriers completed by this rank */
+    int wait_mode;    /* TERN_WAIT_MODE index */
     int oversubscribed;
     long spin_count;
 } tn_shm_t;
 
 /* Map the segments of the other local ranks (infos indexed by local index;
  * my_map is this rank's own mapping). Returns TERN_OK or an error. */
-int tn_shm_create(int nlocal, int me, const int *ranks,
-                  const tn_seg_info_t *infos, void *my_map, int wait_mode,
-                  int oversubscribed, long spin_count, tn_shm_t **out);
+int tn_shm_create(int nlocal, int me, const int *ranks, const tn_seg_info_t *infos,
+                  void *my_map, int wait_mode, int oversubscribed, long spin_count,
+                  tn_shm_t **out);
 void tn_shm_destroy(tn_shm_t *shm);
 
 /* Local address of remote address addr of local rank li. */
