@@ -30,11 +30,10 @@ long tn_meminfo_value(const char *key)
     return v;
 }
 
-/* The bracketed choice of /sys/kernel/mm/transparent_hugepage/shmem_enabled. */
-static void thp_shmem_setting(char *out, size_t len)
+void tn_thp_setting(const char *path, char *out, size_t len)
 {
     snprintf(out, len, "unavailable");
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "r");
+    FILE *f = fopen(path, "r");
     if (!f)
         return;
     char buf[256];
@@ -98,7 +97,7 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, i
         }
     }
     char thp_mode[32];
-    thp_shmem_setting(thp_mode, sizeof(thp_mode));
+    tn_thp_setting(TN_THP_SHMEM, thp_mode, sizeof(thp_mode));
     if (strcmp(thp_mode, "always") == 0 || strcmp(thp_mode, "within_size") == 0 ||
         strcmp(thp_mode, "advise") == 0 || strcmp(thp_mode, "force") == 0) {
         *thp = 1;

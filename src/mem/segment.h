@@ -118,6 +118,12 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, i
  * transparent huge pages (ShmemPmdMapped in /proc/self/smaps). */
 size_t tn_thp_mapped_bytes(const void *addr);
 
+/* The selected (bracketed) word of a THP setting file such as
+ * TN_THP_SHMEM ("always within_size advise [never] ..."), or
+ * "unavailable" when it cannot be read. */
+#define TN_THP_SHMEM "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+void tn_thp_setting(const char *path, char *out, size_t len);
+
 /* Value of a "Key: value [kB]" line of /proc/meminfo, or -1. */
 long tn_meminfo_value(const char *key);
 

@@ -175,21 +175,6 @@ static int read_line(const char *path, char *buf, size_t len)
     return 0;
 }
 
-/* The bracketed (selected) word of a THP setting line such as
- * "always within_size advise [never] deny force"; "?" if unreadable. */
-static void thp_setting(const char *path, char *sel, size_t len)
-{
-    char line[256];
-    snprintf(sel, len, "?");
-    if (read_line(path, line, sizeof(line)) != 0)
-        return;
-    char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
-    if (a && b)
-        snprintf(sel, len, "%.*s", (int)(b - a - 1), a + 1);
-    else
-        snprintf(sel, len, "%.31s", line);
-}
-
 static long read_long(const char *path)
 {
     char line[64];
@@ -206,9 +191,9 @@ void ti_print_hugepages(FILE *out)
     fprintf(out, "  base page          %s\n", b);
 
     snprintf(path, sizeof(path), "%s/shmem_enabled", thp);
-    thp_setting(path, shmem, sizeof(shmem));
+    tn_thp_setting(path, shmem, sizeof(shmem));
     snprintf(path, sizeof(path), "%s/enabled", thp);
-    thp_setting(path, anon, sizeof(anon));
+    tn_thp_setting(path, anon, sizeof(anon));
     long pmd = read_long("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
     if (pmd > 0)
         tn_format_bytes((size_t)pmd, b, sizeof(b));
