@@ -21,32 +21,25 @@ int tn_core_build_node_map(void)
         free(first);
         return TERN_ERR_NOMEM;
     }
-    /* Ranks on this host, whatever TERN_SHM says: they share its cores
-     * and memory (oversubscription, fault-in threads, memory check). */
+    /* One allgather of host keys serves both groupings. */
     char host[KEY_LEN] = {0};
     snprintf(host, KEY_LEN, "%s", tn_core.boot->node_key);
     rc = tn_core.boot->ops->allgather(tn_core.boot, host, KEY_LEN, keys);
     if (rc != TERN_OK)
         goto out;
+    /* Ranks on this host, whatever TERN_SHM says: they share its cores
+     * and memory (oversubscription, fault-in threads, memory check). */
     tn_core.host_ranks = 0;
     for (int r = 0; r < n; r++)
         if (memcmp(keys[r], host, KEY_LEN) == 0)
             tn_core.host_ranks++;
 
-    char mine[KEY_LEN] = {0};
-    /* TERN_SHM=off: no rank shares memory with another, so each is a node
-     * of its own as far as transports go. */
-    if (tn_cfg.shm)
-        snprintf(mine, KEY_LEN, "%s", tn_core.boot->node_key);
-    else
-        snprintf(mine, KEY_LEN, "%.40s#rank%d", tn_core.boot->node_key, tn_core.rank);
-    rc = tn_core.boot->ops->allgather(tn_core.boot, mine, KEY_LEN, keys);
-    if (rc != TERN_OK)
-        goto out;
+    /* Nodes are the groups of ranks sharing memory; with TERN_SHM=off no
+     * rank shares memory with another, so each is a node of its own. */
     int nnodes = 0;
     for (int r = 0; r < n; r++) {
         int node = -1;
-        for (int k = 0; k < nnodes && node < 0; k++)
+        for (int k = 0; tn_cfg.shm && k < nnodes && node < 0; k++)
             if (memcmp(keys[first[k]], keys[r], KEY_LEN) == 0)
                 node = k;
         if (node < 0) {

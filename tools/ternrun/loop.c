@@ -121,12 +121,7 @@ static void dispatch(tr_job_t *job, const tr_pollset_t *ps)
 static int start(tr_job_t *job)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    /* tr_spawn_holder has blocked these already */
+    tr_job_signals(&set); /* tr_spawn_holder has blocked these already */
     job->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (job->sfd < 0) {
         fprintf(stderr, "ternrun: signalfd: %s\n", strerror(errno));

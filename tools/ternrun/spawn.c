@@ -56,14 +56,19 @@ static void __attribute__((noreturn)) holder(pid_t parent)
     }
 }
 
+void tr_job_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
 int tr_spawn_holder(tr_job_t *job)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    tr_job_signals(&set);
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
         perror("ternrun: sigprocmask");
         return 1;

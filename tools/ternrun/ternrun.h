@@ -5,6 +5,7 @@
 #define TERNRUN_H
 
 #include <sched.h> /* cpu_set_t (_GNU_SOURCE is set for the whole build) */
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -120,6 +121,8 @@ void tr_bind_report(const tr_job_t *job);
 
 /* spawn.c */
 int tr_spawn_holder(tr_job_t *job);
+/* The signals ternrun handles for the job (blocked, read from a signalfd). */
+void tr_job_signals(sigset_t *set);
 int tr_spawn_ranks(tr_job_t *job);
 
 /* job.c: the job's fate */
