@@ -27,6 +27,16 @@ extern "C" {
 #define TERN_VERSION_MINOR 1
 #define TERN_VERSION_PATCH 0
 
+/* Every call returns a tern_status_t (TERN_OK, TERN_INPROGRESS or a
+ * negative TERN_ERR_*); every injection call takes a tern_flags_t. */
+typedef int tern_status_t;
+typedef unsigned tern_flags_t;
+
+/* Version of the layout the inline calls below read (tern_fast_state_t,
+ * tern_peer_fast_t) and of their contract with the library. A program
+ * compiled against another one is refused at tern_init with a message. */
+#define TERN_ABI_VERSION 2u
+
 /* ---- start-up and shutdown ------------------------------------------- */
 
 /* Thread levels, as in MPI. With TERN_THREAD_MULTIPLE every call may be
@@ -39,6 +49,11 @@ enum {
     TERN_THREAD_MULTIPLE = 3,
 };
 
+/* Behind tern_init: abi is the TERN_ABI_VERSION the caller was compiled
+ * with. */
+TERN_API tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level,
+                                      unsigned abi);
+
 /* Start Tern in this process: read TERN_* variables, join the job (through
  * ternrun, PMIx under mpirun/srun/prterun, or as a single rank when started
  * without a launcher), create and fault in the segment, map the segments of
@@ -46,12 +61,16 @@ enum {
  * thread_level: one of TERN_THREAD_*. argc/argv may be NULL.
  * Returns TERN_OK, TERN_ERR_CONFIG (a bad TERN_* value, named in the log),
  * TERN_ERR_NOMEM (segment larger than the memory available), TERN_ERR_BOOT,
- * TERN_ERR_TIMEOUT, TERN_ERR_SYS, TERN_ERR_INVALID (already initialized). */
-TERN_API int tern_init(int *argc, char ***argv, int thread_level);
+ * TERN_ERR_TIMEOUT, TERN_ERR_SYS, TERN_ERR_INVALID (already initialized, or
+ * the program was compiled against another TERN_ABI_VERSION). */
+static inline tern_status_t tern_init(int *argc, char ***argv, int thread_level)
+{
+    return tern_init_abi_(argc, argv, thread_level, TERN_ABI_VERSION);
+}
 
 /* Collective: waits for all ranks, then releases everything tern_init made.
  * Returns TERN_OK or TERN_ERR_NOT_INIT. */
-TERN_API int tern_finalize(void);
+TERN_API tern_status_t tern_finalize(void);
 
 /* Ends the whole job at once: prints msg (may be NULL) naming this rank and
  * host, and every other rank is stopped by the launcher. Does not return. */
@@ -74,7 +93,7 @@ TERN_API int tern_node_count(void);
 
 /* Segment of rank: its base as the rank itself sees it, and its size.
  * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_NOT_INIT, TERN_ERR_INVALID. */
-TERN_API int tern_segment_query(int rank, void **base, size_t *size);
+TERN_API tern_status_t tern_segment_query(int rank, void **base, size_t *size);
 
 /* Address in this process through which [remote_addr, remote_addr+1) on
  * rank can be read and written with plain loads and stores (this rank or a
@@ -90,15 +109,15 @@ static inline void *tern_ptr(int rank, const void *remote_addr)
  * or before init. tern_free(NULL) is a no-op; freeing anything else not
  * returned by tern_alloc is TERN_ERR_INVALID. Thread-safe. */
 TERN_API void *tern_alloc(size_t size);
-TERN_API int tern_free(void *ptr);
+TERN_API tern_status_t tern_free(void *ptr);
 
 /* Collective symmetric allocation: every rank calls it with the same size
  * and receives memory at the same offset of its own segment, so that
  * tern_sym_addr() maps it to any peer. Includes a barrier. Returns TERN_OK
  * with *out set, TERN_ERR_NOMEM, or TERN_ERR_MISMATCH when the ranks asked
  * for different sizes. tern_free_sym is collective as well. */
-TERN_API int tern_alloc_sym(size_t size, void **out);
-TERN_API int tern_free_sym(void *ptr);
+TERN_API tern_status_t tern_alloc_sym(size_t size, void **out);
+TERN_API tern_status_t tern_free_sym(void *ptr);
 
 /* Address on rank of the object at local_addr in this rank's segment,
  * assuming the same offset (symmetric allocation); NULL if local_addr is
@@ -107,31 +126,49 @@ TERN_API void *tern_sym_addr(int rank, const void *local_addr);
 
 /* ---- RMA ---------------------------------------------------------------- */
 
-/* Flags, accepted by every injection call. */
+/* Flags, accepted by every injection call. A bit this version does not
+ * know is TERN_ERR_INVALID. */
 #define TERN_FLAG_IMMEDIATE \
-    0x1u /* never stall: return TERN_ERR_AGAIN where
+    0x1u                       /* never stall: return TERN_ERR_AGAIN where
                                     resources are exhausted */
+#define TERN_FLAGS_KNOWN_ 0x1u /* every flag bit defined above */
 
 /* Completion event of a non-blocking operation. TERN_EVENT_DONE stands for
  * an operation that was already complete when the call returned. */
 typedef struct tern_event_s *tern_event_t;
 #define TERN_EVENT_DONE ((tern_event_t)0)
 
-/* Out-of-line paths of the inline calls below (errors, network peers). */
-TERN_API int tern_put_slow_(int rank, void *dst, const void *src, size_t n,
-                            unsigned flags);
-TERN_API int tern_get_slow_(void *dst, int rank, const void *src, size_t n,
-                            unsigned flags);
-TERN_API int tern_put_nb_slow_(int rank, void *dst, const void *src, size_t n,
-                               tern_event_t *lc, tern_event_t *rc, unsigned flags);
-TERN_API int tern_get_nb_slow_(void *dst, int rank, const void *src, size_t n,
-                               tern_event_t *done, unsigned flags);
-TERN_API int tern_put_nbi_slow_(int rank, void *dst, const void *src, size_t n,
-                                unsigned flags);
-TERN_API int tern_get_nbi_slow_(void *dst, int rank, const void *src, size_t n,
-                                unsigned flags);
-TERN_API int tern_event_test_slow_(tern_event_t ev);
-TERN_API int tern_event_wait_slow_(tern_event_t ev);
+/* A context: an ordering and completion domain for implicit (nbi)
+ * operations, as OpenSHMEM contexts are. Every RMA call has a tern_ctx_
+ * form taking one; the short forms (tern_put, ...) use TERN_CTX_DEFAULT,
+ * whose nbi operations are tracked per calling thread. A created context
+ * tracks the nbi operations of every thread that uses it. */
+typedef struct tern_ctx_s *tern_ctx_t;
+#define TERN_CTX_DEFAULT ((tern_ctx_t)0)
+
+/* Create a context (options: 0; other values are reserved and
+ * TERN_ERR_INVALID). Returns TERN_OK with *out set, TERN_ERR_NOMEM,
+ * TERN_ERR_NOT_INIT. tern_ctx_destroy first completes the context's nbi
+ * operations (as tern_ctx_quiet) and returns their first error; a destroyed
+ * or unknown context is TERN_ERR_INVALID in every call that takes it. */
+TERN_API tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out);
+TERN_API tern_status_t tern_ctx_destroy(tern_ctx_t ctx);
+
+/* Out-of-line path of every inline RMA call below (errors, network
+ * peers): op is one of TERN_RMA_*_ . Not to be called directly. */
+enum {
+    TERN_RMA_PUT_ = 0, /* blocking */
+    TERN_RMA_GET_,
+    TERN_RMA_PUT_NB_,
+    TERN_RMA_GET_NB_,
+    TERN_RMA_PUT_NBI_,
+    TERN_RMA_GET_NBI_,
+};
+TERN_API tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
+                                      const void *remote, size_t n, tern_event_t *lc,
+                                      tern_event_t *rc, tern_flags_t flags);
+TERN_API tern_status_t tern_event_test_slow_(tern_event_t ev);
+TERN_API tern_status_t tern_event_wait_slow_(tern_event_t ev);
 
 /* Orders a fast-path put before the caller's later stores (a flag after
  * the payload): free on x86, a real barrier on weakly ordered CPUs. */
@@ -141,48 +178,59 @@ TERN_API int tern_event_wait_slow_(tern_event_t ev);
 #define TERN_PUT_FENCE_() ((void)0)
 #endif
 
+/* 1 when a transfer with these flags and addresses takes the inline copy.
+ * The flag test folds away when flags is a constant. */
+#define TERN_FAST_(rank, remote, n, flags, d) \
+    TERN_LIKELY_(!((flags) & ~TERN_FLAGS_KNOWN_) && tern_fast_ok_(rank, remote, n, d))
+
 /* Blocking put: copy n bytes from local src to dst on rank. Returns once
  * the data is visible at the target (remote completion).
  * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_RANGE (dst range outside the
  * peer's segment; the log names rank, address and segment range),
- * TERN_ERR_OVERFLOW, TERN_ERR_INVALID, TERN_ERR_NOT_INIT, TERN_ERR_AGAIN
- * (only with TERN_FLAG_IMMEDIATE). Cost to a mapped peer: bounds check and
- * memcpy, inlined. The local buffer is used like memcpy's argument: it is
- * not validated on the fast path. */
-static inline int tern_put(int rank, void *dst, const void *src, size_t n, unsigned flags)
+ * TERN_ERR_OVERFLOW, TERN_ERR_INVALID (bad flag, context or buffer),
+ * TERN_ERR_NOT_INIT, TERN_ERR_AGAIN (only with TERN_FLAG_IMMEDIATE), or the
+ * error of a transfer that failed (TERN_ERR_PEER: the peer died or cannot
+ * be reached). Cost to a mapped peer: bounds check and memcpy, inlined.
+ * The local buffer is used like memcpy's argument: it is not validated on
+ * the fast path, nor is ctx. */
+static inline tern_status_t tern_ctx_put(tern_ctx_t ctx, int rank, void *dst,
+                                         const void *src, size_t n, tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+    if (TERN_FAST_(rank, dst, n, flags, &d)) {
         tern_fast_copy_(rank, (char *)dst + d, src, n);
         TERN_PUT_FENCE_();
         return TERN_OK;
     }
-    return tern_put_slow_(rank, dst, src, n, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_PUT_, rank, (void *)src, dst, n, 0, 0, flags);
 }
 
 /* Blocking get: copy n bytes from src on rank into local dst. Same
- * statuses as tern_put. */
-static inline int tern_get(void *dst, int rank, const void *src, size_t n, unsigned flags)
+ * statuses as tern_ctx_put. */
+static inline tern_status_t tern_ctx_get(tern_ctx_t ctx, void *dst, int rank,
+                                         const void *src, size_t n, tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+    if (TERN_FAST_(rank, src, n, flags, &d)) {
         tern_fast_copy_(rank, dst, (const char *)src + d, n);
         return TERN_OK;
     }
-    return tern_get_slow_(dst, rank, src, n, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_GET_, rank, dst, src, n, 0, 0, flags);
 }
 
 /* Non-blocking put with explicit events. *lc (if lc is not NULL) completes
  * when src may be reused (local completion); *rc (if not NULL) when the data
- * is visible at the target (remote completion, implies local). With lc NULL
- * the source must be kept until rc completes. Events must be completed with
- * tern_event_test/wait/wait_all. Statuses as tern_put; on error no event is
- * created. */
-static inline int tern_put_nb(int rank, void *dst, const void *src, size_t n,
-                              tern_event_t *lc, tern_event_t *rc, unsigned flags)
+ * is visible at the target (remote completion, implies local). With rc NULL
+ * the call waits for remote completion itself. Events must be completed
+ * with tern_event_test/wait/wait_all. Statuses as tern_ctx_put; on an error
+ * return no event is created; a transfer that fails after it started
+ * reports its error through its events. */
+static inline tern_status_t tern_ctx_put_nb(tern_ctx_t ctx, int rank, void *dst,
+                                            const void *src, size_t n, tern_event_t *lc,
+                                            tern_event_t *rc, tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+    if (TERN_FAST_(rank, dst, n, flags, &d)) {
         /* A copy is complete, locally and remotely, when it returns. */
         tern_fast_copy_(rank, (char *)dst + d, src, n);
         TERN_PUT_FENCE_();
@@ -192,82 +240,140 @@ static inline int tern_put_nb(int rank, void *dst, const void *src, size_t n,
             *rc = TERN_EVENT_DONE;
         return TERN_OK;
     }
-    return tern_put_nb_slow_(rank, dst, src, n, lc, rc, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_PUT_NB_, rank, (void *)src, dst, n, lc, rc,
+                          flags);
 }
 
-/* Non-blocking get: *done completes when dst holds the data. */
-static inline int tern_get_nb(void *dst, int rank, const void *src, size_t n,
-                              tern_event_t *done, unsigned flags)
+/* Non-blocking get: *done completes when dst holds the data (done NULL:
+ * the call waits). */
+static inline tern_status_t tern_ctx_get_nb(tern_ctx_t ctx, void *dst, int rank,
+                                            const void *src, size_t n, tern_event_t *done,
+                                            tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+    if (TERN_FAST_(rank, src, n, flags, &d)) {
         tern_fast_copy_(rank, dst, (const char *)src + d, n);
         if (done)
             *done = TERN_EVENT_DONE;
         return TERN_OK;
     }
-    return tern_get_nb_slow_(dst, rank, src, n, done, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_GET_NB_, rank, dst, src, n, 0, done, flags);
 }
-
-/* Test an event: TERN_OK (complete; the event is released and must not be
- * used again), TERN_INPROGRESS, or an error of the operation. Polls. */
-static inline int tern_event_test(tern_event_t ev)
-{
-    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_test_slow_(ev);
-}
-/* Wait for an event (polling, then yielding per TERN_WAIT_MODE). */
-static inline int tern_event_wait(tern_event_t ev)
-{
-    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_wait_slow_(ev);
-}
-/* Wait for n events; entries may be TERN_EVENT_DONE. Returns the first
- * error met, after all have completed. */
-TERN_API int tern_event_wait_all(tern_event_t *evs, size_t n);
 
 /* Implicit non-blocking (nbi) put and get: no event; completion is
- * collected by tern_nbi_sync for all nbi operations issued by the calling
- * thread. Statuses as tern_put. */
-static inline int tern_put_nbi(int rank, void *dst, const void *src, size_t n,
-                               unsigned flags)
+ * collected by tern_ctx_nbi_sync / tern_ctx_quiet on the same context
+ * (for TERN_CTX_DEFAULT: of the calling thread). Statuses as tern_ctx_put;
+ * a failure after the start is returned by the sync. */
+static inline tern_status_t tern_ctx_put_nbi(tern_ctx_t ctx, int rank, void *dst,
+                                             const void *src, size_t n,
+                                             tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, dst, n, &d))) {
+    if (TERN_FAST_(rank, dst, n, flags, &d)) {
         tern_fast_copy_(rank, (char *)dst + d, src, n);
         return TERN_OK;
     }
-    return tern_put_nbi_slow_(rank, dst, src, n, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_PUT_NBI_, rank, (void *)src, dst, n, 0, 0, flags);
 }
 
-static inline int tern_get_nbi(void *dst, int rank, const void *src, size_t n,
-                               unsigned flags)
+static inline tern_status_t tern_ctx_get_nbi(tern_ctx_t ctx, void *dst, int rank,
+                                             const void *src, size_t n,
+                                             tern_flags_t flags)
 {
     intptr_t d;
-    if (TERN_LIKELY_(tern_fast_ok_(rank, src, n, &d))) {
+    if (TERN_FAST_(rank, src, n, flags, &d)) {
         tern_fast_copy_(rank, dst, (const char *)src + d, n);
         return TERN_OK;
     }
-    return tern_get_nbi_slow_(dst, rank, src, n, flags);
+    return tern_rma_slow_(ctx, TERN_RMA_GET_NBI_, rank, dst, src, n, 0, 0, flags);
 }
+
+/* The default-context forms: the same calls at the same cost. */
+static inline tern_status_t tern_put(int rank, void *dst, const void *src, size_t n,
+                                     tern_flags_t flags)
+{
+    return tern_ctx_put(TERN_CTX_DEFAULT, rank, dst, src, n, flags);
+}
+static inline tern_status_t tern_get(void *dst, int rank, const void *src, size_t n,
+                                     tern_flags_t flags)
+{
+    return tern_ctx_get(TERN_CTX_DEFAULT, dst, rank, src, n, flags);
+}
+static inline tern_status_t tern_put_nb(int rank, void *dst, const void *src, size_t n,
+                                        tern_event_t *lc, tern_event_t *rc,
+                                        tern_flags_t flags)
+{
+    return tern_ctx_put_nb(TERN_CTX_DEFAULT, rank, dst, src, n, lc, rc, flags);
+}
+static inline tern_status_t tern_get_nb(void *dst, int rank, const void *src, size_t n,
+                                        tern_event_t *done, tern_flags_t flags)
+{
+    return tern_ctx_get_nb(TERN_CTX_DEFAULT, dst, rank, src, n, done, flags);
+}
+static inline tern_status_t tern_put_nbi(int rank, void *dst, const void *src, size_t n,
+                                         tern_flags_t flags)
+{
+    return tern_ctx_put_nbi(TERN_CTX_DEFAULT, rank, dst, src, n, flags);
+}
+static inline tern_status_t tern_get_nbi(void *dst, int rank, const void *src, size_t n,
+                                         tern_flags_t flags)
+{
+    return tern_ctx_get_nbi(TERN_CTX_DEFAULT, dst, rank, src, n, flags);
+}
+
+/* Test an event: TERN_OK (complete; the event is released and must not be
+ * used again), TERN_INPROGRESS, or the error of a failed operation (the
+ * event is released as well). Polls. Testing or waiting on an event that
+ * was already released is TERN_ERR_INVALID, and so is a value that is not
+ * an event; the events of other operations are never disturbed. */
+static inline tern_status_t tern_event_test(tern_event_t ev)
+{
+    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_test_slow_(ev);
+}
+/* Wait for an event (polling, then yielding per TERN_WAIT_MODE); releases
+ * it. Statuses as tern_event_test, without TERN_INPROGRESS. */
+static inline tern_status_t tern_event_wait(tern_event_t ev)
+{
+    return ev == TERN_EVENT_DONE ? TERN_OK : tern_event_wait_slow_(ev);
+}
+/* Wait for n events; entries may be TERN_EVENT_DONE and are set to it.
+ * Returns the first error met, after all have completed. */
+TERN_API tern_status_t tern_event_wait_all(tern_event_t *evs, size_t n);
 
 #define TERN_SYNC_LOCAL  0x1u /* all nbi put sources reusable */
 #define TERN_SYNC_REMOTE 0x2u /* all nbi puts visible, all nbi gets landed */
 
-/* Wait until the calling thread's nbi operations reach the completion
- * level asked (TERN_SYNC_LOCAL or TERN_SYNC_REMOTE). Returns TERN_OK or the
- * first error of a failed operation. tern_nbi_test does not wait and
- * returns TERN_INPROGRESS when not complete. */
-TERN_API int tern_nbi_sync(unsigned level);
-TERN_API int tern_nbi_test(unsigned level);
+/* Wait until the context's nbi operations reach the completion level
+ * asked (TERN_SYNC_LOCAL or TERN_SYNC_REMOTE). Returns TERN_OK or the first
+ * error of an operation that failed since the last sync (reported once).
+ * tern_ctx_nbi_test does not wait and returns TERN_INPROGRESS when not
+ * complete. */
+TERN_API tern_status_t tern_ctx_nbi_sync(tern_ctx_t ctx, unsigned level);
+TERN_API tern_status_t tern_ctx_nbi_test(tern_ctx_t ctx, unsigned level);
+
+/* Quiet: every nbi operation of the context is complete (remotely), as
+ * tern_ctx_nbi_sync(ctx, TERN_SYNC_REMOTE). Fence: nbi puts of the context
+ * issued before it become visible at their targets before those issued
+ * after it; free to mapped peers, a quiet of the context's network puts
+ * otherwise (see docs/design/api-shape.md). */
+TERN_API tern_status_t tern_ctx_quiet(tern_ctx_t ctx);
+TERN_API tern_status_t tern_ctx_fence(tern_ctx_t ctx);
+
+/* The default context's sync, test, quiet and fence (calling thread). */
+TERN_API tern_status_t tern_nbi_sync(unsigned level);
+TERN_API tern_status_t tern_nbi_test(unsigned level);
+TERN_API tern_status_t tern_quiet(void);
+TERN_API tern_status_t tern_fence(void);
 
 /* Make progress on every transport once; returns TERN_OK. Waiting calls
  * poll by themselves. */
-TERN_API int tern_poll(void);
+TERN_API tern_status_t tern_poll(void);
 
 /* ---- synchronization ---------------------------------------------------- */
 
 /* Blocking barrier over all ranks; also orders: every put issued before it
  * (blocking or completed) is visible to every rank after it. */
-TERN_API int tern_barrier(void);
+TERN_API tern_status_t tern_barrier(void);
 
 /* Comparison for tern_wait_until_u64. */
 enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP_LE };
@@ -275,7 +381,8 @@ enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP
 /* Wait until *addr (a location in this rank's segment, normally written by
  * peers' puts) compares true against value; polls and yields as the wait
  * mode says. Returns TERN_OK or TERN_ERR_INVALID. */
-TERN_API int tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value);
+TERN_API tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp,
+                                           uint64_t value);
 
 /* ---- start-up report ---------------------------------------------------- */
 
@@ -295,7 +402,7 @@ typedef struct tern_startup_report {
     char boot_name[16];    /* "ternrun", "pmix" or "single" */
 } tern_startup_report_t;
 
-TERN_API int tern_startup_report(tern_startup_report_t *out);
+TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,13 @@
     X(ofi_mr_local, "TERN_OFI_MR_LOCAL", BOOL, "0", NULL, 0,                             \
       "Register or bounce local buffers even when the provider does not "                \
       "require it (FI_MR_LOCAL); for testing that path.")                                \
+    X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
+      "Largest network transfer issued as one operation; longer ones are "               \
+      "split into fragments of this size. 0: the provider's maximum.")                   \
+    X(test_fault, "TERN_TEST_FAULT", STRING, "", NULL, 0,                                \
+      "For testing error paths: issue:N makes every N-th network fragment "              \
+      "fail when issued, complete:N every N-th network completion report "               \
+      "an error. Empty: no faults.")                                                     \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

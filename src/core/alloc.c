@@ -27,7 +27,7 @@ static int segment_offset(const void *ptr, size_t *off)
     return TERN_OK;
 }
 
-int tern_free(void *ptr)
+tern_status_t tern_free(void *ptr)
 {
     if (!ptr)
         return TERN_OK;
@@ -47,7 +47,7 @@ int tern_free(void *ptr)
 /* Symmetric allocation: the highest fit, identical on every rank when the
  * ranks make the same symmetric calls; an allgather verifies sizes and
  * offsets (start-up path speed: one launcher round trip). */
-int tern_alloc_sym(size_t size, void **out)
+tern_status_t tern_alloc_sym(size_t size, void **out)
 {
     TN_CHECK_INIT("tern_alloc_sym");
     if (!out || size == 0)
@@ -88,7 +88,7 @@ int tern_alloc_sym(size_t size, void **out)
     return tern_barrier();
 }
 
-int tern_free_sym(void *ptr)
+tern_status_t tern_free_sym(void *ptr)
 {
     TN_CHECK_INIT("tern_free_sym");
     if (!ptr)
@@ -110,7 +110,7 @@ void *tern_sym_addr(int rank, const void *local_addr)
     return (void *)(uintptr_t)(tn_core.peers[rank].seg.data_base + off);
 }
 
-int tern_segment_query(int rank, void **base, size_t *size)
+tern_status_t tern_segment_query(int rank, void **base, size_t *size)
 {
     TN_CHECK_INIT("tern_segment_query");
     if (rank < 0 || rank >= tn_core.size)

@@ -7,6 +7,7 @@
 
 #include <tern.h>
 
+#include "base/comp.h"
 #include "boot/boot.h"
 #include "mem/heap.h"
 #include "mem/segment.h"
@@ -42,13 +43,13 @@ typedef struct tn_core {
     int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
     tn_shm_t *shm;
-    tn_xport_t *net;              /* network transport (ofi), or NULL */
-    int *node_leaders;            /* [nnodes] lowest rank of each node */
-    uint32_t net_epoch;           /* barriers across nodes completed */
-    uint32_t net_vals[32];        /* sources of the barrier's flag writes */
-    _Atomic(int64_t) net_pending; /* flag writes not yet completed */
-    char net_summary[256];        /* provider and domain, for reports */
-    tn_xport_t *xports[4];        /* every transport in use, polled by progress */
+    tn_xport_t *net;       /* network transport (ofi), or NULL */
+    int *node_leaders;     /* [nnodes] lowest rank of each node */
+    uint32_t net_epoch;    /* barriers across nodes completed */
+    uint32_t net_vals[32]; /* sources of the barrier's flag writes */
+    tn_comp_t net_comp;    /* the barrier's flag writes in flight */
+    char net_summary[256]; /* provider and domain, for reports */
+    tn_xport_t *xports[4]; /* every transport in use, polled by progress */
     int nxports;
     tn_heap_t heap;       /* tern_alloc/tern_alloc_sym space */
     pthread_mutex_t lock; /* barrier, allocation, boot calls */
@@ -78,8 +79,9 @@ int tn_topo_peers_init(void);
 
 /* Progress on every transport; returns completions handled. */
 int tn_core_progress(void);
-/* Poll until this rank's own network operations have all completed. */
-void tn_core_drain(void);
+/* Poll until this rank's own barrier writes have all completed; returns
+ * the first error among them. */
+int tn_core_drain(void);
 
 /* Node map: fills node, nnodes, local_* and peers[].node/local_index from
  * every rank's node key. */

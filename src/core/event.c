@@ -1,46 +1,179 @@
-/* Events and nbi tracking. An event is a counter that the transport
- * decrements on completion; nbi operations count into per-thread counters
- * (thread-local, so THREAD_MULTIPLE needs no lock here). */
+/* Events and contexts. An event is a slot in a table of slabs, named by
+ * its index and a generation, so that a stale handle (a second wait, a
+ * wait after release) is recognized instead of disturbing whichever
+ * operation owns the slot now. Free slots sit in per-thread caches: taking
+ * and releasing an event needs no lock and no malloc except when a cache
+ * runs empty or full. */
 #include "core/event.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "base/wait.h"
 
-struct tern_event_s {
-    _Atomic(int64_t) pending;
-    struct tern_event_s *next_free;
-};
+_Static_assert(sizeof(void *) == 8, "event handles pack index and generation in 64 bits");
 
-static struct tern_event_s *free_events;
-static pthread_mutex_t event_lock = PTHREAD_MUTEX_INITIALIZER;
+#define SLAB_EVENTS 1024u /* events per slab */
+#define MAX_SLABS   4096u /* 4 Mi events in flight at most */
+#define CACHE_MAX   64    /* per-thread free slots; half spill when full */
 
-static struct tern_event_s *event_new(void)
+typedef struct tn_event {
+    tn_comp_t comp;
+    uint32_t gen;  /* bumped at every release: old handles stop matching */
+    uint32_t live; /* 1 from tn_event_new to release */
+    uint32_t next; /* global free list: index + 1, 0 ends */
+} tn_event_t;
+
+static tn_event_t *slabs[MAX_SLABS];
+static _Atomic uint32_t nslabs; /* slabs[0..nslabs) are allocated */
+static uint32_t free_head;      /* global free list (index + 1), under lock */
+static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static _Thread_local uint32_t cache[CACHE_MAX];
+static _Thread_local int ncache;
+
+static inline tn_event_t *slot(uint32_t idx)
 {
-    pthread_mutex_lock(&event_lock);
-    struct tern_event_s *e = free_events;
-    if (e)
-        free_events = e->next_free;
-    pthread_mutex_unlock(&event_lock);
-    if (!e && !(e = malloc(sizeof(*e))))
+    return &slabs[idx / SLAB_EVENTS][idx % SLAB_EVENTS];
+}
+
+static inline tern_event_t handle(uint32_t idx, uint32_t gen)
+{
+    return (tern_event_t)(uintptr_t)(((uint64_t)gen << 32) | (idx + 1u));
+}
+
+/* Move n slots of this thread's cache to the global list (lock held). */
+static void spill_locked(int n)
+{
+    while (n-- > 0 && ncache > 0) {
+        uint32_t idx = cache[--ncache];
+        slot(idx)->next = free_head;
+        free_head = idx + 1;
+    }
+}
+
+/* A thread that ends gives its cached slots back. */
+static void cache_exit(void *unused)
+{
+    pthread_mutex_lock(&slab_lock);
+    spill_locked(ncache);
+    pthread_mutex_unlock(&slab_lock);
+}
+
+static void cache_key_make(void)
+{
+    pthread_key_create(&cache_key, cache_exit);
+}
+
+/* Refill this thread's cache from the global list, or from a new slab. */
+static __attribute__((noinline, cold)) int refill(void)
+{
+    pthread_once(&cache_once, cache_key_make);
+    pthread_setspecific(cache_key, cache); /* any non-NULL value: run cache_exit */
+    pthread_mutex_lock(&slab_lock);
+    if (!free_head) {
+        uint32_t s = atomic_load_explicit(&nslabs, memory_order_relaxed);
+        tn_event_t *slab = s < MAX_SLABS ? calloc(SLAB_EVENTS, sizeof(*slab)) : NULL;
+        if (!slab) {
+            pthread_mutex_unlock(&slab_lock);
+            return 0;
+        }
+        slabs[s] = slab;
+        for (uint32_t i = SLAB_EVENTS; i-- > 0;) {
+            slab[i].next = free_head;
+            free_head = s * SLAB_EVENTS + i + 1;
+        }
+        atomic_store_explicit(&nslabs, s + 1, memory_order_release);
+    }
+    while (free_head && ncache < CACHE_MAX / 2) {
+        uint32_t idx = free_head - 1;
+        free_head = slot(idx)->next;
+        cache[ncache++] = idx;
+    }
+    pthread_mutex_unlock(&slab_lock);
+    return ncache;
+}
+
+tn_comp_t *tn_event_new(tern_event_t *out)
+{
+    if (__builtin_expect(ncache == 0, 0) && !refill())
         return NULL;
-    atomic_store_explicit(&e->pending, 1, memory_order_relaxed);
+    uint32_t idx = cache[--ncache];
+    tn_event_t *e = slot(idx);
+    tn_comp_init(&e->comp, 1);
+    e->live = 1;
+    *out = handle(idx, e->gen);
+    return &e->comp;
+}
+
+static void release(uint32_t idx, tn_event_t *e)
+{
+    e->gen++;
+    e->live = 0;
+    if (__builtin_expect(ncache == CACHE_MAX, 0)) {
+        pthread_mutex_lock(&slab_lock);
+        spill_locked(CACHE_MAX / 2);
+        pthread_mutex_unlock(&slab_lock);
+    }
+    cache[ncache++] = idx;
+}
+
+/* The live event ev names, or NULL after logging why it is not one. */
+static tn_event_t *lookup(tern_event_t ev, const char *call, uint32_t *idx_out)
+{
+    uint64_t h = (uint64_t)(uintptr_t)ev;
+    uint32_t idx = (uint32_t)h - 1u, gen = (uint32_t)(h >> 32);
+    uint32_t n = atomic_load_explicit(&nslabs, memory_order_acquire);
+    if ((uint32_t)h == 0 || idx / SLAB_EVENTS >= n) {
+        tn_core_fail(TERN_ERR_INVALID, call, "%p is not an event", (void *)ev);
+        return NULL;
+    }
+    tn_event_t *e = slot(idx);
+    if (!e->live || e->gen != gen) {
+        tn_core_fail(TERN_ERR_INVALID, call,
+                     "event %p was already completed and released (a second wait "
+                     "or test after it returned a final status?)",
+                     (void *)ev);
+        return NULL;
+    }
+    *idx_out = idx;
     return e;
 }
 
-static void event_release(struct tern_event_s *e)
+void tn_event_drop(tern_event_t ev)
 {
-    pthread_mutex_lock(&event_lock);
-    e->next_free = free_events;
-    free_events = e;
-    pthread_mutex_unlock(&event_lock);
+    uint64_t h = (uint64_t)(uintptr_t)ev;
+    uint32_t idx = (uint32_t)h - 1u;
+    release(idx, slot(idx));
 }
 
-/* Per-thread nbi completion counters. */
-typedef struct tn_nbi {
-    _Atomic(int64_t) lc, rc;
-} tn_nbi_t;
-static _Thread_local tn_nbi_t nbi;
+void tn_event_fini(void)
+{
+    pthread_mutex_lock(&slab_lock);
+    uint32_t n = atomic_load_explicit(&nslabs, memory_order_relaxed);
+    for (uint32_t s = 0; s < n; s++) {
+        free(slabs[s]);
+        slabs[s] = NULL;
+    }
+    atomic_store_explicit(&nslabs, 0, memory_order_release);
+    free_head = 0;
+    ncache = 0; /* other threads' caches are void too: no re-init */
+    pthread_mutex_unlock(&slab_lock);
+}
+
+/* ---- waiting --------------------------------------------------------------- */
+
+int tn_comp_wait(tn_comp_t *c)
+{
+    uint64_t iter = 0;
+    /* tn_wait_step drives the transports' progress (its hook); polling
+     * here as well would double the network polls per check. */
+    while (tn_comp_busy(c))
+        tn_wait_step(iter++);
+    return tn_comp_status(c);
+}
 
 int tn_core_progress(void)
 {
@@ -50,148 +183,55 @@ int tn_core_progress(void)
     return done;
 }
 
-int tern_poll(void)
+tern_status_t tern_poll(void)
 {
     TN_CHECK_INIT("tern_poll");
     tn_core_progress();
     return TERN_OK;
 }
 
-static void wait_counter(_Atomic(int64_t) *c)
+/* A failed operation's status as the caller gets it: logged with the
+ * call's name (the transport logged the cause), or the job ends. */
+static int op_failed(const char *call, int status)
 {
-    uint64_t iter = 0;
-    /* tn_wait_step drives the transports' progress (its hook); polling
-     * here as well would double the network polls per check. */
-    while (atomic_load_explicit(c, memory_order_acquire) > 0)
-        tn_wait_step(iter++);
+    return tn_core_fail(status, call,
+                        "the operation failed after it started (cause logged above)");
 }
 
-int tn_event_run_blocking_put(int rank, void *dst, const void *src, size_t n,
-                              unsigned flags, tn_put_fn put)
+static int event_finish(tn_event_t *e, uint32_t idx, const char *call)
 {
-    _Atomic(int64_t) rc_count = 1;
-    tn_xport_done_t done = {NULL, &rc_count};
-    int rc = put(rank, dst, src, n, &done, flags);
-    if (rc == TERN_OK)
-        wait_counter(&rc_count);
-    return rc;
+    int st = tn_comp_status(&e->comp);
+    release(idx, e);
+    return st == TERN_OK ? TERN_OK : op_failed(call, st);
 }
 
-int tn_event_run_blocking_get(void *dst, int rank, const void *src, size_t n,
-                              unsigned flags, tn_get_fn get)
+tern_status_t tern_event_test_slow_(tern_event_t ev)
 {
-    _Atomic(int64_t) rc_count = 1;
-    tn_xport_done_t done = {NULL, &rc_count};
-    int rc = get(dst, rank, src, n, &done, flags);
-    if (rc == TERN_OK)
-        wait_counter(&rc_count);
-    return rc;
-}
-
-int tn_event_start_put(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
-                       tern_event_t *rc_ev, unsigned flags, tn_put_fn put)
-{
-    struct tern_event_s *l = lc ? event_new() : NULL;
-    struct tern_event_s *r = rc_ev ? event_new() : NULL;
-    if ((lc && !l) || (rc_ev && !r)) {
-        if (l)
-            event_release(l);
-        if (r)
-            event_release(r);
-        return tn_core_fail(TERN_ERR_NOMEM, "tern_put_nb", "no memory for an event");
-    }
-    /* With rc NULL the caller has no way to learn of completion later, so
-     * completion is tracked on a private counter and awaited here. */
-    _Atomic(int64_t) own = 1;
-    tn_xport_done_t done = {l ? &l->pending : NULL, r ? &r->pending : &own};
-    int rc = put(rank, dst, src, n, &done, flags);
-    if (rc != TERN_OK) {
-        if (l)
-            event_release(l);
-        if (r)
-            event_release(r);
-        return rc;
-    }
-    if (!r)
-        wait_counter(&own);
-    if (lc)
-        *lc = l;
-    if (rc_ev)
-        *rc_ev = r;
-    return TERN_OK;
-}
-
-int tn_event_start_get(void *dst, int rank, const void *src, size_t n,
-                       tern_event_t *done_ev, unsigned flags, tn_get_fn get)
-{
-    struct tern_event_s *e = done_ev ? event_new() : NULL;
-    if (done_ev && !e)
-        return tn_core_fail(TERN_ERR_NOMEM, "tern_get_nb", "no memory for an event");
-    _Atomic(int64_t) own = 1;
-    tn_xport_done_t done = {NULL, e ? &e->pending : &own};
-    int rc = get(dst, rank, src, n, &done, flags);
-    if (rc != TERN_OK) {
-        if (e)
-            event_release(e);
-        return rc;
-    }
-    if (!e)
-        wait_counter(&own);
-    else
-        *done_ev = e;
-    return TERN_OK;
-}
-
-int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n, unsigned flags,
-                     tn_put_fn put)
-{
-    atomic_fetch_add_explicit(&nbi.lc, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&nbi.rc, 1, memory_order_relaxed);
-    tn_xport_done_t done = {&nbi.lc, &nbi.rc};
-    int rc = put(rank, dst, src, n, &done, flags);
-    if (rc != TERN_OK) {
-        atomic_fetch_sub_explicit(&nbi.lc, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&nbi.rc, 1, memory_order_relaxed);
-    }
-    return rc;
-}
-
-int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n, unsigned flags,
-                     tn_get_fn get)
-{
-    atomic_fetch_add_explicit(&nbi.rc, 1, memory_order_relaxed);
-    tn_xport_done_t done = {NULL, &nbi.rc};
-    int rc = get(dst, rank, src, n, &done, flags);
-    if (rc != TERN_OK)
-        atomic_fetch_sub_explicit(&nbi.rc, 1, memory_order_relaxed);
-    return rc;
-}
-
-int tern_event_test_slow_(tern_event_t ev)
-{
-    if (ev == TERN_EVENT_DONE)
-        return TERN_OK;
     TN_CHECK_INIT("tern_event_test");
-    if (atomic_load_explicit(&ev->pending, memory_order_acquire) > 0) {
+    uint32_t idx;
+    tn_event_t *e = lookup(ev, "tern_event_test", &idx);
+    if (!e)
+        return TERN_ERR_INVALID;
+    if (tn_comp_busy(&e->comp)) {
         tn_core_progress();
-        if (atomic_load_explicit(&ev->pending, memory_order_acquire) > 0)
+        if (tn_comp_busy(&e->comp))
             return TERN_INPROGRESS;
     }
-    event_release(ev);
-    return TERN_OK;
+    return event_finish(e, idx, "tern_event_test");
 }
 
-int tern_event_wait_slow_(tern_event_t ev)
+tern_status_t tern_event_wait_slow_(tern_event_t ev)
 {
-    if (ev == TERN_EVENT_DONE)
-        return TERN_OK;
     TN_CHECK_INIT("tern_event_wait");
-    wait_counter(&ev->pending);
-    event_release(ev);
-    return TERN_OK;
+    uint32_t idx;
+    tn_event_t *e = lookup(ev, "tern_event_wait", &idx);
+    if (!e)
+        return TERN_ERR_INVALID;
+    tn_comp_wait(&e->comp);
+    return event_finish(e, idx, "tern_event_wait");
 }
 
-int tern_event_wait_all(tern_event_t *evs, size_t n)
+tern_status_t tern_event_wait_all(tern_event_t *evs, size_t n)
 {
     if (!evs && n)
         return tn_core_fail(TERN_ERR_INVALID, "tern_event_wait_all", "evs is NULL");
@@ -205,6 +245,64 @@ int tern_event_wait_all(tern_event_t *evs, size_t n)
     return first;
 }
 
+/* ---- contexts ---------------------------------------------------------------- */
+
+#define TN_CTX_LIVE 0x74637821u
+#define TN_CTX_DEAD 0x64656164u
+#define TN_CTX_MAX  1024 /* created contexts alive at once */
+
+static _Thread_local struct tern_ctx_s default_ctx = {.magic = TN_CTX_LIVE};
+/* Created contexts live in one table, so a handle is checked by its
+ * address alone; a destroyed one is marked dead and reused. */
+static struct tern_ctx_s ctx_pool[TN_CTX_MAX];
+static int ctx_used; /* ctx_pool[0..ctx_used) were handed out once */
+
+struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call)
+{
+    if (ctx == TERN_CTX_DEFAULT)
+        return &default_ctx;
+    uintptr_t off = (uintptr_t)ctx - (uintptr_t)ctx_pool;
+    if (__builtin_expect(off >= sizeof(ctx_pool) || off % sizeof(*ctx) ||
+                             ctx->magic != TN_CTX_LIVE,
+                         0)) {
+        int known = off < sizeof(ctx_pool) && off % sizeof(*ctx) == 0;
+        tn_core_fail(TERN_ERR_INVALID, call, "context %p %s", (void *)ctx,
+                     known ? "was destroyed" : "is not a context");
+        return NULL;
+    }
+    return ctx;
+}
+
+tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
+{
+    TN_CHECK_INIT("tern_ctx_create");
+    if (!out)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_create", "out is NULL");
+    if (options)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_create",
+                            "options 0x%x: no option is defined yet, pass 0", options);
+    tn_core_lock();
+    struct tern_ctx_s *c = NULL;
+    for (int i = 0; i < ctx_used && !c; i++)
+        if (ctx_pool[i].magic == TN_CTX_DEAD)
+            c = &ctx_pool[i];
+    if (!c && ctx_used < TN_CTX_MAX)
+        c = &ctx_pool[ctx_used++];
+    if (c) {
+        tn_comp_init(&c->lc, 0);
+        tn_comp_init(&c->rc, 0);
+        c->magic = TN_CTX_LIVE;
+    }
+    tn_core_unlock();
+    if (!c)
+        return tn_core_fail(TERN_ERR_NOMEM, "tern_ctx_create",
+                            "%d contexts exist already, the most there can be: destroy "
+                            "one first",
+                            TN_CTX_MAX);
+    *out = c;
+    return TERN_OK;
+}
+
 static int nbi_check_level(const char *call, unsigned level)
 {
     if (level == 0 || (level & ~(TERN_SYNC_LOCAL | TERN_SYNC_REMOTE)))
@@ -214,23 +312,125 @@ static int nbi_check_level(const char *call, unsigned level)
     return TERN_OK;
 }
 
-int tern_nbi_sync(unsigned level)
+/* Waits for c's operations at level and returns their first error since
+ * the last sync (once). Remote completion implies local: both errors are
+ * taken then. */
+static int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
 {
-    TN_CHECK_INIT("tern_nbi_sync");
-    int rc = nbi_check_level("tern_nbi_sync", level);
-    if (rc != TERN_OK)
-        return rc;
-    wait_counter(level & TERN_SYNC_REMOTE ? &nbi.rc : &nbi.lc);
-    return TERN_OK;
+    int remote = level & TERN_SYNC_REMOTE;
+    tn_comp_wait(&c->lc);
+    if (remote)
+        tn_comp_wait(&c->rc);
+    int st = tn_comp_take_status(&c->lc);
+    if (remote) {
+        int rst = tn_comp_take_status(&c->rc);
+        st = st != TERN_OK ? st : rst;
+    }
+    return st == TERN_OK ? TERN_OK : op_failed(call, st);
 }
 
-int tern_nbi_test(unsigned level)
+static int nbi_sync(tern_ctx_t ctx, unsigned level, const char *call)
 {
-    TN_CHECK_INIT("tern_nbi_test");
-    int rc = nbi_check_level("tern_nbi_test", level);
-    if (rc != TERN_OK)
-        return rc;
+    TN_CHECK_INIT(call);
+    int rc = nbi_check_level(call, level);
+    struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
+    return c ? ctx_sync(c, level, call) : rc ? rc : TERN_ERR_INVALID;
+}
+
+static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
+{
+    TN_CHECK_INIT(call);
+    int rc = nbi_check_level(call, level);
+    struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
+    if (!c)
+        return rc ? rc : TERN_ERR_INVALID;
     tn_core_progress();
-    _Atomic(int64_t) *c = level & TERN_SYNC_REMOTE ? &nbi.rc : &nbi.lc;
-    return atomic_load_explicit(c, memory_order_acquire) > 0 ? TERN_INPROGRESS : TERN_OK;
+    if (tn_comp_busy(&c->lc) || ((level & TERN_SYNC_REMOTE) && tn_comp_busy(&c->rc)))
+        return TERN_INPROGRESS;
+    return ctx_sync(c, level, call);
+}
+
+static int quiet(tern_ctx_t ctx, const char *call)
+{
+    TN_CHECK_INIT(call);
+    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+    return c ? ctx_sync(c, TERN_SYNC_REMOTE, call) : TERN_ERR_INVALID;
+}
+
+/* Mapped peers' puts are visible when issued, so only network puts in
+ * flight can pass each other: completing them orders them. */
+static int fence(tern_ctx_t ctx, const char *call)
+{
+    TN_CHECK_INIT(call);
+    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+    if (!c)
+        return TERN_ERR_INVALID;
+    if (!tn_comp_busy(&c->rc)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return TERN_OK;
+    }
+    return ctx_sync(c, TERN_SYNC_REMOTE, call);
+}
+
+tern_status_t tern_ctx_destroy(tern_ctx_t ctx)
+{
+    TN_CHECK_INIT("tern_ctx_destroy");
+    if (ctx == TERN_CTX_DEFAULT)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_destroy",
+                            "TERN_CTX_DEFAULT cannot be destroyed");
+    struct tern_ctx_s *c = tn_ctx_get(ctx, "tern_ctx_destroy");
+    if (!c)
+        return TERN_ERR_INVALID;
+    int st = ctx_sync(c, TERN_SYNC_REMOTE, "tern_ctx_destroy");
+    tn_core_lock();
+    c->magic = TN_CTX_DEAD;
+    tn_core_unlock();
+    return st;
+}
+
+int tn_ctx_fini(void)
+{
+    int first = ctx_sync(&default_ctx, TERN_SYNC_REMOTE, "tern_finalize");
+    for (int i = 0; i < ctx_used; i++) {
+        struct tern_ctx_s *c = &ctx_pool[i];
+        if (c->magic == TN_CTX_LIVE) {
+            int st = ctx_sync(c, TERN_SYNC_REMOTE, "tern_finalize");
+            first = first != TERN_OK ? first : st;
+        }
+        c->magic = TN_CTX_DEAD;
+    }
+    return first;
+}
+
+tern_status_t tern_ctx_nbi_sync(tern_ctx_t ctx, unsigned level)
+{
+    return nbi_sync(ctx, level, "tern_ctx_nbi_sync");
+}
+tern_status_t tern_ctx_nbi_test(tern_ctx_t ctx, unsigned level)
+{
+    return nbi_test(ctx, level, "tern_ctx_nbi_test");
+}
+tern_status_t tern_ctx_quiet(tern_ctx_t ctx)
+{
+    return quiet(ctx, "tern_ctx_quiet");
+}
+tern_status_t tern_ctx_fence(tern_ctx_t ctx)
+{
+    return fence(ctx, "tern_ctx_fence");
+}
+tern_status_t tern_nbi_sync(unsigned level)
+{
+    return nbi_sync(TERN_CTX_DEFAULT, level, "tern_nbi_sync");
+}
+tern_status_t tern_nbi_test(unsigned level)
+{
+    return nbi_test(TERN_CTX_DEFAULT, level, "tern_nbi_test");
+}
+tern_status_t tern_quiet(void)
+{
+    return quiet(TERN_CTX_DEFAULT, "tern_quiet");
+}
+tern_status_t tern_fence(void)
+{
+    return fence(TERN_CTX_DEFAULT, "tern_fence");
 }

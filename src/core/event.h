@@ -1,27 +1,37 @@
-/* Completion of operations that a transport finishes later (network):
- * explicit events and the calling thread's implicit (nbi) counters. Copies
- * to mapped peers complete in the call and never get here. */
+/* Completion in the native API: events (explicit), contexts (implicit,
+ * nbi) and the waits on them. Every one is a tn_comp_t (base/comp.h) that
+ * transports end parts of, with their status. Copies to mapped peers
+ * complete in the call and never get here. */
 #ifndef TN_EVENT_H
 #define TN_EVENT_H
 
+#include "base/comp.h"
 #include "core/core.h"
 
-typedef int (*tn_put_fn)(int rank, void *dst, const void *src, size_t n,
-                         const tn_xport_done_t *done, unsigned flags);
-typedef int (*tn_get_fn)(void *dst, int rank, const void *src, size_t n,
-                         const tn_xport_done_t *done, unsigned flags);
+/* A context: the completion objects of its nbi operations. The default
+ * context is one per thread (thread-local). */
+struct tern_ctx_s {
+    uint32_t magic; /* TN_CTX_LIVE while created, TN_CTX_DEAD after */
+    tn_comp_t lc, rc;
+};
 
-int tn_event_run_blocking_put(int rank, void *dst, const void *src, size_t n,
-                              unsigned flags, tn_put_fn put);
-int tn_event_run_blocking_get(void *dst, int rank, const void *src, size_t n,
-                              unsigned flags, tn_get_fn get);
-int tn_event_start_put(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
-                       tern_event_t *rc, unsigned flags, tn_put_fn put);
-int tn_event_start_get(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
-                       unsigned flags, tn_get_fn get);
-int tn_nbi_start_put(int rank, void *dst, const void *src, size_t n, unsigned flags,
-                     tn_put_fn put);
-int tn_nbi_start_get(void *dst, int rank, const void *src, size_t n, unsigned flags,
-                     tn_get_fn get);
+/* A new event with one part outstanding: its completion object, with the
+ * handle in *out; NULL when no memory is left. */
+tn_comp_t *tn_event_new(tern_event_t *out);
+/* Release an event that was never handed to the caller (error paths). */
+void tn_event_drop(tern_event_t ev);
+/* Free every event (tern_finalize). */
+void tn_event_fini(void);
+
+/* The context ctx stands for (the calling thread's own for
+ * TERN_CTX_DEFAULT), or NULL after logging TERN_ERR_INVALID for call. */
+struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call);
+/* Quiet every created context and the caller's default one, and mark the
+ * contexts dead (tern_finalize). Returns the first error. */
+int tn_ctx_fini(void);
+
+/* Wait until c has no part outstanding (driving progress, yielding per
+ * TERN_WAIT_MODE); returns its status. */
+int tn_comp_wait(tn_comp_t *c);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/topo.h"
 #include "base/wait.h"
 #include "core/core.h"
+#include "core/event.h"
 #ifdef TERN_HAVE_OFI
 #include "xport/ofi/ofi.h"
 #endif
@@ -98,6 +99,8 @@ static int create_network(void)
         .force_mr_local = tn_cfg.ofi_mr_local,
         .progress_thread = tn_cfg.progress_thread,
         .progress_cpu = tn_cfg.progress_thread_cpu,
+        .max_msg = tn_cfg.ofi_max_msg,
+        .fault = tn_cfg.test_fault,
     };
     tn_ofi_t *ofi;
     int rc = tn_ofi_create(tn_core.boot, tn_core.seg.map, tn_core.seg.map_size, &o, &ofi);
@@ -222,8 +225,15 @@ static void report(double t_begin, double t_boot_end, double t_map)
     }
 }
 
-int tern_init(int *argc, char ***argv, int thread_level)
+tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned abi)
 {
+    if (abi != TERN_ABI_VERSION)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_init",
+                            "this program was compiled against Tern ABI %u, but the "
+                            "library it runs with is ABI %u (Tern %d.%d.%d): rebuild "
+                            "the program against this Tern's tern.h",
+                            abi, TERN_ABI_VERSION, TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+                            TERN_VERSION_PATCH);
     if (tn_core.initialized)
         return tn_core_fail(TERN_ERR_INVALID, "tern_init", "Tern is already initialized");
     if (tn_core.rank == -2)
@@ -297,18 +307,20 @@ fail:
     return rc;
 }
 
-int tern_finalize(void)
+tern_status_t tern_finalize(void)
 {
     TN_CHECK_INIT("tern_finalize");
-    int rc = tern_nbi_sync(TERN_SYNC_REMOTE);
+    int rc = tn_ctx_fini();
     int brc = tern_barrier();
     if (rc == TERN_OK)
         rc = brc;
     /* Every rank's last network writes (the barrier's flags) must be
      * acknowledged before any endpoint closes: drain, then agree through
      * the launcher, which does not need the network transport. */
-    tn_core_drain();
-    int drc = tn_core.boot->ops->barrier(tn_core.boot);
+    int drc = tn_core_drain();
+    if (rc == TERN_OK)
+        rc = drc;
+    drc = tn_core.boot->ops->barrier(tn_core.boot);
     if (rc == TERN_OK)
         rc = drc;
     tn_core_lock();
@@ -320,6 +332,7 @@ int tern_finalize(void)
             rc = frc;
     }
     release_all();
+    tn_event_fini();
     tn_core.rank = -2; /* "after finalize" for messages */
     tn_core.size = 0;
     return rc;
@@ -368,7 +381,7 @@ int tern_node_of(int rank)
     return tn_core.peers[rank].node;
 }
 
-int tern_startup_report(tern_startup_report_t *out)
+tern_status_t tern_startup_report(tern_startup_report_t *out)
 {
     TN_CHECK_INIT("tern_startup_report");
     if (!out)

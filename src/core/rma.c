@@ -5,6 +5,7 @@
 #include "base/compiler.h"
 #include "core/core.h"
 #include "core/event.h"
+#include "xport/xport.h"
 
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range. */
@@ -45,70 +46,128 @@ static int check(const char *call, int rank, const void *remote, const void *loc
     return rc == TERN_OK ? check_local(call, local, n) : rc;
 }
 
-/* Put to a peer without a mapping (network): through its transport. */
-static int put_xport(int rank, void *dst, const void *src, size_t n,
-                     const tn_xport_done_t *done, unsigned flags)
+static const struct {
+    const char *call;
+    int kind; /* TN_RMA_PUT or TN_RMA_GET */
+} rma_ops[] = {
+    [TERN_RMA_PUT_] = {"tern_put", TN_RMA_PUT},
+    [TERN_RMA_GET_] = {"tern_get", TN_RMA_GET},
+    [TERN_RMA_PUT_NB_] = {"tern_put_nb", TN_RMA_PUT},
+    [TERN_RMA_GET_NB_] = {"tern_get_nb", TN_RMA_GET},
+    [TERN_RMA_PUT_NBI_] = {"tern_put_nbi", TN_RMA_PUT},
+    [TERN_RMA_GET_NBI_] = {"tern_get_nbi", TN_RMA_GET},
+};
+
+/* Starts d through its peer's transport, with one part counted in each
+ * object of done; takes the parts back if nothing started. */
+static int start(const char *call, const tn_rma_t *d, const tn_xport_done_t *done,
+                 unsigned flags)
 {
-    tn_xport_t *x = tn_core.peers[rank].xport;
+    tn_xport_t *x = tn_core.peers[d->rank].xport;
     if (!x)
-        return tn_core_fail(TERN_ERR_UNSUPPORTED, "put",
+        return tn_core_fail(TERN_ERR_UNSUPPORTED, call,
                             "rank %d is on another node and this build has no "
                             "network transport",
-                            rank);
-    return x->ops->put(x, rank, dst, src, n, done, flags);
+                            d->rank);
+    if (done->lc)
+        tn_comp_add(done->lc, 1);
+    if (done->rc)
+        tn_comp_add(done->rc, 1);
+    int rc = x->ops->rma(x, d, done, flags);
+    if (rc != TERN_OK) {
+        if (done->lc)
+            tn_comp_add(done->lc, -1);
+        if (done->rc)
+            tn_comp_add(done->rc, -1);
+    }
+    return rc;
 }
 
-static int get_xport(void *dst, int rank, const void *src, size_t n,
-                     const tn_xport_done_t *done, unsigned flags)
+/* Starts d and waits for it on a completion object of this stack frame:
+ * the transport ends its last part before the wait can return. */
+static int run_blocking(const char *call, const tn_rma_t *d, unsigned flags)
 {
-    tn_xport_t *x = tn_core.peers[rank].xport;
-    if (!x)
-        return tn_core_fail(TERN_ERR_UNSUPPORTED, "get",
-                            "rank %d is on another node and this build has no "
-                            "network transport",
-                            rank);
-    return x->ops->get(x, dst, rank, src, n, done, flags);
+    tn_comp_t c;
+    tn_comp_init(&c, 0);
+    tn_xport_done_t done = {NULL, &c};
+    int rc = start(call, d, &done, flags);
+    if (rc != TERN_OK)
+        return rc;
+    rc = tn_comp_wait(&c);
+    return rc == TERN_OK ? TERN_OK
+                         : tn_core_fail(rc, call,
+                                        "the %zu-byte transfer with rank %d failed "
+                                        "(cause logged above)",
+                                        d->n, d->rank);
 }
 
-int tern_put_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)
+/* Explicit events: lc (puts only) and rc, each optional; without rc the
+ * caller could never learn of completion, so the call waits for it. */
+static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
+                  tern_event_t *rc_ev, unsigned flags)
 {
-    int rc = check("tern_put", rank, dst, src, n);
-    return rc != TERN_OK ? rc
-                         : tn_event_run_blocking_put(rank, dst, src, n, flags, put_xport);
+    if (!rc_ev) {
+        int st = run_blocking(call, d, flags);
+        if (st == TERN_OK && lc_ev)
+            *lc_ev = TERN_EVENT_DONE;
+        return st;
+    }
+    tern_event_t l = TERN_EVENT_DONE, r = TERN_EVENT_DONE;
+    tn_comp_t *lc = lc_ev ? tn_event_new(&l) : NULL;
+    tn_comp_t *rc = tn_event_new(&r);
+    if ((lc_ev && !lc) || !rc) {
+        if (lc)
+            tn_event_drop(l);
+        if (rc)
+            tn_event_drop(r);
+        return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
+    }
+    /* tn_event_new counted the caller's part already: take it back, start
+     * counts its own. */
+    if (lc)
+        tn_comp_add(lc, -1);
+    tn_comp_add(rc, -1);
+    tn_xport_done_t done = {lc, rc};
+    int st = start(call, d, &done, flags);
+    if (st != TERN_OK) {
+        if (lc)
+            tn_event_drop(l);
+        tn_event_drop(r);
+        return st;
+    }
+    if (lc_ev)
+        *lc_ev = l;
+    *rc_ev = r;
+    return TERN_OK;
 }
 
-int tern_get_slow_(void *dst, int rank, const void *src, size_t n, unsigned flags)
+tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
+                             const void *remote, size_t n, tern_event_t *lc,
+                             tern_event_t *rc, tern_flags_t flags)
 {
-    int rc = check("tern_get", rank, src, dst, n);
-    return rc != TERN_OK ? rc
-                         : tn_event_run_blocking_get(dst, rank, src, n, flags, get_xport);
-}
-
-int tern_put_nb_slow_(int rank, void *dst, const void *src, size_t n, tern_event_t *lc,
-                      tern_event_t *rc_ev, unsigned flags)
-{
-    int rc = check("tern_put_nb", rank, dst, src, n);
-    return rc != TERN_OK
-               ? rc
-               : tn_event_start_put(rank, dst, src, n, lc, rc_ev, flags, put_xport);
-}
-
-int tern_get_nb_slow_(void *dst, int rank, const void *src, size_t n, tern_event_t *done,
-                      unsigned flags)
-{
-    int rc = check("tern_get_nb", rank, src, dst, n);
-    return rc != TERN_OK ? rc
-                         : tn_event_start_get(dst, rank, src, n, done, flags, get_xport);
-}
-
-int tern_put_nbi_slow_(int rank, void *dst, const void *src, size_t n, unsigned flags)
-{
-    int rc = check("tern_put_nbi", rank, dst, src, n);
-    return rc != TERN_OK ? rc : tn_nbi_start_put(rank, dst, src, n, flags, put_xport);
-}
-
-int tern_get_nbi_slow_(void *dst, int rank, const void *src, size_t n, unsigned flags)
-{
-    int rc = check("tern_get_nbi", rank, src, dst, n);
-    return rc != TERN_OK ? rc : tn_nbi_start_get(dst, rank, src, n, flags, get_xport);
+    if ((unsigned)op >= TN_ARRAY_LEN(rma_ops))
+        return tn_core_fail(TERN_ERR_INVALID, "tern_rma_slow_",
+                            "operation %d is not a TERN_RMA_* value", op);
+    const char *call = rma_ops[op].call;
+    int st = check(call, rank, remote, local, n);
+    if (st != TERN_OK)
+        return st;
+    if (flags & ~TERN_FLAGS_KNOWN_)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
+                            flags & ~TERN_FLAGS_KNOWN_);
+    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+    if (!c)
+        return TERN_ERR_INVALID;
+    tn_rma_t d = {rma_ops[op].kind, rank, local, (void *)remote, n};
+    switch (op) {
+    case TERN_RMA_PUT_:
+    case TERN_RMA_GET_: return run_blocking(call, &d, flags);
+    case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
+    case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
+    default: {
+        tn_xport_done_t done = {d.kind == TN_RMA_PUT ? &c->lc : NULL, &c->rc};
+        return start(call, &d, &done, flags);
+    }
+    }
 }

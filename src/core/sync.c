@@ -4,6 +4,7 @@
 
 #include "base/wait.h"
 #include "core/core.h"
+#include "core/event.h"
 
 /* Dissemination over the node leaders through the network: in round k
  * the leader of node i writes the epoch into flag k of the control area
@@ -18,30 +19,33 @@ static void net_barrier(void)
         const tn_seg_info_t *ps = &tn_core.peers[to].seg;
         char *ctrl = (char *)(uintptr_t)(ps->data_base - ps->ctrl_size);
         tn_core.net_vals[k] = epoch;
-        atomic_fetch_add(&tn_core.net_pending, 1);
-        tn_xport_done_t done = {NULL, &tn_core.net_pending};
-        int rc = tn_core.net->ops->put(tn_core.net, to,
-                                       ctrl + offsetof(tn_ctrl_t, net_barrier[k].epoch),
-                                       &tn_core.net_vals[k], sizeof(uint32_t), &done, 0);
-        if (rc != TERN_OK) {
-            atomic_fetch_sub(&tn_core.net_pending, 1);
+        tn_comp_add(&tn_core.net_comp, 1);
+        tn_xport_done_t done = {NULL, &tn_core.net_comp};
+        tn_rma_t op = {TN_RMA_PUT, to, &tn_core.net_vals[k],
+                       ctrl + offsetof(tn_ctrl_t, net_barrier[k].epoch),
+                       sizeof(uint32_t)};
+        if (tn_core.net->ops->rma(tn_core.net, &op, &done, TN_XPORT_FLAG_CTRL) !=
+            TERN_OK) {
+            tn_comp_add(&tn_core.net_comp, -1);
             tern_abort(1, "barrier: the network write to another node failed");
         }
         _Atomic uint32_t *in = &mine->net_barrier[k].epoch;
         uint64_t iter = 0;
-        while ((int32_t)(atomic_load_explicit(in, memory_order_acquire) - epoch) < 0)
+        while ((int32_t)(atomic_load_explicit(in, memory_order_acquire) - epoch) < 0) {
+            if (tn_comp_status(&tn_core.net_comp) != TERN_OK)
+                tern_abort(1, "barrier: a network write to another node's leader "
+                              "failed (cause logged above)");
             tn_wait_step(iter++); /* drives network progress */
+        }
     }
 }
 
-void tn_core_drain(void)
+int tn_core_drain(void)
 {
-    uint64_t iter = 0;
-    while (atomic_load_explicit(&tn_core.net_pending, memory_order_acquire) > 0)
-        tn_wait_step(iter++); /* drives network progress */
+    return tn_comp_wait(&tn_core.net_comp);
 }
 
-int tern_barrier(void)
+tern_status_t tern_barrier(void)
 {
     TN_CHECK_INIT("tern_barrier");
     tn_core_lock();
@@ -71,7 +75,7 @@ static int compare(uint64_t v, int cmp, uint64_t value)
     }
 }
 
-int tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
+tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
 {
     TN_CHECK_INIT("tern_wait_until_u64");
     if (!addr || ((uintptr_t)addr & 7))

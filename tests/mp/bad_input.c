@@ -27,6 +27,9 @@ int main(int argc, char **argv)
     MP_CHECK(tern_alloc(8) == NULL, "tern_alloc before init");
     MP_CHECK(tern_ptr(0, buf) == NULL, "tern_ptr before init");
     EXPECT(tern_init(NULL, NULL, 7), TERN_ERR_INVALID, "thread level 7");
+    /* A program built against another layout of the inline calls. */
+    EXPECT(tern_init_abi_(NULL, NULL, TERN_THREAD_SINGLE, TERN_ABI_VERSION + 1),
+           TERN_ERR_INVALID, "rebuild the program");
 
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
@@ -57,6 +60,21 @@ int main(int argc, char **argv)
     EXPECT(tern_put_nbi(peer, base - 1, buf, 1, 0), TERN_ERR_RANGE, "outside");
     EXPECT(tern_get_nbi(buf, peer, base + size, 1, 0), TERN_ERR_RANGE, "outside");
     EXPECT(tern_nbi_sync(0), TERN_ERR_INVALID, "level");
+    /* Unknown flag bits, on the inline path and the out-of-line one. */
+    unsigned bad = 0x80000000u;
+    char *mine;
+    MP_OK(tern_segment_query(me, (void **)&mine, &size));
+    EXPECT(tern_put(peer, base, buf, 8, bad), TERN_ERR_INVALID, "flags 0x80000000");
+    EXPECT(tern_put(me, mine, buf, 8, bad), TERN_ERR_INVALID, "not TERN_FLAG_");
+    EXPECT(tern_get(buf, peer, base, 8, 0x4u), TERN_ERR_INVALID, "bits 0x4");
+    EXPECT(tern_put_nb(peer, base, buf, 8, NULL, &ev, bad), TERN_ERR_INVALID, "flags");
+    EXPECT(tern_get_nb(buf, me, mine, 8, &ev, bad), TERN_ERR_INVALID, "flags");
+    EXPECT(tern_put_nbi(peer, base, buf, 8, bad), TERN_ERR_INVALID, "flags");
+    EXPECT(tern_get_nbi(buf, me, mine, 8, bad), TERN_ERR_INVALID, "flags");
+    MP_OK(tern_put(me, mine, buf, 8, TERN_FLAG_IMMEDIATE));
+    /* Events and contexts that are not ones. */
+    EXPECT(tern_event_wait((tern_event_t)&dummy), TERN_ERR_INVALID, "not an event");
+    EXPECT(tern_ctx_quiet((tern_ctx_t)&dummy), TERN_ERR_INVALID, "not a context");
     EXPECT(tern_segment_query(n, NULL, &size), TERN_ERR_RANK, "rank");
     EXPECT(tern_wait_until_u64((uint64_t *)(buf + 1), TERN_CMP_EQ, 0), TERN_ERR_INVALID,
            "aligned");

@@ -19,3 +19,5 @@ add_test(NAME mp.hugepages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hugepages.sh
 # Changes kernel huge page settings: never alongside other tests.
 set_tests_properties(mp.hugepages PROPERTIES TIMEOUT 120 LABELS "mp;shm" RUN_SERIAL TRUE
   SKIP_RETURN_CODE 77)
+tern_mp_test(NAME events SOURCES events.c RANKS 2 4)
+tern_mp_test(NAME ctx SOURCES ctx.c RANKS 1 2 4)

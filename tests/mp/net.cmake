@@ -23,3 +23,10 @@ foreach(prog rma barrier pingpong)
   set_tests_properties(mp.netns.${prog} PROPERTIES TIMEOUT 150 LABELS "mp;net;netns"
     SKIP_RETURN_CODE 77)
 endforeach()
+
+# Injected network failures reach every completion (TERN_TEST_FAULT): at
+# completion, and at issue after earlier fragments are in flight.
+tern_mp_test(NAME faults_complete SOURCES faults.c RANKS 2 4 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=complete:1)
+tern_mp_test(NAME faults_partial SOURCES faults.c RANKS 2 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=issue:3 TERN_OFI_MAX_MSG=4K)

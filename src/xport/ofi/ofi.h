@@ -32,7 +32,16 @@ typedef struct tn_ofi_opts {
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     int progress_thread;  /* TERN_PROGRESS_THREAD */
     long progress_cpu;    /* TERN_PROGRESS_THREAD_CPU (-1: not pinned) */
+    size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
+    const char *fault;    /* TERN_TEST_FAULT: "issue:N" or "complete:N" */
 } tn_ofi_opts_t;
+
+/* Faults injected for tests (TERN_TEST_FAULT): every issue_every-th
+ * fragment fails at issue, every complete_every-th completion fails. */
+typedef struct tn_ofi_fault {
+    long issue_every, complete_every; /* 0: never */
+    _Atomic long issues, completions; /* counted so far */
+} tn_ofi_fault_t;
 
 typedef struct tn_ofi {
     tn_xport_t base;
@@ -58,7 +67,7 @@ typedef struct tn_ofi {
     char *bounce; /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
     struct fid_mr *bounce_mr;
     pthread_mutex_t lock;
-    _Atomic int errors; /* failed completions seen */
+    tn_ofi_fault_t fault;
     /* progress thread */
     pthread_t thread;
     _Atomic int thread_stop;
@@ -82,11 +91,9 @@ static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *add
     return o->virt_addr ? a : a - o->peers[rank].map_base;
 }
 
-/* RMA entry points (ops table) and progress; see xport.h. */
-int tn_ofi_put(tn_xport_t *x, int rank, void *dst, const void *src, size_t n,
-               const tn_xport_done_t *done, unsigned flags);
-int tn_ofi_get(tn_xport_t *x, void *dst, int rank, const void *src, size_t n,
-               const tn_xport_done_t *done, unsigned flags);
+/* RMA entry point (ops table) and progress; see xport.h. */
+int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
+               unsigned flags);
 int tn_ofi_poll(tn_xport_t *x);
 int tn_ofi_op_pool_create(tn_ofi_t *o);
 void tn_ofi_op_pool_destroy(tn_ofi_t *o);

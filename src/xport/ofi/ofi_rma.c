@@ -1,6 +1,6 @@
 /* RMA over libfabric: a bounded pool of operation descriptors, writes and
- * reads fragmented to the provider's maximum message, completions counted
- * into the caller's local/remote completion counters. */
+ * reads fragmented to the provider's maximum message, each fragment's end
+ * (and its error) reported into the caller's completion objects. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -23,14 +23,15 @@
 
 struct tn_ofi_op {
     struct fi_context2 ctx; /* first: the provider's per-operation context */
-    _Atomic(int64_t) *lc;   /* decremented at completion unless done early */
-    _Atomic(int64_t) *rc;
+    tn_comp_t *lc;          /* ended at completion unless ended early */
+    tn_comp_t *rc;
     char *bounce;   /* this descriptor's bounce slot (mr_local) */
     void *copy_out; /* get through the bounce slot: copy here */
     size_t copy_len;
     struct fid_mr *tmp_mr; /* registration made for this operation */
     int rank;
     int is_get;
+    int ctrl; /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
     tn_ofi_op_t *next;
 };
 
@@ -98,20 +99,42 @@ static void op_give(tn_ofi_t *o, tn_ofi_op_t *op)
     pthread_mutex_unlock(&o->lock);
 }
 
-static void count_done(_Atomic(int64_t) *c)
+static void end_part(tn_comp_t *c, int status)
 {
     if (c)
-        atomic_fetch_sub_explicit(c, 1, memory_order_release);
+        tn_comp_done(c, status);
 }
 
-static void complete(tn_ofi_t *o, tn_ofi_op_t *op)
+static void complete(tn_ofi_t *o, tn_ofi_op_t *op, int status)
 {
-    if (op->copy_out)
+    if (op->copy_out && status == TERN_OK)
         memcpy(op->copy_out, op->bounce, op->copy_len);
-    _Atomic(int64_t) *lc = op->lc, *rc = op->rc;
+    tn_comp_t *lc = op->lc, *rc = op->rc;
     op_give(o, op);
-    count_done(lc);
-    count_done(rc);
+    end_part(lc, status);
+    end_part(rc, status);
+}
+
+/* A failed completion's status: the peer's side went away, or something
+ * else the log names. */
+static int completion_status(int fi_err)
+{
+    switch (fi_err) {
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case FI_ENOTCONN:
+    case FI_EHOSTUNREACH:
+    case FI_ETIMEDOUT:
+    case FI_EIO: return TERN_ERR_PEER;
+    default: return tn_ofi_status(-fi_err);
+    }
+}
+
+/* TERN_TEST_FAULT: 1 when the count-th event of this kind must fail. */
+static int fault_now(_Atomic long *count, long every)
+{
+    return every > 0 && atomic_fetch_add(count, 1) % every == every - 1;
 }
 
 int tn_ofi_poll(tn_xport_t *x)
@@ -121,20 +144,28 @@ int tn_ofi_poll(tn_xport_t *x)
     ssize_t n = fi_cq_read(o->cq, e, 16);
     if (n > 0) {
         tn_trace("ofi: %zd completion(s)", n);
-        for (ssize_t i = 0; i < n; i++)
-            complete(o, (tn_ofi_op_t *)e[i].op_context);
+        for (ssize_t i = 0; i < n; i++) {
+            tn_ofi_op_t *op = e[i].op_context;
+            int st = TERN_OK;
+            if (!op->ctrl && fault_now(&o->fault.completions, o->fault.complete_every)) {
+                tn_error("%s with rank %d failed: fault injected at completion "
+                         "(TERN_TEST_FAULT)",
+                         op->is_get ? "get" : "put", op->rank);
+                st = TERN_ERR_PEER;
+            }
+            complete(o, op, st);
+        }
         return (int)n;
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         if (fi_cq_readerr(o->cq, &err, 0) == 1) {
             tn_ofi_op_t *op = err.op_context;
-            atomic_fetch_add(&o->errors, 1);
             tn_error("%s with rank %d failed: %s (%s)", op && op->is_get ? "get" : "put",
                      op ? op->rank : -1, tn_fi.strerror(err.err),
                      fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
             if (op)
-                complete(o, op);
+                complete(o, op, completion_status(err.err));
             return 1;
         }
     }
@@ -199,13 +230,14 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
 /* One fragment: a write or read of len bytes. Returns TERN_OK or
  * TERN_ERR_AGAIN (IMMEDIATE and the first fragment only) or an error. */
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
-                 size_t len, _Atomic(int64_t) *lc, _Atomic(int64_t) *rc, unsigned flags)
+                 size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
 {
     tn_ofi_op_t *op = op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
     op->rank = rank;
     op->is_get = is_get;
+    op->ctrl = (flags & TN_XPORT_FLAG_CTRL) != 0;
     op->lc = lc;
     op->rc = rc;
     void *desc;
@@ -240,6 +272,14 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         early_lc |= bounced;
     }
     uint64_t iter = 0;
+    if (!(flags & TN_XPORT_FLAG_CTRL) &&
+        fault_now(&o->fault.issues, o->fault.issue_every)) {
+        op_give(o, op);
+        tn_error("libfabric %s of %zu bytes to rank %d failed: fault injected at "
+                 "issue (TERN_TEST_FAULT)",
+                 is_get ? "fi_readmsg" : "fi_writemsg", len, rank);
+        return TERN_ERR_SYS;
+    }
     for (;;) {
         ssize_t r = is_get ? fi_readmsg(o->ep, &msg, fl) : fi_writemsg(o->ep, &msg, fl);
         if (r == 0) {
@@ -267,54 +307,52 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     if (early_lc && lc) {
         /* Completion will only count remote delivery. */
         op->lc = NULL;
-        count_done(lc);
+        tn_comp_done(lc, TERN_OK);
     }
     return TERN_OK;
 }
 
-static int rma(tn_ofi_t *o, int is_get, int rank, void *local, const void *remote,
-               size_t n, const tn_xport_done_t *done, unsigned flags)
+int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
+               unsigned flags)
 {
-    _Atomic(int64_t) *lc = done ? done->lc : NULL, *rc = done ? done->rc : NULL;
-    if (n == 0) {
-        count_done(lc);
-        count_done(rc);
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    int is_get = op->kind == TN_RMA_GET;
+    tn_comp_t *lc = done->lc, *rc = done->rc;
+    if (op->n == 0) {
+        end_part(lc, TERN_OK);
+        end_part(rc, TERN_OK);
         return TERN_OK;
     }
-    size_t nfrag = n / o->max_msg + (n % o->max_msg != 0); /* max_msg may be SIZE_MAX */
-    if (nfrag > 1) { /* each fragment completes once */
+    size_t max = o->max_msg;
+    size_t nfrag = op->n / max + (op->n % max != 0); /* max may be SIZE_MAX */
+    if (nfrag > 1) {                                 /* one part per fragment */
         if (lc)
-            atomic_fetch_add(lc, (int64_t)nfrag - 1);
+            tn_comp_add(lc, (int64_t)nfrag - 1);
         if (rc)
-            atomic_fetch_add(rc, (int64_t)nfrag - 1);
+            tn_comp_add(rc, (int64_t)nfrag - 1);
     }
-    uint64_t raddr = tn_ofi_raddr(o, rank, remote);
+    uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote);
     for (size_t f = 0; f < nfrag; f++) {
-        size_t off = f * o->max_msg;
-        size_t len = n - off < o->max_msg ? n - off : o->max_msg;
-        int st = issue(o, is_get, rank, (char *)local + off, raddr + off, len, lc, rc,
-                       f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE);
-        if (st != TERN_OK) {
-            /* Fragments f.. were not issued: take back the counts added
-             * for them above (the caller takes back its own one). */
-            for (size_t g = f + 1; g < nfrag; g++) {
-                count_done(lc);
-                count_done(rc);
-            }
+        size_t off = f * max;
+        size_t len = op->n - off < max ? op->n - off : max;
+        int st = issue(o, is_get, op->rank, (char *)op->local + off, raddr + off, len, lc,
+                       rc, f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE);
+        if (st == TERN_OK)
+            continue;
+        if (f == 0) { /* nothing issued: the caller takes back its part */
+            if (lc)
+                tn_comp_add(lc, -((int64_t)nfrag - 1));
+            if (rc)
+                tn_comp_add(rc, -((int64_t)nfrag - 1));
             return st;
         }
+        /* Fragments 0..f-1 are in flight and point at lc/rc: the
+         * operation stays tracked until they end, and fails. */
+        for (size_t g = f; g < nfrag; g++) {
+            end_part(lc, st);
+            end_part(rc, st);
+        }
+        return TERN_OK;
     }
     return TERN_OK;
-}
-
-int tn_ofi_put(tn_xport_t *x, int rank, void *dst, const void *src, size_t n,
-               const tn_xport_done_t *done, unsigned flags)
-{
-    return rma((tn_ofi_t *)x, 0, rank, (void *)src, dst, n, done, flags);
-}
-
-int tn_ofi_get(tn_xport_t *x, void *dst, int rank, const void *src, size_t n,
-               const tn_xport_done_t *done, unsigned flags)
-{
-    return rma((tn_ofi_t *)x, 1, rank, dst, src, n, done, flags);
 }

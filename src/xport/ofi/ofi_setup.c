@@ -215,6 +215,31 @@ int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     return rc == TERN_OK ? create(boot, map, map_size, opts, out) : rc;
 }
 
+/* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1. */
+static int parse_fault(const char *text, tn_ofi_fault_t *f)
+{
+    if (!text || !*text)
+        return TERN_OK;
+    char kind[16];
+    long every = 0;
+    char end;
+    if (sscanf(text, "%15[a-z]:%ld%c", kind, &every, &end) == 2 && every >= 1) {
+        if (strcmp(kind, "issue") == 0) {
+            f->issue_every = every;
+            return TERN_OK;
+        }
+        if (strcmp(kind, "complete") == 0) {
+            f->complete_every = every;
+            return TERN_OK;
+        }
+    }
+    tn_error("TERN_TEST_FAULT='%s' is not issue:N or complete:N (N >= 1): set it to "
+             "make every N-th network fragment fail at issue or at completion, or "
+             "unset it",
+             text);
+    return TERN_ERR_CONFIG;
+}
+
 static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
                   tn_ofi_t **out)
 {
@@ -227,7 +252,9 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     o->rank = boot->rank;
     o->size = boot->size;
     pthread_mutex_init(&o->lock, NULL);
-    int rc = get_info(opts, &o->info);
+    int rc = parse_fault(opts->fault, &o->fault);
+    if (rc == TERN_OK)
+        rc = get_info(opts, &o->info);
     if (rc == TERN_OK)
         rc = open_endpoint(o);
     if (rc == TERN_OK)
@@ -238,6 +265,8 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
         o->inject_size = o->info->tx_attr->inject_size;
         o->max_msg =
             o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
+        if (opts->max_msg && opts->max_msg < o->max_msg)
+            o->max_msg = opts->max_msg;
         o->nops = opts->tx_depth > 0       ? opts->tx_depth
                   : o->info->tx_attr->size ? (long)o->info->tx_attr->size
                                            : 256;
@@ -335,8 +364,7 @@ static void ofi_destroy_op(tn_xport_t *x)
 static const tn_xport_ops_t ofi_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "ofi",
-    .put = tn_ofi_put,
-    .get = tn_ofi_get,
+    .rma = tn_ofi_rma,
     .poll = tn_ofi_poll,
     .destroy = ofi_destroy_op,
 };

@@ -11,19 +11,28 @@
 #include "base/wait.h"
 #include "mem/segment.h"
 
-static int shm_put(tn_xport_t *x, int rank, void *dst, const void *src, size_t n,
-                   const tn_xport_done_t *done, unsigned flags)
+/* A transfer through the ops table (the transport contract; core's
+ * inline path copies without it): translate the peer's address into its
+ * mapping here, copy, end the parts at once. */
+static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
+                   unsigned flags)
 {
-    /* Reached only for a mapped peer when core's fast path is bypassed;
-     * core passes the already translated local address. */
-    memcpy(dst, src, n);
-    return TERN_OK;
-}
-
-static int shm_get(tn_xport_t *x, void *dst, int rank, const void *src, size_t n,
-                   const tn_xport_done_t *done, unsigned flags)
-{
-    memcpy(dst, src, n);
+    tn_shm_t *s = (tn_shm_t *)x;
+    int li = 0;
+    while (li < s->nlocal && s->ranks[li] != op->rank)
+        li++;
+    if (li == s->nlocal)
+        return TERN_ERR_RANK;
+    uint64_t off = (uint64_t)(uintptr_t)op->remote - s->bases[li];
+    char *mapped = (char *)s->maps[li] + s->ctrl_sizes[li] + off;
+    if (op->kind == TN_RMA_PUT)
+        memcpy(mapped, op->local, op->n);
+    else
+        memcpy(op->local, mapped, op->n);
+    if (done->lc)
+        tn_comp_done(done->lc, TERN_OK);
+    if (done->rc)
+        tn_comp_done(done->rc, TERN_OK);
     return TERN_OK;
 }
 
@@ -40,8 +49,7 @@ static void shm_destroy_op(tn_xport_t *x)
 static const tn_xport_ops_t shm_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "shm",
-    .put = shm_put,
-    .get = shm_get,
+    .rma = shm_rma,
     .poll = shm_poll,
     .destroy = shm_destroy_op,
 };
@@ -63,7 +71,9 @@ int tn_shm_create(int nlocal, int me, const int *ranks, const tn_seg_info_t *inf
     s->maps = calloc((size_t)nlocal, sizeof(*s->maps));
     s->map_sizes = calloc((size_t)nlocal, sizeof(*s->map_sizes));
     s->ctrl = calloc((size_t)nlocal, sizeof(*s->ctrl));
-    if (!s->maps || !s->map_sizes || !s->ctrl) {
+    s->bases = calloc((size_t)nlocal, sizeof(*s->bases));
+    s->ctrl_sizes = calloc((size_t)nlocal, sizeof(*s->ctrl_sizes));
+    if (!s->maps || !s->map_sizes || !s->ctrl || !s->bases || !s->ctrl_sizes) {
         tn_shm_destroy(s);
         return TERN_ERR_NOMEM;
     }
@@ -83,6 +93,8 @@ int tn_shm_create(int nlocal, int me, const int *ranks, const tn_seg_info_t *inf
             s->map_sizes[i] = infos[i].map_size;
         }
         s->ctrl[i] = (tn_ctrl_t *)s->maps[i];
+        s->bases[i] = infos[i].data_base;
+        s->ctrl_sizes[i] = infos[i].ctrl_size;
     }
     *out = s;
     return TERN_OK;
@@ -98,6 +110,8 @@ void tn_shm_destroy(tn_shm_t *s)
     free(s->maps);
     free(s->map_sizes);
     free(s->ctrl);
+    free(s->bases);
+    free(s->ctrl_sizes);
     free(s);
 }
 

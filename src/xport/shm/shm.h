@@ -32,8 +32,10 @@ typedef struct tn_shm {
     void **maps;      /* per local index: mapping of its segment */
     size_t *map_sizes;
     tn_ctrl_t **ctrl; /* per local index: its control area */
-    uint32_t epoch;   /* barriers completed by this rank */
-    int wait_mode;    /* TERN_WAIT_MODE index */
+    uint64_t *bases;  /* per local index: its data_base (its own address) */
+    uint64_t *ctrl_sizes;
+    uint32_t epoch; /* barriers completed by this rank */
+    int wait_mode;  /* TERN_WAIT_MODE index */
     int oversubscribed;
     long spin_count;
 } tn_shm_t;
@@ -44,13 +46,6 @@ int tn_shm_create(int nlocal, int me, const int *ranks, const tn_seg_info_t *inf
                   void *my_map, int wait_mode, int oversubscribed, long spin_count,
                   tn_shm_t **out);
 void tn_shm_destroy(tn_shm_t *shm);
-
-/* Local address of remote address addr of local rank li. */
-static inline void *tn_shm_local_addr(const tn_shm_t *shm, int li,
-                                      const tn_seg_info_t *info, uint64_t addr)
-{
-    return (char *)shm->maps[li] + info->ctrl_size + (addr - info->data_base);
-}
 
 /* Node barrier over the local ranks (dissemination, ceil(log2 n) rounds).
  * Acquire/release: stores before it are visible to every local rank after. */
