@@ -7,6 +7,16 @@
     X(verbose, "TERN_VERBOSE", INT, "0", NULL, 0,                                        \
       "Log level: 0 warnings and errors, 1 start-up report and phase "                   \
       "times, 2 debug, 3 trace.")                                                        \
+    X(trace, "TERN_TRACE", STRING, "", NULL, 0,                                          \
+      "File to write a trace of every out-of-line operation (network "                   \
+      "transfers, errors) with its arguments, one per rank: %r in the "                  \
+      "name is replaced by the rank, else .RANK is appended. Empty: no file "            \
+      "(TERN_VERBOSE=3 traces to standard error).")                                      \
+    X(stats, "TERN_STATS", BOOL, "0", NULL, 0,                                           \
+      "Count operations (by kind and transport), bytes, copies, "                        \
+      "out-of-line calls, waits and network retries, and print a table per "             \
+      "rank and one for the job at tern_finalize. Routes shared-memory "                 \
+      "copies out of line while on.")                                                    \
     X(error_mode, "TERN_ERROR_MODE", ENUM, "return", "return|abort", 0,                  \
       "On an error, return the status to the caller, or print it and end "               \
       "the whole job.")                                                                  \

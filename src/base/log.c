@@ -2,12 +2,15 @@
  * that lines of different ranks do not interleave. */
 #include "base/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 int tn_log_level = 0;
+int tn_trace_fd = -1;
 static int log_rank = -1;
 static char log_host[64];
 
@@ -48,8 +51,39 @@ static void log_v(int level, const char *fmt, va_list ap)
         line[len++] = '\n';
         line[len] = '\0';
     }
-    ssize_t w = write(STDERR_FILENO, line, len);
+    int fd = level == TN_LOG_TRACE && tn_trace_fd >= 0 ? tn_trace_fd : STDERR_FILENO;
+    ssize_t w = write(fd, line, len);
     (void)w;
+}
+
+int tn_trace_open(const char *pattern, int rank)
+{
+    char path[4096];
+    const char *r = strstr(pattern, "%r");
+    int n = r ? snprintf(path, sizeof(path), "%.*s%d%s", (int)(r - pattern), pattern,
+                         rank, r + 2)
+              : snprintf(path, sizeof(path), "%s.%d", pattern, rank);
+    if (n < 0 || (size_t)n >= sizeof(path)) {
+        tn_error("TERN_TRACE='%s' makes a path longer than %zu bytes", pattern,
+                 sizeof(path) - 1);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+    if (fd < 0) {
+        tn_error("TERN_TRACE: cannot open '%s' for writing: %s; set TERN_TRACE to a "
+                 "writable path",
+                 path, strerror(errno));
+        return -1;
+    }
+    tn_trace_fd = fd;
+    return 0;
+}
+
+void tn_trace_close(void)
+{
+    if (tn_trace_fd >= 0)
+        close(tn_trace_fd);
+    tn_trace_fd = -1;
 }
 
 void tn_log(int level, const char *fmt, ...)

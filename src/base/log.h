@@ -32,11 +32,18 @@ void tn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
         if (tn_log_level >= TN_LOG_DEBUG)      \
             tn_log(TN_LOG_DEBUG, __VA_ARGS__); \
     } while (0)
-#define tn_trace(...)                          \
-    do {                                       \
-        if (tn_log_level >= TN_LOG_TRACE)      \
-            tn_log(TN_LOG_TRACE, __VA_ARGS__); \
+#define tn_trace(...)                                         \
+    do {                                                      \
+        if (tn_log_level >= TN_LOG_TRACE || tn_trace_fd >= 0) \
+            tn_log(TN_LOG_TRACE, __VA_ARGS__);                \
     } while (0)
+
+extern int tn_trace_fd; /* TERN_TRACE file, or -1: trace lines go there */
+
+/* Opens the trace file of rank from pattern (%r: the rank; else .RANK is
+ * appended). Returns 0, or -1 after logging why it could not. */
+int tn_trace_open(const char *pattern, int rank);
+void tn_trace_close(void);
 
 /* Prints the message with the prefix and exits the process with code;
  * under a launcher the rest of the job is then ended by it. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/stats.h"
 #include "core/core.h"
 
 /* Reached only for n >= copy_min = min(nt_put, nt_get), i.e. for copies
@@ -26,10 +27,15 @@ void tern_copy_(int rank, void *dst, const void *src, size_t n)
     const tn_peer_t *p = &tn_core.peers[rank];
     const tern_peer_fast_t *f = &tn_core.fast[rank];
     uintptr_t mapped = f->base + (uintptr_t)f->delta;
-    size_t thr = (uintptr_t)dst - mapped < f->size ? p->nt_put : p->nt_get;
-    /* n >= copy_min >= 1 unless a threshold is 0, which the first test
-     * takes */
-    if (n >= thr || (p->nt_islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1))
+    int put = (uintptr_t)dst - mapped < f->size;
+    size_t thr = put ? p->nt_put : p->nt_get;
+    /* n >= copy_min >= 1 unless a threshold is 0 (the first test takes
+     * it) or statistics route every copy here (n may be 0 then) */
+    int nt = n >= thr ||
+             (n && (p->nt_islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1));
+    if (__builtin_expect(tn_stats_on, 0))
+        tn_stats_copy(p->kind == TN_PEER_SELF ? TN_STAT_SELF : TN_STAT_SHM, put, n, nt);
+    if (nt)
         tn_copy_nt(dst, src, n);
     else
         memcpy(dst, src, n);

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "base/stats.h"
+#include "base/time.h"
 #include "base/wait.h"
 
 _Static_assert(sizeof(void *) == 8, "event handles pack index and generation in 64 bits");
@@ -104,6 +106,7 @@ tn_comp_t *tn_event_new(tern_event_t *out)
     tn_event_t *e = slot(idx);
     tn_comp_init(&e->comp, 1);
     e->live = 1;
+    TN_STAT_ADD(events, 1);
     *out = handle(idx, e->gen);
     return &e->comp;
 }
@@ -167,11 +170,18 @@ void tn_event_fini(void)
 
 int tn_comp_wait(tn_comp_t *c)
 {
-    uint64_t iter = 0;
+    if (!tn_comp_busy(c))
+        return tn_comp_status(c);
+    uint64_t iter = 0, t0 = tn_stats_on ? tn_time_ns() : 0;
     /* tn_wait_step drives the transports' progress (its hook); polling
      * here as well would double the network polls per check. */
     while (tn_comp_busy(c))
         tn_wait_step(iter++);
+    if (__builtin_expect(tn_stats_on, 0)) {
+        tn_stats_t *s = tn_stats_mine();
+        s->waits++;
+        s->wait_ns += tn_time_ns() - t0;
+    }
     return tn_comp_status(c);
 }
 

@@ -8,6 +8,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/stats.h"
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
@@ -260,6 +261,11 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_core.rank = tn_core.boot->rank;
     tn_core.size = tn_core.boot->size;
     tn_log_set_rank(tn_core.rank);
+    if (*tn_cfg.trace && tn_trace_open(tn_cfg.trace, tn_core.rank) != 0) {
+        rc = TERN_ERR_CONFIG;
+        goto fail;
+    }
+    tn_stats_on = (int)tn_cfg.stats;
     tn_core.peers = calloc((size_t)tn_core.size, sizeof(*tn_core.peers));
     if (!tn_core.peers) {
         rc = TERN_ERR_NOMEM;
@@ -293,6 +299,9 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         rc = tn_core.boot->ops->barrier(tn_core.boot);
     if (rc != TERN_OK)
         goto fail;
+    if (tn_stats_on) /* count fast-path copies in tern_copy_ */
+        for (int r = 0; r < tn_core.size; r++)
+            tn_core.fast[r].copy_min = 0;
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
@@ -304,6 +313,31 @@ fail:
     release_all();
     tn_core.rank = -1;
     tn_core.size = 0;
+    return rc;
+}
+
+/* TERN_STATS: this rank's table, and the job's sum from rank 0 (one
+ * allgather through the bootstrap, which works under every launcher). */
+static int report_stats(void)
+{
+    tn_stats_t mine, job;
+    tn_stats_sum(&mine);
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "tern[%d@%s] stats:", tn_core.rank, tn_log_host());
+    tn_stats_print(stderr, prefix, &mine);
+    tn_stats_t *all = calloc((size_t)tn_core.size, sizeof(*all));
+    if (!all)
+        return TERN_ERR_NOMEM;
+    int rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
+    if (rc == TERN_OK && tn_core.rank == 0) {
+        memset(&job, 0, sizeof(job));
+        for (int r = 0; r < tn_core.size; r++)
+            tn_stats_add(&job, &all[r]);
+        snprintf(prefix, sizeof(prefix), "tern[job of %d] stats:", tn_core.size);
+        tn_stats_print(stderr, prefix, &job);
+    }
+    fflush(stderr);
+    free(all);
     return rc;
 }
 
@@ -320,6 +354,11 @@ tern_status_t tern_finalize(void)
     int drc = tn_core_drain();
     if (rc == TERN_OK)
         rc = drc;
+    if (tn_stats_on) {
+        drc = report_stats();
+        if (rc == TERN_OK)
+            rc = drc;
+    }
     drc = tn_core.boot->ops->barrier(tn_core.boot);
     if (rc == TERN_OK)
         rc = drc;
@@ -333,6 +372,9 @@ tern_status_t tern_finalize(void)
     }
     release_all();
     tn_event_fini();
+    tn_stats_fini();
+    tn_stats_on = 0;
+    tn_trace_close();
     tn_core.rank = -2; /* "after finalize" for messages */
     tn_core.size = 0;
     return rc;

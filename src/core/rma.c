@@ -3,6 +3,8 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "xport/xport.h"
@@ -45,6 +47,11 @@ static int check(const char *call, int rank, const void *remote, const void *loc
     int rc = check_remote(call, rank, remote, n);
     return rc == TERN_OK ? check_local(call, local, n) : rc;
 }
+
+_Static_assert((int)TN_PEER_SELF == (int)TN_STAT_SELF &&
+                   (int)TN_PEER_SHM == (int)TN_STAT_SHM &&
+                   (int)TN_PEER_NET == (int)TN_STAT_NET,
+               "peer kinds index the statistics paths");
 
 static const struct {
     const char *call;
@@ -149,17 +156,24 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
         return tn_core_fail(TERN_ERR_INVALID, "tern_rma_slow_",
                             "operation %d is not a TERN_RMA_* value", op);
     const char *call = rma_ops[op].call;
+    tn_trace("%s(ctx %p, rank %d, local %p, remote %p, %zu B, flags 0x%x)", call,
+             (void *)ctx, rank, local, remote, n, flags);
     int st = check(call, rank, remote, local, n);
-    if (st != TERN_OK)
-        return st;
-    if (flags & ~TERN_FLAGS_KNOWN_)
-        return tn_core_fail(TERN_ERR_INVALID, call,
-                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
-                            flags & ~TERN_FLAGS_KNOWN_);
-    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
-    if (!c)
-        return TERN_ERR_INVALID;
+    if (st == TERN_OK && (flags & ~TERN_FLAGS_KNOWN_))
+        st = tn_core_fail(TERN_ERR_INVALID, call,
+                          "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
+                          flags & ~TERN_FLAGS_KNOWN_);
+    struct tern_ctx_s *c = st == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
+    if (!c) {
+        TN_STAT_ADD(slow_error, 1);
+        return st != TERN_OK ? st : TERN_ERR_INVALID;
+    }
     tn_rma_t d = {rma_ops[op].kind, rank, local, (void *)remote, n};
+    if (__builtin_expect(tn_stats_on, 0)) {
+        int path = tn_core.peers[rank].kind; /* TN_PEER_* order is TN_STAT_* order */
+        tn_stats_mine()->slow_net += path == TN_PEER_NET;
+        tn_stats_copy(path, d.kind == TN_RMA_PUT, n, 0);
+    }
     switch (op) {
     case TERN_RMA_PUT_:
     case TERN_RMA_GET_: return run_blocking(call, &d, flags);

@@ -2,6 +2,8 @@
  * waiting on memory. */
 #include <stddef.h>
 
+#include "base/stats.h"
+#include "base/time.h"
 #include "base/wait.h"
 #include "core/core.h"
 #include "core/event.h"
@@ -48,6 +50,7 @@ int tn_core_drain(void)
 tern_status_t tern_barrier(void)
 {
     TN_CHECK_INIT("tern_barrier");
+    uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
     tn_core_lock();
     if (tn_core.nnodes == 1) {
         tn_shm_barrier(tn_core.shm);
@@ -60,6 +63,11 @@ tern_status_t tern_barrier(void)
         tn_shm_barrier(tn_core.shm);
     }
     tn_core_unlock();
+    if (__builtin_expect(tn_stats_on, 0)) {
+        tn_stats_t *s = tn_stats_mine();
+        s->barriers++;
+        s->barrier_ns += tn_time_ns() - t0;
+    }
     return TERN_OK;
 }
 

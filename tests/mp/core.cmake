@@ -21,3 +21,12 @@ set_tests_properties(mp.hugepages PROPERTIES TIMEOUT 120 LABELS "mp;shm" RUN_SER
   SKIP_RETURN_CODE 77)
 tern_mp_test(NAME events SOURCES events.c RANKS 2 4)
 tern_mp_test(NAME ctx SOURCES ctx.c RANKS 1 2 4)
+
+# TERN_STATS counts and TERN_TRACE files, in every configuration.
+add_executable(mp_stats_ops stats_ops.c)
+target_link_libraries(mp_stats_ops PRIVATE tern_mp_util)
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.stats.${cfg}.n4 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/stats.sh ${cfg}
+    $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_stats_ops> 4)
+  set_tests_properties(mp.stats.${cfg}.n4 PROPERTIES TIMEOUT 60 LABELS "mp;${cfg}")
+endforeach()

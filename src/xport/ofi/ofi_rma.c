@@ -15,6 +15,7 @@
 #include <tern.h>
 
 #include "base/log.h"
+#include "base/stats.h"
 #include "base/wait.h"
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
@@ -107,6 +108,8 @@ static void end_part(tn_comp_t *c, int status)
 
 static void complete(tn_ofi_t *o, tn_ofi_op_t *op, int status)
 {
+    if (status != TERN_OK)
+        TN_STAT_ADD(net_failed, 1);
     if (op->copy_out && status == TERN_OK)
         memcpy(op->copy_out, op->bounce, op->copy_len);
     tn_comp_t *lc = op->lc, *rc = op->rc;
@@ -300,6 +303,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             op_give(o, op);
             return TERN_ERR_AGAIN;
         }
+        TN_STAT_ADD(net_retries, 1);
         if (tn_ofi_poll(&o->base) == 0)
             tn_wait_step(iter);
         iter++;
