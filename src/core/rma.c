@@ -24,6 +24,15 @@ static TN_NOINLINE int check_remote(const char *call, int rank, const void *addr
                             "address %p + %zu bytes wraps around", addr, n);
     uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
     size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t own = (uintptr_t)tn_core.seg.data;
+    if ((a < base || a + n > base + size) && rank != tn_core.rank && a >= own &&
+        a + n <= own + tn_core.seg.size)
+        return tn_core_fail(TERN_ERR_RANGE, call,
+                            "%p is in this rank's own segment, not in rank %d's: a "
+                            "remote address is an address in the target's segment as "
+                            "the target sees it; for a symmetric object use "
+                            "tern_sym_addr(%d, ptr)",
+                            addr, rank, rank);
     if (a < base || a + n > base + size)
         return tn_core_fail(TERN_ERR_RANGE, call,
                             "[%p, %p) is outside the segment of rank %d "

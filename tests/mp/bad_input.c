@@ -48,6 +48,14 @@ int main(int argc, char **argv)
     EXPECT(tern_put(peer, base - 8, buf, 8, 0), TERN_ERR_RANGE, "outside the segment");
     EXPECT(tern_get(buf, peer, base + size, 1, 0), TERN_ERR_RANGE, "outside the segment");
     EXPECT(tern_put(peer, buf, buf, 8, 0), TERN_ERR_RANGE, "outside the segment");
+    /* The commonest first mistake: one's own pointer as the remote address. */
+    if (n > 1) {
+        char *own = tern_alloc(64);
+        MP_CHECK(own != NULL, "tern_alloc");
+        if (tern_sym_addr(peer, own) != own)
+            EXPECT(tern_put(peer, own, buf, 8, 0), TERN_ERR_RANGE, "tern_sym_addr");
+        tern_free(own);
+    }
     EXPECT(tern_put(peer, (void *)(UINTPTR_MAX - 3), buf, 8, 0), TERN_ERR_OVERFLOW,
            "wraps");
     EXPECT(tern_put(peer, base, buf, SIZE_MAX, 0), TERN_ERR_OVERFLOW, "wraps");

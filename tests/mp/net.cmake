@@ -30,3 +30,6 @@ tern_mp_test(NAME faults_complete SOURCES faults.c RANKS 2 4 CONFIGS net mixed
   ENV TERN_TEST_FAULT=complete:1)
 tern_mp_test(NAME faults_partial SOURCES faults.c RANKS 2 CONFIGS net mixed
   ENV TERN_TEST_FAULT=issue:3 TERN_OFI_MAX_MSG=4K)
+
+# A retry loop on TERN_ERR_AGAIN completes (the refusal polls once).
+tern_mp_test(NAME immediate SOURCES immediate.c RANKS 2 4 ENV TERN_OFI_TX_DEPTH=1)

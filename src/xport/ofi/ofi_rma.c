@@ -175,16 +175,19 @@ int tn_ofi_poll(tn_xport_t *x)
     return 0;
 }
 
-/* Takes a descriptor, driving progress while none is free (never with
- * IMMEDIATE: then NULL). */
+/* Takes a descriptor, driving progress while none is free. With IMMEDIATE
+ * it polls once before refusing (NULL), so that a caller retrying in a
+ * loop sees its earlier operations complete (issue 14: a refusal that made
+ * no progress could be retried forever). */
 static tn_ofi_op_t *op_wait(tn_ofi_t *o, unsigned flags)
 {
     uint64_t iter = 0;
     tn_ofi_op_t *op;
     while (!(op = op_take(o))) {
+        int done = tn_ofi_poll(&o->base);
         if (flags & TERN_FLAG_IMMEDIATE)
-            return NULL;
-        if (tn_ofi_poll(&o->base) == 0)
+            return done > 0 ? op_take(o) : NULL;
+        if (done == 0)
             tn_wait_step(iter++);
     }
     return op;
