@@ -2,7 +2,9 @@
  * through PMIx: identity, node map, symmetric allocation, put (blocking and
  * with events), get, barrier and a bad rank, checked byte for byte.
  *
- * usage: mp_pmix_api SIZE [basic|abort] [NODES]
+ * usage: mp_pmix_api SIZE [basic|abort|exit] [NODES]
+ * exit: the last rank exits with 1 without tern_finalize while the others
+ * wait in a barrier; the launcher must end the job (nothing hangs).
  * abort: the last rank calls tern_abort(5, ...) while the others wait in a
  * barrier; the caller checks that the job ends with status 5.
  * NODES: the node count tern_init must find, 1 (default: mpirun starts
@@ -23,6 +25,18 @@ static void run_abort(int me, int n)
     int rc = tern_barrier(); /* the aborting rank never arrives */
     sleep(20);
     MP_CHECK(0, "still alive 20 s after tern_abort (barrier returned %d)", rc);
+}
+
+static void run_exit(int me, int n)
+{
+    MP_OK(tern_barrier());
+    if (me == n - 1) {
+        fprintf(stderr, "pmix_api: rank %d exits with 1 without tern_finalize\n", me);
+        exit(1);
+    }
+    int rc = tern_barrier(); /* the exiting rank never arrives */
+    sleep(20);
+    MP_CHECK(0, "still alive 20 s after rank %d exited (barrier returned %d)", n - 1, rc);
 }
 
 int main(int argc, char **argv)
@@ -62,6 +76,8 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "abort") == 0)
         run_abort(me, n);
+    if (strcmp(mode, "exit") == 0)
+        run_exit(me, n);
     MP_CHECK(strcmp(mode, "basic") == 0, "unknown mode '%s'", mode);
 
     /* buf[0..LEN): written by the left neighbour's blocking put;

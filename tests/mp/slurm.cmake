@@ -19,9 +19,12 @@ add_test(NAME mp.slurm_boot.n4
   COMMAND ${TERN_SRUN_SH} 4 $<TARGET_FILE:mp_pmix_boot> 4 basic)
 tern_slurm_test(mp.slurm_boot.n4)
 # Slurm's answer to a fence that times out (PMIX_TIMEOUT) must leave the
-# early ranks able to report and rank 0 able to end the job.
+# early ranks able to report and rank 0 able to end the job. In the
+# failure tests below, a "still alive" line (a rank the launcher did not
+# end) also counts, and so fails the test.
 add_test(NAME mp.slurm_boot_timeout.n4
-  COMMAND ${TERN_SRUN_SH} --expect-fail 3 "pmix_boot timeout: rank [0-9]* checks passed" 3
+  COMMAND ${TERN_SRUN_SH} --expect-fail 3
+  "pmix_boot timeout: rank [0-9]* checks passed\\|still alive\\|was not ended" 3
   4 $<TARGET_FILE:mp_pmix_boot> 4 timeout)
 tern_slurm_test(mp.slurm_boot_timeout.n4)
 
@@ -48,6 +51,13 @@ endforeach()
 # tern_abort on one rank ends the whole step with its status.
 add_test(NAME mp.slurm_abort.n4
   COMMAND ${TERN_SRUN_SH} --expect-fail 5
-  "deliberate tern_abort (ending the job with status 5)" 1
+  "deliberate tern_abort (ending the job with status 5)\\|still alive" 1
   4 $<TARGET_FILE:mp_pmix_api> 4 abort)
 tern_slurm_test(mp.slurm_abort.n4)
+# A rank that exits without tern_finalize: Slurm's PMIx plugin ends the
+# step (the others are killed, so srun's status is theirs, 137).
+add_test(NAME mp.slurm_exit.n4
+  COMMAND ${TERN_SRUN_SH} --expect-fail nonzero
+  "exits with 1 without tern_finalize\\|still alive" 1
+  4 $<TARGET_FILE:mp_pmix_api> 4 exit)
+tern_slurm_test(mp.slurm_exit.n4)
