@@ -66,10 +66,17 @@ own_pids() {
   done
 }
 
+# 0 while the process runs (a child that ended but was not reaped yet is a
+# zombie, which kill -0 still finds).
+alive() {
+  set -- $(cat "/proc/$1/stat" 2>/dev/null)
+  [ -n "$3" ] && [ "$3" != Z ]
+}
+
 # Waits up to 5 s for a process to end, then kills it.
 reap() {
   i=0
-  while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
+  while alive "$1" && [ $i -lt 50 ]; do
     sleep 0.1; i=$((i + 1))
   done
   kill -KILL "$1" 2>/dev/null
@@ -82,11 +89,14 @@ reap() {
 cleanup() {
   trap - EXIT INT TERM HUP
   [ -n "$srun_pid" ] && kill -TERM "$srun_pid" 2>/dev/null
-  if [ -n "$ctld_pid" ] && [ -n "$slurmd_pid" ]; then
-    scancel --quiet --full --signal=KILL --user=root 2>/dev/null
-    i=0 # a job leaves the queue once its steps have ended
-    while [ -n "$(squeue -h 2>/dev/null)" ] && [ $i -lt 50 ]; do
-      sleep 0.1; i=$((i + 1))
+  if [ -n "$ctld_pid" ] && alive "$ctld_pid" && [ -n "$slurmd_pid" ] &&
+    alive "$slurmd_pid"; then
+    timeout 5 scancel --quiet --full --signal=KILL --user=root 2>/dev/null
+    # A job leaves the queue once its steps have ended.
+    deadline=$(($(date +%s) + 5))
+    while [ -n "$(timeout 2 squeue -h 2>/dev/null)" ] &&
+      [ "$(date +%s)" -le $deadline ]; do
+      sleep 0.1
     done
   fi
   for pid in $slurmd_pid $ctld_pid $munged_pid; do
@@ -113,7 +123,7 @@ trap 'exit 143' INT TERM HUP
 # The daemons' logs, less the complaints about the missing state files of a
 # new cluster.
 show_logs() {
-  for f in "$dir"/log/*.log; do
+  for f in "$dir"/log/*; do
     [ -s "$f" ] || continue
     echo "---- last lines of $(basename "$f") ----"
     grep -v -e 'state file' -e 'Trying backup' -e 'to recover$' -e 'found$' "$f" |
@@ -217,21 +227,23 @@ for v in $(env | sed -n 's/^\(SLURM_[A-Z_]*\)=.*/\1/p; s/^\(TERN_BOOT_[A-Z_]*\)=
   [ "$v" = SLURM_CONF ] || unset "$v"
 done
 
-# Starts both daemons and waits until the node is idle; 1 when they do not
-# come up within 20 s.
+# Starts both daemons and waits until the node is idle. Returns 1 when a
+# daemon died (a port taken between free_port and its bind: worth another
+# try), 2 when the node is not idle after 15 s.
 start_slurm() {
   write_conf "$(free_port)" "$(free_port)"
   env RUN_SRUN_TAG="$dir" slurmctld -D -i -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 &
   ctld_pid=$!
   env RUN_SRUN_TAG="$dir" slurmd -D -f "$SLURM_CONF" >>"$dir/log/slurmd.out" 2>&1 &
   slurmd_pid=$!
-  i=0
-  while [ $i -lt 200 ]; do
-    kill -0 "$ctld_pid" 2>/dev/null && kill -0 "$slurmd_pid" 2>/dev/null || return 1
-    [ "$(sinfo -h -n "$host" -o %t 2>/dev/null)" = idle ] && return 0
-    sleep 0.1; i=$((i + 1))
+  deadline=$(($(date +%s) + 15))
+  while [ "$(date +%s)" -le $deadline ]; do
+    alive "$ctld_pid" && alive "$slurmd_pid" || return 1
+    # sinfo waits several seconds for a controller that is not there
+    [ "$(timeout 2 sinfo -h -n "$host" -o %t 2>/dev/null)" = idle ] && return 0
+    sleep 0.1
   done
-  return 1
+  return 2
 }
 
 stop_slurm() {
@@ -242,17 +254,20 @@ stop_slurm() {
   rm -rf "$dir/state" "$dir/spool" && mkdir -p "$dir/state" "$dir/spool"
 }
 
-# A port taken between free_port and the daemon's bind is the one expected
-# way to fail: try again with others.
 t0=$(date +%s.%N)
-tries=0
-until start_slurm; do
-  tries=$((tries + 1))
-  if [ $tries -ge 3 ]; then
+tries=1
+while :; do
+  start_slurm
+  rc=$?
+  [ $rc = 0 ] && break
+  if [ $rc = 2 ] || [ $tries -ge 3 ]; then
     show_logs
-    skip "the private Slurm (slurmctld + slurmd, auth/$auth) did not come up in 3 tries; logs above"
+    [ $rc = 2 ] && why="its node was not idle after 15 s" ||
+      why="a daemon died at start ($tries tries)"
+    skip "the private Slurm (slurmctld + slurmd, auth/$auth) did not come up: $why; logs above"
   fi
   stop_slurm
+  tries=$((tries + 1))
 done
 echo "run_srun: $(srun --version) up in" \
   "$(echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1 - $2}') s (auth/$auth)"
