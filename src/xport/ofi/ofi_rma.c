@@ -277,6 +277,11 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         }
         early_lc |= bounced;
     }
+    /* The op belongs to whichever thread completes it once it is posted:
+     * decide before posting that its completion counts remote delivery
+     * only (a progress thread may complete and reuse it at once). */
+    if (early_lc)
+        op->lc = NULL;
     uint64_t iter = 0;
     if (!(flags & TN_XPORT_FLAG_CTRL) &&
         fault_now(&o->fault.issues, o->fault.issue_every)) {
@@ -311,11 +316,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             tn_wait_step(iter);
         iter++;
     }
-    if (early_lc && lc) {
-        /* Completion will only count remote delivery. */
-        op->lc = NULL;
-        tn_comp_done(lc, TERN_OK);
-    }
+    if (early_lc && lc)
+        tn_comp_done(lc, TERN_OK); /* the source is reusable already */
     return TERN_OK;
 }
 
