@@ -59,8 +59,12 @@ int main(int argc, char **argv)
     }
     if (tern_barrier() != TERN_OK)
         return 1;
-    if (me == crash)
+    if (me == crash) {
+        /* Die of the signal as a program without handlers would, also in
+         * TERN_SANITIZE builds, whose runtime handles SIGSEGV itself. */
+        signal(SIGSEGV, SIG_DFL);
         raise(SIGSEGV);
+    }
     if (me == abort_rank)
         tern_abort(abort_code, "ternrun_tern asked for this abort");
     if (me == no_final)
