@@ -60,7 +60,8 @@ TERN_API tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level,
  * the ranks on this node. Collective over all ranks.
  * thread_level: one of TERN_THREAD_*. argc/argv may be NULL.
  * Returns TERN_OK, TERN_ERR_CONFIG (a bad TERN_* value, named in the log),
- * TERN_ERR_NOMEM (segment larger than the memory available), TERN_ERR_BOOT,
+ * TERN_ERR_NOMEM (segment larger than the memory available, or
+ * TERN_HUGEPAGES=on and no huge pages for it), TERN_ERR_BOOT,
  * TERN_ERR_TIMEOUT, TERN_ERR_SYS, TERN_ERR_INVALID (already initialized, or
  * the program was compiled against another TERN_ABI_VERSION). */
 static inline tern_status_t tern_init(int *argc, char ***argv, int thread_level)

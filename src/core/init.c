@@ -14,6 +14,7 @@
 #include "base/wait.h"
 #include "core/core.h"
 #include "core/event.h"
+#include "mem/validate.h"
 #ifdef TERN_HAVE_OFI
 #include "xport/ofi/ofi.h"
 #endif
@@ -244,12 +245,9 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "thread level %d is not one of TERN_THREAD_*", thread_level);
     double t0 = tn_time_s();
-    int rc = tn_cfg_load(&tn_cfg);
-    if (rc != TERN_OK) {
-        tn_error("tern_init: bad configuration (see above); tern-info -c lists "
-                 "every variable and what it accepts");
+    int rc = tn_cfg_check(&tn_cfg); /* parse and validate, as tern-info -c does */
+    if (rc != TERN_OK)
         return rc;
-    }
     tn_core.error_abort = tn_cfg.error_mode == 1;
     tn_core.thread_level = thread_level;
     tn_wait_policy.mode = tn_cfg.wait_mode;

@@ -8,7 +8,6 @@
 
 #include <tern/status.h>
 
-#include "base/log.h"
 #include "mem/segment.h"
 
 /* Reads one "Key: value kB" line of /proc/meminfo (value in kB or count). */
@@ -86,15 +85,14 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, i
     long hp_kb = tn_meminfo_value("Hugepagesize");
     long hp_free = tn_meminfo_value("HugePages_Free");
     size_t hp = hp_kb > 0 ? (size_t)hp_kb * 1024 : 0;
-    if (hp && hp_free > 0) {
-        size_t per_rank = (map_size + hp - 1) / hp;
-        if ((size_t)hp_free >= per_rank * (size_t)(local_ranks > 0 ? local_ranks : 1)) {
-            *use_hugetlb = 1;
-            *page_size = hp;
-            snprintf(note, notelen, "%zu KiB hugetlb pages (%ld free reserved)",
-                     hp / 1024, hp_free);
-            return TERN_OK;
-        }
+    size_t lr = (size_t)(local_ranks > 0 ? local_ranks : 1);
+    size_t need = hp ? (map_size + hp - 1) / hp * lr : 0; /* hugetlb pages */
+    if (hp && hp_free > 0 && (size_t)hp_free >= need) {
+        *use_hugetlb = 1;
+        *page_size = hp;
+        snprintf(note, notelen, "%zu KiB hugetlb pages (%ld free reserved)", hp / 1024,
+                 hp_free);
+        return TERN_OK;
     }
     char thp_mode[32];
     tn_thp_setting(TN_THP_SHMEM, thp_mode, sizeof(thp_mode));
@@ -105,15 +103,31 @@ int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, i
                  thp_mode);
         return TERN_OK;
     }
+    if (mode == TN_HUGE_ON) {
+        /* Not a bad value: what this node lacks, and the two ways to get it. */
+        if (hp)
+            snprintf(note, notelen,
+                     "TERN_HUGEPAGES=on but no huge pages can be had: the segment "
+                     "of %d rank(s) needs %zu hugetlb page(s) of %zu KiB and %ld are "
+                     "free (as root: echo %zu > /proc/sys/vm/nr_hugepages), and "
+                     "transparent huge pages for shared memory are '%s' (as root: "
+                     "echo advise > %s); or set TERN_HUGEPAGES=try",
+                     (int)lr, need, hp / 1024, hp_free < 0 ? 0 : hp_free, need, thp_mode,
+                     TN_THP_SHMEM);
+        else
+            snprintf(note, notelen,
+                     "TERN_HUGEPAGES=on but no huge pages can be had: this kernel "
+                     "offers no hugetlb pages (no Hugepagesize in /proc/meminfo) "
+                     "and transparent huge pages for shared memory are '%s' (%s); "
+                     "set TERN_HUGEPAGES=try",
+                     thp_mode, TN_THP_SHMEM);
+        return TERN_ERR_NOMEM;
+    }
     snprintf(note, notelen,
              "4 KiB pages: no free hugetlb pages for %d rank(s) (HugePages_Free=%ld; "
              "reserve with /proc/sys/vm/nr_hugepages) and shared-memory THP is "
              "'%s' (/sys/kernel/mm/transparent_hugepage/shmem_enabled)",
              local_ranks, hp_free < 0 ? 0 : hp_free, thp_mode);
-    if (mode == TN_HUGE_ON) {
-        tn_error("TERN_HUGEPAGES=on but no huge pages can be had: %s", note);
-        return TERN_ERR_CONFIG;
-    }
     return TERN_OK;
 }
 

@@ -29,7 +29,10 @@ static size_t round_up(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
-static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb)
+/* Enough memory for the segments of every local rank? The message goes to
+ * err; the caller logs it (or tern-info shows it). */
+static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb, char *err,
+                        size_t errlen)
 {
     if (hugetlb)
         return TERN_OK; /* tn_huge_plan counted the free huge pages */
@@ -40,7 +43,8 @@ static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb)
         tn_format_bytes(need_per_rank * lr, need, sizeof(need));
         tn_format_bytes(avail, have, sizeof(have));
         tn_format_bytes(avail / lr, each, sizeof(each));
-        tn_error("segments of %zu rank(s) on this node need %s of memory, "
+        snprintf(err, errlen,
+                 "segments of %zu rank(s) on this node need %s of memory, "
                  "only %s is available: lower TERN_SEGMENT_SIZE (at most "
                  "about %s per rank here)",
                  lr, need, have, each);
@@ -289,8 +293,63 @@ static void thp_readback(tn_seg_t *s)
              "transparent huge pages: %.0f%% of the segment in 2 MiB pages", pct);
 }
 
-static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *plan,
-                          const tn_topo_t *topo, tn_seg_t *sp, double t0);
+int tn_seg_plan(const tn_seg_opts_t *opts, tn_seg_plan_t *out, char *err, size_t errlen)
+{
+    tn_seg_plan_t p;
+    memset(&p, 0, sizeof(p));
+    if (opts->size == 0) {
+        snprintf(err, errlen,
+                 "TERN_SEGMENT_SIZE=0: a segment needs at least one byte "
+                 "(the default is 64M)");
+        return TERN_ERR_CONFIG;
+    }
+    size_t small = (size_t)sysconf(_SC_PAGESIZE);
+    size_t ctrl = opts->ctrl_size ? opts->ctrl_size : small;
+    size_t est = round_up(opts->size, small) + round_up(ctrl, small);
+    if (est < opts->size) {
+        snprintf(err, errlen, "TERN_SEGMENT_SIZE=%zu overflows", opts->size);
+        return TERN_ERR_CONFIG;
+    }
+    /* The NUMA request first: a bad one must fail before any allocation. */
+    p.topo = tn_topo_get();
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    if (!cpus) {
+        snprintf(err, errlen, "out of memory");
+        return TERN_ERR_NOMEM;
+    }
+    if (p.topo)
+        tn_topo_my_cpuset(p.topo, cpus);
+    int rc = tn_seg_numa_plan(p.topo, opts->numa ? opts->numa : tn_cfg.segment_numa, cpus,
+                              &p.numa, err, errlen);
+    hwloc_bitmap_free(cpus);
+    if (rc != TERN_OK)
+        return rc;
+    rc = tn_huge_plan(est, opts->local_ranks, opts->hugepages, &p.hugetlb, &p.thp,
+                      &p.page_size, p.page_note, sizeof(p.page_note));
+    if (rc != TERN_OK) {
+        snprintf(err, errlen, "%s", p.page_note);
+        goto fail;
+    }
+    p.ctrl_size = round_up(ctrl, p.page_size);
+    p.size = round_up(opts->size, p.page_size);
+    p.map_size = p.ctrl_size + p.size;
+    rc = check_memory(p.map_size, opts->local_ranks, p.hugetlb, err, errlen);
+    if (rc != TERN_OK)
+        goto fail;
+    *out = p;
+    return TERN_OK;
+fail:
+    tn_seg_numa_plan_free(&p.numa);
+    return rc;
+}
+
+void tn_seg_plan_free(tn_seg_plan_t *p)
+{
+    tn_seg_numa_plan_free(&p->numa);
+}
+
+static int create_planned(const tn_seg_opts_t *opts, const tn_seg_plan_t *plan,
+                          tn_seg_t *sp, double t0);
 
 int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
 {
@@ -298,58 +357,34 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
     memset(&s, 0, sizeof(s));
     s.fd = -1;
     double t0 = tn_time_s();
-    if (opts->size == 0) {
-        tn_error("TERN_SEGMENT_SIZE=0: a segment needs at least one byte "
-                 "(the default is 64M)");
-        return TERN_ERR_CONFIG;
-    }
-    size_t small = (size_t)sysconf(_SC_PAGESIZE);
-    size_t est = round_up(opts->size, small) + round_up(opts->ctrl_size, small);
-    if (est < opts->size) {
-        tn_error("TERN_SEGMENT_SIZE=%zu overflows", opts->size);
-        return TERN_ERR_CONFIG;
-    }
-    /* The NUMA request first: a bad one must fail before any allocation. */
-    const tn_topo_t *topo = tn_topo_get();
-    tn_seg_numa_plan_t plan;
-    char err[320];
-    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-    if (!cpus)
-        return TERN_ERR_NOMEM;
-    if (topo)
-        tn_topo_my_cpuset(topo, cpus);
-    int rc = tn_seg_numa_plan(topo, opts->numa ? opts->numa : tn_cfg.segment_numa, cpus,
-                              &plan, err, sizeof(err));
-    hwloc_bitmap_free(cpus);
+    tn_seg_plan_t plan;
+    char err[480];
+    int rc = tn_seg_plan(opts, &plan, err, sizeof(err));
     if (rc != TERN_OK) {
         tn_error("%s", err);
         return rc;
     }
-    s.numa_mode = plan.mode;
-    rc = create_planned(opts, &plan, topo, &s, t0);
-    tn_seg_numa_plan_free(&plan);
+    s.numa_mode = plan.numa.mode;
+    rc = create_planned(opts, &plan, &s, t0);
+    tn_seg_plan_free(&plan);
     if (rc == TERN_OK)
         *out = s;
     return rc;
 }
 
-static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *plan,
-                          const tn_topo_t *topo, tn_seg_t *sp, double t0)
+static int create_planned(const tn_seg_opts_t *opts, const tn_seg_plan_t *plan,
+                          tn_seg_t *sp, double t0)
 {
     tn_seg_t s = *sp;
-    size_t small = (size_t)sysconf(_SC_PAGESIZE);
-    size_t est = round_up(opts->size, small) + round_up(opts->ctrl_size, small);
-    int thp = 0;
-    int rc = tn_huge_plan(est, opts->local_ranks, opts->hugepages, &s.hugetlb, &thp,
-                          &s.page_size, s.page_note, sizeof(s.page_note));
-    if (rc != TERN_OK)
-        return rc;
-    s.ctrl_size = round_up(opts->ctrl_size ? opts->ctrl_size : small, s.page_size);
-    s.size = round_up(opts->size, s.page_size);
-    s.map_size = s.ctrl_size + s.size;
-    rc = check_memory(s.map_size, opts->local_ranks, s.hugetlb);
-    if (rc != TERN_OK)
-        return rc;
+    const tn_topo_t *topo = plan->topo;
+    int thp = plan->thp;
+    s.hugetlb = plan->hugetlb;
+    s.page_size = plan->page_size;
+    snprintf(s.page_note, sizeof(s.page_note), "%.*s", (int)sizeof(s.page_note) - 1,
+             plan->page_note);
+    s.ctrl_size = plan->ctrl_size;
+    s.size = plan->size;
+    s.map_size = plan->map_size;
 
     s.fd = memfd_create("tern-segment", MFD_CLOEXEC | (s.hugetlb ? MFD_HUGETLB : 0));
     if (s.fd < 0) {
@@ -373,15 +408,15 @@ static int create_planned(const tn_seg_opts_t *opts, const tn_seg_numa_plan_t *p
     if (thp && madvise(s.map, s.map_size, MADV_HUGEPAGE) != 0)
         snprintf(s.page_note, sizeof(s.page_note),
                  "4 KiB pages: madvise(MADV_HUGEPAGE) refused: %s", strerror(errno));
-    numa_apply(topo, plan, s.map, s.map_size, s.numa_text, sizeof(s.numa_text));
+    numa_apply(topo, &plan->numa, s.map, s.map_size, s.numa_text, sizeof(s.numa_text));
     s.data = (char *)s.map + s.ctrl_size;
     double t1 = tn_time_s();
     s.t_create = t1 - t0;
 
     /* Workers spread over the domains only where no bind policy places
      * the pages (interleave, first touch). */
-    int spread =
-        plan->mode == TN_SEG_NUMA_INTERLEAVE || plan->mode == TN_SEG_NUMA_FIRSTTOUCH;
+    int spread = plan->numa.mode == TN_SEG_NUMA_INTERLEAVE ||
+                 plan->numa.mode == TN_SEG_NUMA_FIRSTTOUCH;
     int used = tn_faultin(s.map, s.map_size, s.page_size, opts->faultin, opts->threads,
                           opts->local_ranks, spread);
     if (used < 0) {

@@ -67,11 +67,30 @@ typedef struct tn_seg {
     tn_seg_placement_t placement; /* what the kernel did, after fault-in */
 } tn_seg_t;
 
-/* Create and fault in a segment. Returns TERN_OK, TERN_ERR_NOMEM (not
- * enough memory for all local ranks' segments: the message says how much
- * is needed and available and which variable to lower), TERN_ERR_CONFIG
- * (TERN_HUGEPAGES=on without huge pages; a TERN_SEGMENT_NUMA value that is
- * malformed or names a domain this node does not have), TERN_ERR_SYS. */
+/* What tn_seg_create decides before it allocates anything. */
+typedef struct tn_seg_plan {
+    const tn_topo_t *topo;   /* this process's topology, or NULL */
+    tn_seg_numa_plan_t numa; /* TERN_SEGMENT_NUMA */
+    int hugetlb, thp;        /* page kind (tn_huge_plan) */
+    size_t page_size, ctrl_size, size, map_size;
+    char page_note[480]; /* why these pages; or why huge pages cannot be had */
+} tn_seg_plan_t;
+
+/* Checks and plans a segment for opts without allocating it: the size,
+ * the NUMA policy (tn_seg_numa_plan), the pages (tn_huge_plan), whether
+ * the memory for opts->local_ranks segments is there. Logs nothing.
+ * Returns TERN_OK (free with tn_seg_plan_free), or with the reason in err:
+ * TERN_ERR_CONFIG (size 0; a TERN_SEGMENT_NUMA value that is malformed or
+ * names a domain this node does not have), TERN_ERR_NOMEM (not enough
+ * memory: how much is needed and available and which variable to lower;
+ * TERN_HUGEPAGES=on and no huge pages for them). tn_seg_create and
+ * tern-info -c (through tn_cfg_validate) use the same plan. */
+int tn_seg_plan(const tn_seg_opts_t *opts, tn_seg_plan_t *out, char *err, size_t errlen);
+void tn_seg_plan_free(tn_seg_plan_t *p);
+
+/* Create and fault in a segment: tn_seg_plan (its message logged), then
+ * the allocation. Returns TERN_OK, tn_seg_plan's errors, TERN_ERR_NOMEM
+ * when the kernel refuses the memory, TERN_ERR_SYS. */
 int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out);
 /* Close the memfd (after peers mapped it); the mapping stays. */
 void tn_seg_close_fd(tn_seg_t *seg);
@@ -109,8 +128,9 @@ void tn_seg_placement_text(const tn_seg_placement_t *p, char *buf, size_t len);
 
 /* Page size plan for a shared segment of map_size bytes (per rank, with
  * local_ranks ranks on the node): fills *use_hugetlb, *thp, page size and a
- * note; returns TERN_OK or TERN_ERR_CONFIG when mode is TN_HUGE_ON and no
- * huge pages can be had. */
+ * note; returns TERN_OK, or TERN_ERR_NOMEM when mode is TN_HUGE_ON and no
+ * huge pages can be had (the note then says what is missing and how to
+ * get it; nothing is logged). */
 int tn_huge_plan(size_t map_size, int local_ranks, int mode, int *use_hugetlb, int *thp,
                  size_t *page_size, char *note, size_t notelen);
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Bad configuration gives a clear error naming the variable, the job ends
-# promptly, nothing is left running. Usage: config_errors.sh TERNRUN HELLO
-ternrun=$1 hello=$2
+# promptly, nothing is left running; tern-info -c, the pre-flight check,
+# agrees with tern_init on every value tried.
+# Usage: config_errors.sh TERNRUN HELLO TERN_INFO
+ternrun=$1 hello=$2 info=$3
 fail() { echo "config_errors: FAIL: $*"; exit 1; }
 
 # expect_fail "ENV=..." "needle" : runs 2 ranks, wants a non-zero exit
@@ -21,6 +23,45 @@ expect_fail TERN_SEGMENT_SIZE=150% "lower TERN_SEGMENT_SIZE"
 expect_fail TERN_WAIT_MODE=sometimes "is not one of auto|spin|yield|block"
 expect_fail TERN_HUGEPAGES=maybe "TERN_HUGEPAGES='maybe'"
 expect_fail TERN_BOOT_TIMEOUT=soon "TERN_BOOT_TIMEOUT='soon' is not a"
+
+# Values that parse but that tern_init refuses on this node.
+expect_fail TERN_SEGMENT_NUMA=bogus "TERN_SEGMENT_NUMA='bogus' is not one of"
+nnuma=$("$info" | sed -n 's/^ *NUMA domains *\([0-9]*\)$/\1/p')
+[ -n "$nnuma" ] || fail "tern-info does not show the NUMA domains"
+expect_fail TERN_SEGMENT_NUMA=bind:$nnuma "this node has $nnuma NUMA domain"
+
+# TERN_HUGEPAGES=on where no huge pages can be had: the message says what
+# is missing, and the status is not "bad value".
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)
+hfree=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)
+case $thp in always|within_size|advise|force) huge=1 ;; *) huge=0 ;; esac
+[ "${hfree:-0}" -ge 66 ] && huge=1
+if [ $huge = 0 ]; then
+  expect_fail TERN_HUGEPAGES=on "no huge pages can be had: .*hugetlb page.*nr_hugepages.*shmem_enabled"
+  echo "$out" | grep -q "bad TERN_\* configuration value\|bad configuration" &&
+    fail "TERN_HUGEPAGES=on without huge pages is called a bad value: $out"
+  echo "$out" | grep -q "hello: tern_init: out of memory" ||
+    fail "TERN_HUGEPAGES=on: tern_init did not return TERN_ERR_NOMEM: $out"
+fi
+
+# The pre-flight check and tern_init agree: tern-info -c exits 1 exactly
+# when the job fails at start-up, with the same message.
+for setting in TERN_SEGMENT_NUMA=bogus TERN_SEGMENT_NUMA=bind:$nnuma \
+    TERN_SEGMENT_NUMA=bind:0 TERN_SEGMENT_NUMA=local TERN_SEGMENT_SIZE=0 \
+    TERN_SEGMENT_SIZE=1M TERN_SEGMENT_SIZE=100T TERN_HUGEPAGES=on TERN_HUGEPAGES=try \
+    TERN_SEGMENT_SIZE=abc TERN_TRACE=/nonexistent/dir/trace; do
+  job=$(env $setting timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
+  check=$(env $setting "$info" -c 2>&1 >/dev/null); crc=$?
+  if [ $jrc -eq 0 ]; then
+    [ $crc -eq 0 ] || fail "$setting: tern-info -c says no ($check) but the job ran"
+  else
+    [ $crc -eq 1 ] || fail "$setting: the job failed ($job) but tern-info -c exits $crc"
+    msg=$(echo "$check" | sed -n '1s/^tern\[[^]]*\] error: //; 1s/^tern-info: //p')
+    echo "$job" | grep -qF -- "$msg" ||
+      fail "$setting: tern-info -c says '$msg', the job says: $job"
+  fi
+  echo "ok: $setting: tern-info -c and tern_init agree ($([ $jrc -eq 0 ] && echo runs || echo fails))"
+done
 
 # A misspelled name is a warning with the nearest name; the job runs.
 out=$(TERN_SEGMEN_SIZE=1M timeout 20 "$ternrun" -n 2 "$hello" 2>&1) || fail "misspelling ended the job: $out"

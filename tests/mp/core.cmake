@@ -11,7 +11,7 @@ tern_mp_test(NAME pingpong SOURCES pingpong.c RANKS 2 8)
 add_executable(mp_hello hello.c)
 target_link_libraries(mp_hello PRIVATE tern)
 add_test(NAME mp.config_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/config_errors.sh
-  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello>)
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:tern-info>)
 set_tests_properties(mp.config_errors PROPERTIES TIMEOUT 120 LABELS "mp;shm")
 
 add_test(NAME mp.hugepages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/hugepages.sh

@@ -13,6 +13,7 @@
 #include "base/cfg.h"
 #include "base/compiler.h"
 #include "build_info.h"
+#include "mem/validate.h"
 #include "tern_info.h"
 #include "transports.h"
 #ifdef TERN_HAVE_OFI
@@ -28,7 +29,12 @@ static void usage(FILE *out)
                  "                  huge pages\n"
                  "  -a, --all       all of the above and every TERN_* variable\n"
                  "  -c, --config    every TERN_* variable: value in force, default,\n"
-                 "                  description; exits 1 if one has a bad value\n"
+                 "                  description, checked as tern_init checks it (NUMA\n"
+                 "                  domains, huge pages, memory of this node); exits 1\n"
+                 "                  if tern_init would fail\n"
+                 "      --parsable  with -c: key=value lines (NAME.value, NAME.status,\n"
+                 "                  ..., config.tern_init) for scripts\n"
+                 "  -n, --ranks N   with -c: check for N ranks on this node (default 1)\n"
                  "  -b, --bindings  this process's rank, CPU binding and NUMA domain;\n"
                  "                  run it as a job: ternrun -n 4 tern-info -b\n"
                  "      --copy      the topology-aware copy decisions (distance class\n"
@@ -39,7 +45,7 @@ static void usage(FILE *out)
                  "                  keep the result for TERN_SHM_TOPO=auto\n"
                  "      --markdown  the configuration reference page\n"
                  "                  (docs/configuration.md) on standard output\n"
-                 "  -v, --version   the version only\n"
+                 "  -v, --version   the version\n"
                  "  -h, --help      this text\n");
 }
 
@@ -99,16 +105,39 @@ static void print_wrapped(FILE *out, const char *text, int indent, int width)
     }
 }
 
-/* One variable: NAME=value in force, where it came from, then its
- * default, type and help. Returns 1 if its environment value is bad. */
-static int print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v)
+/* What -c found about one variable: a value that does not parse, or one
+ * that tn_cfg_validate (tern_init's own check) refuses. */
+typedef struct var_state {
+    int status;    /* TERN_OK, TERN_ERR_CONFIG or TERN_ERR_NOMEM */
+    int validated; /* the problem comes from tn_cfg_validate */
+    char err[512];
+} var_state_t;
+
+static const char *status_word(int status)
 {
-    char value[256], err[512], scratch[64];
-    const char *env = getenv(v->name);
-    int bad = 0;
-    if (env) {
-        /* parse again only to get the message: tn_cfg_load logged it to
-         * stderr, this puts it next to the variable */
+    return status == TERN_OK           ? "ok"
+           : status == TERN_ERR_CONFIG ? "invalid"
+                                       : "unavailable";
+}
+
+static const char *status_name(int status)
+{
+    return status == TERN_OK           ? "TERN_OK"
+           : status == TERN_ERR_CONFIG ? "TERN_ERR_CONFIG"
+                                       : "TERN_ERR_NOMEM";
+}
+
+/* The state of every variable (by table index), as tern_init would find
+ * it with local_ranks ranks on this node; returns the number of problems. */
+static int check_vars(const tn_config_t *cfg, int local_ranks, var_state_t *st)
+{
+    int nbad = 0;
+    for (size_t i = 0; i < tn_cfg_count(); i++) {
+        const tn_cfg_var_t *v = tn_cfg_var(i);
+        const char *env = getenv(v->name);
+        st[i].status = TERN_OK;
+        st[i].validated = 0;
+        st[i].err[0] = '\0';
         union {
             size_t s;
             long l;
@@ -116,61 +145,188 @@ static int print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v)
             double d;
             const char *p;
         } dst;
-        bad = tn_cfg_parse(v, env, &dst, err, sizeof(err)) != 0;
+        if (env && tn_cfg_parse(v, env, &dst, st[i].err, sizeof(st[i].err)) != TERN_OK) {
+            st[i].status = TERN_ERR_CONFIG;
+            nbad++;
+        }
     }
-    if (bad) {
-        fprintf(out,
-                "%s=%s  (set, INVALID: tern_init fails with "
-                "TERN_ERR_CONFIG)\n",
+    tn_cfg_issues_t is;
+    tn_cfg_validate(cfg, local_ranks, &is);
+    for (int k = 0; k < is.n; k++)
+        for (size_t i = 0; i < tn_cfg_count(); i++)
+            if (strcmp(tn_cfg_var(i)->name, is.issue[k].name) == 0 &&
+                st[i].status == TERN_OK) {
+                st[i].status = is.issue[k].status;
+                st[i].validated = 1;
+                snprintf(st[i].err, sizeof(st[i].err), "%s", is.issue[k].msg);
+                nbad++;
+            }
+    return nbad;
+}
+
+/* One variable: NAME=value in force, where it came from, then its
+ * default, type and help. */
+static void print_var(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v,
+                      const var_state_t *st)
+{
+    char value[256], scratch[64];
+    const char *env = getenv(v->name);
+    tn_cfg_format(cfg, v, value, sizeof(value));
+    if (st->status == TERN_ERR_CONFIG && env)
+        fprintf(out, "%s=%s  (set, INVALID: tern_init fails with TERN_ERR_CONFIG)\n",
                 v->name, env);
-        fprintf(out, "    error: %s\n", err);
-    } else {
-        tn_cfg_format(cfg, v, value, sizeof(value));
-        if (!env)
-            fprintf(out, "%s=%s\n", v->name, value);
-        else if (strcmp(env, value) == 0)
-            fprintf(out, "%s=%s  (set)\n", v->name, value);
-        else
-            fprintf(out, "%s=%s  (set as '%s')\n", v->name, value, env);
-    }
+    else if (st->status == TERN_ERR_CONFIG)
+        fprintf(out, "%s=%s  (INVALID here: tern_init fails with TERN_ERR_CONFIG)\n",
+                v->name, value);
+    else if (st->status != TERN_OK)
+        fprintf(out, "%s=%s  (%sNOT AVAILABLE here: tern_init fails with %s)\n", v->name,
+                env ? env : value, env ? "set, " : "", status_name(st->status));
+    else if (!env)
+        fprintf(out, "%s=%s\n", v->name, value);
+    else if (strcmp(env, value) == 0)
+        fprintf(out, "%s=%s  (set)\n", v->name, value);
+    else
+        fprintf(out, "%s=%s  (set as '%s')\n", v->name, value, env);
+    if (st->status != TERN_OK)
+        fprintf(out, "    error: %s\n", st->err);
     snprintf(scratch, sizeof(scratch), "%s", v->def[0] ? v->def : "(empty)");
     fprintf(out, "    %s; default %s\n", tn_cfg_type_name(v), scratch);
     print_wrapped(out, v->help, 4, 78);
-    return bad;
 }
 
-/* -c: every variable of the table. Returns the exit status. */
-static int print_config(FILE *out)
+/* key=value with the value on one line: backslash and newline escaped. */
+static void print_kv(FILE *out, const char *name, const char *key, const char *value)
+{
+    fprintf(out, "%s.%s=", name, key);
+    for (const char *p = value; *p; p++) {
+        if (*p == '\\')
+            fputs("\\\\", out);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*p, out);
+    }
+    fputc('\n', out);
+}
+
+/* --parsable: the same content as key=value lines, for scripts (like
+ * ompi_info --parsable): NAME.value, .set, .env (when set), .default,
+ * .type, .launcher, .status (ok, invalid, unavailable), .error (when not
+ * ok), .help; then config.* totals and the status tern_init would return. */
+static void print_var_parsable(FILE *out, const tn_config_t *cfg, const tn_cfg_var_t *v,
+                               const var_state_t *st)
+{
+    char value[256];
+    const char *env = getenv(v->name);
+    tn_cfg_format(cfg, v, value, sizeof(value));
+    print_kv(out, v->name, "value", st->status == TERN_ERR_CONFIG && env ? env : value);
+    print_kv(out, v->name, "set", env ? "1" : "0");
+    if (env)
+        print_kv(out, v->name, "env", env);
+    print_kv(out, v->name, "default", v->def);
+    print_kv(out, v->name, "type", tn_cfg_type_name(v));
+    print_kv(out, v->name, "launcher", v->flags & TN_CFG_INTERNAL ? "1" : "0");
+    print_kv(out, v->name, "status", status_word(st->status));
+    if (st->status != TERN_OK)
+        print_kv(out, v->name, "error", st->err);
+    print_kv(out, v->name, "help", v->help);
+}
+
+/* TERN_* names in the environment that no variable has, comma-separated. */
+static void unknown_names(char *buf, size_t len)
+{
+    extern char **environ;
+    size_t off = 0;
+    buf[0] = '\0';
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "TERN_", 5) != 0)
+            continue;
+        size_t n = strcspn(*e, "=");
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)n, *e);
+        if (!tn_cfg_find(name) && off + n + 2 < len)
+            off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", name);
+    }
+}
+
+/* -c: every variable of the table, checked as tern_init checks it (for
+ * local_ranks ranks on this node). Returns the exit status. */
+static int print_config(FILE *out, int parsable, int local_ranks)
 {
     tn_config_t cfg;
     /* logs bad values and unknown TERN_* names on stderr */
     int rc = tn_cfg_load(&cfg);
-    int nbad = 0, nset = 0;
-    fprintf(out, "# TERN_* variables: the value in force, (set) when it "
-                 "comes from the\n# environment.\n\n");
+    var_state_t *st = calloc(tn_cfg_count(), sizeof(*st));
+    if (!st) {
+        fprintf(stderr, "tern-info: out of memory\n");
+        return 1;
+    }
+    int nbad = check_vars(&cfg, local_ranks, st);
+    int ninvalid = 0, nset = 0, first = TERN_OK;
+    for (size_t i = 0; i < tn_cfg_count(); i++) {
+        ninvalid += st[i].status == TERN_ERR_CONFIG;
+        nset += tn_cfg_is_set(tn_cfg_var(i));
+        if (first == TERN_OK || (first != TERN_ERR_CONFIG && st[i].status != TERN_OK))
+            first = st[i].status; /* a bad value wins: tern_init parses first */
+    }
+    if (first == TERN_OK && rc != TERN_OK)
+        first = rc;
+    if (!parsable)
+        fprintf(out,
+                "# TERN_* variables: the value in force, (set) when it "
+                "comes from the\n# environment; checked as tern_init checks "
+                "them, for %d rank%s on this node.\n\n",
+                local_ranks, local_ranks == 1 ? "" : "s");
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1)
+        if (pass == 1 && !parsable)
             fprintf(out, "# Set by launchers (ternrun), not by users:\n\n");
         for (size_t i = 0; i < tn_cfg_count(); i++) {
             const tn_cfg_var_t *v = tn_cfg_var(i);
             if (!!(v->flags & TN_CFG_INTERNAL) != pass)
                 continue;
-            nbad += print_var(out, &cfg, v);
-            nset += tn_cfg_is_set(v);
-            fprintf(out, "\n");
+            if (parsable) {
+                print_var_parsable(out, &cfg, v, &st[i]);
+            } else {
+                print_var(out, &cfg, v, &st[i]);
+                fprintf(out, "\n");
+            }
         }
     }
-    fprintf(out, "# %zu variables, %d set in the environment, %d invalid\n",
-            tn_cfg_count(), nset, nbad);
-    if (nbad || rc != TERN_OK) {
-        fflush(out);
-        fprintf(stderr,
-                "tern-info: %d TERN_* variable%s %s a bad value: "
-                "tern_init would fail with TERN_ERR_CONFIG\n",
-                nbad, nbad == 1 ? "" : "s", nbad == 1 ? "has" : "have");
-        return 1;
+    char unknown[1024];
+    unknown_names(unknown, sizeof(unknown));
+    if (parsable) {
+        fprintf(out, "config.variables=%zu\nconfig.set=%d\nconfig.invalid=%d\n",
+                tn_cfg_count(), nset, ninvalid);
+        fprintf(out, "config.unavailable=%d\nconfig.unknown=%s\n", nbad - ninvalid,
+                unknown);
+        fprintf(out, "config.local_ranks=%d\nconfig.tern_init=%s\n", local_ranks,
+                status_name(first));
+    } else {
+        fprintf(out, "# %zu variables, %d set in the environment, %d invalid",
+                tn_cfg_count(), nset, ninvalid);
+        if (nbad > ninvalid)
+            fprintf(out, ", %d not available here", nbad - ninvalid);
+        fprintf(out, "\n");
     }
-    return 0;
+    if (first != TERN_OK) {
+        fflush(out);
+        /* tn_cfg_load logged the values that do not parse; the rest here */
+        for (size_t i = 0; i < tn_cfg_count(); i++)
+            if (st[i].validated)
+                fprintf(stderr, "tern-info: %s\n", st[i].err);
+        int nna = nbad - ninvalid;
+        fprintf(stderr, "tern-info: tern_init would fail with %s (", status_name(first));
+        if (ninvalid)
+            fprintf(stderr, "%d bad value%s%s", ninvalid, ninvalid == 1 ? "" : "s",
+                    nna ? ", " : "");
+        if (nna)
+            fprintf(stderr, "%d not available on this node", nna);
+        if (!nbad)
+            fprintf(stderr, "see above");
+        fprintf(stderr, ")\n");
+    }
+    free(st);
+    return first == TERN_OK ? 0 : 1;
 }
 
 /* Short configuration note at the end of the default output. */
@@ -178,19 +334,22 @@ static void print_config_summary(FILE *out)
 {
     tn_config_t cfg;
     int rc = tn_cfg_load(&cfg);
+    var_state_t *st = calloc(tn_cfg_count(), sizeof(*st));
+    int nbad = st ? check_vars(&cfg, 1, st) : 0;
     int nset = 0;
     for (size_t i = 0; i < tn_cfg_count(); i++)
         nset += tn_cfg_is_set(tn_cfg_var(i));
+    free(st);
     fprintf(out,
             "\nConfiguration\n  %zu TERN_* variables, %d set in the "
             "environment%s (tern-info -c lists them)\n",
             tn_cfg_count(), nset,
-            rc == TERN_OK ? "" : ", SOME INVALID: tern_init would fail");
+            rc == TERN_OK && nbad == 0 ? "" : ", SOME INVALID: tern_init would fail");
 }
 
 int main(int argc, char **argv)
 {
-    enum { OPT_MARKDOWN = 256, OPT_COPY, OPT_CALIBRATE };
+    enum { OPT_MARKDOWN = 256, OPT_COPY, OPT_CALIBRATE, OPT_PARSABLE };
     static const struct option opts[] = {
         {"all", no_argument, NULL, 'a'},
         {"config", no_argument, NULL, 'c'},
@@ -198,13 +357,16 @@ int main(int argc, char **argv)
         {"markdown", no_argument, NULL, OPT_MARKDOWN},
         {"copy", no_argument, NULL, OPT_COPY},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
+        {"parsable", no_argument, NULL, OPT_PARSABLE},
+        {"ranks", required_argument, NULL, 'n'},
         {"version", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int mode = 0, c;
+    int mode = 0, c, parsable = 0, local_ranks = 1;
+    char *end;
     opterr = 1; /* getopt names the bad option; usage follows */
-    while ((c = getopt_long(argc, argv, "acbvh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "acbvhn:", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
         case 'c':
@@ -221,6 +383,17 @@ int main(int argc, char **argv)
             }
             mode = c;
             break;
+        case OPT_PARSABLE: parsable = 1; break;
+        case 'n':
+            local_ranks = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || local_ranks < 1 || local_ranks > 1 << 20) {
+                fprintf(stderr,
+                        "tern-info: -n '%s': the ranks per node must be a positive "
+                        "integer\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -231,12 +404,16 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (parsable && mode == 0)
+        mode = 'c'; /* --parsable alone: the configuration check */
+    if ((parsable || local_ranks != 1) && mode != 'c') {
+        fprintf(stderr, "tern-info: --parsable and -n go with -c\n");
+        return 2;
+    }
     switch (mode) {
-    case 'v':
-        printf("%d.%d.%d\n", TERN_VERSION_MAJOR, TERN_VERSION_MINOR, TERN_VERSION_PATCH);
-        return 0;
+    case 'v': printf("tern-info (Tern) %s\n", TN_BUILD_VERSION); return 0;
     case OPT_MARKDOWN: tn_cfg_write_markdown(stdout); return fflush(stdout) == 0 ? 0 : 1;
-    case 'c': return print_config(stdout);
+    case 'c': return print_config(stdout, parsable, local_ranks);
     case 'b': return ti_print_binding();
     case OPT_COPY: return ti_print_copy(argc, argv);
     case OPT_CALIBRATE: return ti_print_calibrate();
@@ -248,7 +425,7 @@ int main(int argc, char **argv)
     ti_print_hugepages(stdout);
     if (mode == 'a') {
         printf("\n");
-        return print_config(stdout);
+        return print_config(stdout, 0, 1);
     }
     print_config_summary(stdout);
     return 0;

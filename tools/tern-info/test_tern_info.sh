@@ -26,7 +26,10 @@ run 2 "$info" --bogus;        has "$err" "Usage: tern-info"; has "$err" "bogus"
 run 2 "$info" -x;             has "$err" "Usage: tern-info"
 run 2 "$info" extra;          has "$err" "unexpected argument 'extra'"
 run 2 "$info" -c -b;          has "$err" "choose one"
-run 0 "$info" -v;             has "$out" '^[0-9]*\.[0-9]*\.[0-9]*$'
+run 0 "$info" -v;             has "$out" '^tern-info (Tern) [0-9]*\.[0-9]*\.[0-9]*$'
+run 0 "$info" --version;      has "$out" '^tern-info (Tern) [0-9]*\.[0-9]*\.[0-9]*$'
+run 2 "$info" --parsable -b;  has "$err" "go with -c"
+run 2 "$info" -c -n 0;        has "$err" "-n '0'"
 
 # default: version, build, transports, topology, huge pages
 run 0 "$info"
@@ -75,6 +78,84 @@ has "$err" "did you mean TERN_SEGMENT_SIZE"
 # the default mode mentions an invalid configuration
 TERN_SEGMENT_SIZE=abc run 0 "$info"
 has "$out" "SOME INVALID"
+
+# -c checks what tern_init checks beyond parsing (tn_cfg_validate): each of
+# these parses, and tern_init refuses it
+TERN_SEGMENT_SIZE=0 run 1 "$info" -c
+has "$out" "^TERN_SEGMENT_SIZE=0  (set, INVALID"
+has "$out" "error: TERN_SEGMENT_SIZE=0: a segment needs at least one byte"
+has "$err" "tern_init would fail with TERN_ERR_CONFIG (1 bad value)"
+TERN_SEGMENT_NUMA=bogus run 1 "$info" -c
+has "$out" "^TERN_SEGMENT_NUMA=bogus  (set, INVALID"
+has "$out" "error: TERN_SEGMENT_NUMA='bogus' is not one of interleave, local"
+# the domain is checked against this node's topology (here 4 domains)
+syn="pack:2 numa:2(memory=1GiB) core:2 pu:1"
+HWLOC_SYNTHETIC=$syn TERN_SEGMENT_NUMA=bind:3 run 0 "$info" -c
+has "$out" "^TERN_SEGMENT_NUMA=bind:3  (set)$"
+HWLOC_SYNTHETIC=$syn TERN_SEGMENT_NUMA=bind:7 run 1 "$info" -c
+has "$out" "error: TERN_SEGMENT_NUMA=bind:7: this node has 4 NUMA domains, no domain 7"
+has "$err" "TERN_SEGMENT_NUMA=bind:7"
+# more memory than this node has: not a bad value, but tern_init fails
+TERN_SEGMENT_SIZE=1000T run 1 "$info" -c
+has "$out" "^TERN_SEGMENT_SIZE=1000T  (set, NOT AVAILABLE here: tern_init fails with TERN_ERR_NOMEM)"
+has "$out" "lower TERN_SEGMENT_SIZE"
+has "$err" "tern_init would fail with TERN_ERR_NOMEM (1 not available on this node)"
+# -n: the memory of this node shared by N ranks
+TERN_SEGMENT_SIZE=1G run 0 "$info" -c
+TERN_SEGMENT_SIZE=1G run 1 "$info" -c -n 1000000
+has "$out" "segments of 1000000 rank(s) on this node need"
+# TERN_HUGEPAGES=on: fine where huge pages can be had, else it says what
+# is missing (hugetlb pages, shared-memory THP) - not "bad value"
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)
+hfree=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)
+case $thp in
+always|within_size|advise|force) huge=1 ;;
+*) huge=0; [ "${hfree:-0}" -ge 33 ] && huge=1 ;;
+esac
+if [ $huge = 1 ]; then
+    TERN_HUGEPAGES=on run 0 "$info" -c
+    has "$out" "^TERN_HUGEPAGES=on  (set)$"
+else
+    TERN_HUGEPAGES=on run 1 "$info" -c
+    has "$out" "^TERN_HUGEPAGES=on  (set, NOT AVAILABLE here: tern_init fails with TERN_ERR_NOMEM)"
+    has "$out" "error: TERN_HUGEPAGES=on but no huge pages can be had: .* hugetlb page"
+    has "$out" "/proc/sys/vm/nr_hugepages"
+    has "$out" "shmem_enabled"
+    hasnt "$out" "bad value"
+    has "$err" "tern_init would fail with TERN_ERR_NOMEM"
+fi
+# every problem is named, not only the first
+HWLOC_SYNTHETIC=$syn TERN_SEGMENT_SIZE=0 TERN_SEGMENT_NUMA=bind:9 run 1 "$info" -c
+has "$out" "error: TERN_SEGMENT_SIZE=0"
+has "$out" "error: TERN_SEGMENT_NUMA=bind:9"
+has "$out" "2 invalid"
+# TERN_TRACE in a directory that does not exist
+TERN_TRACE=$dir/nodir/trace run 1 "$info" -c
+has "$out" "error: TERN_TRACE='.*': the directory '.*nodir' does not exist"
+
+# --parsable: key=value lines for scripts
+run 0 "$info" -c --parsable
+has "$out" "^TERN_SEGMENT_SIZE.value=64M$"
+has "$out" "^TERN_SEGMENT_SIZE.set=0$"
+has "$out" "^TERN_SEGMENT_SIZE.default=64M$"
+has "$out" "^TERN_SEGMENT_SIZE.type=size$"
+has "$out" "^TERN_SEGMENT_SIZE.status=ok$"
+has "$out" "^TERN_BOOT_RANK.launcher=1$"
+has "$out" "^config.tern_init=TERN_OK$"
+has "$out" "^config.invalid=0$"
+bad=$(grep -cv '^[A-Za-z_.]*=' "$out")
+[ "$bad" -eq 0 ] || fail "$bad lines of --parsable are not key=value"
+TERN_SEGMENT_NUMA=bogus TERN_WAIT_MODE=YIELD TERN_SEGMEN_SIZE=1 run 1 "$info" --parsable
+has "$out" "^TERN_SEGMENT_NUMA.value=bogus$"
+has "$out" "^TERN_SEGMENT_NUMA.status=invalid$"
+has "$out" "^TERN_SEGMENT_NUMA.error=TERN_SEGMENT_NUMA='bogus' is not one of"
+has "$out" "^TERN_WAIT_MODE.value=yield$"
+has "$out" "^TERN_WAIT_MODE.env=YIELD$"
+has "$out" "^config.unknown=TERN_SEGMEN_SIZE$"
+has "$out" "^config.tern_init=TERN_ERR_CONFIG$"
+TERN_SEGMENT_SIZE=1000T run 1 "$info" --parsable
+has "$out" "^TERN_SEGMENT_SIZE.status=unavailable$"
+has "$out" "^config.tern_init=TERN_ERR_NOMEM$"
 
 # -a: everything
 run 0 "$info" -a

@@ -1,0 +1,129 @@
+/* tn_cfg_validate: what tern_init would refuse in a parsed configuration,
+ * found without starting anything. The segment's checks are tn_seg_plan
+ * itself, so this cannot drift from what segment creation does. */
+#include "mem/validate.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tern/status.h>
+
+#include "base/log.h"
+#include "mem/segment.h"
+
+static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
+{
+    if (!out || out->n >= TN_CFG_ISSUES_MAX)
+        return;
+    tn_cfg_issue_t *i = &out->issue[out->n++];
+    i->name = name;
+    i->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(i->msg, sizeof(i->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* Which variable a tn_seg_plan message is about. */
+static const char *seg_culprit(const char *msg)
+{
+    if (strncmp(msg, "TERN_SEGMENT_NUMA", 17) == 0)
+        return "TERN_SEGMENT_NUMA";
+    if (strncmp(msg, "TERN_HUGEPAGES", 14) == 0)
+        return "TERN_HUGEPAGES";
+    return "TERN_SEGMENT_SIZE";
+}
+
+/* TERN_TRACE: the directory of the trace files must exist and be
+ * writable (tn_trace_open makes one file per rank there). */
+static int check_trace(const char *pattern, tn_cfg_issues_t *out)
+{
+    if (!pattern || !*pattern)
+        return TERN_OK;
+    char dir[4096];
+    const char *slash = strrchr(pattern, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == pattern)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+    if (strstr(dir, "%r"))
+        return TERN_OK; /* a directory per rank: known only at start-up */
+    if (access(dir, W_OK | X_OK) != 0) {
+        add(out, "TERN_TRACE", TERN_ERR_CONFIG,
+            "TERN_TRACE='%s': the directory '%s' %s: set TERN_TRACE to a path in a "
+            "writable directory",
+            pattern, dir, errno == ENOENT ? "does not exist" : "is not writable");
+        return TERN_ERR_CONFIG;
+    }
+    return TERN_OK;
+}
+
+int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *out)
+{
+    if (out)
+        out->n = 0;
+    int first = TERN_OK;
+
+    /* The segment: size, NUMA placement, huge pages, memory - the plan
+     * tn_seg_create makes. It stops at its first problem: to name every
+     * culprit, the plan is made again with that variable made harmless. */
+    tn_seg_opts_t o = {
+        .size = cfg->segment_size,
+        .ctrl_size = 0, /* one page, as tern_init's control area */
+        .hugepages = cfg->hugepages,
+        .faultin = cfg->segment_faultin,
+        .local_ranks = local_ranks > 0 ? local_ranks : 1,
+        .numa = cfg->segment_numa,
+    };
+    int rc;
+    for (int round = 0; round < 3; round++) {
+        tn_seg_plan_t plan;
+        char err[480];
+        rc = tn_seg_plan(&o, &plan, err, sizeof(err));
+        if (rc == TERN_OK) {
+            tn_seg_plan_free(&plan);
+            break;
+        }
+        const char *who = seg_culprit(err);
+        add(out, who, rc, "%s", err);
+        if (first == TERN_OK)
+            first = rc;
+        if (strcmp(who, "TERN_SEGMENT_NUMA") == 0)
+            o.numa = "interleave";
+        else if (strcmp(who, "TERN_HUGEPAGES") == 0)
+            o.hugepages = TN_HUGE_TRY;
+        else /* its default, so that the other checks still mean something */
+            tn_cfg_parse_size(tn_cfg_find("TERN_SEGMENT_SIZE")->def, &o.size);
+    }
+    rc = check_trace(cfg->trace, out);
+    if (first == TERN_OK)
+        first = rc;
+    return first;
+}
+
+int tn_cfg_check(tn_config_t *cfg)
+{
+    int rc = tn_cfg_load(cfg); /* logs each bad value */
+    tn_cfg_issues_t is;
+    int vrc = tn_cfg_validate(cfg, 1, &is);
+    for (int i = 0; i < is.n; i++)
+        tn_error("%s", is.issue[i].msg);
+    if (rc == TERN_OK)
+        rc = vrc;
+    if (rc == TERN_ERR_CONFIG)
+        tn_error("tern_init: bad configuration (see above); tern-info -c lists "
+                 "every variable and what it accepts");
+    else if (rc != TERN_OK)
+        tn_error("tern_init: this node cannot give what the configuration asks "
+                 "for (see above); tern-info -c checks a configuration before "
+                 "a job");
+    return rc;
+}
