@@ -21,7 +21,7 @@ set_tests_properties(mp.ternrun.boot.single PROPERTIES TIMEOUT 20
 set(TERNRUN_CASES crash exit_code no_fini abort dropped left_early mismatch n0 nabc
   unknown_option missing_program no_init sigterm sigint launcher_killed
   launcher_gone no_launcher report_bindings bind_numa tag_output helper_killed
-  startup_fast nodes non_tern)
+  startup_fast nodes non_tern np version bad_values cwd_program nodes_report)
 foreach(c ${TERNRUN_CASES})
   add_test(NAME mp.ternrun.${c}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ternrun_cases.sh ${c}

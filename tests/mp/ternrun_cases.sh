@@ -7,6 +7,8 @@ case_name=$1
 TR=$2
 PROG=$3
 [ -x "$TR" ] && [ -x "$PROG" ] || { echo "usage: $0 CASE TERNRUN PROGRAM" >&2; exit 1; }
+case $TR in /*) ;; *) TR=$PWD/$TR ;; esac # some cases change directory
+case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 ulimit -c 0 2>/dev/null # the crash cases must not leave core files
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ternrun_cases.XXXXXX") || exit 1
 pids=$tmp/pids
@@ -46,6 +48,12 @@ expect_msg() { grep -Eq -- "$1" "$out" || fail "no line matching: $1"; }
 expect_count() { # PATTERN N
     c=$(grep -Ec -- "$1" "$out")
     [ "$c" -eq "$2" ] || fail "$c lines matching '$1', expected $2"
+}
+# A bad command line: the error on one line, then the hint, not the usage.
+expect_one_line_error() {
+    expect_count '^usage:' 0
+    expect_msg '^ternrun --help for the options$'
+    [ "$(wc -l <"$out")" -eq 2 ] || fail "$(wc -l <"$out") lines for a bad command line, expected 2"
 }
 expect_within() { [ "$ms" -le "$1" ] || fail "took $ms ms, expected at most $1 ms"; }
 
@@ -148,7 +156,7 @@ n0)
     run -n 0 "$PROG"
     expect_rc 2
     expect_msg "^ternrun: -n '0': the number of ranks must be an integer from 1"
-    expect_msg '^usage: ternrun -n N'
+    expect_one_line_error
     ;;
 nabc)
     run -n abc "$PROG"
@@ -161,7 +169,7 @@ unknown_option)
     run --frobnicate -n 2 "$PROG"
     expect_rc 2
     expect_msg "^ternrun: unknown option '--frobnicate'"
-    expect_msg '^usage: ternrun'
+    expect_one_line_error
     run "$PROG"
     expect_rc 2
     expect_msg 'the number of ranks is missing'
@@ -327,6 +335,87 @@ nodes)
     expect_msg 'check failed: same_block == same_key'
     run -n 2 --nodes 3 "$PROG"
     expect_rc 2
+    ;;
+np)
+    # -np N, as Open MPI's and MPICH's mpirun take it
+    run -np 3 "$PROG"
+    expect_rc 0
+    run -np 2 --nodes 2 "$PROG" --nodes 2
+    expect_rc 0
+    run -np
+    expect_rc 2
+    expect_msg '^ternrun: option -np needs a value$'
+    expect_one_line_error
+    run -np 0 "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: -n '0'"
+    expect_one_line_error
+    # "-n p" is still a bad count, not -np
+    run -n p "$PROG"
+    expect_rc 2
+    expect_msg "^ternrun: -n 'p'"
+    ;;
+version)
+    run --version
+    expect_rc 0
+    expect_msg '^ternrun \(Tern\) [0-9]+\.[0-9]+\.[0-9]+$'
+    expect_count . 1
+    ;;
+bad_values)
+    # every bad value or option: one line and the hint
+    for args in "-n 0 true" "-n abc true" "--frobnicate -n 2 true" "-n 2 --bind-to socket true" \
+        "-n 2 --map-by diagonal true" "-n 2 --nodes 0 true" "-n 2 --nodes 3 true" \
+        "-n 2" "true" "-n"; do
+        # shellcheck disable=SC2086
+        run $args
+        expect_rc 2
+        expect_one_line_error
+    done
+    # nothing at all: the whole usage
+    run
+    expect_rc 2
+    expect_msg '^usage: ternrun -n N'
+    ;;
+cwd_program)
+    # A program in the current directory named without ./ runs when no
+    # command of that name is in PATH (as mpirun does); PATH comes first.
+    mkdir "$tmp/cwd" "$tmp/bin"
+    printf '#!/bin/sh\necho "local $TERN_BOOT_RANK"\n' >"$tmp/cwd/tern_cwd_prog"
+    chmod +x "$tmp/cwd/tern_cwd_prog"
+    cp "$PROG" "$tmp/cwd/"
+    (cd "$tmp/cwd" && run -n 2 tern_cwd_prog && echo "rc=$rc" >>"$out") || exit 1
+    expect_msg '^rc=0$'
+    expect_count '^local [01]$' 2
+    (cd "$tmp/cwd" && run -n 2 "$(basename "$PROG")" && echo "rc=$rc" >>"$out") || exit 1
+    expect_msg '^rc=0$'
+    printf '#!/bin/sh\necho "from path"\n' >"$tmp/bin/tern_cwd_prog"
+    chmod +x "$tmp/bin/tern_cwd_prog"
+    (cd "$tmp/cwd" && PATH=$tmp/bin:$PATH run -n 2 tern_cwd_prog && echo "rc=$rc" >>"$out") ||
+        exit 1
+    expect_msg '^rc=0$'
+    expect_count '^from path$' 2
+    expect_count '^local' 0
+    # not executable here: still "cannot execute", exit 127
+    chmod -x "$tmp/cwd/tern_cwd_prog"
+    (cd "$tmp/cwd" && run -n 2 tern_cwd_prog && echo "rc=$rc" >>"$out") || exit 1
+    expect_msg '^rc=127$'
+    expect_msg "^ternrun: cannot execute 'tern_cwd_prog'"
+    ;;
+nodes_report)
+    # how the ranks were split over simulated nodes: with --report-bindings,
+    # --dry-run or TERN_VERBOSE=1; not otherwise
+    run -n 5 --nodes 3 --report-bindings "$PROG" --nodes 3
+    expect_rc 0
+    expect_msg '^ternrun: 5 ranks on 3 simulated nodes \(--nodes 3\): [^ ]+#0 ranks 0-1, [^ ]+#1 ranks 2-3, [^ ]+#2 rank 4$'
+    run -n 4 --nodes 2 --dry-run
+    expect_rc 0
+    expect_msg '^ternrun: 4 ranks on 2 simulated nodes \(--nodes 2\): [^ ]+#0 ranks 0-1, [^ ]+#1 ranks 2-3$'
+    TERN_VERBOSE=1 run -n 3 --nodes 3 "$PROG" --nodes 3
+    expect_rc 0
+    expect_msg '^ternrun: 3 ranks on 3 simulated nodes \(--nodes 3\): [^ ]+#0 rank 0, [^ ]+#1 rank 1, [^ ]+#2 rank 2$'
+    run -n 4 --nodes 2 "$PROG" --nodes 2
+    expect_rc 0
+    expect_count 'simulated nodes' 0
     ;;
 non_tern)
     run -n 3 true

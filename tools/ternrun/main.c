@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tern/status.h>
 
 #include "base/cfg.h"
 #include "base/time.h"
+#include "build_info.h"
 
 static void usage(FILE *f)
 {
@@ -23,7 +25,7 @@ static void usage(FILE *f)
             "usage: ternrun -n N [options] program [args...]\n"
             "Starts N ranks of program on this node and serves their bootstrap.\n"
             "\n"
-            "  -n, --np N            number of ranks (1..%d)\n"
+            "  -n, -np, --np N       number of ranks (1..%d)\n"
             "  --bind-to core|l3|numa|package|none\n"
             "                        bind each rank to the core it is mapped to, or\n"
             "                        to that core's L3 cache, NUMA domain or package,\n"
@@ -41,8 +43,14 @@ static void usage(FILE *f)
             "  --dry-run             plan and report the bindings, start nothing\n"
             "  --tag-output          prefix each output line of a rank with [rank]\n"
             "  --nodes K             simulate K nodes: ranks split into K blocks,\n"
-            "                        each block with its own node identity\n"
+            "                        each block with its own node identity (the\n"
+            "                        split is shown with --report-bindings or\n"
+            "                        TERN_VERBOSE=1)\n"
+            "  --version             the version of ternrun\n"
             "  -h, --help            this text\n"
+            "\n"
+            "A program named without a '/' is looked up in PATH, then in the\n"
+            "current directory (ternrun -n 2 hello runs ./hello).\n"
             "\n"
             "The job's exit status is 0 when every rank exits 0, else the first\n"
             "failing rank's code (128+signal when it was killed). The job is ended\n"
@@ -51,15 +59,16 @@ static void usage(FILE *f)
             TR_MAX_RANKS);
 }
 
+/* A bad command line: what was wrong on one line, and where the options
+ * are (the whole usage would bury the one line that matters). */
 static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "ternrun: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "\nternrun --help for the options\n");
     va_end(ap);
-    usage(stderr);
     return 2;
 }
 
@@ -78,7 +87,16 @@ static int parse_count(const char *s, long max, int *out)
 
 int tr_parse_args(tr_job_t *job, int argc, char **argv)
 {
-    enum { OPT_BIND = 256, OPT_REPORT, OPT_TAG, OPT_NODES, OPT_MAP, OPT_OVER, OPT_DRY };
+    enum {
+        OPT_BIND = 256,
+        OPT_REPORT,
+        OPT_TAG,
+        OPT_NODES,
+        OPT_MAP,
+        OPT_OVER,
+        OPT_DRY,
+        OPT_VERSION
+    };
     static const struct option opts[] = {
         {"np", required_argument, NULL, 'n'},
         {"bind-to", required_argument, NULL, OPT_BIND},
@@ -88,10 +106,15 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
         {"report-bindings", no_argument, NULL, OPT_REPORT},
         {"tag-output", no_argument, NULL, OPT_TAG},
         {"nodes", required_argument, NULL, OPT_NODES},
+        {"version", no_argument, NULL, OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int have_n = 0;
+    if (argc < 2) { /* nothing asked: the whole usage */
+        usage(stderr);
+        return 2;
+    }
     opterr = 0;
     for (;;) {
         /* "+": stop at the program name, its options are its own;
@@ -101,6 +124,12 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
             break;
         switch (c) {
         case 'n':
+            /* -np N, as mpirun takes it: getopt sees -n with the value "p" */
+            if (strcmp(argv[optind - 1], "-np") == 0 && optarg == argv[optind - 1] + 2) {
+                if (optind >= argc)
+                    return usage_error("option -np needs a value");
+                optarg = argv[optind++];
+            }
             if (parse_count(optarg, TR_MAX_RANKS, &job->n) != 0)
                 return usage_error("-n '%s': the number of ranks must be an "
                                    "integer from 1 to %d",
@@ -146,6 +175,7 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
                 return usage_error("--nodes '%s': must be a positive integer", optarg);
             break;
         case 'h': usage(stdout); exit(0);
+        case OPT_VERSION: printf("ternrun (Tern) %s\n", TN_BUILD_VERSION); exit(0);
         case ':': return usage_error("option %s needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -160,6 +190,68 @@ int tr_parse_args(tr_job_t *job, int argc, char **argv)
                            job->nodes, job->n);
     job->argv = argv + optind;
     return 0;
+}
+
+/* Is there an executable regular file at path? */
+static int executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* A program named without a '/' that is not in PATH but is in the current
+ * directory is run from there, as mpirun does: "ternrun -n 2 hello". */
+static void find_program(tr_job_t *job)
+{
+    static char local[4096];
+    const char *name = job->argv[0];
+    if (strchr(name, '/') || !executable(name))
+        return;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin"; /* execvp's default */
+    char buf[4096];
+    for (const char *p = path;; p++) {
+        size_t len = strcspn(p, ":");
+        /* an empty entry is the current directory: execvp finds it there */
+        if (len == 0 || (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) <
+                             (int)sizeof(buf) &&
+                         executable(buf)))
+            return;
+        p += len;
+        if (!*p)
+            break;
+    }
+    if (snprintf(local, sizeof(local), "./%s", name) < (int)sizeof(local))
+        job->argv[0] = local;
+}
+
+/* --nodes K: which ranks each simulated node got, on one line
+ * ("ternrun: 5 ranks on 3 simulated nodes: vm#0 ranks 0-1, ..."). */
+static void report_nodes(const tr_job_t *job)
+{
+    char line[1024];
+    size_t off =
+        (size_t)snprintf(line, sizeof(line),
+                         "ternrun: %d ranks on %d simulated nodes (--nodes %d):", job->n,
+                         job->nodes, job->nodes);
+    for (int i = 0; i < job->n && off < sizeof(line);) {
+        int j = i;
+        while (j + 1 < job->n && strcmp(job->ranks[j + 1].node, job->ranks[i].node) == 0)
+            j++;
+        if (j == i)
+            off += (size_t)snprintf(line + off, sizeof(line) - off, "%s %s rank %d",
+                                    i ? "," : "", job->ranks[i].node, i);
+        else
+            off += (size_t)snprintf(line + off, sizeof(line) - off, "%s %s ranks %d-%d",
+                                    i ? "," : "", job->ranks[i].node, i, j);
+        i = j + 1;
+    }
+    if (off >= sizeof(line) - 1)
+        off = sizeof(line) - 2;
+    line[off++] = '\n';
+    fwrite(line, 1, off, stderr);
+    fflush(stderr);
 }
 
 /* TERN_BOOT_TIMEOUT and TERN_VERBOSE, read through the configuration table;
@@ -209,6 +301,8 @@ int main(int argc, char **argv)
     int rc = tr_parse_args(&job, argc, argv);
     if (rc)
         return rc;
+    if (!job.dry_run)
+        find_program(&job);
     if (read_settings(&job))
         return 2;
     job.t_start = tn_time_s();
@@ -226,6 +320,8 @@ int main(int argc, char **argv)
     rc = tr_bind_plan(&job);
     if (rc != 0)
         return rc;
+    if (job.nodes > 1 && (job.report_bindings || job.dry_run || job.verbose >= 1))
+        report_nodes(&job);
     if (job.report_bindings || job.dry_run)
         tr_bind_report(&job);
     if (job.dry_run)
