@@ -23,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: ternrun -n 2 tern-bench SUBCOMMAND [options]\n"
                "       tern-bench faultin|startup|copy|topo_put|stream [options]\n"
                "                                  (these start their own processes)\n"
+               "       tern-bench --version\n"
                "\nsubcommands:\n");
     for (size_t i = 0; i < NBENCH; i++)
         fprintf(f, "  %-13s %s\n", benches[i]->name, benches[i]->help);
@@ -72,6 +73,11 @@ int main(int argc, char **argv)
         return tb_topo_put_child(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "_stream"))
         return tb_stream_child(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("tern-bench (Tern) %d.%d.%d\n", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+               TERN_VERSION_PATCH);
+        return 0;
+    }
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
