@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs the build into a fresh prefix and builds examples/hello_put
-# against it the four ways a user would: pkg-config + make (shared and
-# STATIC=1), and CMake find_package(Tern) (Tern::tern and Tern::tern_static).
-# Each program must link the installed library (not the build tree's) and
-# pass when run by the installed ternrun with 2 ranks.
+# against it the ways a user would: the compiler wrapper terncc (also from
+# a moved copy of the prefix and through a symbolic link), the guide's
+# pkg-config one-liner, pkg-config + make (shared and STATIC=1), and CMake
+# find_package(Tern) (Tern::tern and Tern::tern_static). Each program must
+# link the installed library (not the build tree's) and pass when run by
+# the installed ternrun with 2 ranks.
 #
 # usage: test_install.sh BUILD_DIR CONFIG EXAMPLES_DIR WORK_DIR LIBDIR CMAKE CC
 set -u
@@ -26,7 +28,7 @@ step "cmake --install into $prefix"
   >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install failed"; }
 for f in include/tern.h "$libdir/pkgconfig/tern.pc" "$libdir/cmake/Tern/TernConfig.cmake" \
          "$libdir/cmake/Tern/TernConfigVersion.cmake" "$libdir/cmake/Tern/TernTargets.cmake" \
-         "$libdir/libtern.a" bin/ternrun; do
+         "$libdir/libtern.a" bin/ternrun bin/terncc; do
   [ -e "$prefix/$f" ] || fail "installed tree lacks $f"
 done
 ls "$prefix/$libdir"/libtern.so* >/dev/null 2>&1 || fail "installed tree lacks libtern.so"
@@ -46,8 +48,9 @@ pc_incdir=$(pkg-config --variable=includedir tern)
 [ -f "$pc_incdir/tern.h" ] || fail "tern.pc includedir $pc_incdir has no tern.h"
 
 # Runs prog with the installed ternrun; both ranks must report.
+# (-np, as mpirun users type it.)
 run2() {
-  out=$("$ternrun" -n 2 "$1" 2>&1)
+  out=$("$ternrun" -np 2 "$1" 2>&1)
   st=$?
   echo "$out"
   [ $st -eq 0 ] || fail "ternrun -n 2 $1 exited with $st"
@@ -76,6 +79,60 @@ copy_examples() {
   mkdir -p "$1" && cp "$examples"/*.c "$examples"/Makefile "$examples"/CMakeLists.txt "$1" ||
     fail "cannot copy the examples from $examples"
 }
+
+step "terncc -show"
+unset TERN_CC
+terncc=$prefix/bin/terncc
+# terncc finds the prefix from its own place: the real path of it
+inc_real=$(cd "$prefix/include" && pwd -P) lib_real=$(cd "$prefix/$libdir" && pwd -P)
+show=$("$terncc" -show -O2 hello_put.c -o hello_put) || fail "terncc -show failed"
+echo "$show"
+for w in "-I$inc_real" "-L$lib_real" "-Wl,-rpath,$lib_real" -ltern -O2 hello_put.c; do
+  case " $show " in *" $w "*) ;; *) fail "terncc -show lacks '$w': $show" ;; esac
+done
+case $show in "$cc "*) ;; *) fail "terncc -show does not run $cc: $show" ;; esac
+show=$("$terncc" -show -c hello_put.c)
+case $show in *-ltern*) fail "terncc -show -c links: $show" ;; esac
+
+step "terncc: build and run"
+src=$work/terncc
+copy_examples "$src"
+(cd "$src" && "$terncc" -O2 hello_put.c -o hello_put) || fail "terncc could not build hello_put"
+check_links "$src/hello_put" shared
+run2 "$src/hello_put"
+
+step "terncc from a moved prefix and through a symbolic link"
+moved=$work/moved-prefix
+cp -a "$prefix" "$moved" || fail "cannot copy the prefix"
+moved_real=$(cd "$moved" && pwd -P)
+show=$("$moved/bin/terncc" -show hello_put.c)
+case $show in *"-L$moved_real/$libdir "*) ;; *) fail "moved terncc does not use $moved: $show" ;; esac
+mkdir -p "$work/links" && ln -s "$prefix/bin/terncc" "$work/links/terncc"
+show=$("$work/links/terncc" -show hello_put.c)
+case $show in *"-L$lib_real "*) ;; *) fail "terncc through a link lost its prefix: $show" ;; esac
+(cd "$src" && "$moved/bin/terncc" hello_put.c -o hello_moved) || fail "moved terncc failed"
+so=$(ldd "$src/hello_moved" | sed -n 's/.*libtern\.so[^ ]* => \([^ ]*\) .*/\1/p')
+case "$(cd "$(dirname "$so")" && pwd -P)" in
+  "$moved_real"/*) ;;
+  *) fail "hello_moved loads $so, not the moved prefix's" ;;
+esac
+run2 "$src/hello_moved"
+rm -rf "$moved"
+
+step "the guide's pkg-config one-liner"
+# The command docs/guide.md shows, run as it is written (cc -> the
+# compiler of this build): it must give a program that starts from this
+# non-system prefix.
+guide=$examples/../docs/guide.md
+cmd=$(sed -n 's/^cc app\.c /app.c /p' "$guide" | head -n 1)
+[ -n "$cmd" ] || fail "no 'cc app.c ... pkg-config ...' line in $guide"
+echo "cc $cmd"
+src=$work/guide
+copy_examples "$src"
+cp "$src/hello_put.c" "$src/app.c"
+(cd "$src" && eval "\"\$cc\" $cmd") || fail "the guide's one-liner failed: cc $cmd"
+check_links "$src/app" shared
+run2 "$src/app"
 
 for kind in shared static; do
   step "make ($kind) with pkg-config"
@@ -109,4 +166,4 @@ for kind in shared static; do
 done
 
 rm -rf "$work"
-echo "PASS: installed package builds and runs examples/hello_put (pkg-config and CMake, shared and static)"
+echo "PASS: installed package builds and runs examples/hello_put (terncc, pkg-config and CMake, shared and static)"
