@@ -130,7 +130,8 @@ echo "cc $cmd"
 src=$work/guide
 copy_examples "$src"
 cp "$src/hello_put.c" "$src/app.c"
-(cd "$src" && eval "\"\$cc\" $cmd") || fail "the guide's one-liner failed: cc $cmd"
+# (CFLAGS: a TERN_SANITIZE build's programs need its sanitizer flags)
+(cd "$src" && eval "\"\$cc\" \${CFLAGS:-} $cmd") || fail "the guide's one-liner failed: cc $cmd"
 check_links "$src/app" shared
 run2 "$src/app"
 
