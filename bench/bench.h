@@ -24,7 +24,7 @@ extern const tb_bench_t tb_bench_put_lat, tb_bench_get_lat;
 extern const tb_bench_t tb_bench_put_bw, tb_bench_get_bw;
 extern const tb_bench_t tb_bench_put_pingpong, tb_bench_put_rate;
 extern const tb_bench_t tb_bench_faultin, tb_bench_startup, tb_bench_summary;
-extern const tb_bench_t tb_bench_net;
+extern const tb_bench_t tb_bench_net, tb_bench_alloc;
 
 /* Hidden subcommands: the programs that faultin and startup time. */
 int tb_faultin_child(int argc, char **argv);
