@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/compiler.h"
 #include "base/log.h"
 #include "core/core.h"
 
@@ -27,26 +28,50 @@ static int segment_offset(const void *ptr, size_t *off)
     return TERN_OK;
 }
 
+/* Why tern_free(ptr) failed, for the message: a look over every block,
+ * paid only on this error path. */
+static TN_NOINLINE int free_failed(const void *ptr, size_t off)
+{
+    size_t start = 0;
+    tn_core_lock();
+    int inside = tn_heap_find(&tn_core.heap, off, &start);
+    tn_core_unlock();
+    if (inside)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_free",
+                            "%p points %zu B into the block at %p: pass the address "
+                            "that tern_alloc returned",
+                            ptr, off - start, (const char *)tn_core.seg.data + start);
+    return tn_core_fail(TERN_ERR_INVALID, "tern_free",
+                        "%p is not an allocated block: freed already, or never "
+                        "returned by tern_alloc",
+                        ptr);
+}
+
 tern_status_t tern_free(void *ptr)
 {
     if (!ptr)
         return TERN_OK;
     TN_CHECK_INIT("tern_free");
     size_t off;
-    int rc = segment_offset(ptr, &off);
-    if (rc == TERN_OK) {
-        tn_core_lock();
-        rc = tn_heap_free(&tn_core.heap, off);
-        tn_core_unlock();
-    }
-    if (rc != TERN_OK)
-        return tn_core_fail(rc, "tern_free", "%p was not returned by tern_alloc", ptr);
+    if (segment_offset(ptr, &off) != TERN_OK)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_free",
+                            "%p is not in this rank's segment, so it was not "
+                            "returned by tern_alloc",
+                            ptr);
+    tn_core_lock();
+    int rc = tn_heap_free(&tn_core.heap, off);
+    tn_core_unlock();
+    if (tn_unlikely(rc != TERN_OK))
+        return free_failed(ptr, off);
     return TERN_OK;
 }
 
-/* Symmetric allocation: the highest fit, identical on every rank when the
- * ranks make the same symmetric calls; an allgather verifies sizes and
- * offsets (start-up path speed: one launcher round trip). */
+/* Symmetric allocation: from the heap's symmetric arena, whose placement
+ * depends only on the symmetric calls, so it is identical on every rank
+ * when the ranks make the same ones; an allgather verifies sizes and
+ * offsets (start-up path speed: one launcher round trip). A rank that
+ * succeeded frees the block again when another failed, which restores its
+ * heap exactly (tn_heap_alloc), so the ranks stay in step. */
 tern_status_t tern_alloc_sym(size_t size, void **out)
 {
     TN_CHECK_INIT("tern_alloc_sym");

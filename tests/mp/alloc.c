@@ -31,6 +31,10 @@ int main(int argc, char **argv)
         MP_OK(tern_free(p[i]));
     MP_CHECK(tern_free(p[0]) == TERN_ERR_INVALID, "double free not caught");
     MP_CHECK(tern_free((char *)base + 1) == TERN_ERR_INVALID, "bad free not caught");
+    char *q = tern_alloc(256);
+    MP_CHECK(q && tern_free(q + 64) == TERN_ERR_INVALID,
+             "free inside a block not caught");
+    MP_OK(tern_free(q));
     MP_CHECK(tern_alloc(0) == NULL, "tern_alloc(0)");
     MP_CHECK(tern_alloc(size + 1) == NULL, "larger than the segment");
     /* Everything freed coalesced: the whole segment is allocatable again. */
