@@ -19,6 +19,7 @@
  * random stream, so that both sides make exactly the same calls. */
 typedef struct alloc_side {
     void **obj;    /* obj[i]: live object in slot i */
+    uint32_t *len; /* len[i]: its size */
     uint32_t *idx; /* a permutation of the slots: victims are drawn from it */
     uint64_t rng;
     void *(*alloc)(size_t);
@@ -78,11 +79,13 @@ static void side_fill(alloc_ctx_t *c, alloc_side_t *d, void *(*a)(size_t),
     d->rng = ALLOC_SEED;
     d->obj = malloc(c->live * sizeof *d->obj);
     d->idx = malloc(c->live * sizeof *d->idx);
-    if (!d->obj || !d->idx)
+    d->len = malloc(c->live * sizeof *d->len);
+    if (!d->obj || !d->idx || !d->len)
         tb_die("out of memory for %zu live objects", c->live);
     for (size_t i = 0; i < c->live; i++) {
         d->idx[i] = (uint32_t)i;
-        d->obj[i] = must_alloc(d, random_size(&d->rng));
+        d->len[i] = (uint32_t)random_size(&d->rng);
+        d->obj[i] = must_alloc(d, d->len[i]);
     }
 }
 
@@ -92,6 +95,7 @@ static void side_empty(alloc_ctx_t *c, alloc_side_t *d)
         d->free(d->obj[i]);
     free(d->obj);
     free(d->idx);
+    free(d->len);
 }
 
 /* One batch: draw n distinct victims (a partial Fisher-Yates shuffle of
@@ -118,6 +122,8 @@ static uint64_t side_batch(alloc_ctx_t *c, alloc_side_t *d, size_t n)
         t1 = tb_now_ns();
         for (size_t i = 0; i < n; i++)
             obj[v[i]] = must_alloc(d, sz[i]);
+        for (size_t i = 0; i < n; i++)
+            d->len[v[i]] = (uint32_t)sz[i];
         return t1 - t0;
     }
     for (size_t i = 0; i < n; i++)
@@ -126,7 +132,25 @@ static uint64_t side_batch(alloc_ctx_t *c, alloc_side_t *d, size_t n)
     for (size_t i = 0; i < n; i++)
         obj[v[i]] = must_alloc(d, sz[i]);
     t1 = tb_now_ns();
+    for (size_t i = 0; i < n; i++)
+        d->len[v[i]] = (uint32_t)sz[i];
     return t1 - t0;
+}
+
+/* Footprint: the address range the live objects span over the bytes they
+ * hold (1.0 would be perfect packing; glibc adds its 8 B header and 16 B
+ * alignment, Tern rounds to 64 B). */
+static double side_span(const alloc_ctx_t *c, const alloc_side_t *d)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    double bytes = 0;
+    for (size_t i = 0; i < c->live; i++) {
+        uintptr_t p = (uintptr_t)d->obj[i];
+        lo = p < lo ? p : lo;
+        hi = p + d->len[i] > hi ? p + d->len[i] : hi;
+        bytes += d->len[i];
+    }
+    return (double)(hi - lo) / bytes;
 }
 
 static uint64_t side_loop(alloc_ctx_t *c, alloc_side_t *d, long ops)
@@ -153,14 +177,19 @@ static uint64_t loop_raw(void *ctx, long ops)
 }
 
 /* Operations per trial such that the slower side's trial takes about
- * ALLOC_TRIAL_NS, from one calibration call per side: keeps every row
- * time-bounded whatever the allocator's cost. */
+ * ALLOC_TRIAL_NS, from the fastest of three calibration calls per side (a
+ * call that another process interrupted would make the trials too short):
+ * keeps every row time-bounded whatever the allocator's cost. */
 static long ops_for_row(const tb_opts_t *o, alloc_ctx_t *c)
 {
     long cal = ALLOC_CAL_OPS;
-    double t = (double)loop_tern(c, cal) / (double)cal;
-    double r = (double)loop_raw(c, cal) / (double)cal;
-    double per_op = t > r ? t : r;
+    uint64_t t = UINT64_MAX, r = UINT64_MAX;
+    for (int k = 0; k < 3; k++) {
+        uint64_t x = loop_tern(c, cal), y = loop_raw(c, cal);
+        t = x < t ? x : t;
+        r = y < r ? y : r;
+    }
+    double per_op = (double)(t > r ? t : r) / (double)cal;
     long ops = (long)((double)ALLOC_TRIAL_NS / (per_op > 1 ? per_op : 1));
     if (ops > o->iters)
         ops = o->iters;
@@ -183,18 +212,21 @@ static void alloc_row(const tb_opts_t *o, alloc_ctx_t *c, int timed_free, tb_row
 static void row_print(const tb_opts_t *o, const tb_job_t *job, const alloc_ctx_t *c,
                       const tb_row_t *r)
 {
+    double span = side_span(c, &c->tern), raw_span = side_span(c, &c->raw);
     if (o->json) {
         tb_json_t extra;
         tb_json_begin(&extra);
         tb_json_int(&extra, "live", (long long)c->live);
         tb_json_int(&extra, "min_size", ALLOC_MIN);
         tb_json_int(&extra, "batch", (long long)c->batch);
+        tb_json_num(&extra, "span", span);
+        tb_json_num(&extra, "baseline_span", raw_span);
         tb_row_json(o, job, r, &extra);
         return;
     }
-    printf("%9zu %-6s %9.1f (%7.1f..%7.1f) %9.1f (%7.1f..%7.1f) %9.2f %9ld\n", c->live,
-           r->op, r->tern.med, r->tern.p10, r->tern.p90, r->raw.med, r->raw.p10,
-           r->raw.p90, r->tern.med / r->raw.med, r->ops);
+    printf("%9zu %-6s %9.1f (%7.1f..%7.1f) %9.1f (%7.1f..%7.1f) %9.2f %9ld %6.2f %6.2f\n",
+           c->live, r->op, r->tern.med, r->tern.p10, r->tern.p90, r->raw.med, r->raw.p10,
+           r->raw.p90, r->tern.med / r->raw.med, r->ops, span, raw_span);
     fflush(stdout);
 }
 
@@ -229,11 +261,13 @@ static int alloc_run(tb_opts_t *o, tb_job_t *job)
             "live objects N from --sizes; sizes uniform in %u..%u B; per trial, "
             "batches of at most N/8 random victims are freed then replaced by "
             "new random sizes (only the frees, or only the allocations, timed); "
-            "ns per call, median over trials",
+            "ns per call, median over trials; span: address range of the live "
+            "objects after the row over their bytes (footprint, 1.00 is perfect)",
             ALLOC_MIN, ALLOC_MAX);
     if (!o->json) {
-        printf("# %7s %-6s %9s %-19s %9s %-19s %9s %9s\n", "live", "op", "tern ns",
-               "  p10..p90", "glibc ns", "  p10..p90", "tern/raw", "ops");
+        printf("# %7s %-6s %9s %-19s %9s %-19s %9s %9s %6s %6s\n", "live", "op",
+               "tern ns", "  p10..p90", "glibc ns", "  p10..p90", "tern/raw", "ops",
+               "span", "glibc");
         fflush(stdout);
     }
     for (int i = 0; i < o->nsizes; i++) {

@@ -41,5 +41,7 @@ add_test(NAME mp.bench_startup COMMAND ${_tb_check} --bench startup --min-rows 1
   $<TARGET_FILE:tern-bench> startup --json --ranks 2 --trials 1 --warmup 0)
 set_tests_properties(mp.bench_startup PROPERTIES
   ENVIRONMENT "TB_TERNRUN=$<TARGET_FILE:ternrun>")
-set_tests_properties(mp.bench_faultin mp.bench_startup PROPERTIES
+add_test(NAME mp.bench_alloc COMMAND ${_tb_check} --bench alloc --min-rows 4 --
+  $<TARGET_FILE:tern-bench> alloc ${_tb_quick} --sizes 100,1000 --iters 1000)
+set_tests_properties(mp.bench_faultin mp.bench_startup mp.bench_alloc PROPERTIES
   TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "mp;bench")
