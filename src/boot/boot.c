@@ -10,6 +10,17 @@
 
 #include "base/log.h"
 
+void tn_boot_default_host_key(char *key, size_t len)
+{
+    if (len == 0)
+        return;
+    /* The full host name, not the short one the log prints: two nodes
+     * "n1.a" and "n1.b" must not be taken for one. */
+    if (gethostname(key, len - 1) != 0)
+        strcpy(key, len > 9 ? "localhost" : "");
+    key[len - 1] = '\0';
+}
+
 void tn_boot_default_node_key(char *key, size_t len)
 {
     if (len == 0)
@@ -20,11 +31,7 @@ void tn_boot_default_node_key(char *key, size_t len)
         key[len - 1] = '\0';
         return;
     }
-    /* The full host name, not the short one the log prints: two nodes
-     * "n1.a" and "n1.b" must not be taken for one. */
-    if (gethostname(key, len - 1) != 0)
-        strcpy(key, len > 9 ? "localhost" : "");
-    key[len - 1] = '\0';
+    tn_boot_default_host_key(key, len);
 }
 
 static int env_set(const char *name)

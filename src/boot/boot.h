@@ -38,6 +38,11 @@ struct tn_boot {
      * Filled by the implementation (host name, PMIx node id, or ternrun's
      * simulated node). */
     char node_key[64];
+    /* Identity of the physical machine: ranks with equal host_key share its
+     * cores and memory, whatever node they belong to. Equal to node_key
+     * except under ternrun --nodes, where several simulated nodes share
+     * one host. */
+    char host_key[64];
     void *impl; /* implementation state */
 };
 
@@ -56,7 +61,10 @@ int tn_boot_single_create(tn_boot_t *b);
 /* 1 when the environment says this process was started by a PMIx launcher */
 int tn_boot_pmix_detected(void);
 
-/* Fills node_key with this host's name (shared helper). */
+/* Fills key with this machine's full host name (shared helper). */
+void tn_boot_default_host_key(char *key, size_t len);
+/* Fills key with the node ternrun assigned (TERN_BOOT_NODE), else with this
+ * machine's host name (shared helper). */
 void tn_boot_default_node_key(char *key, size_t len);
 
 #endif

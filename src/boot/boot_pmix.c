@@ -465,6 +465,8 @@ int tn_boot_pmix_create(tn_boot_t *b, double timeout_s)
     b->rank = (int)p->self.rank;
     b->size = (int)size;
     memcpy(b->node_key, key, sizeof(key));
+    /* A PMIx node is a machine: its host name (or node id) names both. */
+    memcpy(b->host_key, key, sizeof(key));
     b->impl = p;
     tn_debug("PMIx bootstrap: namespace %s, rank %d of %d, node %s", p->self.nspace,
              b->rank, b->size, b->node_key);

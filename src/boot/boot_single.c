@@ -72,5 +72,6 @@ int tn_boot_single_create(tn_boot_t *b)
     b->size = 1;
     b->impl = NULL;
     tn_boot_default_node_key(b->node_key, sizeof(b->node_key));
+    tn_boot_default_host_key(b->host_key, sizeof(b->host_key));
     return TERN_OK;
 }

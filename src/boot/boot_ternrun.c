@@ -291,6 +291,7 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
     b->size = (int)size;
     b->impl = st;
     tn_boot_default_node_key(b->node_key, sizeof(b->node_key));
+    tn_boot_default_host_key(b->host_key, sizeof(b->host_key));
     return TERN_OK;
 }
 

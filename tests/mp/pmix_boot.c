@@ -73,6 +73,9 @@ static void check_identity(tn_boot_t *b, int size)
     CHECK(b->node_key[0] != '\0', "empty node key");
     CHECK(memchr(b->node_key, '\0', sizeof(b->node_key)) != NULL,
           "node key not terminated");
+    /* A PMIx node is a machine: the host key names the same thing. */
+    CHECK(strcmp(b->host_key, b->node_key) == 0, "host key '%.64s', node key '%s'",
+          b->host_key, b->node_key);
 }
 
 /* One host: every rank must report the same node key. */

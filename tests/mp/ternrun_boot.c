@@ -136,13 +136,19 @@ static void check_allgather(tn_boot_t *b, size_t len)
 }
 
 /* Node keys: ranks in one block of ternrun --nodes share a key, others
- * differ. */
+ * differ. Host keys: every rank runs on this machine, so all are equal
+ * and name this host, whatever node the rank belongs to. */
 static void check_nodes(tn_boot_t *b)
 {
     char *keys = calloc((size_t)b->size, sizeof(b->node_key));
-    CHECK(keys, "out of memory");
+    char *hosts = calloc((size_t)b->size, sizeof(b->host_key));
+    CHECK(keys && hosts, "out of memory");
     int rc = b->ops->allgather(b, b->node_key, sizeof(b->node_key), keys);
     CHECK(rc == TERN_OK, "allgather of node keys: %s", tern_strerror(rc));
+    rc = b->ops->allgather(b, b->host_key, sizeof(b->host_key), hosts);
+    CHECK(rc == TERN_OK, "allgather of host keys: %s", tern_strerror(rc));
+    char host[sizeof(b->host_key)] = {0};
+    CHECK(gethostname(host, sizeof(host) - 1) == 0, "gethostname failed");
     for (int r = 0; r < b->size; r++) {
         int same_block = (long)r * nodes / b->size == (long)b->rank * nodes / b->size;
         int same_key = strcmp(keys + r * sizeof(b->node_key), b->node_key) == 0;
@@ -150,8 +156,12 @@ static void check_nodes(tn_boot_t *b)
               "rank %d has node key '%s', this rank "
               "'%s', with %d nodes",
               r, keys + r * sizeof(b->node_key), b->node_key, nodes);
+        CHECK(strcmp(hosts + r * sizeof(b->host_key), host) == 0,
+              "rank %d has host key '%s' (node key '%s'), this machine is '%s'", r,
+              hosts + r * sizeof(b->host_key), keys + r * sizeof(b->node_key), host);
     }
     free(keys);
+    free(hosts);
 }
 
 int main(int argc, char **argv)
@@ -180,6 +190,7 @@ int main(int argc, char **argv)
     CHECK(b->rank == rank, "boot rank %d, TERN_BOOT_RANK %d", b->rank, rank);
     CHECK(b->size >= 1 && b->rank < b->size, "rank %d of %d", b->rank, b->size);
     CHECK(b->node_key[0], "empty node key");
+    CHECK(b->host_key[0], "empty host key");
     if (!env_rank)
         CHECK(b->size == 1 && !strcmp(b->ops->name, "single"),
               "without ternrun: %s, size %d", b->ops->name, b->size);
