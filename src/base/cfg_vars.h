@@ -36,8 +36,8 @@
       "them). The placement obtained is read back and reported with "                    \
       "TERN_VERBOSE=1.")                                                                 \
     X(faultin_threads, "TERN_FAULTIN_THREADS", INT, "0", NULL, 0,                        \
-      "Worker threads for parallel fault-in; 0 picks the cores of this node "            \
-      "divided among its ranks.")                                                        \
+      "Worker threads for parallel fault-in; 0 picks the cores of this "                 \
+      "machine divided among the job's ranks on it.")                                    \
     X(hugepages, "TERN_HUGEPAGES", ENUM, "try", "try|on|off", 0,                         \
       "Back the segment with huge pages: try (use them when the system "                 \
       "allows, else 4 KiB pages and say why), on (fail without them), off.")             \
@@ -58,8 +58,9 @@
       "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")                \
     X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,             \
       "How waiting calls wait: auto spins briefly then yields when this "                \
-      "node has more ranks than cores; spin never yields; yield always "                 \
-      "yields; block sleeps in the kernel between checks.")                              \
+      "machine runs more of the job's ranks than it has CPUs (counting "                 \
+      "every simulated node of ternrun --nodes); spin never yields; yield "              \
+      "always yields; block sleeps in the kernel between checks.")                       \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
       "Polls before a waiting call starts yielding (auto mode).")                        \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \

@@ -1,5 +1,5 @@
 /* How a waiting call waits (TERN_WAIT_MODE): spin with a pause, yield the
- * core when the node is oversubscribed, or sleep in the kernel. Shared by
+ * core when the machine is oversubscribed, or sleep in the kernel. Shared by
  * every layer that waits (shm barrier, events, nbi sync, wait_until). */
 #ifndef TN_WAIT_H
 #define TN_WAIT_H
@@ -11,7 +11,7 @@ enum { TN_WAIT_AUTO = 0, TN_WAIT_SPIN = 1, TN_WAIT_YIELD = 2, TN_WAIT_BLOCK = 3 
 
 typedef struct tn_wait_policy {
     int mode;           /* TN_WAIT_* as configured */
-    int oversubscribed; /* more ranks on this node than cores they may use */
+    int oversubscribed; /* more of the job's ranks on this machine than CPUs */
     long spin_count;    /* polls before yielding/sleeping */
 } tn_wait_policy_t;
 

@@ -1,5 +1,6 @@
-/* Grouping ranks into nodes from the bootstrap's node keys: one allgather,
- * nodes numbered in order of their lowest rank. */
+/* Grouping ranks into nodes from the bootstrap's node keys, and counting
+ * the ranks on this machine from its host keys: one allgather, nodes
+ * numbered in order of their lowest rank. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,16 @@
 
 #define KEY_LEN 64
 
+/* What each rank contributes: its node and the machine it runs on. */
+typedef struct key_pair {
+    char node[KEY_LEN];
+    char host[KEY_LEN];
+} key_pair_t;
+
 int tn_core_build_node_map(void)
 {
     int n = tn_core.size;
-    char(*keys)[KEY_LEN] = calloc((size_t)n, KEY_LEN);
+    key_pair_t *keys = calloc((size_t)n, sizeof(*keys));
     int *first = calloc((size_t)n, sizeof(int)); /* node -> its first rank */
     int rc;
     if (!keys || !first) {
@@ -21,18 +28,23 @@ int tn_core_build_node_map(void)
         free(first);
         return TERN_ERR_NOMEM;
     }
-    /* One allgather of host keys serves both groupings. */
-    char host[KEY_LEN] = {0};
-    snprintf(host, KEY_LEN, "%s", tn_core.boot->node_key);
-    rc = tn_core.boot->ops->allgather(tn_core.boot, host, KEY_LEN, keys);
+    /* One allgather of both keys serves both groupings. */
+    key_pair_t mine;
+    memset(&mine, 0, sizeof(mine));
+    snprintf(mine.node, KEY_LEN, "%s", tn_core.boot->node_key);
+    snprintf(mine.host, KEY_LEN, "%s", tn_core.boot->host_key);
+    rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), keys);
     if (rc != TERN_OK)
         goto out;
-    /* Ranks on this host, whatever TERN_SHM says: they share its cores
-     * and memory (oversubscription, fault-in threads, memory check). */
+    /* Ranks on this machine, whatever node they belong to (ternrun --nodes
+     * simulates several on one host) and whatever TERN_SHM says: they
+     * share its cores and memory (oversubscription, fault-in threads,
+     * memory check). */
     tn_core.host_ranks = 0;
     for (int r = 0; r < n; r++)
-        if (memcmp(keys[r], host, KEY_LEN) == 0)
+        if (memcmp(keys[r].host, mine.host, KEY_LEN) == 0)
             tn_core.host_ranks++;
+    tn_debug("host %s: %d rank(s) of the job run on it", mine.host, tn_core.host_ranks);
 
     /* Nodes are the groups of ranks sharing memory; with TERN_SHM=off no
      * rank shares memory with another, so each is a node of its own. */
@@ -40,7 +52,7 @@ int tn_core_build_node_map(void)
     for (int r = 0; r < n; r++) {
         int node = -1;
         for (int k = 0; tn_cfg.shm && k < nnodes && node < 0; k++)
-            if (memcmp(keys[first[k]], keys[r], KEY_LEN) == 0)
+            if (memcmp(keys[first[k]].node, keys[r].node, KEY_LEN) == 0)
                 node = k;
         if (node < 0) {
             node = nnodes;
