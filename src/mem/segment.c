@@ -44,7 +44,7 @@ static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb, char
         tn_format_bytes(avail, have, sizeof(have));
         tn_format_bytes(avail / lr, each, sizeof(each));
         snprintf(err, errlen,
-                 "segments of %zu rank(s) on this node need %s of memory, "
+                 "segments of %zu rank(s) on this machine need %s of memory, "
                  "only %s is available: lower TERN_SEGMENT_SIZE (at most "
                  "about %s per rank here)",
                  lr, need, have, each);

@@ -31,3 +31,14 @@ if(TERN_WITH_OFI)
       LABELS "mp;mixed")
   endforeach()
 endif()
+
+# The memory check counts the machine too: four simulated nodes of one
+# rank, each asking for 40% of the memory, must be refused before anything
+# is allocated (without the fault-in, counting one node let it start).
+if(TERN_WITH_OFI)
+  add_test(NAME mp.oversub.memory_nodes4 COMMAND $<TARGET_FILE:ternrun> --nodes 4 -n 4
+    $<TARGET_FILE:mp_hello>)
+  set_tests_properties(mp.oversub.memory_nodes4 PROPERTIES TIMEOUT 60 LABELS "mp;mixed"
+    ENVIRONMENT "TERN_SEGMENT_SIZE=40%;TERN_SEGMENT_FAULTIN=none"
+    PASS_REGULAR_EXPRESSION "segments of 4 rank\\(s\\) on this machine need .* lower TERN_SEGMENT_SIZE")
+endif()
