@@ -103,7 +103,7 @@ has "$err" "tern_init would fail with TERN_ERR_NOMEM (1 not available on this no
 # -n: the memory of this node shared by N ranks
 TERN_SEGMENT_SIZE=1G run 0 "$info" -c
 TERN_SEGMENT_SIZE=1G run 1 "$info" -c -n 1000000
-has "$out" "segments of 1000000 rank(s) on this node need"
+has "$out" "segments of 1000000 rank(s) on this machine need"
 # TERN_HUGEPAGES=on: fine where huge pages can be had, else it says what
 # is missing (hugetlb pages, shared-memory THP) - not "bad value"
 thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)
