@@ -11,17 +11,35 @@
 #include "boot/boot.h"
 #include "mem/heap.h"
 #include "mem/segment.h"
-#include "xport/shm/shm.h"
-#include "xport/xport.h"
+#include "core/team.h"
+#include "mem/ctrl.h"
+#include "xport/registry.h"
 
 enum { TN_PEER_SELF = 0, TN_PEER_SHM = 1, TN_PEER_NET = 2 };
 
+/* TERN_ERROR_MODE, in the order of its choices. */
+enum { TN_ERROR_MODE_RETURN = 0, TN_ERROR_MODE_ABORT = 1 };
+/* tn_core.rank outside a job: never initialized, or finalized (for
+ * messages: Tern cannot be initialized again). */
+enum { TN_RANK_NONE = -1, TN_RANK_FINALIZED = -2 };
+
+/* A transport in use (core/xports.c). Core calls it through ops, the
+ * transport's table completed with stubs, so never past the size the
+ * transport was built with. */
+typedef struct tn_core_xport {
+    tn_xport_t *x;
+    tn_xport_ops_t ops;
+    tn_xport_caps_t caps; /* queried once, after create */
+    const tn_xport_entry_t *entry;
+} tn_core_xport_t;
+
 typedef struct tn_peer {
-    int kind;          /* TN_PEER_* */
-    int node;          /* node number */
-    int local_index;   /* index among its node's ranks */
-    tn_xport_t *xport; /* transport serving it */
-    tn_seg_info_t seg; /* its segment as it published it */
+    int kind;               /* TN_PEER_* */
+    int node;               /* node number */
+    int local_index;        /* index among its node's ranks */
+    tn_core_xport_t *xport; /* transport serving it */
+    tn_seg_info_t seg;      /* its segment as it published it */
+    char *ctrl;             /* its control area mapped here, or NULL */
     /* Topology-aware copies (core/topo_peers.c, core/copy.c): */
     int dist;            /* TN_DIST_* of a rank on this node; -1 otherwise */
     size_t nt_put;       /* puts to it of this many bytes or more, and gets */
@@ -42,15 +60,15 @@ typedef struct tn_core {
     int host_ranks;             /* ranks on this host (shm or not) */
     int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
-    tn_shm_t *shm;
-    tn_xport_t *net;       /* network transport (ofi), or NULL */
-    int *node_leaders;     /* [nnodes] lowest rank of each node */
-    uint32_t net_epoch;    /* barriers across nodes completed */
-    uint32_t net_vals[32]; /* sources of the barrier's flag writes */
-    tn_comp_t net_comp;    /* the barrier's flag writes in flight */
-    char net_summary[256]; /* provider and domain, for reports */
-    tn_xport_t *xports[4]; /* every transport in use, polled by progress */
+    tn_ctrl_space_t ctrl;    /* claims on the control area (same on every rank) */
+    int *node_leaders;       /* [nnodes] lowest rank of each node */
+    tn_team_t world;         /* the world team: barrier state */
+    tn_core_xport_t *xports; /* [nxports] in registry order, polled by progress */
     int nxports;
+    int needs_poll;     /* some transport progresses only when polled */
+    pthread_t progress; /* TERN_PROGRESS_THREAD */
+    _Atomic int progress_stop;
+    int have_progress;
     tn_heap_t heap;       /* tern_alloc/tern_alloc_sym space */
     pthread_mutex_t lock; /* barrier, allocation, boot calls */
     tern_startup_report_t report;
@@ -64,12 +82,13 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold, noinline));
 
 /* TERN_ERR_NOT_INIT (with a message naming the call) unless initialized. */
-#define TN_CHECK_INIT(call)                                                \
-    do {                                                                   \
-        if (__builtin_expect(!tn_core.initialized, 0))                     \
-            return tn_core_fail(TERN_ERR_NOT_INIT, call, "called %s",      \
-                                tn_core.rank == -2 ? "after tern_finalize" \
-                                                   : "before tern_init");  \
+#define TN_CHECK_INIT(call)                                           \
+    do {                                                              \
+        if (__builtin_expect(!tn_core.initialized, 0))                \
+            return tn_core_fail(TERN_ERR_NOT_INIT, call, "called %s", \
+                                tn_core.rank == TN_RANK_FINALIZED     \
+                                    ? "after tern_finalize"           \
+                                    : "before tern_init");            \
     } while (0)
 
 /* Exchanges the ranks' CPU sets, sets each local peer's distance class
@@ -77,11 +96,29 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
  * Collective; once, after crossmap (core/topo_peers.c). */
 int tn_topo_peers_init(void);
 
-/* Progress on every transport; returns completions handled. */
+/* Transports (core/xports.c): exchange the segment descriptions, create
+ * the transports the registry says this job needs, pick one per peer,
+ * fill the peer and fast tables from them. Collective; once, after the
+ * segment exists. tn_core_xports_destroy: in reverse order. */
+int tn_core_xports_init(void);
+void tn_core_xports_destroy(void);
+/* The one line each transport gives about itself, for the report. */
+void tn_core_xports_report(void);
+
+/* Start one transport operation (core's own traffic included). */
+static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
+                                    const tn_xport_done_t *done, unsigned flags)
+{
+    return xp->ops.rma(xp->x, op, done, flags);
+}
+
+/* Progress on every transport; returns completions handled
+ * (core/progress.c). */
 int tn_core_progress(void);
-/* Poll until this rank's own barrier writes have all completed; returns
- * the first error among them. */
-int tn_core_drain(void);
+/* The progress thread (TERN_PROGRESS_THREAD=1), started when some
+ * transport needs polling; stop is a no-op without one. */
+int tn_core_progress_start(void);
+void tn_core_progress_stop(void);
 
 /* Node map: fills node, nnodes, local_* and peers[].node/local_index from
  * every rank's node key. */

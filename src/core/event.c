@@ -185,14 +185,6 @@ int tn_comp_wait(tn_comp_t *c)
     return tn_comp_status(c);
 }
 
-int tn_core_progress(void)
-{
-    int done = 0;
-    for (int i = 0; i < tn_core.nxports; i++)
-        done += tn_core.xports[i]->ops->poll(tn_core.xports[i]);
-    return done;
-}
-
 tern_status_t tern_poll(void)
 {
     TN_CHECK_INIT("tern_poll");

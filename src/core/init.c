@@ -15,13 +15,8 @@
 #include "core/core.h"
 #include "core/event.h"
 #include "mem/validate.h"
-#ifdef TERN_HAVE_OFI
-#include "xport/ofi/ofi.h"
-#endif
 
-#define TN_CTRL_BYTES 4096
-
-tn_core_t tn_core = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+tn_core_t tn_core = {.rank = TN_RANK_NONE, .lock = PTHREAD_MUTEX_INITIALIZER};
 tern_fast_state_t tern_fast_;
 
 /* After the job is joined, a failure on one rank would leave the others
@@ -37,20 +32,13 @@ static int init_fail(int status, const char *what)
     return status;
 }
 
+/* Teardown in reverse order of start-up. */
 static void release_all(void)
 {
     tern_fast_.npeers = 0;
     tern_fast_.peer = NULL;
-    tn_core.nxports = 0;
-    tn_wait_progress_hook = NULL;
-#ifdef TERN_HAVE_OFI
-    if (tn_core.net)
-        tn_ofi_destroy((tn_ofi_t *)tn_core.net);
-#endif
-    tn_core.net = NULL;
-    if (tn_core.shm)
-        tn_shm_destroy(tn_core.shm);
-    tn_core.shm = NULL;
+    tn_core_xports_destroy();
+    tn_team_destroy(&tn_core.world);
     tn_seg_destroy(&tn_core.seg);
     tn_heap_fini(&tn_core.heap);
     free(tn_core.fast);
@@ -61,6 +49,7 @@ static void release_all(void)
     tn_core.fast = NULL;
     tn_core.peers = NULL;
     tn_core.local_ranks = NULL;
+    memset(&tn_core.ctrl, 0, sizeof(tn_core.ctrl));
     if (tn_core.boot)
         tn_boot_destroy(tn_core.boot);
     tn_core.boot = NULL;
@@ -73,122 +62,22 @@ static int node_oversubscribed(void)
     return tn_core.host_ranks > pus;
 }
 
+/* The control area holds what start-up claimed in tn_core.ctrl (the world
+ * team's barrier flags), rounded up to the segment's page size. */
 static int create_segment(void)
 {
     tn_seg_opts_t o = {
         .size = tn_cfg.segment_size,
-        .ctrl_size = TN_CTRL_BYTES,
+        .ctrl_size = tn_core.ctrl.used,
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
         .threads = (int)tn_cfg.faultin_threads,
         .local_ranks = tn_core.host_ranks,
     };
-    _Static_assert(sizeof(tn_ctrl_t) <= TN_CTRL_BYTES, "control area fits");
     int rc = tn_seg_create(&o, &tn_core.seg);
     if (rc != TERN_OK)
         return rc;
     return tn_heap_init(&tn_core.heap, tn_core.seg.size);
-}
-
-/* The network transport, for jobs that span nodes (or TERN_SHM=off). */
-static int create_network(void)
-{
-#ifdef TERN_HAVE_OFI
-    tn_ofi_opts_t o = {
-        .provider = tn_cfg.ofi_provider,
-        .domain = tn_cfg.ofi_domain,
-        .tx_depth = tn_cfg.ofi_tx_depth,
-        .force_mr_local = tn_cfg.ofi_mr_local,
-        .progress_thread = tn_cfg.progress_thread,
-        .progress_cpu = tn_cfg.progress_thread_cpu,
-        .max_msg = tn_cfg.ofi_max_msg,
-        .fault = tn_cfg.test_fault,
-    };
-    tn_ofi_t *ofi;
-    int rc = tn_ofi_create(tn_core.boot, tn_core.seg.map, tn_core.seg.map_size, &o, &ofi);
-    if (rc != TERN_OK)
-        return rc;
-    tn_core.net = &ofi->base;
-    tn_core.xports[tn_core.nxports++] = tn_core.net;
-    tn_ofi_summary(ofi, tn_core.net_summary, sizeof(tn_core.net_summary));
-    /* Manual-progress providers move data only when polled: every wait
-     * drives them. */
-    tn_wait_progress_hook = tn_core_progress;
-    return TERN_OK;
-#else
-    tn_error("the job spans %d nodes (or TERN_SHM=off), but this Tern was "
-             "built without a network transport: install libfabric-dev and "
-             "rebuild, or run all ranks on one node with shared memory",
-             tn_core.nnodes);
-    return TERN_ERR_UNSUPPORTED;
-#endif
-}
-
-/* Exchange segment descriptions, map the node's segments, fill the peer
- * tables. */
-static int crossmap(void)
-{
-    int n = tn_core.size;
-    tn_seg_info_t mine = {
-        .data_base = (uint64_t)(uintptr_t)tn_core.seg.data,
-        .size = tn_core.seg.size,
-        .map_size = tn_core.seg.map_size,
-        .ctrl_size = tn_core.seg.ctrl_size,
-        .pid = (int32_t)getpid(),
-        .fd = tn_core.seg.fd,
-    };
-    tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
-    tn_seg_info_t *local = calloc((size_t)tn_core.local_size, sizeof(*local));
-    tn_core.fast = calloc((size_t)n, sizeof(*tn_core.fast));
-    if (!all || !local || !tn_core.fast) {
-        free(all);
-        free(local);
-        return TERN_ERR_NOMEM;
-    }
-    int rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
-    if (rc != TERN_OK)
-        goto out;
-    for (int i = 0; i < tn_core.local_size; i++)
-        local[i] = all[tn_core.local_ranks[i]];
-    rc = tn_shm_create(tn_core.local_size, tn_core.local_rank, tn_core.local_ranks, local,
-                       tn_core.seg.map, tn_cfg.wait_mode, node_oversubscribed(),
-                       tn_cfg.spin_count, &tn_core.shm);
-    if (rc != TERN_OK)
-        goto out;
-    tn_core.xports[tn_core.nxports++] = &tn_core.shm->base;
-    /* Every local peer holds its own mapping now: the memfd can go. */
-    rc = tn_core.boot->ops->barrier(tn_core.boot);
-    if (rc != TERN_OK)
-        goto out;
-    tn_seg_close_fd(&tn_core.seg);
-
-    for (int r = 0; r < n; r++) {
-        tn_peer_t *p = &tn_core.peers[r];
-        p->seg = all[r];
-        tern_peer_fast_t *f = &tn_core.fast[r];
-        f->base = (uintptr_t)all[r].data_base;
-        f->size = (uintptr_t)all[r].size;
-        f->copy_min = UINTPTR_MAX;
-        if (r == tn_core.rank) {
-            p->kind = TN_PEER_SELF;
-            p->xport = &tn_core.shm->base;
-            f->delta = 0;
-        } else if (p->node == tn_core.node) {
-            p->kind = TN_PEER_SHM;
-            p->xport = &tn_core.shm->base;
-            char *local_addr =
-                (char *)tn_core.shm->maps[p->local_index] + all[r].ctrl_size;
-            f->delta = (intptr_t)((uintptr_t)local_addr - (uintptr_t)all[r].data_base);
-        } else {
-            p->kind = TN_PEER_NET;
-            p->xport = tn_core.net;
-            f->size = 0; /* not mapped: every access takes the slow path */
-        }
-    }
-out:
-    free(all);
-    free(local);
-    return rc;
 }
 
 static void report(double t_begin, double t_boot_end, double t_map)
@@ -210,8 +99,7 @@ static void report(double t_begin, double t_boot_end, double t_map)
     snprintf(r->boot_name, sizeof(r->boot_name), "%s", tn_core.boot->ops->name);
     if (tn_log_level >= TN_LOG_INFO &&
         (tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG)) {
-        if (tn_core.net)
-            tn_info("%s", tn_core.net_summary);
+        tn_core_xports_report();
         char sz[32];
         tn_cfg_format_size(r->segment_size, sz, sizeof(sz));
         tn_info("started %d rank(s) on %d node(s) via %s; segment %s per rank, "
@@ -238,7 +126,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
                             TERN_VERSION_PATCH);
     if (tn_core.initialized)
         return tn_core_fail(TERN_ERR_INVALID, "tern_init", "Tern is already initialized");
-    if (tn_core.rank == -2)
+    if (tn_core.rank == TN_RANK_FINALIZED)
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "Tern cannot be initialized again after tern_finalize");
     if (thread_level < TERN_THREAD_SINGLE || thread_level > TERN_THREAD_MULTIPLE)
@@ -248,7 +136,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     int rc = tn_cfg_check(&tn_cfg); /* parse and validate, as tern-info -c does */
     if (rc != TERN_OK)
         return rc;
-    tn_core.error_abort = tn_cfg.error_mode == 1;
+    tn_core.error_abort = tn_cfg.error_mode == TN_ERROR_MODE_ABORT;
     tn_core.thread_level = thread_level;
     tn_wait_policy.mode = tn_cfg.wait_mode;
     tn_wait_policy.spin_count = tn_cfg.spin_count;
@@ -275,16 +163,16 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_wait_policy.oversubscribed = node_oversubscribed();
     double t_boot = tn_time_s();
 
+    /* Every claim on the control area is made here, before the segment
+     * exists, in the same order on every rank. */
+    rc = tn_team_world_plan(&tn_core.world, &tn_core.ctrl);
+    if (rc != TERN_OK)
+        goto fail;
     rc = create_segment();
     if (rc != TERN_OK)
         goto fail;
     double t_map0 = tn_time_s();
-    if (tn_core.nnodes > 1) {
-        rc = create_network();
-        if (rc != TERN_OK)
-            goto fail;
-    }
-    rc = crossmap();
+    rc = tn_core_xports_init();
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
@@ -309,7 +197,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
 fail:
     rc = init_fail(rc, "start-up could not complete");
     release_all();
-    tn_core.rank = -1;
+    tn_core.rank = TN_RANK_NONE;
     tn_core.size = 0;
     return rc;
 }
@@ -349,7 +237,7 @@ tern_status_t tern_finalize(void)
     /* Every rank's last network writes (the barrier's flags) must be
      * acknowledged before any endpoint closes: drain, then agree through
      * the launcher, which does not need the network transport. */
-    int drc = tn_core_drain();
+    int drc = tn_team_drain(&tn_core.world);
     if (rc == TERN_OK)
         rc = drc;
     if (tn_stats_on) {
@@ -373,7 +261,7 @@ tern_status_t tern_finalize(void)
     tn_stats_fini();
     tn_stats_on = 0;
     tn_trace_close();
-    tn_core.rank = -2; /* "after finalize" for messages */
+    tn_core.rank = TN_RANK_FINALIZED;
     tn_core.size = 0;
     return rc;
 }

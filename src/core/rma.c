@@ -7,7 +7,6 @@
 #include "base/stats.h"
 #include "core/core.h"
 #include "core/event.h"
-#include "xport/xport.h"
 
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range. */
@@ -76,20 +75,14 @@ static const struct {
 
 /* Starts d through its peer's transport, with one part counted in each
  * object of done; takes the parts back if nothing started. */
-static int start(const char *call, const tn_rma_t *d, const tn_xport_done_t *done,
-                 unsigned flags)
+static int start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
 {
-    tn_xport_t *x = tn_core.peers[d->rank].xport;
-    if (!x)
-        return tn_core_fail(TERN_ERR_UNSUPPORTED, call,
-                            "rank %d is on another node and this build has no "
-                            "network transport",
-                            d->rank);
+    tn_core_xport_t *x = tn_core.peers[d->rank].xport; /* init chose one */
     if (done->lc)
         tn_comp_add(done->lc, 1);
     if (done->rc)
         tn_comp_add(done->rc, 1);
-    int rc = x->ops->rma(x, d, done, flags);
+    int rc = tn_core_xport_rma(x, d, done, flags);
     if (rc != TERN_OK) {
         if (done->lc)
             tn_comp_add(done->lc, -1);
@@ -106,7 +99,7 @@ static int run_blocking(const char *call, const tn_rma_t *d, unsigned flags)
     tn_comp_t c;
     tn_comp_init(&c, 0);
     tn_xport_done_t done = {NULL, &c};
-    int rc = start(call, d, &done, flags);
+    int rc = start(d, &done, flags);
     if (rc != TERN_OK)
         return rc;
     rc = tn_comp_wait(&c);
@@ -144,7 +137,7 @@ static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
         tn_comp_add(lc, -1);
     tn_comp_add(rc, -1);
     tn_xport_done_t done = {lc, rc};
-    int st = start(call, d, &done, flags);
+    int st = start(d, &done, flags);
     if (st != TERN_OK) {
         if (lc)
             tn_event_drop(l);
@@ -190,7 +183,7 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
     default: {
         tn_xport_done_t done = {d.kind == TN_RMA_PUT ? &c->lc : NULL, &c->rc};
-        return start(call, &d, &done, flags);
+        return start(&d, &done, flags);
     }
     }
 }

@@ -1,9 +1,15 @@
-/* Transport interface: one ops table per transport. core/ picks a
- * transport per peer at start-up; for peers whose segment is mapped here
- * (self, shm) the RMA fast path in tern.h never reaches these ops - they
- * serve the out-of-line path and peers without a mapping. A transport
- * never calls core/: it reports completions into the tn_comp_t objects
- * core hands it. */
+/* Transport interface: what core/ may ask of a transport (self, shm, ofi)
+ * and nothing else. Each transport has a registry entry (registry.h: how
+ * to create it, which peers it can reach) and, once created, one ops table
+ * that starts with its size so that it can grow; operations a transport
+ * lacks point to the tn_xport_no_* stubs, which answer
+ * TERN_ERR_UNSUPPORTED. Core queries capabilities once at start-up and
+ * keeps them per transport. For peers whose segment is mapped here (self,
+ * shm) the RMA fast path in tern.h never reaches these ops: they serve the
+ * out-of-line path, core's own traffic and peers without a mapping. A
+ * transport never calls core/: it reports completions into the tn_comp_t
+ * objects core hands it, and incoming messages to the function core
+ * registered (set_recv). */
 #ifndef TN_XPORT_H
 #define TN_XPORT_H
 
@@ -13,6 +19,19 @@
 #include "base/comp.h"
 
 typedef struct tn_xport tn_xport_t;
+
+/* What a rank publishes about its segment (exchanged by allgather at
+ * start-up; transports get every rank's). */
+typedef struct tn_seg_info {
+    uint64_t data_base; /* user segment address in the owner's space */
+    uint64_t size;      /* user segment bytes */
+    uint64_t map_size;  /* control area + data */
+    uint64_t ctrl_size; /* the control area precedes the data */
+    int32_t pid;
+    int32_t fd;
+} tn_seg_info_t;
+_Static_assert(sizeof(tn_seg_info_t) == 40,
+               "tn_seg_info_t is exchanged between processes");
 
 /* Completion objects of one operation, created by core. Before calling an
  * op, core counts one part in each non-NULL object; see tn_xport_ops_t.rma
@@ -29,35 +48,143 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * flags), which TERN_TEST_FAULT never fails so that a test job can end. */
 #define TN_XPORT_FLAG_CTRL 0x80000000u
 
-/* One contiguous transfer between local memory and rank's segment. */
+/* One contiguous transfer between local memory and rank's segment (or
+ * its control area). */
 typedef struct tn_rma {
     int kind;     /* TN_RMA_PUT: local -> remote; TN_RMA_GET: remote -> local */
     int rank;     /* the peer (global rank) */
     void *local;  /* any memory of this process */
-    void *remote; /* in the peer's segment, in the peer's own address space,
+    void *remote; /* in the peer's mapping, in the peer's own address space,
                      already bounds-checked by core */
     size_t n;
 } tn_rma_t;
 
+/* ---- capabilities ------------------------------------------------------ */
+
+/* Types and operations of remote atomics, as atomic domains will ask for
+ * them (an op set is a mask of 1u << TN_AOP_*). */
+enum {
+    TN_ATYPE_I32,
+    TN_ATYPE_U32,
+    TN_ATYPE_I64,
+    TN_ATYPE_U64,
+    TN_ATYPE_FLOAT,
+    TN_ATYPE_DOUBLE,
+    TN_ATYPE_COUNT
+};
+enum {
+    TN_AOP_GET,
+    TN_AOP_SET,
+    TN_AOP_SWAP,
+    TN_AOP_CSWAP,
+    TN_AOP_ADD,
+    TN_AOP_SUB,
+    TN_AOP_INC,
+    TN_AOP_DEC,
+    TN_AOP_AND,
+    TN_AOP_OR,
+    TN_AOP_XOR,
+    TN_AOP_MIN,
+    TN_AOP_MAX,
+    TN_AOP_MULT,
+    TN_AOP_FADD, /* fetching forms: the old value comes back */
+    TN_AOP_FSUB,
+    TN_AOP_FINC,
+    TN_AOP_FDEC,
+    TN_AOP_FAND,
+    TN_AOP_FOR,
+    TN_AOP_FXOR,
+    TN_AOP_FMIN,
+    TN_AOP_FMAX,
+    TN_AOP_FMULT,
+    TN_AOP_COUNT
+};
+
+/* Capability flags. */
+#define TN_XCAP_RMA 0x1u /* rma moves data */
+#define TN_XCAP_MSG 0x2u /* msg_send and set_recv deliver messages */
+#define TN_XCAP_MAPPED \
+    0x4u                  /* peers' mappings are reachable with loads and
+                               stores here (peer_map answers) */
+#define TN_XCAP_POLL 0x8u /* operations progress only when poll is called */
+
+/* What a transport can do, as created (limits may depend on the network
+ * provider it opened). */
+typedef struct tn_xport_caps {
+    unsigned flags;                   /* TN_XCAP_* */
+    uint32_t atomics[TN_ATYPE_COUNT]; /* ops carried out by the transport
+                                         itself, per type (none today) */
+    size_t rma_max;                   /* largest n one rma call takes (it fragments) */
+    size_t rma_frag;                  /* largest piece moved at once */
+    size_t inject;                    /* puts of this size or less end lc in the call */
+    size_t msg_max;                   /* largest message payload (0: no messages) */
+} tn_xport_caps_t;
+
+/* A peer whose mapping (control area + segment) is mapped here. */
+typedef struct tn_xport_map {
+    intptr_t delta;  /* add to an address in the peer's mapping (its own
+                        address space) to reach it here */
+    size_t copy_min; /* copies with it of this many bytes or more choose
+                        their kind (tern_copy_); SIZE_MAX: never */
+} tn_xport_map_t;
+
+/* Where incoming messages go: core's handler, called from poll with the
+ * sending rank and the payload (valid during the call only). */
+typedef void (*tn_xport_recv_fn)(void *arg, int src, const void *buf, size_t n);
+
 typedef struct tn_xport_ops {
-    size_t size; /* sizeof(tn_xport_ops_t), so the table can grow */
-    const char *name;
+    size_t size;      /* sizeof(tn_xport_ops_t) the transport was built with */
+    const char *name; /* registry name */
+    /* Releases everything; in-flight operations are drained first. */
+    void (*destroy)(tn_xport_t *x);
+    /* ---- everything below may be a tn_xport_no_* stub ---- */
+    void (*query)(tn_xport_t *x, tn_xport_caps_t *out);
+    /* Progress; returns the number of completions handled (>= 0). Must be
+     * safe to call from core's progress thread and the application's
+     * threads at once. */
+    int (*poll)(tn_xport_t *x);
     /* Start op. TERN_OK: the transport owns the part core counted in each
      * of done's objects and ends it exactly once with tn_comp_done (with
      * the error, if the transfer fails later); it may add parts (one per
      * fragment). An error return (TERN_ERR_AGAIN only with
      * TERN_FLAG_IMMEDIATE): nothing was issued and the counted parts are
      * untouched, the caller takes them back. Once any fragment is issued
-     * the op returns TERN_OK and reports later failures through done. */
+     * the op returns TERN_OK and reports later failures through done. A
+     * 0-byte transfer ends its parts at once. */
     int (*rma)(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags);
-    /* Progress; returns the number of completions handled (>= 0). */
-    int (*poll)(tn_xport_t *x);
-    void (*destroy)(tn_xport_t *x);
+    /* TERN_OK and *out when rank's mapping is mapped here (TN_XCAP_MAPPED);
+     * TERN_ERR_UNSUPPORTED otherwise. */
+    int (*peer_map)(tn_xport_t *x, int rank, tn_xport_map_t *out);
+    /* Messages (TN_XCAP_MSG; what active messages will travel on). No
+     * transport has them yet: every table points to the stubs. set_recv:
+     * fn is called from poll for every message that arrives. msg_send:
+     * n <= caps.msg_max bytes to rank, with done as for rma. */
+    int (*set_recv)(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
+    int (*msg_send)(tn_xport_t *x, int rank, const void *buf, size_t n,
+                    const tn_xport_done_t *done, unsigned flags);
+    /* One line on what was opened (provider, limits), for reports. */
+    void (*summary)(tn_xport_t *x, char *buf, size_t len);
 } tn_xport_ops_t;
+
+/* The table's size up to and including destroy: a table shorter than that
+ * is not usable. */
+#define TN_XPORT_OPS_MIN_SIZE \
+    (offsetof(tn_xport_ops_t, destroy) + sizeof(((tn_xport_ops_t *)0)->destroy))
 
 struct tn_xport {
     const tn_xport_ops_t *ops;
 };
+
+/* Stubs for operations a transport does not have. */
+void tn_xport_no_query(tn_xport_t *x, tn_xport_caps_t *out); /* all zero */
+int tn_xport_no_poll(tn_xport_t *x);                         /* 0: nothing to do */
+int tn_xport_no_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
+                    unsigned flags);
+int tn_xport_no_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out);
+int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
+int tn_xport_no_msg_send(tn_xport_t *x, int rank, const void *buf, size_t n,
+                         const tn_xport_done_t *done, unsigned flags);
+void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
 
 #endif

@@ -11,14 +11,10 @@
 #include <tern.h>
 
 #include "base/cfg.h"
-#include "base/compiler.h"
 #include "build_info.h"
 #include "mem/validate.h"
 #include "tern_info.h"
-#include "transports.h"
-#ifdef TERN_HAVE_OFI
-#include "xport/ofi/ofi.h"
-#endif
+#include "xport/registry.h"
 
 static void usage(FILE *out)
 {
@@ -66,21 +62,17 @@ static void print_build(FILE *out)
     );
 }
 
+/* The registry's transports; then what each would open here with the
+ * current TERN_* values (libfabric is loaded for the network transport;
+ * nothing is opened). */
 static void print_transports(FILE *out)
 {
     fprintf(out, "\nTransports\n");
-    for (size_t i = 0; i < TN_ARRAY_LEN(ti_transports); i++)
-        fprintf(out, "  %-6s %s\n", ti_transports[i].name, ti_transports[i].serves);
-#ifdef TERN_HAVE_OFI
-    /* What the network transport would use with the current TERN_OFI_*
-     * values (libfabric is loaded for this; nothing is opened). */
-    const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
-    tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
-    fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
-            o.provider, o.domain);
-    if (tn_ofi_describe(&o, out) != TERN_OK)
-        fprintf(out, "  (no usable provider: see the message above)\n");
-#endif
+    for (size_t i = 0; i < tn_xport_count(); i++)
+        fprintf(out, "  %-6s %s\n", tn_xport_entry(i)->name, tn_xport_entry(i)->serves);
+    for (size_t i = 0; i < tn_xport_count(); i++)
+        if (tn_xport_entry(i)->describe)
+            tn_xport_entry(i)->describe(out);
 }
 
 /* Prints text wrapped at width, every line indented by indent spaces. */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "boot/boot.h"
-#include "xport/xport.h"
+#include "xport/registry.h"
 
 typedef struct tn_ofi_op tn_ofi_op_t;
 
@@ -30,8 +30,6 @@ typedef struct tn_ofi_opts {
     const char *domain;   /* TERN_OFI_DOMAIN ("" = provider's first) */
     long tx_depth;        /* operations in flight at most (0 = provider's) */
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
-    int progress_thread;  /* TERN_PROGRESS_THREAD */
-    long progress_cpu;    /* TERN_PROGRESS_THREAD_CPU (-1: not pinned) */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
     const char *fault;    /* TERN_TEST_FAULT: "issue:N" or "complete:N" */
 } tn_ofi_opts_t;
@@ -68,19 +66,14 @@ typedef struct tn_ofi {
     struct fid_mr *bounce_mr;
     pthread_mutex_t lock;
     tn_ofi_fault_t fault;
-    /* progress thread */
-    pthread_t thread;
-    _Atomic int thread_stop;
-    int have_thread;
 } tn_ofi_t;
 
-/* Open the endpoint, register [map, map+map_size), exchange addresses with
- * every rank through boot (collective). Returns TERN_OK, TERN_ERR_CONFIG
- * (a provider or domain asked for does not exist: the message lists the
- * available ones), TERN_ERR_SYS (libfabric failed: the message names the
- * call, the error and what to try). */
-int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
-                  tn_ofi_t **out);
+/* tn_ofi_create (registry.h) opens the endpoint with the TERN_OFI_*
+ * values in force, registers the rank's whole mapping and exchanges
+ * addresses with every rank through boot (collective). Errors:
+ * TERN_ERR_CONFIG (a provider or domain asked for does not exist: the
+ * message lists the available ones), TERN_ERR_SYS (libfabric failed: the
+ * message names the call, the error and what to try). */
 void tn_ofi_destroy(tn_ofi_t *o);
 
 /* Remote address of addr (in the peer's own address space) as the
@@ -98,14 +91,11 @@ int tn_ofi_poll(tn_xport_t *x);
 int tn_ofi_op_pool_create(tn_ofi_t *o);
 void tn_ofi_op_pool_destroy(tn_ofi_t *o);
 
-int tn_ofi_thread_start(tn_ofi_t *o, long cpu);
-void tn_ofi_thread_stop(tn_ofi_t *o);
-
-/* For tern-info and the start-up report: the provider, domain and
- * capabilities that fi_getinfo offers for opts (without opening). */
-int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out);
-/* One line naming the chosen provider and domain of o. */
-void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len);
+/* tn_ofi_describe (registry.h), for tern-info: the provider, domain and
+ * capabilities that fi_getinfo offers for the current TERN_OFI_PROVIDER
+ * and TERN_OFI_DOMAIN (without opening). */
+/* One line naming the chosen provider and domain of o (ops summary). */
+void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len);
 
 /* libfabric status to a Tern status (at the transport boundary). */
 int tn_ofi_status(int fi_rc);

@@ -12,6 +12,7 @@
 
 #include <tern/status.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
@@ -40,8 +41,9 @@ static struct fi_info *make_hints(const tn_ofi_opts_t *opts, int want_msg_atomic
     if (!h)
         return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    /* Messages and atomics are asked for the issues that follow (AM,
-     * atomics); RMA is what this transport uses now. */
+    /* RMA is what this transport uses now; messages and atomics are asked
+     * for where offered, for active messages and atomic domains (the query
+     * op reports neither until they are implemented). */
     h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     if (want_msg_atomic)
         h->caps |= FI_MSG | FI_ATOMIC;
@@ -160,8 +162,8 @@ static int register_segment(tn_ofi_t *o)
 {
     int mode = o->info->domain_attr->mr_mode;
     uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
-    /* Without FI_MR_PROV_KEY the key is ours to choose; one registration
-     * per domain, so a constant is unique. */
+    /* Without FI_MR_PROV_KEY the key is ours to choose: the segment's
+     * registration takes key 1, the bounce buffers' key 2 (ofi_rma.c). */
     int rc = fi_mr_reg(o->domain, o->map, o->map_size, access, 0, 1, 0, &o->mr, NULL);
     if (rc)
         return fi_fail("fi_mr_reg of the segment", rc);
@@ -208,11 +210,23 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot)
 static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
                   tn_ofi_t **out);
 
-int tn_ofi_create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
-                  tn_ofi_t **out)
+int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
+    tn_ofi_opts_t o = {
+        .provider = tn_cfg.ofi_provider,
+        .domain = tn_cfg.ofi_domain,
+        .tx_depth = tn_cfg.ofi_tx_depth,
+        .force_mr_local = tn_cfg.ofi_mr_local,
+        .max_msg = tn_cfg.ofi_max_msg,
+        .fault = tn_cfg.test_fault,
+    };
+    tn_ofi_t *ofi;
     int rc = tn_fi_load();
-    return rc == TERN_OK ? create(boot, map, map_size, opts, out) : rc;
+    if (rc == TERN_OK)
+        rc = create(job->boot, job->map, job->map_size, &o, &ofi);
+    if (rc == TERN_OK)
+        *out = &ofi->base;
+    return rc;
 }
 
 /* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1. */
@@ -274,14 +288,12 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     }
     if (rc == TERN_OK)
         rc = exchange(o, boot);
-    if (rc == TERN_OK && opts->progress_thread)
-        rc = tn_ofi_thread_start(o, opts->progress_cpu);
     if (rc != TERN_OK) {
         tn_ofi_destroy(o);
         return rc;
     }
     char line[256];
-    tn_ofi_summary(o, line, sizeof(line));
+    tn_ofi_summary(&o->base, line, sizeof(line));
     tn_debug("%s", line);
     *out = o;
     return TERN_OK;
@@ -291,7 +303,6 @@ void tn_ofi_destroy(tn_ofi_t *o)
 {
     if (!o)
         return;
-    tn_ofi_thread_stop(o);
     /* Drain what is still in flight so no completion targets freed memory. */
     for (int spins = 0; o->cq && o->inflight > 0 && spins < 1000000; spins++)
         tn_ofi_poll(&o->base);
@@ -316,8 +327,9 @@ void tn_ofi_destroy(tn_ofi_t *o)
     free(o);
 }
 
-void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len)
+void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
 {
+    const tn_ofi_t *o = (const tn_ofi_t *)x;
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
@@ -328,14 +340,21 @@ void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len)
              o->mr_local ? ", local buffers registered" : "");
 }
 
-int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out)
+int tn_ofi_describe(FILE *out)
 {
+    /* The environment, not tn_cfg: tern-info runs without tern_init. */
+    const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
+    tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
+    fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
+            o.provider, o.domain);
     struct fi_info *info = NULL;
     int rc = tn_fi_load();
     if (rc == TERN_OK)
-        rc = get_info(opts, &info);
-    if (rc != TERN_OK)
+        rc = get_info(&o, &info);
+    if (rc != TERN_OK) {
+        fprintf(out, "  (no usable provider: see the message above)\n");
         return rc;
+    }
     fprintf(out, "  provider  %s (libfabric %u.%u)\n", info->fabric_attr->prov_name,
             FI_MAJOR(tn_fi.version()), FI_MINOR(tn_fi.version()));
     fprintf(out, "  domain    %s\n", info->domain_attr->name);
@@ -361,10 +380,27 @@ static void ofi_destroy_op(tn_xport_t *x)
     tn_ofi_destroy((tn_ofi_t *)x);
 }
 
+/* RMA only: the endpoint may offer messages and atomics, but nothing here
+ * uses them yet, so set_recv and msg_send are the unsupported stubs. */
+static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
+{
+    const tn_ofi_t *o = (const tn_ofi_t *)x;
+    memset(out, 0, sizeof(*out));
+    out->flags = TN_XCAP_RMA | TN_XCAP_POLL;
+    out->rma_max = SIZE_MAX;
+    out->rma_frag = o->max_msg;
+    out->inject = o->inject_size;
+}
+
 static const tn_xport_ops_t ofi_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "ofi",
-    .rma = tn_ofi_rma,
-    .poll = tn_ofi_poll,
     .destroy = ofi_destroy_op,
+    .query = ofi_query,
+    .poll = tn_ofi_poll,
+    .rma = tn_ofi_rma,
+    .peer_map = tn_xport_no_peer_map,
+    .set_recv = tn_xport_no_set_recv,
+    .msg_send = tn_xport_no_msg_send,
+    .summary = tn_ofi_summary,
 };

@@ -1,0 +1,76 @@
+/* Progress: every transport's poll, driven by the waiting calls (through
+ * base/wait's hook) and, with TERN_PROGRESS_THREAD=1, by one thread of
+ * core's that polls while the application computes without calling Tern,
+ * so that peers' operations on this rank complete with manual-progress
+ * providers. Transports only make their poll thread-safe. */
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+#include "core/core.h"
+
+int tn_core_progress(void)
+{
+    int done = 0;
+    for (int i = 0; i < tn_core.nxports; i++)
+        done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
+    return done;
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0;
+    while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed)) {
+        if (tn_core_progress() > 0) {
+            idle = 0;
+            continue;
+        }
+        /* Idle: back off to a short sleep so an idle thread does not
+         * steal a core from the application. */
+        if (++idle < 64) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+int tn_core_progress_start(void)
+{
+    if (!tn_cfg.progress_thread || !tn_core.needs_poll)
+        return TERN_OK; /* nothing would progress only when polled */
+    atomic_store(&tn_core.progress_stop, 0);
+    int rc = pthread_create(&tn_core.progress, NULL, progress_main, NULL);
+    if (rc) {
+        tn_error("cannot start the progress thread (TERN_PROGRESS_THREAD=1): %s",
+                 strerror(rc));
+        return TERN_ERR_SYS;
+    }
+    tn_core.have_progress = 1;
+    long cpu = tn_cfg.progress_thread_cpu;
+    if (cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((int)cpu, &set);
+        rc = pthread_setaffinity_np(tn_core.progress, sizeof(set), &set);
+        if (rc)
+            tn_warn("cannot pin the progress thread to CPU %ld "
+                    "(TERN_PROGRESS_THREAD_CPU): %s",
+                    cpu, strerror(rc));
+    }
+    return TERN_OK;
+}
+
+void tn_core_progress_stop(void)
+{
+    if (!tn_core.have_progress)
+        return;
+    atomic_store(&tn_core.progress_stop, 1);
+    pthread_join(tn_core.progress, NULL);
+    tn_core.have_progress = 0;
+}

@@ -1,0 +1,237 @@
+/* The transports of a job, as core sees them: which ones the registry
+ * says this job needs, created in registry order, their ops tables
+ * checked and completed, their capabilities queried once, one chosen per
+ * peer, and the peer and fast tables filled from them. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/core.h"
+
+/* The transport's table, checked and completed: an operation past the
+ * size it was built with, or left NULL, is its stub. */
+static int complete_ops(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
+                        tn_xport_ops_t *out)
+{
+    if (!in || in->size < TN_XPORT_OPS_MIN_SIZE || !in->name || !in->destroy) {
+        tn_error("transport '%s' has an ops table of %zu bytes without a name or "
+                 "destroy (this core needs at least %zu): it was built against "
+                 "another Tern",
+                 e->name, in ? in->size : 0, (size_t)TN_XPORT_OPS_MIN_SIZE);
+        return TERN_ERR_INVALID;
+    }
+    const tn_xport_ops_t stubs = {
+        .size = sizeof(tn_xport_ops_t),
+        .query = tn_xport_no_query,
+        .poll = tn_xport_no_poll,
+        .rma = tn_xport_no_rma,
+        .peer_map = tn_xport_no_peer_map,
+        .set_recv = tn_xport_no_set_recv,
+        .msg_send = tn_xport_no_msg_send,
+        .summary = tn_xport_no_summary,
+    };
+    *out = stubs;
+    memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
+    out->size = sizeof(*out);
+#define TN_FILL(op) \
+    if (!out->op)   \
+    out->op = stubs.op
+    TN_FILL(query);
+    TN_FILL(poll);
+    TN_FILL(rma);
+    TN_FILL(peer_map);
+    TN_FILL(set_recv);
+    TN_FILL(msg_send);
+    TN_FILL(summary);
+#undef TN_FILL
+    return TERN_OK;
+}
+
+/* The class of rank as seen from this one. */
+static unsigned reach_of(int rank)
+{
+    if (rank == tn_core.rank)
+        return TN_REACH_SELF;
+    return tn_core.peers[rank].node == tn_core.node ? TN_REACH_NODE : TN_REACH_NET;
+}
+
+/* The classes present anywhere in the job (the same on every rank, so
+ * that every rank creates the same transports: creation is collective). */
+static unsigned reach_in_job(void)
+{
+    unsigned r = TN_REACH_SELF;
+    if (tn_core.nnodes > 1)
+        r |= TN_REACH_NET;
+    if (tn_core.nnodes < tn_core.size) /* some node has two ranks */
+        r |= TN_REACH_NODE;
+    return r;
+}
+
+static int create_all(const tn_xport_job_t *job)
+{
+    size_t n = tn_xport_count();
+    tn_core.xports = calloc(n, sizeof(*tn_core.xports));
+    if (!tn_core.xports)
+        return TERN_ERR_NOMEM;
+    unsigned present = reach_in_job();
+    for (size_t i = 0; i < n; i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        if (e->when != TN_CREATE_ALWAYS && !(e->reach & present))
+            continue;
+        tn_core_xport_t *xp = &tn_core.xports[tn_core.nxports];
+        tn_xport_t *x = NULL;
+        int rc = e->create(job, &x);
+        if (rc != TERN_OK)
+            return rc;
+        rc = complete_ops(e, x->ops, &xp->ops);
+        if (rc != TERN_OK) {
+            if (x->ops && x->ops->size >= TN_XPORT_OPS_MIN_SIZE && x->ops->destroy)
+                x->ops->destroy(x);
+            return rc;
+        }
+        xp->x = x;
+        xp->entry = e;
+        xp->ops.query(x, &xp->caps);
+        tn_core.nxports++;
+        if (xp->caps.flags & TN_XCAP_POLL)
+            tn_core.needs_poll = 1;
+    }
+    return TERN_OK;
+}
+
+/* The transport of rank: the first created one that reaches its class. */
+static int choose(int rank)
+{
+    unsigned cls = reach_of(rank);
+    for (int i = 0; i < tn_core.nxports; i++)
+        if (tn_core.xports[i].entry->reach & cls) {
+            tn_core.peers[rank].xport = &tn_core.xports[i];
+            return TERN_OK;
+        }
+    char built[128] = "";
+    for (size_t i = 0; i < tn_xport_count(); i++)
+        snprintf(built + strlen(built), sizeof(built) - strlen(built), "%s%s",
+                 i ? ", " : "", tn_xport_entry(i)->name);
+    if (cls == TN_REACH_NET)
+        tn_error("the job spans %d nodes (or TERN_SHM=off), but this Tern was built "
+                 "without a network transport (it has: %s): install libfabric-dev "
+                 "and rebuild, or run all ranks on one node with shared memory",
+                 tn_core.nnodes, built);
+    else
+        tn_error("no transport of this Tern (%s) reaches rank %d", built, rank);
+    return TERN_ERR_UNSUPPORTED;
+}
+
+/* Fills rank's peer and fast-table entries from its transport: mapped
+ * here (self, shm: the fast path copies), or not (every access takes the
+ * slow path). */
+static void fill_peer(int r, const tn_seg_info_t *info)
+{
+    tn_peer_t *p = &tn_core.peers[r];
+    tern_peer_fast_t *f = &tn_core.fast[r];
+    unsigned cls = reach_of(r);
+    p->kind = cls == TN_REACH_SELF   ? TN_PEER_SELF
+              : cls == TN_REACH_NODE ? TN_PEER_SHM
+                                     : TN_PEER_NET;
+    p->seg = *info;
+    p->ctrl = NULL;
+    f->base = (uintptr_t)info->data_base;
+    f->size = 0;
+    f->delta = 0;
+    f->copy_min = UINTPTR_MAX;
+    tn_xport_map_t m;
+    tn_core_xport_t *xp = p->xport;
+    if ((xp->caps.flags & TN_XCAP_MAPPED) && xp->ops.peer_map(xp->x, r, &m) == TERN_OK) {
+        f->size = (uintptr_t)info->size;
+        f->delta = m.delta;
+        f->copy_min = m.copy_min;
+        p->ctrl = (char *)(uintptr_t)(info->data_base - info->ctrl_size + m.delta);
+    }
+}
+
+int tn_core_xports_init(void)
+{
+    int n = tn_core.size;
+    tn_seg_info_t mine = {
+        .data_base = (uint64_t)(uintptr_t)tn_core.seg.data,
+        .size = tn_core.seg.size,
+        .map_size = tn_core.seg.map_size,
+        .ctrl_size = tn_core.seg.ctrl_size,
+        .pid = (int32_t)getpid(),
+        .fd = tn_core.seg.fd,
+    };
+    tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
+    int *node = calloc((size_t)n, sizeof(*node));
+    tn_core.fast = calloc((size_t)n, sizeof(*tn_core.fast));
+    int rc = TERN_ERR_NOMEM;
+    if (!all || !node || !tn_core.fast)
+        goto out;
+    rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
+    if (rc != TERN_OK)
+        goto out;
+    for (int r = 0; r < n; r++)
+        node[r] = tn_core.peers[r].node;
+    tn_xport_job_t job = {
+        .boot = tn_core.boot,
+        .rank = tn_core.rank,
+        .size = n,
+        .node = node,
+        .nnodes = tn_core.nnodes,
+        .local_ranks = tn_core.local_ranks,
+        .local_size = tn_core.local_size,
+        .local_rank = tn_core.local_rank,
+        .segs = all,
+        .map = tn_core.seg.map,
+        .map_size = tn_core.seg.map_size,
+    };
+    rc = create_all(&job);
+    if (rc != TERN_OK)
+        goto out;
+    /* Every local peer holds its own mapping now: the memfd can go. */
+    rc = tn_core.boot->ops->barrier(tn_core.boot);
+    if (rc != TERN_OK)
+        goto out;
+    tn_seg_close_fd(&tn_core.seg);
+    for (int r = 0; r < n && rc == TERN_OK; r++) {
+        rc = choose(r);
+        if (rc == TERN_OK)
+            fill_peer(r, &all[r]);
+    }
+    if (rc != TERN_OK)
+        goto out;
+    /* Manual-progress transports move data only when polled: every wait
+     * drives them. */
+    if (tn_core.needs_poll)
+        tn_wait_progress_hook = tn_core_progress;
+    rc = tn_core_progress_start();
+out:
+    free(all);
+    free(node);
+    return rc;
+}
+
+void tn_core_xports_destroy(void)
+{
+    tn_core_progress_stop();
+    tn_wait_progress_hook = NULL;
+    for (int i = tn_core.nxports; i-- > 0;)
+        tn_core.xports[i].ops.destroy(tn_core.xports[i].x);
+    free(tn_core.xports);
+    tn_core.xports = NULL;
+    tn_core.nxports = 0;
+    tn_core.needs_poll = 0;
+}
+
+void tn_core_xports_report(void)
+{
+    for (int i = 0; i < tn_core.nxports; i++) {
+        tn_core_xport_t *xp = &tn_core.xports[i];
+        if (xp->ops.summary == tn_xport_no_summary)
+            continue; /* nothing beyond its name */
+        char line[256];
+        xp->ops.summary(xp->x, line, sizeof(line));
+        tn_info("%s", line);
+    }
+}

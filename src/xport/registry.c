@@ -1,0 +1,84 @@
+/* The registry of built-in transports and the stubs that stand for the
+ * operations a transport does not have. */
+#include "xport/registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <tern/status.h>
+
+#include "base/compiler.h"
+
+static const tn_xport_entry_t entries[] = {
+    {"self", "this rank itself: a put or get is a memcpy", TN_REACH_SELF,
+     TN_CREATE_ALWAYS, tn_self_create, NULL},
+    {"shm", "ranks on this node: segments are cross-mapped, a put is a copy",
+     TN_REACH_NODE, TN_CREATE_ALWAYS, tn_shm_create, NULL},
+#ifdef TERN_HAVE_OFI
+    {"ofi", "ranks on other nodes: libfabric RDM endpoints", TN_REACH_NET,
+     TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe},
+#endif
+};
+
+size_t tn_xport_count(void)
+{
+    return TN_ARRAY_LEN(entries);
+}
+
+const tn_xport_entry_t *tn_xport_entry(size_t i)
+{
+    return i < TN_ARRAY_LEN(entries) ? &entries[i] : NULL;
+}
+
+const tn_xport_entry_t *tn_xport_find(const char *name)
+{
+    for (size_t i = 0; i < TN_ARRAY_LEN(entries); i++)
+        if (strcmp(entries[i].name, name) == 0)
+            return &entries[i];
+    return NULL;
+}
+
+/* ---- stubs ---------------------------------------------------------------- */
+
+void tn_xport_no_query(tn_xport_t *x, tn_xport_caps_t *out)
+{
+    (void)x;
+    memset(out, 0, sizeof(*out));
+}
+
+int tn_xport_no_poll(tn_xport_t *x)
+{
+    (void)x;
+    return 0;
+}
+
+int tn_xport_no_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
+                    unsigned flags)
+{
+    (void)x, (void)op, (void)done, (void)flags;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_no_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
+{
+    (void)x, (void)rank, (void)out;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg)
+{
+    (void)x, (void)fn, (void)arg;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_no_msg_send(tn_xport_t *x, int rank, const void *buf, size_t n,
+                         const tn_xport_done_t *done, unsigned flags)
+{
+    (void)x, (void)rank, (void)buf, (void)n, (void)done, (void)flags;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", x->ops->name);
+}

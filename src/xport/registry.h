@@ -1,0 +1,64 @@
+/* The registry of the transports built into this Tern: how core finds
+ * them, creates them and learns which peers each can reach. core/ never
+ * names a transport; it walks this table (core/xports.c). */
+#ifndef TN_XPORT_REGISTRY_H
+#define TN_XPORT_REGISTRY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "boot/boot.h"
+#include "xport/xport.h"
+
+/* Peer classes, as seen from this rank. */
+enum {
+    TN_REACH_SELF = 0x1u, /* this rank itself */
+    TN_REACH_NODE = 0x2u, /* another rank sharing memory with it */
+    TN_REACH_NET = 0x4u   /* a rank on another node */
+};
+
+/* Create a transport only where some rank of the job has a peer in its
+ * reach (the same answer on every rank), or on every rank whatever the
+ * job (shm: it owns the copy policy of every mapped copy, self's too). */
+enum { TN_CREATE_WHEN_REACHED = 0, TN_CREATE_ALWAYS = 1 };
+
+/* What a transport learns about the job when it is created. */
+typedef struct tn_xport_job {
+    tn_boot_t *boot; /* for exchanges during create */
+    int rank, size;  /* this rank, ranks in the job */
+    const int *node; /* [size] node of each rank (memory shared) */
+    int nnodes;
+    const int *local_ranks; /* [local_size] global ranks of this node */
+    int local_size, local_rank;
+    const tn_seg_info_t *segs; /* [size] every rank's segment */
+    void *map;                 /* this rank's mapping: control area + data */
+    size_t map_size;
+} tn_xport_job_t;
+
+typedef struct tn_xport_entry {
+    const char *name;
+    const char *serves; /* which peers it serves and how (tern-info) */
+    unsigned reach;     /* TN_REACH_* it can serve */
+    int when;           /* TN_CREATE_* */
+    /* Collective over the ranks that create it (every rank of the job, by
+     * the rule above): TERN_OK with *out, or an error after logging the
+     * cause and what to change. */
+    int (*create)(const tn_xport_job_t *job, tn_xport_t **out);
+    /* For tern-info: what it would open here with the current TERN_*
+     * values, without opening anything; NULL when there is nothing to say. */
+    int (*describe)(FILE *out);
+} tn_xport_entry_t;
+
+/* The built-in transports in order of preference, and their number. */
+size_t tn_xport_count(void);
+const tn_xport_entry_t *tn_xport_entry(size_t i);
+/* The entry called name, or NULL. */
+const tn_xport_entry_t *tn_xport_find(const char *name);
+
+/* Entry points of the transports (each in its own directory). */
+int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out);
+int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out);
+int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out);
+int tn_ofi_describe(FILE *out);
+
+#endif
