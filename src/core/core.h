@@ -40,11 +40,6 @@ typedef struct tn_peer {
     tn_core_xport_t *xport; /* transport serving it */
     tn_seg_info_t seg;      /* its segment as it published it */
     char *ctrl;             /* its control area mapped here, or NULL */
-    /* Topology-aware copies (core/topo_peers.c, core/copy.c): */
-    int dist;            /* TN_DIST_* of a rank on this node; -1 otherwise */
-    size_t nt_put;       /* puts to it of this many bytes or more, and gets */
-    size_t nt_get;       /* from it, use non-temporal stores (SIZE_MAX: never) */
-    uint64_t nt_islands; /* bit b: also for sizes in [2^b, 2^(b+1)) */
 } tn_peer_t;
 
 typedef struct tn_core {
@@ -90,11 +85,6 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
                                     ? "after tern_finalize"           \
                                     : "before tern_init");            \
     } while (0)
-
-/* Exchanges the ranks' CPU sets, sets each local peer's distance class
- * and copy thresholds (peers[].dist, nt_put, nt_get, fast[].copy_min).
- * Collective; once, after crossmap (core/topo_peers.c). */
-int tn_topo_peers_init(void);
 
 /* Transports (core/xports.c): exchange the segment descriptions, create
  * the transports the registry says this job needs, pick one per peer,

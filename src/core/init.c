@@ -112,6 +112,10 @@ static void report(double t_begin, double t_boot_end, double t_map)
             r->t_boot, r->t_segment, r->t_faultin, r->faultin_mode, r->faultin_threads,
             r->t_faultin > 0 ? (double)tn_core.seg.map_size / r->t_faultin / 1e9 : 0.0,
             r->t_crossmap, r->t_total);
+        char seg[400];
+        tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
+        tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
+                seg);
     }
 }
 
@@ -176,9 +180,6 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
-    rc = tn_topo_peers_init();
-    if (rc != TERN_OK)
-        goto fail;
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)

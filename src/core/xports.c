@@ -31,6 +31,7 @@ static int complete_ops(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .set_recv = tn_xport_no_set_recv,
         .msg_send = tn_xport_no_msg_send,
         .summary = tn_xport_no_summary,
+        .copy_info = tn_xport_no_copy_info,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -45,6 +46,7 @@ static int complete_ops(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(set_recv);
     TN_FILL(msg_send);
     TN_FILL(summary);
+    TN_FILL(copy_info);
 #undef TN_FILL
     return TERN_OK;
 }
@@ -234,4 +236,22 @@ void tn_core_xports_report(void)
         xp->ops.summary(xp->x, line, sizeof(line));
         tn_info("%s", line);
     }
+}
+
+int tern_copy_info(int rank, tern_copy_info_t *out)
+{
+    TN_CHECK_INIT("tern_copy_info");
+    if (!out)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_copy_info", "out is NULL");
+    if (rank < 0 || rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, "tern_copy_info", "rank %d is not in [0, %d)",
+                            rank, tn_core.size);
+    /* The first transport with a copy policy answers for every rank. */
+    for (int i = 0; i < tn_core.nxports; i++) {
+        tn_core_xport_t *xp = &tn_core.xports[i];
+        if (xp->ops.copy_info(xp->x, rank, out) == TERN_OK)
+            return TERN_OK;
+    }
+    return tn_core_fail(TERN_ERR_UNSUPPORTED, "tern_copy_info",
+                        "no transport of this job has a copy policy");
 }

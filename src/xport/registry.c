@@ -82,3 +82,9 @@ void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", x->ops->name);
 }
+
+int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out)
+{
+    (void)x, (void)rank, (void)out;
+    return TERN_ERR_UNSUPPORTED;
+}

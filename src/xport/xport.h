@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tern/topo.h>
+
 #include "base/comp.h"
 
 typedef struct tn_xport tn_xport_t;
@@ -165,6 +167,9 @@ typedef struct tn_xport_ops {
                     const tn_xport_done_t *done, unsigned flags);
     /* One line on what was opened (provider, limits), for reports. */
     void (*summary)(tn_xport_t *x, char *buf, size_t len);
+    /* The copy decisions with any rank of the job (tern_copy_info), from
+     * the transport that owns the copy policy of mapped memory (shm). */
+    int (*copy_info)(tn_xport_t *x, int rank, tern_copy_info_t *out);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -186,5 +191,6 @@ int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_xport_no_msg_send(tn_xport_t *x, int rank, const void *buf, size_t n,
                          const tn_xport_done_t *done, unsigned flags);
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
+int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 
 #endif

@@ -18,9 +18,17 @@
 #include <tern/topo.h>
 
 #include "base/topo.h"
-#include "core/copy.h"
+#include "xport/shm/shm_copy.h"
 #include "core/core.h"
 #include "mp_util.h"
+
+/* The copy table's view of rank r (class, thresholds, islands). */
+static tern_copy_info_t peer_copy(int r)
+{
+    tern_copy_info_t ci;
+    tn_shm_copy_info(r, &ci);
+    return ci;
+}
 
 static int dist_of(const char *name)
 {
@@ -50,7 +58,7 @@ static void check_classes(const char *list)
             continue;
         int other = me == a ? b : a;
         MP_CHECK(other < tern_size(), "rank %d not in the job", other);
-        int got = tn_core.peers[other].dist;
+        int got = peer_copy(other).distance;
         MP_CHECK(got == want, "class to rank %d is %s, the table says %s", other,
                  tn_dist_name(got), tn_dist_name(want));
         checked++;
@@ -73,9 +81,9 @@ static void check_all_local(const char *name)
     int want = dist_of(name);
     for (int r = 0; r < tern_size(); r++)
         if (tn_core.peers[r].kind == TN_PEER_SHM)
-            MP_CHECK(tn_core.peers[r].dist == want,
+            MP_CHECK(peer_copy(r).distance == want,
                      "class to local rank %d is %s, not %s", r,
-                     tn_dist_name(tn_core.peers[r].dist), name);
+                     tn_dist_name(peer_copy(r).distance), name);
 }
 
 /* "other-package=65536/16777216,same-l3=16777216/16777216" */
@@ -90,8 +98,8 @@ static void check_thresholds(const char *list)
         int d = dist_of(tok);
         size_t put = thr_of(eq + 1), get = thr_of(slash + 1);
         for (int r = 0; r < tern_size(); r++) {
-            const tn_peer_t *p = &tn_core.peers[r];
-            if (p->dist != d)
+            tern_copy_info_t ci = peer_copy(r), *p = &ci;
+            if (p->distance != d)
                 continue;
             MP_CHECK(p->nt_put == put && p->nt_get == get,
                      "rank %d (%s): non-temporal from %zu (put) / %zu (get), the table "
@@ -107,10 +115,10 @@ static void check_thresholds(const char *list)
 static void check_fast(const char *mode)
 {
     for (int r = 0; r < tern_size(); r++) {
-        const tn_peer_t *p = &tn_core.peers[r];
+        tern_copy_info_t ci = peer_copy(r), *p = &ci;
         uintptr_t cm = tn_core.fast[r].copy_min;
-        if (p->kind == TN_PEER_NET) {
-            MP_CHECK(p->dist == -1, "network peer %d has class %d", r, p->dist);
+        if (tn_core.peers[r].kind == TN_PEER_NET) {
+            MP_CHECK(p->distance == -1, "network peer %d has class %d", r, p->distance);
             continue;
         }
         size_t lo = p->nt_put < p->nt_get ? p->nt_put : p->nt_get;
@@ -123,16 +131,15 @@ static void check_fast(const char *mode)
         if (strcmp(mode, "on") == 0 && tn_copy_isa_best() != TN_COPY_ISA_NONE)
             MP_CHECK(cm == 0, "on: rank %d copy_min %zu", r, (size_t)cm);
         if (r == tern_rank())
-            MP_CHECK(p->dist == TN_DIST_SELF, "self has class %d", p->dist);
+            MP_CHECK(p->distance == TN_DIST_SELF, "self has class %d", p->distance);
     }
     /* the public query says the same */
     for (int r = 0; r < tern_size(); r++) {
         tern_copy_info_t ci;
         MP_OK(tern_copy_info(r, &ci));
-        MP_CHECK(ci.distance == tn_core.peers[r].dist &&
-                     ci.nt_put == tn_core.peers[r].nt_put &&
-                     ci.nt_get == tn_core.peers[r].nt_get &&
-                     ci.nt_islands == tn_core.peers[r].nt_islands &&
+        tern_copy_info_t pc = peer_copy(r);
+        MP_CHECK(ci.distance == pc.distance && ci.nt_put == pc.nt_put &&
+                     ci.nt_get == pc.nt_get && ci.nt_islands == pc.nt_islands &&
                      strcmp(ci.mode, mode) == 0,
                  "tern_copy_info(%d): class %d, %zu/%zu, mode %s", r, ci.distance,
                  ci.nt_put, ci.nt_get, ci.mode);

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/copy.h"
+#include "xport/shm/shm_copy.h"
 #include "topo_fixtures.h"
 
 static void test_kernel(tn_copy_isa_t isa)

@@ -12,7 +12,7 @@
 #include "base/cfg.h"
 #include "base/log.h"
 #include "base/topo.h"
-#include "core/copy.h"
+#include "xport/shm/shm_copy.h"
 #include "core/core.h"
 #include "tern_info.h"
 
@@ -95,8 +95,11 @@ int ti_print_copy(int argc, char **argv)
         tern_finalize();
         return 1;
     }
-    for (int i = 0; i < ls; i++)
-        row[i] = tn_core.peers[tn_core.local_ranks[i]].dist;
+    for (int i = 0; i < ls; i++) {
+        tern_copy_info_t ci;
+        tern_copy_info(tn_core.local_ranks[i], &ci);
+        row[i] = ci.distance;
+    }
     tern_barrier();
     if (tern_local_rank() == 0) {
         const tn_copy_policy_t *p = tn_copy_policy_current();

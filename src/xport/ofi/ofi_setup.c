@@ -403,4 +403,5 @@ static const tn_xport_ops_t ofi_ops = {
     .set_recv = tn_xport_no_set_recv,
     .msg_send = tn_xport_no_msg_send,
     .summary = tn_ofi_summary,
+    .copy_info = tn_xport_no_copy_info,
 };

@@ -1,5 +1,6 @@
 /* Self transport (loopback): this rank's own segment is in this process,
- * so a transfer is a copy and every part ends in the call. */
+ * so a transfer is a copy and every part ends in the call. The fast path's
+ * copies with self take the shm transport's copy policy (shm_copy.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <tern/status.h>
 
 #include "xport/registry.h"
+#include "xport/shm/shm_copy.h"
 
 typedef struct tn_self {
     tn_xport_t base;
@@ -43,7 +45,10 @@ static int self_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
     if (rank != ((tn_self_t *)x)->rank)
         return TERN_ERR_UNSUPPORTED;
     out->delta = 0;
-    out->copy_min = SIZE_MAX;
+    /* Copies within this process follow the copy policy of mapped memory,
+     * which the shm transport sets up for every mapped rank, this one
+     * included (it is created on every rank). */
+    out->copy_min = tn_shm_copy_min(rank);
     return TERN_OK;
 }
 
@@ -63,6 +68,7 @@ static const tn_xport_ops_t self_ops = {
     .set_recv = tn_xport_no_set_recv,
     .msg_send = tn_xport_no_msg_send,
     .summary = tn_xport_no_summary,
+    .copy_info = tn_xport_no_copy_info,
 };
 
 int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out)

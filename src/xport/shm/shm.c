@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "mem/segment.h"
+#include "xport/shm/shm_copy.h"
 
 /* Local index of global rank, or -1 (ranks ascend). */
 static int local_index(const tn_shm_t *s, int rank)
@@ -42,7 +43,14 @@ static int shm_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
     if (li < 0)
         return TERN_ERR_UNSUPPORTED;
     out->delta = (intptr_t)((uintptr_t)s->maps[li] - (uintptr_t)s->ctrl_bases[li]);
-    out->copy_min = SIZE_MAX;
+    out->copy_min = tn_shm_copy_min(rank);
+    return TERN_OK;
+}
+
+static int shm_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out)
+{
+    (void)x;
+    tn_shm_copy_info(rank, out);
     return TERN_OK;
 }
 
@@ -72,6 +80,8 @@ static void shm_destroy(tn_xport_t *x)
     tn_shm_t *s = (tn_shm_t *)x;
     if (!s)
         return;
+    if (s->copy_setup)
+        tn_shm_copy_teardown();
     for (int i = 0; s->maps && i < s->nlocal; i++)
         if (i != s->me && s->maps[i])
             tn_seg_unmap_peer(s->maps[i], s->map_sizes[i]);
@@ -92,10 +102,12 @@ static const tn_xport_ops_t shm_ops = {
     .set_recv = tn_xport_no_set_recv,
     .msg_send = tn_xport_no_msg_send,
     .summary = tn_xport_no_summary,
+    .copy_info = shm_copy_info,
 };
 
-/* Maps the segments of the other ranks of this node (their memfds, open
- * until core's start-up barrier after every transport is created). */
+/* Maps the segments of the other ranks of this node (their memfds stay
+ * open until core's start-up barrier after every transport is created),
+ * then sets up the copy policy (collective: created on every rank). */
 int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
     tn_shm_t *s = calloc(1, sizeof(*s));
@@ -130,6 +142,22 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
         }
         s->map_sizes[i] = in->map_size;
     }
+    /* The copy policy for every mapped rank, this one included: the
+     * segments as mapped here. */
+    uintptr_t *lo = calloc((size_t)job->size, sizeof(*lo));
+    if (!lo) {
+        shm_destroy(&s->base);
+        return TERN_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        lo[s->ranks[i]] = (uintptr_t)s->maps[i] + job->segs[s->ranks[i]].ctrl_size;
+    int rc = tn_shm_copy_setup(job, lo);
+    free(lo);
+    if (rc != TERN_OK) {
+        shm_destroy(&s->base);
+        return rc;
+    }
+    s->copy_setup = 1;
     *out = &s->base;
     return TERN_OK;
 }

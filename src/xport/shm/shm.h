@@ -1,5 +1,6 @@
 /* Shared-memory transport: the segments of every rank on this node are
- * mapped into this process, so a transfer is a copy. */
+ * mapped into this process, so a transfer is a copy; it owns the copy
+ * policy of every mapped copy, self's included (shm_copy.h). */
 #ifndef TN_SHM_H
 #define TN_SHM_H
 
@@ -17,6 +18,7 @@ typedef struct tn_shm {
     size_t *map_sizes;
     uint64_t *ctrl_bases; /* per local index: its mapping's start in its
                              own address space (data_base - ctrl_size) */
+    int copy_setup;       /* tn_shm_copy_setup done: teardown at destroy */
 } tn_shm_t;
 
 #endif

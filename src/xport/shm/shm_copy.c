@@ -1,8 +1,8 @@
 /* tern_copy_: the copy behind the RMA fast path for sizes at or above a
- * peer's copy_min, choosing regular or non-temporal stores by direction
- * and size from the peer's thresholds; and the policy those thresholds
- * come from, with the per-machine calibration cache. */
-#include "core/copy.h"
+ * peer's copy_min, choosing regular or non-temporal stores by direction,
+ * size and distance class; the policy it asks, with the per-machine
+ * calibration cache; the queries on both. */
+#include "xport/shm/shm_copy.h"
 
 #include <errno.h>
 #include <gnu/libc-version.h>
@@ -14,31 +14,71 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tern.h>
+
 #include "base/log.h"
 #include "base/stats.h"
-#include "core/core.h"
 
-/* Reached only for n >= copy_min = min(nt_put, nt_get), i.e. for copies
- * large enough that the two compares below are free next to the copy. A
- * put writes into the peer's segment as mapped here; anything else is a
- * get (self copies within the segment count as puts). */
+tn_shm_copy_state_t tn_shm_copy_state;
+
+/* Reached only for n >= copy_min (the smallest size the policy streams
+ * for the peer's class, either direction), i.e. for copies large enough
+ * that the loads and compares below are free next to the copy. A put
+ * writes into the peer's segment as mapped here; anything else is a get
+ * (self copies within the segment count as puts). */
 void tern_copy_(int rank, void *dst, const void *src, size_t n)
 {
-    const tn_peer_t *p = &tn_core.peers[rank];
-    const tern_peer_fast_t *f = &tn_core.fast[rank];
-    uintptr_t mapped = f->base + (uintptr_t)f->delta;
-    int put = (uintptr_t)dst - mapped < f->size;
-    size_t thr = put ? p->nt_put : p->nt_get;
-    /* n >= copy_min >= 1 unless a threshold is 0 (the first test takes
-     * it) or statistics route every copy here (n may be 0 then) */
-    int nt = n >= thr ||
-             (n && (p->nt_islands >> (63 - __builtin_clzll((unsigned long long)n)) & 1));
+    const tn_shm_copy_state_t *st = &tn_shm_copy_state;
+    const tn_shm_copy_peer_t *p = &st->peers[rank];
+    int put = (uintptr_t)dst - p->lo < p->size;
+    /* n may be 0 when statistics route every copy here */
+    int nt = tn_copy_policy_nt(&st->policy, p->dist, put, n);
     if (__builtin_expect(tn_stats_on, 0))
-        tn_stats_copy(p->kind == TN_PEER_SELF ? TN_STAT_SELF : TN_STAT_SHM, put, n, nt);
+        tn_stats_copy(p->dist == TN_DIST_SELF ? TN_STAT_SELF : TN_STAT_SHM, put, n, nt);
     if (nt)
         tn_copy_nt(dst, src, n);
     else
         memcpy(dst, src, n);
+}
+
+size_t tn_shm_copy_min(int rank)
+{
+    const tn_shm_copy_state_t *st = &tn_shm_copy_state;
+    if (rank < 0 || rank >= st->npeers || st->peers[rank].dist < 0)
+        return SIZE_MAX;
+    return tn_copy_policy_min(&st->policy, st->peers[rank].dist);
+}
+
+void tn_shm_copy_info(int rank, tern_copy_info_t *out)
+{
+    static const char *const modes[] = {"auto", "on", "off"};
+    const tn_shm_copy_state_t *st = &tn_shm_copy_state;
+    const tn_copy_policy_t *p = &st->policy;
+    int dist = rank >= 0 && rank < st->npeers ? st->peers[rank].dist : -1;
+    int auto_mode = p->mode == TN_SHM_TOPO_AUTO;
+    memset(out, 0, sizeof(*out));
+    out->distance = dist;
+    out->nt_put = dist >= 0 ? p->put[dist] : TN_COPY_NEVER;
+    out->nt_get = dist >= 0 ? p->get[dist] : TN_COPY_NEVER;
+    out->nt_islands = dist >= 0 ? p->islands : 0;
+    snprintf(out->mode, sizeof(out->mode), "%s", modes[p->mode]);
+    snprintf(out->isa, sizeof(out->isa), "%s", tn_copy_isa_name(p->isa));
+    out->hot = auto_mode ? st->calib.hot : TN_COPY_NEVER;
+    out->cold = auto_mode ? st->calib.cold : TN_COPY_NEVER;
+    snprintf(out->calibration, sizeof(out->calibration), "%.255s",
+             auto_mode ? st->origin : "not used (TERN_SHM_TOPO is not auto)");
+}
+
+const tn_copy_policy_t *tn_copy_policy_current(void)
+{
+    return &tn_shm_copy_state.policy;
+}
+
+const tn_copy_calib_t *tn_copy_calib_current(const char **origin)
+{
+    if (origin)
+        *origin = tn_shm_copy_state.origin;
+    return &tn_shm_copy_state.calib;
 }
 
 /* ---- policy ------------------------------------------------------------------ */

@@ -1,19 +1,20 @@
 /* Start-up exchange of every rank's CPU set (and of each node leader's
- * copy calibration); from them each rank's distance class to every local
- * peer and the copy thresholds that follow (docs/design/topology.md). */
+ * copy calibration), made when the shm transport is created; from them
+ * each rank's distance class to every local peer and the copy policy that
+ * tern_copy_ follows (docs/design/topology.md). */
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <tern/status.h>
 #include <tern/topo.h>
 
 #include "base/cfg.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "core/copy.h"
-#include "core/core.h"
+#include "xport/shm/shm_copy.h"
 
 #define TP_VERSION   1u
 #define TP_CPU_WORDS 32   /* CPUs 0..2047 travel; a set beyond is cut (flag) */
@@ -39,21 +40,8 @@ _Static_assert((int)TERN_DIST_SAME_L3 == (int)TN_DIST_L3 &&
                    (int)TERN_DIST_OTHER_PACKAGE == (int)TN_DIST_XPKG,
                "distance classes");
 
-static tn_copy_policy_t policy;
-static tn_copy_calib_t calib;
-static char calib_origin[768];
-
-const tn_copy_policy_t *tn_copy_policy_current(void)
-{
-    return &policy;
-}
-
-const tn_copy_calib_t *tn_copy_calib_current(const char **origin)
-{
-    if (origin)
-        *origin = calib_origin;
-    return &calib;
-}
+/* The state this file fills in place (shm_copy.h). */
+static tn_shm_copy_state_t *const st = &tn_shm_copy_state;
 
 static void to_words(hwloc_const_bitmap_t set, tp_blob_t *b)
 {
@@ -124,16 +112,17 @@ static const char *islands_text(uint64_t m)
 /* Ranks of this node whose CPU sets span several L3 caches (or domains),
  * so that their distance to peers depends on the scheduler: warned about
  * once per node, by its leader, where the machine has such choices. */
-static void warn_unplaced(const tn_topo_t *t, const tp_blob_t *all)
+static void warn_unplaced(const tn_xport_job_t *job, const tn_topo_t *t,
+                          const tp_blob_t *all)
 {
-    if (!t || (t->nl3 <= 1 && t->nnuma <= 1) || tn_core.local_rank != 0)
+    if (!t || (t->nl3 <= 1 && t->nnuma <= 1) || job->local_rank != 0)
         return;
     char list[256], cpus[64] = "";
     size_t off = 0;
     int n = 0;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    for (int i = 0; set && i < tn_core.local_size; i++) {
-        int r = tn_core.local_ranks[i];
+    for (int i = 0; set && i < job->local_size; i++) {
+        int r = job->local_ranks[i];
         from_words(&all[r], set);
         if (tn_topo_is_placed(t, set))
             continue;
@@ -156,10 +145,10 @@ static void warn_unplaced(const tn_topo_t *t, const tp_blob_t *all)
             n == 1 ? "it" : "them");
 }
 
-static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DIST_COUNT],
-                   double seconds)
+static void report(const tn_xport_job_t *job, const tn_topo_t *t, hwloc_const_bitmap_t me,
+                   int counts[TN_DIST_COUNT], double seconds)
 {
-    char a[32], b[32], cpus[128], place[256], seg[400];
+    char a[32], b[32], cpus[128], place[256];
     hwloc_bitmap_list_snprintf(cpus, sizeof(cpus), me);
     snprintf(place, sizeof(place), "cpus %s", cpus);
     if (t) {
@@ -173,28 +162,26 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
         snprintf(place + strlen(place), sizeof(place) - strlen(place), ", NUMA %s%s", dl,
                  tn_topo_is_placed(t, me) ? "" : " (not bound within one L3)");
     }
-    int verbose = tn_core.rank == 0 || tn_log_level >= TN_LOG_DEBUG;
+    int verbose = job->rank == 0 || tn_log_level >= TN_LOG_DEBUG;
     if (!verbose || tn_log_level < TN_LOG_INFO)
         return;
     tn_info("place: %s (from this rank's CPU set%s)", place,
             t && !t->thissystem ? " planned by ternrun: simulated topology" : "");
-    tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
-    tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
-            seg);
     static const char *const modes[] = {"auto", "on", "off"};
-    if (policy.mode == TN_SHM_TOPO_AUTO)
+    if (st->policy.mode == TN_SHM_TOPO_AUTO)
         tn_info("shm copies: TERN_SHM_TOPO=auto, %s non-temporal kernel; non-temporal "
                 "from %s with the destination in this core's caches (self, same-L3 "
                 "peers, gets)%s and from %s with it elsewhere (puts to peers outside "
                 "this L3); calibration %s",
-                tn_copy_isa_name(policy.isa), thr_text(calib.hot, a, sizeof(a)),
-                islands_text(calib.hot_islands),
-                thr_text(calib.cold < calib.hot ? calib.cold : calib.hot, b, sizeof(b)),
-                calib_origin);
+                tn_copy_isa_name(st->policy.isa), thr_text(st->calib.hot, a, sizeof(a)),
+                islands_text(st->calib.hot_islands),
+                thr_text(st->calib.cold < st->calib.hot ? st->calib.cold : st->calib.hot,
+                         b, sizeof(b)),
+                st->origin);
     else
-        tn_info("shm copies: TERN_SHM_TOPO=%s: %s", modes[policy.mode],
-                policy.mode == TN_SHM_TOPO_ON ? "non-temporal stores for every copy"
-                                              : "regular copies only");
+        tn_info("shm copies: TERN_SHM_TOPO=%s: %s", modes[st->policy.mode],
+                st->policy.mode == TN_SHM_TOPO_ON ? "non-temporal stores for every copy"
+                                                  : "regular copies only");
     char line[256];
     size_t off = 0;
     line[0] = '\0';
@@ -203,29 +190,30 @@ static void report(const tn_topo_t *t, hwloc_const_bitmap_t me, int counts[TN_DI
             off += (size_t)snprintf(line + off, sizeof(line) - off,
                                     "%s%d %s (puts non-temporal from %s)",
                                     off ? ", " : "", counts[c], tn_dist_name(c),
-                                    thr_text(policy.put[c], a, sizeof(a)));
-    int leader = tn_core.local_rank == 0 && policy.mode == TN_SHM_TOPO_AUTO;
+                                    thr_text(st->policy.put[c], a, sizeof(a)));
+    int leader = job->local_rank == 0 && st->policy.mode == TN_SHM_TOPO_AUTO;
     tn_info("local peers: %s; topology step %.1f ms (CPU set exchange%s)",
             off ? line : "none", seconds * 1e3,
-            !leader                                     ? ""
-            : strncmp(calib_origin, "measured now", 12) ? ", calibration from the cache"
-                                                        : ", calibration measured");
+            !leader                                   ? ""
+            : strncmp(st->origin, "measured now", 12) ? ", calibration from the cache"
+                                                      : ", calibration measured");
 }
 
-int tn_topo_peers_init(void)
+int tn_shm_copy_setup(const tn_xport_job_t *job, const uintptr_t *lo)
 {
     double t0 = tn_time_s();
     const tn_topo_t *t = tn_topo_get();
     if (!t && (getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC")))
         return TERN_ERR_CONFIG; /* the bad topology was named when loading it */
-    int n = tn_core.size;
+    int n = job->size;
     tp_blob_t mine;
     memset(&mine, 0, sizeof(mine));
     mine.version = TP_VERSION;
     hwloc_bitmap_t me = hwloc_bitmap_alloc(), peer = hwloc_bitmap_alloc();
     tp_blob_t *all = calloc((size_t)n, sizeof(*all));
+    tn_shm_copy_peer_t *peers = calloc((size_t)n, sizeof(*peers));
     int rc = TERN_OK;
-    if (!me || !peer || !all) {
+    if (!me || !peer || !all || !peers) {
         rc = TERN_ERR_NOMEM;
         goto out;
     }
@@ -235,16 +223,16 @@ int tn_topo_peers_init(void)
     /* One rank per node measures (or reads the cache) while the others
      * wait in the exchange: every rank of a node gets the same table. */
     int mode = (int)tn_cfg.shm_topo;
-    if (mode == TN_SHM_TOPO_AUTO && tn_core.local_rank == 0) {
-        tn_copy_calib_obtain((int)tn_cfg.shm_calibrate, tn_cfg.shm_calib_dir, t, &calib,
-                             calib_origin, sizeof(calib_origin));
+    if (mode == TN_SHM_TOPO_AUTO && job->local_rank == 0) {
+        tn_copy_calib_obtain((int)tn_cfg.shm_calibrate, tn_cfg.shm_calib_dir, t,
+                             &st->calib, st->origin, sizeof(st->origin));
         mine.flags |= TP_CALIB;
-        mine.isa = calib.isa;
-        mine.hot = calib.hot;
-        mine.cold = calib.cold;
-        mine.hot_islands = calib.hot_islands;
+        mine.isa = st->calib.isa;
+        mine.hot = st->calib.hot;
+        mine.cold = st->calib.cold;
+        mine.hot_islands = st->calib.hot_islands;
     }
-    rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
+    rc = job->boot->ops->allgather(job->boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
     for (int r = 0; r < n; r++)
@@ -255,29 +243,28 @@ int tn_topo_peers_init(void)
             rc = TERN_ERR_BOOT;
             goto out;
         }
-    const tp_blob_t *lead = &all[tn_core.local_ranks[0]];
-    if (mode == TN_SHM_TOPO_AUTO && tn_core.local_rank != 0) {
-        memset(&calib, 0, sizeof(calib));
-        calib.isa = lead->isa;
-        calib.hot = lead->hot;
-        calib.cold = lead->cold;
-        calib.hot_islands = lead->hot_islands;
-        snprintf(calib_origin, sizeof(calib_origin), "from local rank 0 (rank %d)",
-                 tn_core.local_ranks[0]);
+    const tp_blob_t *lead = &all[job->local_ranks[0]];
+    if (mode == TN_SHM_TOPO_AUTO && job->local_rank != 0) {
+        memset(&st->calib, 0, sizeof(st->calib));
+        st->calib.isa = lead->isa;
+        st->calib.hot = lead->hot;
+        st->calib.cold = lead->cold;
+        st->calib.hot_islands = lead->hot_islands;
+        snprintf(st->origin, sizeof(st->origin), "from local rank 0 (rank %d)",
+                 job->local_ranks[0]);
     }
-    tn_copy_policy_make(mode, mode == TN_SHM_TOPO_AUTO ? &calib : NULL, &policy);
+    tn_copy_policy_make(mode, mode == TN_SHM_TOPO_AUTO ? &st->calib : NULL, &st->policy);
 
     int counts[TN_DIST_COUNT] = {0};
     for (int r = 0; r < n; r++) {
-        tn_peer_t *p = &tn_core.peers[r];
-        tern_peer_fast_t *f = &tn_core.fast[r];
-        if (p->kind == TN_PEER_NET) {
-            p->dist = -1;
-            p->nt_put = p->nt_get = TN_COPY_NEVER;
-            p->nt_islands = 0;
+        tn_shm_copy_peer_t *p = &peers[r];
+        if (!lo[r]) {
+            p->dist = -1; /* not mapped: never copied by tern_copy_ */
             continue;
         }
-        if (p->kind == TN_PEER_SELF) {
+        p->lo = lo[r];
+        p->size = (uintptr_t)job->segs[r].size;
+        if (r == job->rank) {
             p->dist = TN_DIST_SELF;
         } else if (t) {
             from_words(&all[r], peer);
@@ -286,43 +273,23 @@ int tn_topo_peers_init(void)
             p->dist = TN_DIST_L3; /* no topology: assume the nearest */
         }
         counts[p->dist]++;
-        p->nt_put = policy.put[p->dist];
-        p->nt_get = policy.get[p->dist];
-        p->nt_islands = policy.islands;
-        f->copy_min = tn_copy_policy_min(&policy, p->dist);
     }
-    warn_unplaced(t, all);
-    report(t, me, counts, tn_time_s() - t0);
+    tn_shm_copy_state.peers = peers;
+    tn_shm_copy_state.npeers = n;
+    peers = NULL;
+    warn_unplaced(job, t, all);
+    report(job, t, me, counts, tn_time_s() - t0);
 out:
     hwloc_bitmap_free(me);
     hwloc_bitmap_free(peer);
     free(all);
+    free(peers);
     return rc;
 }
 
-int tern_copy_info(int rank, tern_copy_info_t *out)
+void tn_shm_copy_teardown(void)
 {
-    TN_CHECK_INIT("tern_copy_info");
-    if (!out)
-        return tn_core_fail(TERN_ERR_INVALID, "tern_copy_info", "out is NULL");
-    if (rank < 0 || rank >= tn_core.size)
-        return tn_core_fail(TERN_ERR_RANK, "tern_copy_info", "rank %d is not in [0, %d)",
-                            rank, tn_core.size);
-    static const char *const modes[] = {"auto", "on", "off"};
-    const tn_peer_t *p = &tn_core.peers[rank];
-    tern_copy_info_t c;
-    memset(&c, 0, sizeof(c));
-    c.distance = p->dist;
-    c.nt_put = p->nt_put;
-    c.nt_get = p->nt_get;
-    snprintf(c.mode, sizeof(c.mode), "%s", modes[policy.mode]);
-    snprintf(c.isa, sizeof(c.isa), "%s", tn_copy_isa_name(policy.isa));
-    c.hot = policy.mode == TN_SHM_TOPO_AUTO ? calib.hot : TN_COPY_NEVER;
-    c.cold = policy.mode == TN_SHM_TOPO_AUTO ? calib.cold : TN_COPY_NEVER;
-    c.nt_islands = p->nt_islands;
-    snprintf(c.calibration, sizeof(c.calibration), "%.255s",
-             policy.mode == TN_SHM_TOPO_AUTO ? calib_origin
-                                             : "not used (TERN_SHM_TOPO is not auto)");
-    *out = c;
-    return TERN_OK;
+    free(tn_shm_copy_state.peers);
+    tn_shm_copy_state.peers = NULL;
+    tn_shm_copy_state.npeers = 0;
 }

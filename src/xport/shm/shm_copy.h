@@ -1,16 +1,20 @@
-/* Topology-aware copies with shared-memory peers: the policy (which copy a
- * put or get of n bytes with a peer of a given distance class gets), the
- * calibration it is built from (measured once per machine and cached),
- * and the per-peer set-up at start-up (core/topo_peers.c). The copy
+/* Topology-aware copies with mapped peers (shared-memory peers and self):
+ * the policy (which copy a put or get of n bytes with a peer of a given
+ * distance class gets), the calibration it is built from (measured once
+ * per machine and cached), the per-rank table that tern_copy_ reads, and
+ * its set-up when the shm transport is created (shm_topo.c). The copy
  * kernels are in base/copy.h. */
-#ifndef TN_CORE_COPY_H
-#define TN_CORE_COPY_H
+#ifndef TN_SHM_COPY_H
+#define TN_SHM_COPY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tern/topo.h>
+
 #include "base/copy.h"
 #include "base/topo.h"
+#include "xport/registry.h"
 
 /* TERN_SHM_TOPO, in the order of its choices. */
 enum { TN_SHM_TOPO_AUTO = 0, TN_SHM_TOPO_ON = 1, TN_SHM_TOPO_OFF = 2 };
@@ -70,8 +74,39 @@ int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t 
 int tn_copy_calib_path(const char *cache_dir, const tn_topo_t *t, char *path, size_t len,
                        char *key, size_t keylen);
 
-/* ---- state after tern_init (core/topo_peers.c; its entry point,
- * tn_topo_peers_init, is declared in core.h) ------------------------------- */
+/* ---- state while a job runs (set by the shm transport's create) ---------- */
+
+/* One rank as tern_copy_ sees it. Written once at start-up, read after. */
+typedef struct tn_shm_copy_peer {
+    uintptr_t lo;   /* its segment as mapped here */
+    uintptr_t size; /* its segment's size; 0: not mapped here */
+    int dist;       /* TN_DIST_* from this rank; -1 when not mapped */
+} tn_shm_copy_peer_t;
+
+/* Everything tern_copy_ and the queries read (shm_copy.c), written by
+ * tn_shm_copy_setup (shm_topo.c) before the fast path can reach it. */
+typedef struct tn_shm_copy_state {
+    tn_copy_policy_t policy;
+    tn_copy_calib_t calib;
+    char origin[768];          /* where the calibration came from */
+    tn_shm_copy_peer_t *peers; /* [npeers], by global rank */
+    int npeers;
+} tn_shm_copy_state_t;
+extern tn_shm_copy_state_t tn_shm_copy_state;
+
+/* Exchanges every rank's CPU set (and each node leader's calibration),
+ * sets the policy and each rank's distance class. lo[r] is rank r's
+ * segment as mapped here, or 0 when it is not. Collective over the job;
+ * logs the placement and the copy decisions (shm_topo.c). */
+int tn_shm_copy_setup(const tn_xport_job_t *job, const uintptr_t *lo);
+void tn_shm_copy_teardown(void);
+
+/* The smallest copy with rank that goes out of line (the fast path's
+ * copy_min): SIZE_MAX when rank is not mapped or never gets a
+ * non-temporal copy. */
+size_t tn_shm_copy_min(int rank);
+/* What tern_copy_info reports for rank (any rank of the job). */
+void tn_shm_copy_info(int rank, tern_copy_info_t *out);
 
 /* The policy and calibration in force in this process (after init), with
  * the sentence on where the calibration came from. */
