@@ -5,7 +5,6 @@
 #define tn_likely(x)    __builtin_expect(!!(x), 1)
 #define tn_unlikely(x)  __builtin_expect(!!(x), 0)
 #define TN_NOINLINE     __attribute__((noinline, cold))
-#define TN_CACHELINE    64
 #define TN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

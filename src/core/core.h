@@ -92,8 +92,15 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
  * segment exists. tn_core_xports_destroy: in reverse order. */
 int tn_core_xports_init(void);
 void tn_core_xports_destroy(void);
-/* The one line each transport gives about itself, for the report. */
+/* The transports and how many ranks each serves, and the line each gives
+ * about itself, for the start-up report. */
 void tn_core_xports_report(void);
+/* out = e's ops table in, checked and completed: TERN_ERR_INVALID (logged)
+ * when in is shorter than TN_XPORT_OPS_MIN_SIZE or lacks name or destroy;
+ * else the first min(in->size, sizeof) bytes of in, with every operation
+ * beyond them or left NULL set to its tn_xport_no_* stub. */
+int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
+                           tn_xport_ops_t *out);
 
 /* Start one transport operation (core's own traffic included). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,

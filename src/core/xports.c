@@ -10,16 +10,18 @@
 #include "base/wait.h"
 #include "core/core.h"
 
-/* The transport's table, checked and completed: an operation past the
- * size it was built with, or left NULL, is its stub. */
-static int complete_ops(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
-                        tn_xport_ops_t *out)
+int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
+                           tn_xport_ops_t *out)
 {
-    if (!in || in->size < TN_XPORT_OPS_MIN_SIZE || !in->name || !in->destroy) {
-        tn_error("transport '%s' has an ops table of %zu bytes without a name or "
-                 "destroy (this core needs at least %zu): it was built against "
-                 "another Tern",
+    if (!in || in->size < TN_XPORT_OPS_MIN_SIZE) {
+        tn_error("transport '%s' has an ops table of %zu bytes, shorter than the %zu "
+                 "this core needs: it was built against another Tern",
                  e->name, in ? in->size : 0, (size_t)TN_XPORT_OPS_MIN_SIZE);
+        return TERN_ERR_INVALID;
+    }
+    if (!in->name || !in->destroy) {
+        tn_error("transport '%s' has no %s in its ops table", e->name,
+                 !in->name ? "name" : "destroy");
         return TERN_ERR_INVALID;
     }
     const tn_xport_ops_t stubs = {
@@ -87,7 +89,7 @@ static int create_all(const tn_xport_job_t *job)
         int rc = e->create(job, &x);
         if (rc != TERN_OK)
             return rc;
-        rc = complete_ops(e, x->ops, &xp->ops);
+        rc = tn_core_xport_complete(e, x->ops, &xp->ops);
         if (rc != TERN_OK) {
             if (x->ops && x->ops->size >= TN_XPORT_OPS_MIN_SIZE && x->ops->destroy)
                 x->ops->destroy(x);
@@ -228,6 +230,18 @@ void tn_core_xports_destroy(void)
 
 void tn_core_xports_report(void)
 {
+    char line[256];
+    size_t off = 0;
+    line[0] = '\0';
+    for (int i = 0; i < tn_core.nxports && off + 32 < sizeof(line); i++) {
+        int n = 0;
+        for (int r = 0; r < tn_core.size; r++)
+            n += tn_core.peers[r].xport == &tn_core.xports[i];
+        off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (%d rank%s)",
+                                i ? ", " : "", tn_core.xports[i].ops.name, n,
+                                n == 1 ? "" : "s");
+    }
+    tn_info("transports: %s", line);
     for (int i = 0; i < tn_core.nxports; i++) {
         tn_core_xport_t *xp = &tn_core.xports[i];
         if (xp->ops.summary == tn_xport_no_summary)
