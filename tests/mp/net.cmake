@@ -8,6 +8,10 @@ tern_mp_test(NAME flood_mr_local SOURCES flood.c RANKS 2 CONFIGS net
   ENV TERN_OFI_TX_DEPTH=8 TERN_OFI_MR_LOCAL=1)
 tern_mp_test(NAME rma_mr_local SOURCES rma.c RANKS 2 CONFIGS net mixed
   ENV TERN_OFI_MR_LOCAL=1)
+# Many private buffers above the bounce size in flight at once, each needing
+# its own local registration (issue 7, defect 2).
+tern_mp_test(NAME mr_cache SOURCES mr_cache.c RANKS 2 3 CONFIGS net
+  ENV TERN_OFI_MR_LOCAL=1)
 tern_mp_test(NAME progress_thread SOURCES progress_thread.c RANKS 2 CONFIGS net
   ENV TERN_PROGRESS_THREAD=1 TIMEOUT 30)
 tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed

@@ -14,6 +14,7 @@
 #include "xport/registry.h"
 
 typedef struct tn_ofi_op tn_ofi_op_t;
+typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
 
 /* What every rank publishes about its endpoint and registration. */
 #define TN_OFI_NAME_MAX 256
@@ -64,6 +65,7 @@ typedef struct tn_ofi {
     long nops, inflight;
     char *bounce; /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
     struct fid_mr *bounce_mr;
+    tn_ofi_mr_cache_t *mrc; /* registrations of private local buffers (mr_local) */
     pthread_mutex_t lock;
     tn_ofi_fault_t fault;
 } tn_ofi_t;
@@ -96,6 +98,40 @@ void tn_ofi_op_pool_destroy(tn_ofi_t *o);
  * and TERN_OFI_DOMAIN (without opening). */
 /* One line naming the chosen provider and domain of o (ops summary). */
 void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len);
+/* Registrations of private (non-segment) local buffers under FI_MR_LOCAL
+ * (ofi_mr.c). Each has a requested key no other open registration holds
+ * (or the provider's key with FI_MR_PROV_KEY). Up to TN_OFI_MR_ENTRIES
+ * registrations, of whole pages, are shared by the operations in flight on
+ * the buffers they cover (reference counted). With keep_idle they stay
+ * open after the last of those completes, for later operations on the same
+ * buffers, until least-recently-used eviction (a miss with every slot
+ * taken, or more than TN_OFI_MR_IDLE_BYTES kept unused). keep_idle is only
+ * safe where the provider does not itself need the registrations (it does
+ * not pin pages): a buffer freed and allocated again at the same address
+ * would otherwise be served by the old registration of the old pages. A
+ * miss with every slot in use by operations in flight registers for that
+ * operation alone. Open registrations at most: TN_OFI_MR_ENTRIES + one per
+ * operation in flight. */
+#define TN_OFI_MR_ENTRIES    64
+#define TN_OFI_MR_IDLE_BYTES ((size_t)64 << 20)
+int tn_ofi_mr_cache_create(tn_ofi_t *o, int keep_idle);
+/* Closes every registration, in use or not (after the endpoint closed). */
+void tn_ofi_mr_cache_destroy(tn_ofi_t *o);
+/* A registration covering [buf, buf+len) with access (FI_READ for the
+ * local side of a get, FI_WRITE for a put), referenced until
+ * tn_ofi_mr_release. TERN_OK, or the translated fi_mr_reg error (logged). */
+int tn_ofi_mr_acquire(tn_ofi_t *o, const void *buf, size_t len, uint64_t access,
+                      struct fid_mr **out);
+void tn_ofi_mr_release(tn_ofi_t *o, struct fid_mr *mr);
+
+int tn_ofi_thread_start(tn_ofi_t *o, long cpu);
+void tn_ofi_thread_stop(tn_ofi_t *o);
+
+/* For tern-info and the start-up report: the provider, domain and
+ * capabilities that fi_getinfo offers for opts (without opening). */
+int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out);
+/* One line naming the chosen provider and domain of o. */
+void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len);
 
 /* libfabric status to a Tern status (at the transport boundary). */
 int tn_ofi_status(int fi_rc);

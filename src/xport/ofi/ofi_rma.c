@@ -89,7 +89,7 @@ static tn_ofi_op_t *op_take(tn_ofi_t *o)
 static void op_give(tn_ofi_t *o, tn_ofi_op_t *op)
 {
     if (op->tmp_mr)
-        fi_close(&op->tmp_mr->fid);
+        tn_ofi_mr_release(o, op->tmp_mr);
     op->tmp_mr = NULL;
     op->lc = op->rc = NULL;
     op->copy_out = NULL;
@@ -195,7 +195,8 @@ static tn_ofi_op_t *op_wait(tn_ofi_t *o, unsigned flags)
 
 /* Local descriptor for [buf, buf+len) where the provider needs one: the
  * segment's registration, the op's bounce slot for small transfers (data
- * copied in for puts; *bounced set), or a registration made for this op. */
+ * copied in for puts; *bounced set), or a registration of the buffer from
+ * tn_ofi_mr_acquire (released in op_give). */
 static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
                       int is_get, void **desc, const void **use, int *bounced)
 {
@@ -217,18 +218,9 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
         *bounced = 1;
         return TERN_OK;
     }
-    int rc = fi_mr_reg(o->domain, buf, len, is_get ? FI_READ : FI_WRITE, 0, 0, 0,
-                       &op->tmp_mr, NULL);
-    if (rc == 0 && (o->info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
-        rc = fi_mr_bind(op->tmp_mr, &o->ep->fid, 0);
-        if (rc == 0)
-            rc = fi_mr_enable(op->tmp_mr);
-    }
-    if (rc) {
-        tn_error("libfabric fi_mr_reg of a %zu-byte local buffer failed: %s", len,
-                 tn_fi.strerror(-rc));
-        return tn_ofi_status(rc);
-    }
+    int rc = tn_ofi_mr_acquire(o, buf, len, is_get ? FI_READ : FI_WRITE, &op->tmp_mr);
+    if (rc != TERN_OK)
+        return rc;
     *desc = fi_mr_desc(op->tmp_mr);
     return TERN_OK;
 }

@@ -285,6 +285,13 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
                   : o->info->tx_attr->size ? (long)o->info->tx_attr->size
                                            : 256;
         rc = tn_ofi_op_pool_create(o);
+        /* Idle local registrations are kept only where the provider does
+         * not need them itself (TERN_OFI_MR_LOCAL forced the path): one
+         * that pins pages would keep a freed buffer's old pages; its own
+         * cache, which watches for unmapped memory, serves reuse there. */
+        int keep_idle = !(o->info->domain_attr->mr_mode & FI_MR_LOCAL);
+        if (rc == TERN_OK && o->mr_local)
+            rc = tn_ofi_mr_cache_create(o, keep_idle);
     }
     if (rc == TERN_OK)
         rc = exchange(o, boot);
@@ -309,6 +316,7 @@ void tn_ofi_destroy(tn_ofi_t *o)
     if (o->ep)
         fi_close(&o->ep->fid);
     tn_ofi_op_pool_destroy(o);
+    tn_ofi_mr_cache_destroy(o);
     if (o->mr)
         fi_close(&o->mr->fid);
     if (o->av)
