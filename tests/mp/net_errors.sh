@@ -1,6 +1,6 @@
 #!/bin/sh
-# Network transport failures: a provider that does not exist, and a peer
-# that dies in the middle of transfers. Usage: net_errors.sh TERNRUN HELLO PINGPONG
+# Network transport failures: a provider or domain that does not exist, and
+# a peer that dies in the middle of transfers. Usage: net_errors.sh TERNRUN HELLO PINGPONG
 ternrun=$1 hello=$2 pingpong=$3
 fail() { echo "net_errors: FAIL: $*"; exit 1; }
 
@@ -10,6 +10,20 @@ out=$(TERN_SHM=off TERN_OFI_PROVIDER=nonexistent timeout 30 "$ternrun" -n 2 "$he
 echo "$out" | grep -q "provider 'nonexistent' is not available.*set TERN_OFI_PROVIDER to one of: .*tcp" \
   || fail "unknown provider: no clear message listing the providers: $out"
 echo "ok: $(echo "$out" | grep -m1 nonexistent)"
+
+# A domain that does not exist stops start-up with the list of those that
+# do (it used to run on the provider's first interface and exit 0)...
+out=$(TERN_SHM=off TERN_OFI_DOMAIN=nope0 timeout 30 "$ternrun" -n 2 "$hello" 2>&1); rc=$?
+[ $rc -eq 124 ] && fail "unknown domain: job hung"
+[ $rc -eq 0 ] && fail "unknown domain: job succeeded: $out"
+echo "$out" | grep -q "domain 'nope0' is not offered.*set TERN_OFI_DOMAIN to one of: .*lo" \
+  || fail "unknown domain: no clear message listing the domains: $out"
+echo "ok: $(echo "$out" | grep -m1 nope0)"
+# ... and one that exists is the one opened, not the provider's first.
+out=$(TERN_SHM=off TERN_OFI_DOMAIN=lo TERN_VERBOSE=1 timeout 30 "$ternrun" -n 2 "$hello" 2>&1) \
+  || fail "domain lo: job failed: $out"
+echo "$out" | grep -q "ofi: provider .*, domain lo," || fail "domain lo not the one opened: $out"
+echo "ok: $(echo "$out" | grep -m1 'ofi: provider')"
 
 # A rank killed while the other is in the middle of put/flag exchanges
 # over the network: the job ends within seconds and names it.

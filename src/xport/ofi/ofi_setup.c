@@ -59,61 +59,98 @@ static struct fi_info *make_hints(const tn_ofi_opts_t *opts, int want_msg_atomic
     return h;
 }
 
-/* Names of the providers that offer RDM endpoints with RMA here. */
-static void list_providers(char *buf, size_t len)
+/* Whether name is one of the ", "-separated names in list. */
+static int listed(const char *list, const char *name)
 {
-    tn_ofi_opts_t any = {0};
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strstr(p, ", ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        if (!end)
+            break;
+        p = end + 2;
+    }
+    return 0;
+}
+
+/* The distinct provider names (domain names with domains set) that offer
+ * RDM endpoints with RMA here, of provider only if it is not empty,
+ * ", "-separated into buf ("(none)" for none). Returns how many. */
+static int list_names(const char *provider, int domains, char *buf, size_t len)
+{
+    tn_ofi_opts_t any = {.provider = provider};
     struct fi_info *h = make_hints(&any, 0), *info = NULL;
+    int count = 0;
     buf[0] = '\0';
     if (h && tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info) == 0) {
         size_t used = 0;
         for (struct fi_info *i = info; i; i = i->next) {
-            const char *p = i->fabric_attr->prov_name;
-            if (strstr(buf, p))
+            const char *p = domains ? i->domain_attr->name : i->fabric_attr->prov_name;
+            if (!p || listed(buf, p))
                 continue;
             int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
             if (w < 0 || (size_t)w >= len - used)
                 break;
             used += (size_t)w;
+            count++;
         }
     }
     tn_fi.freeinfo(info);
     tn_fi.freeinfo(h);
     if (!buf[0])
         snprintf(buf, len, "(none)");
+    return count;
 }
 
+/* The best fi_info for opts: with messages and atomics if a provider has
+ * them (for the AM and atomics work), else RMA alone; on the domain asked
+ * for. The domain is matched here, not only hinted: libfabric 1.17's tcp,
+ * udp, sockets and net providers ignore the hints' domain name and would
+ * open their first interface instead. */
 static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out)
 {
-    struct fi_info *h = make_hints(opts, 1), *info = NULL;
-    if (!h)
-        return TERN_ERR_NOMEM;
-    int rc = tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info);
-    if (rc == -FI_ENODATA) { /* no provider with messages and atomics too */
+    const char *dom = opts->domain && *opts->domain ? opts->domain : NULL;
+    int rc = -FI_ENODATA;
+    for (int want = 1; want >= 0 && rc == -FI_ENODATA; want--) {
+        struct fi_info *h = make_hints(opts, want), *info = NULL, *i;
+        if (!h)
+            return TERN_ERR_NOMEM;
+        rc = tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info);
         tn_fi.freeinfo(h);
-        h = make_hints(opts, 0);
-        rc = h ? tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info) : -FI_ENOMEM;
+        for (i = rc == 0 ? info : NULL; i; i = i->next)
+            if (!dom || (i->domain_attr->name && strcmp(i->domain_attr->name, dom) == 0))
+                break;
+        if (i) {
+            *out = tn_fi.dupinfo(i); /* this one (the best) only */
+            tn_fi.freeinfo(info);
+            return *out ? TERN_OK : TERN_ERR_NOMEM;
+        }
+        tn_fi.freeinfo(info);
+        if (rc == 0)
+            rc = -FI_ENODATA; /* offered, but not on that domain */
     }
-    tn_fi.freeinfo(h);
-    if (rc != 0) {
-        char avail[512];
-        list_providers(avail, sizeof(avail));
-        if (opts->provider && *opts->provider)
-            tn_error(
-                "libfabric provider '%s'%s%s%s is not available for RDM RMA "
-                "here (%s): set TERN_OFI_PROVIDER to one of: %s",
-                opts->provider, opts->domain && *opts->domain ? " with domain '" : "",
-                opts->domain && *opts->domain ? opts->domain : "",
-                opts->domain && *opts->domain ? "'" : "", tn_fi.strerror(-rc), avail);
-        else
-            tn_error("no libfabric provider offers RDM endpoints with RMA (%s); "
-                     "providers seen: %s",
-                     tn_fi.strerror(-rc), avail);
+    char avail[512];
+    const char *prov = opts->provider && *opts->provider ? opts->provider : NULL;
+    if (dom && list_names(prov, 1, avail, sizeof(avail)) > 0) {
+        tn_error("libfabric domain '%s' is not offered%s%s%s for RDM RMA here: set "
+                 "TERN_OFI_DOMAIN to one of: %s (or leave it empty for the %s first)",
+                 dom, prov ? " by provider '" : "", prov ? prov : "", prov ? "'" : "",
+                 avail, prov ? "provider's" : "best provider's");
         return TERN_ERR_CONFIG;
     }
-    *out = tn_fi.dupinfo(info); /* keep the first (best) only */
-    tn_fi.freeinfo(info);
-    return *out ? TERN_OK : TERN_ERR_NOMEM;
+    list_names(NULL, 0, avail, sizeof(avail));
+    if (prov)
+        tn_error("libfabric provider '%s'%s%s%s is not available for RDM RMA "
+                 "here (%s): set TERN_OFI_PROVIDER to one of: %s",
+                 prov, dom ? " with domain '" : "", dom ? dom : "", dom ? "'" : "",
+                 tn_fi.strerror(-rc), avail);
+    else
+        tn_error("no libfabric provider offers RDM endpoints with RMA (%s); "
+                 "providers seen: %s",
+                 tn_fi.strerror(-rc), avail);
+    return TERN_ERR_CONFIG;
 }
 
 /* Logs a failed libfabric call with what it means for the user. */
