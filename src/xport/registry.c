@@ -11,12 +11,12 @@
 
 static const tn_xport_entry_t entries[] = {
     {"self", "this rank itself: a put or get is a memcpy", TN_REACH_SELF,
-     TN_CREATE_ALWAYS, tn_self_create, NULL},
+     TN_CREATE_ALWAYS, tn_self_create, NULL, NULL},
     {"shm", "ranks on this node: segments are cross-mapped, a put is a copy",
-     TN_REACH_NODE, TN_CREATE_ALWAYS, tn_shm_create, NULL},
+     TN_REACH_NODE, TN_CREATE_ALWAYS, tn_shm_create, NULL, NULL},
 #ifdef TERN_HAVE_OFI
     {"ofi", "ranks on other nodes: libfabric RDM endpoints", TN_REACH_NET,
-     TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe},
+     TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe, tn_ofi_prefetch},
 #endif
 };
 
@@ -36,6 +36,13 @@ const tn_xport_entry_t *tn_xport_find(const char *name)
         if (strcmp(entries[i].name, name) == 0)
             return &entries[i];
     return NULL;
+}
+
+void tn_xport_prepare(unsigned reach)
+{
+    for (size_t i = 0; i < TN_ARRAY_LEN(entries); i++)
+        if ((entries[i].reach & reach) && entries[i].prepare)
+            entries[i].prepare();
 }
 
 /* ---- stubs ---------------------------------------------------------------- */

@@ -47,7 +47,14 @@ typedef struct tn_xport_entry {
     /* For tern-info: what it would open here with the current TERN_*
      * values, without opening anything; NULL when there is nothing to say. */
     int (*describe)(FILE *out);
+    /* Start what needs no job yet (loading a library) as soon as core knows
+     * the transport will be created, to overlap segment creation; create
+     * waits for it. NULL: nothing to start. */
+    void (*prepare)(void);
 } tn_xport_entry_t;
+
+/* Calls prepare of every entry that serves a peer class in reach. */
+void tn_xport_prepare(unsigned reach);
 
 /* The built-in transports in order of preference, and their number. */
 size_t tn_xport_count(void);
@@ -60,5 +67,6 @@ int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_ofi_describe(FILE *out);
+void tn_ofi_prefetch(void);
 
 #endif

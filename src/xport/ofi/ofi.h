@@ -98,6 +98,7 @@ void tn_ofi_op_pool_destroy(tn_ofi_t *o);
  * and TERN_OFI_DOMAIN (without opening). */
 /* One line naming the chosen provider and domain of o (ops summary). */
 void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len);
+
 /* Registrations of private (non-segment) local buffers under FI_MR_LOCAL
  * (ofi_mr.c). Each has a requested key no other open registration holds
  * (or the provider's key with FI_MR_PROV_KEY). Up to TN_OFI_MR_ENTRIES
@@ -124,14 +125,17 @@ int tn_ofi_mr_acquire(tn_ofi_t *o, const void *buf, size_t len, uint64_t access,
                       struct fid_mr **out);
 void tn_ofi_mr_release(tn_ofi_t *o, struct fid_mr *mr);
 
-int tn_ofi_thread_start(tn_ofi_t *o, long cpu);
-void tn_ofi_thread_stop(tn_ofi_t *o);
-
-/* For tern-info and the start-up report: the provider, domain and
- * capabilities that fi_getinfo offers for opts (without opening). */
-int tn_ofi_describe(const tn_ofi_opts_t *opts, FILE *out);
-/* One line naming the chosen provider and domain of o. */
-void tn_ofi_summary(const tn_ofi_t *o, char *buf, size_t len);
+/* Starts loading libfabric (tn_fi_load) and a first fi_getinfo on a
+ * detached thread, once, so that their fixed cost overlaps other start-up
+ * work (the segment's creation and fault-in): Debian 12's
+ * libfabric 1.17 takes 0.3-0.5 s per process there (PSM libraries
+ * calibrating a timer in their constructors, the verbs provider scanning
+ * /proc/kallsyms twice; docs/design/network-transport.md). */
+void tn_ofi_prefetch(void);
+/* Returns when the thread tn_ofi_prefetch started (if any) has finished;
+ * tn_ofi_create calls it first, so the job's own fi_getinfo is not slowed
+ * by the thread's, and nothing of it outlives start-up. */
+void tn_ofi_prefetch_wait(void);
 
 /* libfabric status to a Tern status (at the transport boundary). */
 int tn_ofi_status(int fi_rc);

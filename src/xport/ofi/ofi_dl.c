@@ -4,10 +4,13 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <tern/status.h>
 
 #include "base/log.h"
+#include "xport/ofi/ofi.h"
 
 tn_fi_api_t tn_fi;
 static int load_status = 1; /* 1: not tried */
@@ -56,4 +59,71 @@ int tn_fi_load(void)
     int rc = load_status;
     pthread_mutex_unlock(&load_lock);
     return rc;
+}
+
+/* The prefetch thread's state: 0 never started, 1 running, 2 done. */
+static int pf_state;
+static pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pf_cond = PTHREAD_COND_INITIALIZER;
+
+static void prefetch_done(void)
+{
+    pthread_mutex_lock(&pf_lock);
+    pf_state = 2;
+    pthread_cond_broadcast(&pf_cond);
+    pthread_mutex_unlock(&pf_lock);
+}
+
+/* Loads libfabric and has its providers initialized (the first
+ * fi_getinfo does that); see tn_ofi_prefetch. */
+static void *prefetch(void *arg)
+{
+    (void)arg;
+    /* On failure tn_ofi_create meets the same status, already logged. */
+    if (tn_fi_load() == TERN_OK) {
+        struct fi_info *h = tn_fi_allocinfo(), *info = NULL;
+        if (h) {
+            h->ep_attr->type = FI_EP_RDM;
+            h->caps = FI_RMA;
+            if (tn_fi.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, h, &info) == 0)
+                tn_fi.freeinfo(info);
+            tn_fi.freeinfo(h);
+        }
+    }
+    prefetch_done();
+    return NULL;
+}
+
+void tn_ofi_prefetch_wait(void)
+{
+    pthread_mutex_lock(&pf_lock);
+    while (pf_state == 1)
+        pthread_cond_wait(&pf_cond, &pf_lock);
+    pthread_mutex_unlock(&pf_lock);
+}
+
+void tn_ofi_prefetch(void)
+{
+    pthread_mutex_lock(&pf_lock);
+    int state = pf_state;
+    if (state == 0)
+        pf_state = 1;
+    pthread_mutex_unlock(&pf_lock);
+    if (state != 0)
+        return;
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, prefetch, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        tn_debug("ofi: no thread to load libfabric ahead (%s); loading it when needed",
+                 strerror(rc));
+        prefetch_done();
+        return;
+    }
+    /* A job that exits before tn_ofi_create (start-up failed) must not
+     * run libfabric's destructor under the thread. */
+    atexit(tn_ofi_prefetch_wait);
 }

@@ -249,6 +249,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
 
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
+    tn_ofi_prefetch_wait();
     tn_ofi_opts_t o = {
         .provider = tn_cfg.ofi_provider,
         .domain = tn_cfg.ofi_domain,
