@@ -167,7 +167,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_wait_policy.oversubscribed = node_oversubscribed();
     /* A transport's fixed start-up cost (loading libfabric) overlaps the
      * segment's creation. */
-    tn_xport_prepare(TN_REACH_SELF | TN_REACH_NODE | (tn_core.nnodes > 1 ? TN_REACH_NET : 0));
+    tn_xport_prepare(TN_REACH_SELF | TN_REACH_NODE |
+                     (tn_core.nnodes > 1 ? TN_REACH_NET : 0));
     double t_boot = tn_time_s();
 
     /* Every claim on the control area is made here, before the segment
