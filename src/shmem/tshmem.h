@@ -1,0 +1,125 @@
+/* libtshmem internals: the state every OpenSHMEM call reads, symmetric
+ * address translation, context handles and the error paths. The layer
+ * uses only Tern's public API (tern.h). */
+#ifndef TSHMEM_H
+#define TSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <shmem.h>
+#include <tern.h>
+
+#define TSHMEM_LIKELY(x)    __builtin_expect(!!(x), 1)
+#define TSHMEM_UNLIKELY(x)  __builtin_expect(!!(x), 0)
+#define TSHMEM_NOINLINE     __attribute__((noinline, cold))
+#define TSHMEM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* A context: the Tern context its operations are counted in, and the
+ * options it was created with. Handles are addresses of these objects:
+ * the default context (tshmem_ctx_default_) or a slot of the table in
+ * ctx.c, so a destroyed one is recognized by its magic. */
+#define TSHMEM_CTX_LIVE 0x6374786cu
+#define TSHMEM_CTX_DEAD 0x64656164u
+struct tshmem_ctx_s {
+    uint32_t magic;  /* TSHMEM_CTX_LIVE while usable */
+    tern_ctx_t tctx; /* where its nbi operations are counted */
+    long options;    /* SHMEM_CTX_* given at creation */
+};
+
+/* Library state. The first fields are what every RMA call reads; they are
+ * written at initialization only. */
+typedef struct tshmem_state {
+    /* read by every call */
+    uint32_t npes;                    /* 0 when not initialized */
+    int debug;                        /* SHMEM_DEBUG: argument checks and messages */
+    uintptr_t heap_base;              /* this PE's symmetric heap (its Tern segment) */
+    size_t heap_size;                 /* bytes */
+    const uintptr_t *peer_base;       /* heap base of every PE, as that PE sees it */
+    const unsigned char *peer_mapped; /* 1: plain loads and stores reach the PE */
+    int put_local; /* blocking puts to network PEs wait for local completion only */
+
+    /* setup */
+    int mype;
+    int init_count;     /* inits not yet matched by a finalize: >0 initialized */
+    int ever_finalized; /* the last finalize returned at least once */
+    int tern_up;        /* tern_init done (kept until process exit) */
+    int start_pes;      /* initialized by start_pes: finalize implicitly at exit */
+    int thread_level;   /* provided */
+    char host[64];
+} tshmem_state_t;
+
+extern tshmem_state_t tshmem_g;
+
+/* ---- messages ---------------------------------------------------------------- */
+
+/* "shmem[PE@host] error: " + message on stderr. */
+TSHMEM_PRINTF(1, 2) void tshmem_error(const char *fmt, ...);
+/* The same as a debug note (only printed with SHMEM_DEBUG). */
+TSHMEM_PRINTF(1, 2) void tshmem_debug_note(const char *fmt, ...);
+/* Print the message, then end the whole job with status 1. */
+TSHMEM_PRINTF(1, 2) TSHMEM_NORETURN void tshmem_fatal(const char *fmt, ...);
+
+/* ---- contexts ---------------------------------------------------------------- */
+
+/* Context handle failed its check: NULL, destroyed, or not a context. */
+TSHMEM_NOINLINE TSHMEM_NORETURN void tshmem_ctx_fail(const char *call, shmem_ctx_t ctx);
+/* With SHMEM_DEBUG: ctx must be the default context or one of the table. */
+void tshmem_ctx_debug_check(const char *call, shmem_ctx_t ctx);
+
+/* Tern context of a live handle. Cost: one load and a compare. */
+static inline tern_ctx_t tshmem_tctx(shmem_ctx_t ctx, const char *call)
+{
+    if (TSHMEM_UNLIKELY(tshmem_g.debug))
+        tshmem_ctx_debug_check(call, ctx);
+    if (TSHMEM_UNLIKELY(!ctx || ctx->magic != TSHMEM_CTX_LIVE))
+        tshmem_ctx_fail(call, ctx);
+    return ctx->tctx;
+}
+
+/* Quiet of a context, shared by shmem_ctx_quiet, barrier_all and the
+ * memory routines. */
+void tshmem_ctx_quiet_(shmem_ctx_t ctx, const char *call);
+/* Default context set-up and teardown (ctx.c), called by init/finalize. */
+int tshmem_ctx_init(void);
+void tshmem_ctx_fini(void);
+void tshmem_alloc_fini(void);
+
+/* ---- symmetric addresses --------------------------------------------------------- */
+
+/* A bad PE, or an RMA call before shmem_init: says so and ends the job. */
+TSHMEM_NOINLINE TSHMEM_NORETURN void tshmem_bad_pe(const char *call, int pe);
+/* A Tern error from a transfer: names the symmetric address and PE. */
+TSHMEM_NOINLINE TSHMEM_NORETURN void tshmem_rma_fail(const char *call, int status, int pe,
+                                                     const void *sym, size_t n);
+/* Debug checks of a transfer's symmetric range and local buffer. */
+void tshmem_rma_debug_check(const char *call, int pe, const void *sym, const void *local,
+                            size_t n);
+
+/* Address on pe of the symmetric object at sym in this PE's heap: the same
+ * offset from pe's heap base. pe must be valid. */
+static inline void *tshmem_remote(int pe, const void *sym)
+{
+    return (void *)(tshmem_g.peer_base[pe] + ((uintptr_t)sym - tshmem_g.heap_base));
+}
+
+/* Checks pe and the byte count of nelems elements of size es, and returns
+ * the byte count. */
+static inline size_t tshmem_rma_args(const char *call, int pe, size_t nelems, size_t es)
+{
+    size_t n;
+    if (TSHMEM_UNLIKELY((unsigned)pe >= tshmem_g.npes))
+        tshmem_bad_pe(call, pe);
+    if (TSHMEM_UNLIKELY(__builtin_mul_overflow(nelems, es, &n)))
+        tshmem_fatal("%s: %zu elements of %zu bytes overflow the address space", call,
+                     nelems, es);
+    return n;
+}
+
+/* ---- waiting ---------------------------------------------------------------- */
+
+/* One step of a wait after iter unsuccessful checks: drives Tern's
+ * progress now and then and yields the CPU after a while. */
+void tshmem_wait_step(uint64_t iter);
+
+#endif

@@ -1,0 +1,54 @@
+/* Helpers of the OpenSHMEM tests: checks that name the PE (a failed check
+ * exits the PE with 1, so oshrun fails the whole job) and test patterns. */
+#ifndef SHMEM_TEST_H
+#define SHMEM_TEST_H
+
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__, \
+                    __LINE__, #cond);                                                    \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fputc('\n', stderr);                                                         \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+/* Deterministic pattern byte for (pe, index, salt). */
+static inline unsigned char pat(int pe, size_t i, unsigned salt)
+{
+    return (unsigned char)((pe * 131u + i * 7u + salt * 31u + (i >> 8)) & 0xff);
+}
+
+static inline void fill(void *buf, size_t n, int pe, unsigned salt)
+{
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)buf)[i] = pat(pe, i, salt);
+}
+
+/* Index of the first byte of buf that differs from the pattern, or -1. */
+static inline long mismatch(const void *buf, size_t n, int pe, unsigned salt)
+{
+    for (size_t i = 0; i < n; i++)
+        if (((const unsigned char *)buf)[i] != pat(pe, i, salt))
+            return (long)i;
+    return -1;
+}
+
+/* Barrier, a PASS line from PE 0, finalize. */
+static inline int finish(const char *name)
+{
+    shmem_barrier_all();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_finalize();
+    if (me == 0)
+        printf("%s: PASS on %d PEs\n", name, n);
+    return 0;
+}
+
+#endif
