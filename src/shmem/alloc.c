@@ -158,7 +158,16 @@ static void *sym_alloc(size_t size, size_t align, long hints, const char *call)
     size_t total;
     void *base = NULL;
     int rc = __builtin_add_overflow(size, extra, &total) ? TERN_ERR_NOMEM : TERN_OK;
+    /* The barrier before tern_alloc_sym is a workaround: Tern's
+     * allocation exchange waits on the launcher's socket without driving
+     * the network, so a peer's get from this PE, issued before the peer
+     * called shmem_malloc too, would never complete (with manual-progress
+     * providers the target serves it). The barrier drives progress until
+     * every PE has got here, and so past its earlier operations. */
     tshmem_ctx_quiet_(SHMEM_CTX_DEFAULT, call);
+    int brc = tern_barrier();
+    if (brc != TERN_OK)
+        tshmem_fatal("%s: barrier failed: %s", call, tern_strerror(brc));
     if (rc == TERN_OK)
         rc = tern_alloc_sym(total, &base);
     if (rc != TERN_OK) {
