@@ -74,7 +74,10 @@ static inline tern_status_t tern_init(int *argc, char ***argv, int thread_level)
 TERN_API tern_status_t tern_finalize(void);
 
 /* Ends the whole job at once: prints msg (may be NULL) naming this rank and
- * host, and every other rank is stopped by the launcher. Does not return. */
+ * host, and every other rank is stopped by the launcher. exit_code is the
+ * job's exit status, 0 included under ternrun and without a launcher (PMIx
+ * launchers get 1 for 0: some do not end a job for status 0). Does not
+ * return. */
 TERN_API void tern_abort(int exit_code, const char *msg);
 
 TERN_API int tern_initialized(void);  /* 1 between tern_init and tern_finalize */

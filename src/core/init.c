@@ -273,8 +273,10 @@ tern_status_t tern_finalize(void)
 
 void tern_abort(int exit_code, const char *msg)
 {
+    /* 0 is passed on: the job ends with status 0 where the launcher allows
+     * it (ternrun, no launcher; OpenSHMEM's shmem_global_exit(0)). */
     if (tn_core.boot)
-        tn_core.boot->ops->abort(tn_core.boot, exit_code ? exit_code : 1, msg);
+        tn_core.boot->ops->abort(tn_core.boot, exit_code, msg);
     tn_fatal(exit_code ? exit_code : 1, "job aborted: %s", msg ? msg : "(no message)");
 }
 
