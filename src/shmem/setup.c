@@ -377,8 +377,11 @@ static void at_exit(void)
         tshmem_g.init_count = 0;
     }
     if (tshmem_g.init_count > 0) {
+        /* Also seen when a signal handler calls exit() as the job is ended
+         * (libinfinipath's, loaded with libfabric, does for SIGTERM). */
         tshmem_error("exiting while OpenSHMEM is initialized: every shmem_init needs a "
-                     "matching shmem_finalize before the program ends");
+                     "matching shmem_finalize before the program ends (or the job is "
+                     "being ended)");
         return;
     }
     tshmem_g.tern_up = 0;

@@ -1,0 +1,105 @@
+/* Bad input, one case per run (bad_cases.sh checks the exit status and
+ * the message): contexts used after destroy, invalid contexts, addresses
+ * that are not symmetric, bad PEs, calls outside init/finalize, a heap
+ * request beyond the heap, shmem_global_exit while others wait, a program
+ * that forgets shmem_finalize, a bad comparison, bad frees and alignments.
+ *   bad CASE */
+#include <stdint.h>
+#include <tern.h>
+
+#include "shmem_test.h"
+
+static int me, n;
+
+static void start(void)
+{
+    shmem_init();
+    me = shmem_my_pe();
+    n = shmem_n_pes();
+}
+
+int main(int argc, char **argv)
+{
+    CHECK(argc == 2, "usage: bad CASE");
+    const char *c = argv[1];
+    long local[4] = {0};
+
+    if (strcmp(c, "before_init") == 0) {
+        shmem_putmem(local, local, 8, 0);
+        return 0; /* not reached */
+    }
+    start();
+    long *x = shmem_malloc(64 * sizeof(long));
+    CHECK(x != NULL, "shmem_malloc");
+    int right = (me + 1) % n;
+
+    if (strcmp(c, "ctx_destroyed") == 0) {
+        shmem_ctx_t ctx;
+        CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
+        shmem_ctx_long_p(ctx, x, 1, right);
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_long_p(ctx, x, 2, right); /* used after destroy */
+    } else if (strcmp(c, "ctx_destroyed_quiet") == 0) {
+        shmem_ctx_t ctx;
+        CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create");
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_quiet(ctx);
+    } else if (strcmp(c, "ctx_invalid") == 0) {
+        shmem_ctx_putmem(SHMEM_CTX_INVALID, x, local, 8, right);
+    } else if (strcmp(c, "ctx_garbage") == 0) { /* with SHMEM_DEBUG=1 */
+        shmem_ctx_putmem((shmem_ctx_t)(uintptr_t)local, x, local, 8, right);
+    } else if (strcmp(c, "nonsym_put") == 0) {
+        shmem_long_put(local, x, 4, right); /* dest on the stack */
+    } else if (strcmp(c, "nonsym_get") == 0) {
+        shmem_long_get(x, local, 4, right); /* source on the stack */
+    } else if (strcmp(c, "nonsym_iput") == 0) {
+        shmem_long_iput(local, x, 2, 1, 2, right);
+    } else if (strcmp(c, "past_end") == 0) {
+        void *base;
+        size_t size;
+        CHECK(tern_segment_query(me, &base, &size) == TERN_OK, "segment query");
+        shmem_putmem((char *)base + size - 8, local, 32, right);
+    } else if (strcmp(c, "bad_pe") == 0) {
+        shmem_long_p(x, 1, n);
+    } else if (strcmp(c, "negative_pe") == 0) {
+        shmem_long_get(local, x, 1, -1);
+    } else if (strcmp(c, "after_finalize") == 0) {
+        shmem_free(x);
+        shmem_finalize();
+        shmem_putmem(local, local, 8, 0);
+    } else if (strcmp(c, "malloc_big") == 0) { /* NULL, and the program goes on */
+        CHECK(shmem_malloc((size_t)1 << 50) == NULL, "a petabyte was allocated");
+        CHECK(shmem_align(64, (size_t)1 << 50) == NULL, "a petabyte was aligned");
+        long *y = shmem_malloc(64);
+        CHECK(y != NULL, "the heap is unusable after a failed allocation");
+        shmem_long_p(y, me, right);
+        shmem_free(y);
+    } else if (strcmp(c, "global_exit") == 0 || strcmp(c, "global_exit0") == 0) {
+        int status = strcmp(c, "global_exit") == 0 ? 7 : 0;
+        if (me == n - 1) {
+            printf("PE %d calls shmem_global_exit(%d)\n", me, status);
+            shmem_global_exit(status);
+        }
+        shmem_barrier_all(); /* the others wait here forever */
+        shmem_barrier_all();
+        CHECK(0, "a barrier passed without PE %d", n - 1);
+    } else if (strcmp(c, "no_finalize") == 0) {
+        shmem_barrier_all();
+        return 0; /* without shmem_finalize */
+    } else if (strcmp(c, "bad_cmp") == 0) {
+        shmem_long_wait_until(x, 42, 0);
+    } else if (strcmp(c, "bad_free") == 0) { /* reported, ignored, nothing hangs */
+        shmem_free(local);
+        shmem_free(x + 1);
+        long *y = shmem_malloc(64);
+        CHECK(y != NULL, "shmem_malloc after a bad free");
+        shmem_free(y);
+    } else if (strcmp(c, "bad_align") == 0) {
+        CHECK(shmem_align(3, 64) == NULL, "alignment 3 accepted");
+        CHECK(shmem_align(4, 64) == NULL, "alignment 4 accepted");
+    } else {
+        CHECK(0, "unknown case %s", c);
+    }
+    shmem_free(x);
+    return finish(c);
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# Bad input: runs one case of the program `bad` through oshrun and checks
+# the job's exit status, that a message names the problem, and that nothing
+# hangs (a bounded time).
+#   bad_cases.sh CASE CONFIG NPES OSHRUN BAD_PROGRAM
+case_name=$1 cfg=$2 np=$3 OSHRUN=$4 PROG=$5
+here=$(dirname "$0")
+out=$(mktemp "${TMPDIR:-/tmp}/shmem_bad.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT
+fail() {
+    echo "FAIL ($case_name, $cfg, $np PEs): $*" >&2
+    echo "--- output:" >&2
+    head -c 4000 "$out" >&2
+    exit 1
+}
+# run [VAR=value ...]: the case, bounded; sets rc and secs
+run() {
+    t0=$(date +%s)
+    env "$@" timeout -k 2 30 sh "$here/../mp/run_config.sh" "$cfg" "$OSHRUN" -np "$np" \
+        "$PROG" "$case_name" >"$out" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - t0))
+    [ $rc -eq 124 ] && fail "hung (stopped after 30 s)"
+    return 0
+}
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"; }
+expect_fail() { [ "$rc" -ne 0 ] || fail "exit status 0, expected a failure"; }
+expect_msg() { grep -Eq -- "$1" "$out" || fail "no line matching: $1"; }
+expect_no_msg() { grep -Eq -- "$1" "$out" && fail "unexpected line matching: $1"; return 0; }
+# A fatal error names the PE and host (through tern_abort) and ends the job.
+expect_fatal() {
+    expect_fail
+    expect_msg "$1"
+    expect_msg '^ternrun: rank [0-9]+ \(pid [0-9]+\) (aborted the job|exited)'
+}
+
+case $case_name in
+before_init)
+    run SHMEM_DEBUG=0
+    expect_fatal 'shmem_putmem: called before shmem_init' ;;
+after_finalize)
+    run
+    expect_fatal 'shmem_putmem: called after the last shmem_finalize' ;;
+ctx_destroyed)
+    run
+    expect_fatal 'shmem_ctx_long_p: context 0x[0-9a-f]+ was destroyed by shmem_ctx_destroy'
+    run SHMEM_DEBUG=1
+    expect_fatal 'shmem_ctx_long_p: context 0x[0-9a-f]+ was destroyed by shmem_ctx_destroy' ;;
+ctx_destroyed_quiet)
+    run
+    expect_fatal 'shmem_ctx_quiet: context 0x[0-9a-f]+ was destroyed' ;;
+ctx_invalid)
+    run
+    expect_fatal 'shmem_ctx_putmem: the context is SHMEM_CTX_INVALID' ;;
+ctx_garbage)
+    run SHMEM_DEBUG=1
+    expect_fatal 'shmem_ctx_putmem: 0x[0-9a-f]+ is not a context' ;;
+nonsym_put)
+    run
+    expect_fatal 'shmem_long_put: 0x[0-9a-f]+ is not a symmetric address: it is outside the symmetric heap' ;;
+nonsym_get)
+    run
+    expect_fatal 'shmem_long_get: 0x[0-9a-f]+ is not a symmetric address' ;;
+nonsym_iput)
+    run
+    expect_fatal 'shmem_long_iput: 0x[0-9a-f]+ is not a symmetric address' ;;
+past_end)
+    run
+    expect_fatal 'shmem_putmem: \[0x[0-9a-f]+, 0x[0-9a-f]+\) \(32 bytes to or from PE [0-9]+\) runs past the end of the symmetric heap'
+    run SHMEM_DEBUG=1
+    expect_fatal 'runs past the end of the symmetric heap' ;;
+bad_pe)
+    run
+    expect_fatal "shmem_long_p: PE $np is not a PE of this program: PEs are 0 \\.\\. $((np - 1))" ;;
+negative_pe)
+    run
+    expect_fatal 'shmem_long_get: PE -1 is not a PE of this program' ;;
+malloc_big)
+    run SHMEM_DEBUG=1
+    expect_rc 0
+    expect_msg '^malloc_big: PASS'
+    expect_msg 'shmem_malloc: 1125899906842624 bytes do not fit in the symmetric heap .*raise SHMEM_SYMMETRIC_SIZE'
+    run
+    expect_rc 0
+    expect_no_msg 'raise SHMEM_SYMMETRIC_SIZE' ;; # the shmem note is a debug one
+global_exit)
+    run
+    expect_rc 7
+    expect_msg "shmem_global_exit\\(7\\) called on PE $((np - 1))"
+    [ $secs -le 10 ] || fail "took $secs s" ;;
+global_exit0)
+    run
+    expect_rc 0
+    expect_msg "PE $((np - 1)) calls shmem_global_exit\\(0\\)"
+    expect_no_msg 'a barrier passed'
+    [ $secs -le 10 ] || fail "took $secs s" ;;
+no_finalize)
+    run
+    expect_fail
+    expect_msg 'exiting while OpenSHMEM is initialized: every shmem_init needs a matching shmem_finalize'
+    [ $secs -le 10 ] || fail "took $secs s" ;;
+bad_cmp)
+    run
+    expect_fatal 'shmem_long_wait_until: comparison 42 is not one of SHMEM_CMP_EQ' ;;
+bad_free)
+    run
+    expect_rc 0
+    expect_msg 'shmem_free: 0x[0-9a-f]+ was not returned by shmem_malloc.*; ignored' ;;
+bad_align)
+    run
+    expect_rc 0
+    expect_msg 'shmem_align: alignment 3 is not a power of two multiple of sizeof\(void \*\)' ;;
+*) echo "unknown case $case_name" >&2; exit 1 ;;
+esac
+echo "shmem bad input $case_name ($cfg, $np PEs): PASS"
