@@ -252,10 +252,12 @@ static void test_mem(unsigned char *sym, size_t cap)
             unsigned s = salt++;
             fill(src, len, me, s);
             clear(sym, len + 8);
-            if (w)
+            if (w) {
                 shmem_ctx_putmem(ctx, sym + off, src, len, right);
-            else
+                shmem_ctx_quiet(ctx);
+            } else {
                 shmem_putmem(sym + off, src, len, right);
+            }
             shmem_barrier_all();
             for (size_t i = 0; i < off; i++)
                 CHECK(sym[i] == SENTINEL, "putmem %zu: byte %zu before the range", len,
@@ -382,8 +384,13 @@ int main(void)
                     rounds[k](r, phase, sym + (size_t)k * REGION, w,
                               (unsigned)(k * 16 + r * 2 + w));
                 if (phase == 0) {
-                    if (r == R_NBI)
-                        w ? shmem_ctx_quiet(ctx) : shmem_quiet();
+                    /* shmem_barrier_all completes the default context only:
+                     * a created context's puts (blocking ones are only
+                     * locally complete) need its own quiet. */
+                    if (w)
+                        shmem_ctx_quiet(ctx);
+                    else if (r == R_NBI)
+                        shmem_quiet();
                     shmem_barrier_all();
                 }
             }
