@@ -2,6 +2,7 @@
  * (run with a small TERN_OFI_TX_DEPTH): nothing is lost, and with
  * TERN_FLAG_IMMEDIATE the call says TERN_ERR_AGAIN instead of stalling. */
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_util.h"
 
@@ -44,12 +45,27 @@ int main(int argc, char **argv)
                 MP_CHECK(zone[(size_t)half * COUNT * LEN + (size_t)i * LEN + k] ==
                              (char)mp_pattern(from, (size_t)(i * LEN + k), 1),
                          "half %d put %d byte %d lost", half, i, k);
-    /* Across nodes with a small queue, IMMEDIATE must have pushed back;
-     * on shared memory there is nothing to exhaust. */
+    /* Across nodes with a small queue, IMMEDIATE must push back. A refusal
+     * polls once first, so while the peer makes progress the queue may
+     * always drain in time; with the peer asleep outside Tern (nothing
+     * acknowledges the writes) the queue stays full and the call must say
+     * TERN_ERR_AGAIN within a few calls. */
     const char *depth = getenv("TERN_OFI_TX_DEPTH");
-    if (tern_node_of(peer) != tern_node_of(me) && depth && atoi(depth) <= 16)
-        MP_CHECK(again > 0, "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s",
-                 depth);
+    if (tern_node_of(peer) != tern_node_of(me) && depth && atoi(depth) <= 16) {
+        long refused = 0;
+        if (me % 2 == 1) {
+            usleep(300000); /* rank 0 floods meanwhile */
+        } else if (me + 1 < n) {
+            for (int i = 0; i < 64 && refused == 0; i++)
+                refused = tern_put_nbi(peer, rzone + (size_t)(i % COUNT) * LEN, src[i],
+                                       LEN, TERN_FLAG_IMMEDIATE) == TERN_ERR_AGAIN;
+            MP_CHECK(refused,
+                     "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s "
+                     "and a peer that makes no progress",
+                     depth);
+        }
+        MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));
+    }
     if (me == 0)
         printf("flood: %ld TERN_ERR_AGAIN answers\n", again);
     return mp_finish("flood");
