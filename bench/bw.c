@@ -111,10 +111,12 @@ void tb_bw_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, size
     long windows = msgs / c.window;
     if (windows < 1)
         windows = 1;
+    tb_loop_fn tern = get ? get_tern : put_tern;
+    tb_loop_fn raw = c.mapped ? (get ? get_raw : put_raw) : NULL;
+    windows = tb_ops_bounded(o, tern, &c, windows, raw ? 2 : 1, 0);
 
-    tb_measure_pair(o, get ? get_tern : put_tern,
-                    c.mapped ? (get ? get_raw : put_raw) : NULL, &c, windows,
-                    TB_UNIT_MBPS, (double)n * c.window, 0, &row->tern, &row->raw);
+    tb_measure_pair(o, tern, raw, &c, windows, TB_UNIT_MBPS, (double)n * c.window, 0,
+                    &row->tern, &row->raw);
     if (c.rc != TERN_OK)
         tb_die("%s of %zu bytes with rank %d failed: %d (%s)",
                get ? "tern_get_nbi" : "tern_put_nbi", n, job->peer, c.rc,

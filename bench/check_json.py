@@ -8,6 +8,8 @@ keys every row must have. Checks form only, never performance.
 import argparse
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 
@@ -24,15 +26,25 @@ def main():
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no command given")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=a.timeout)
-    sys.stderr.write(p.stderr)
+    # A session of its own, so that a run past the timeout is ended with
+    # every process it started (launcher and ranks), not only the first.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        sys.stderr.write(err)
+        print(f"FAIL: not finished within {a.timeout:g} s: {' '.join(cmd)}")
+        return 1
+    sys.stderr.write(err)
     if p.returncode != 0:
         print(f"FAIL: exit status {p.returncode}: {' '.join(cmd)}")
-        print(p.stdout)
+        print(out)
         return 1
     rows = 0
-    for n, line in enumerate(p.stdout.splitlines(), 1):
+    for n, line in enumerate(out.splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -150,6 +150,10 @@ int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
             bad = parse_long(v, 1, &n);
             o->window = (int)n;
             o->window_given = 1;
+        } else if (!strcmp(a, "--row-time")) {
+            char *end;
+            o->row_time = strtod(v, &end);
+            bad = end == v || *end || !(o->row_time > 0 && o->row_time <= 3600);
         } else if (!strcmp(a, "--size")) {
             bad = tb_parse_size(v, &o->size) || o->size == 0;
             o->size_given = 1;
@@ -252,6 +256,50 @@ static double convert(tb_unit_t u, uint64_t ns, long ops, double bytes)
 }
 
 /* ---- trial runner ---------------------------------------------------------- */
+
+/* Rank 0's v, on every rank: rank 0 writes it into a symmetric word of
+ * each rank between two barriers (the first keeps it from overwriting a
+ * value not yet read). Collective. */
+static long agree_long(long v)
+{
+    static long *word;
+    if (!word)
+        TB_CHECK(tern_alloc_sym(64, (void **)&word));
+    TB_CHECK(tern_barrier());
+    if (tern_rank() == 0)
+        for (int r = 0; r < tern_size(); r++)
+            TB_CHECK(tern_put(r, tern_sym_addr(r, word), &v, sizeof v, 0));
+    TB_CHECK(tern_barrier());
+    return *word;
+}
+
+#define TB_CAL_START 16
+#define TB_CAL_NS    2000000.0 /* a calibration call this long is trusted */
+
+long tb_ops_bounded(const tb_opts_t *o, tb_loop_fn loop, void *ctx, long cap, int nloops,
+                    int collective)
+{
+    if (cap < 1)
+        cap = 1;
+    long n = cap < TB_CAL_START ? cap : TB_CAL_START;
+    double ns;
+    for (;;) {
+        if (collective)
+            TB_CHECK(tern_barrier());
+        ns = (double)loop(ctx, n);
+        long more = ns < TB_CAL_NS && n < cap;
+        if (collective)
+            more = agree_long(more);
+        if (!more)
+            break;
+        n = n > cap / 4 ? cap : n * 4;
+    }
+    double per_op = ns / (double)n;
+    double calls = (double)(o->warmup + o->trials) * (nloops > 0 ? nloops : 1);
+    double fit = o->row_time * 1e9 / calls / (per_op > 1 ? per_op : 1);
+    long ops = fit >= (double)cap ? cap : fit < 1 ? 1 : (long)fit;
+    return collective ? agree_long(ops) : ops;
+}
 
 void tb_measure_pair(const tb_opts_t *o, tb_loop_fn tern, tb_loop_fn raw, void *ctx,
                      long ops, tb_unit_t unit, double bytes_per_op, int collective,

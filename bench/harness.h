@@ -23,6 +23,7 @@ typedef struct tb_opts {
     int trials;                   /* --trials: measured trials per row */
     int warmup;                   /* --warmup: unmeasured trials per row */
     int window;                   /* --window: nbi operations between syncs */
+    double row_time;              /* --row-time: seconds one row may take */
     size_t size;                  /* --size: faultin segment size */
     int ranks[TB_MAX_RANKS_LIST]; /* --ranks: startup rank counts */
     int nranks;
@@ -67,9 +68,6 @@ typedef struct tb_stats {
 void tb_stats_of(double *v, int n, tb_stats_t *out); /* sorts v */
 extern const tb_stats_t tb_stats_none;               /* all NaN: no baseline */
 
-/* One timed loop: perform ops operations and return the elapsed ns. */
-typedef uint64_t (*tb_loop_fn)(void *ctx, long ops);
-
 /* What a trial's elapsed time is turned into. */
 typedef enum {
     TB_UNIT_NS,      /* ns per operation */
@@ -80,6 +78,17 @@ typedef enum {
 
 const char *tb_unit_name(tb_unit_t u);
 int tb_unit_higher_better(tb_unit_t u);
+
+/* One timed loop: perform ops operations and return the elapsed ns. */
+typedef uint64_t (*tb_loop_fn)(void *ctx, long ops);
+
+/* Operations per trial that keep one row (warm-up and measured trials of
+ * nloops loops: 2 with a raw baseline) within o->row_time, from a short
+ * calibration of loop (16 operations, then 4x more until a call takes
+ * 2 ms), and never more than cap. With collective set every rank calls it
+ * in step (the loop needs them all) and all get rank 0's choice. */
+long tb_ops_bounded(const tb_opts_t *o, tb_loop_fn loop, void *ctx, long cap, int nloops,
+                    int collective);
 
 /* Run warm-up and measured trials of a Tern loop and its raw baseline,
  * alternating which goes first so that both see the same machine state.

@@ -158,7 +158,7 @@ void tb_lat_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int get, int
     c.mapped = tern_ptr(job->peer, c.remote);
     tb_loop_fn tern = get ? (nb ? get_nb_tern : get_tern) : (nb ? put_nb_tern : put_tern);
     tb_loop_fn raw = c.mapped ? (get ? get_raw : put_raw) : NULL;
-    long ops = tb_ops_for(o, n, LAT_BUDGET);
+    long ops = tb_ops_bounded(o, tern, &c, tb_ops_for(o, n, LAT_BUDGET), raw ? 2 : 1, 0);
 
     tb_measure_pair(o, tern, raw, &c, ops, TB_UNIT_NS, (double)n, 0, &row->tern,
                     &row->raw);

@@ -27,19 +27,22 @@ static void usage(FILE *f)
                "\nsubcommands:\n");
     for (size_t i = 0; i < NBENCH; i++)
         fprintf(f, "  %-13s %s\n", benches[i]->name, benches[i]->help);
-    fprintf(f,
-            "\noptions:\n"
-            "  --json          one JSON object per row on stdout (header on stderr)\n"
-            "  --sizes a:b     sizes from a to b, doubling (units K M G); or a,b,c\n"
-            "  --iters N       at most N operations per trial\n"
-            "  --trials N      measured trials per row (median, p10, p90 over them)\n"
-            "  --warmup N      unmeasured trials before them\n"
-            "  --window N      put_bw/get_bw: nbi operations between syncs\n"
-            "  --size S        faultin: segment size (default 1G)\n"
-            "  --ranks a,b     startup: rank counts (default 2,16)\n"
-            "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
-            "run; see docs/bench.md. Plots: tern-bench SUB --json > f.jsonl; "
-            "bench/plot.py f.jsonl\n");
+    fprintf(
+        f,
+        "\noptions:\n"
+        "  --json          one JSON object per row on stdout (header on stderr)\n"
+        "  --sizes a:b     sizes from a to b, doubling (units K M G); or a,b,c\n"
+        "  --iters N       at most N operations per trial\n"
+        "  --trials N      measured trials per row (median, p10, p90 over them)\n"
+        "  --warmup N      unmeasured trials before them\n"
+        "  --row-time S    seconds one row may take (default 0.5): operations\n"
+        "                  per trial come from a short calibration, --iters caps them\n"
+        "  --window N      put_bw/get_bw: nbi operations between syncs\n"
+        "  --size S        faultin: segment size (default 1G)\n"
+        "  --ranks a,b     startup: rank counts (default 2,16)\n"
+        "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
+        "run; see docs/bench.md. Plots: tern-bench SUB --json > f.jsonl; "
+        "bench/plot.py f.jsonl\n");
 }
 
 /* Room for the heap's own bookkeeping and the harness's small symmetric
@@ -92,8 +95,12 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    tb_opts_t o = {
-        .sub = b->name, .iters = 1000000, .trials = 11, .warmup = 1, .window = 64};
+    tb_opts_t o = {.sub = b->name,
+                   .iters = 1000000,
+                   .trials = 11,
+                   .warmup = 1,
+                   .window = 64,
+                   .row_time = 0.5};
     if (b->defaults)
         b->defaults(&o);
     if (tb_opts_parse(&o, argc - 2, argv + 2))

@@ -182,6 +182,9 @@ void tb_job_header(const tb_opts_t *o, tb_job_t *job, const char *baseline)
                 job->peer == 0     ? "self"
                 : job->peer_mapped ? "shared memory, cross-mapped"
                                    : "not mapped");
+        if (!job->peer_mapped && job->peer != 0)
+            tb_note(o, "the peer is reached through the network: rows have no raw "
+                       "baseline (n/a); tern-bench net compares it with raw libfabric");
         char line[1024];
         size_t off = 0;
         int single_cpu_owner[1024];
@@ -282,10 +285,25 @@ void tb_table_head(const tb_opts_t *o, tb_unit_t unit)
     fflush(stdout);
 }
 
+/* With --json the rows go to a file: after a few seconds, say on stderr
+ * which row is done so that a long run shows it is moving. */
+static void json_progress(const tb_row_t *r)
+{
+    static uint64_t start;
+    uint64_t now = tb_now_ns();
+    if (!start)
+        start = now;
+    if (now - start > 3000000000ull)
+        fprintf(stderr, "# %.0f s: %s %s %zu B done\n", (double)(now - start) / 1e9,
+                r->bench, r->op, r->size);
+}
+
 void tb_row_print(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r)
 {
     if (o->json) {
         tb_row_json(o, job, r, NULL);
+        fflush(stdout);
+        json_progress(r);
         return;
     }
     char a[32], b[64], c[32], d[64], e[32], f[32];

@@ -186,7 +186,8 @@ void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job, tb_pingpong_t *pp,
     if (n > pp->max)
         tb_die("ping-pong payload %zu exceeds the buffer of %zu", n, pp->max);
     pp->n = n;
-    long ops = tb_ops_for(o, n, PP_BUDGET);
+    long ops = tb_ops_bounded(o, pp_tern, pp, tb_ops_for(o, n, PP_BUDGET),
+                              pp->raw_ok ? 2 : 1, 1);
     tb_measure_pair(o, pp_tern, pp->raw_ok ? pp_raw : NULL, pp, ops, TB_UNIT_HALF_NS,
                     (double)n, 1, &row->tern, &row->raw);
     if (pp->rc != TERN_OK)

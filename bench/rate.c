@@ -80,9 +80,10 @@ void tb_rate_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int nbi,
     if (!c.remote)
         tb_die("tern_sym_addr(%d) returned NULL", job->peer);
     c.mapped = tern_ptr(job->peer, c.remote);
-    long ops = o->iters;
-    tb_measure_pair(o, nbi ? nbi_tern : put_tern, c.mapped ? raw_store : NULL, &c, ops,
-                    TB_UNIT_MMSGS, 8, 0, &row->tern, &row->raw);
+    tb_loop_fn tern = nbi ? nbi_tern : put_tern;
+    long ops = tb_ops_bounded(o, tern, &c, o->iters, c.mapped ? 2 : 1, 0);
+    tb_measure_pair(o, tern, c.mapped ? raw_store : NULL, &c, ops, TB_UNIT_MMSGS, 8, 0,
+                    &row->tern, &row->raw);
     if (c.rc != TERN_OK)
         tb_die("%s of 8 B to rank %d failed: %d (%s)", nbi ? "tern_put_nbi" : "tern_put",
                job->peer, c.rc, tern_strerror(c.rc));
@@ -113,7 +114,8 @@ static int rate_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_barrier());
     if (job->rank == 0) {
         tb_note(o,
-                "%ld puts of 8 B per trial to %d rotating slots; put_nbi "
+                "up to %ld puts of 8 B per trial (as many as fit --row-time) to %d "
+                "rotating slots; put_nbi "
                 "includes one tern_nbi_sync(TERN_SYNC_REMOTE) per trial",
                 o->iters, RATE_SLOTS);
         tb_table_head(o, TB_UNIT_MMSGS);

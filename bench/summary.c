@@ -44,11 +44,14 @@ static void sum_print(const tb_opts_t *o, const tb_job_t *job, sum_line_t *l)
         tb_row_json(o, job, &l->row, &x);
         return;
     }
-    char t[32], r[32];
+    char t[32], r[32] = "n/a", d[32] = "n/a", q[32] = "n/a";
     snprintf(t, sizeof t, "%.2f", l->row.tern.med);
-    snprintf(r, sizeof r, "%.2f", l->row.raw.med);
-    printf("%-34s %10s %10s %9.2f %8.3f  %-18s %s\n", l->label, t,
-           isnan(l->row.raw.med) ? "n/a" : r, diff, ratio, l->goal, met);
+    if (!isnan(l->row.raw.med)) {
+        snprintf(r, sizeof r, "%.2f", l->row.raw.med);
+        snprintf(d, sizeof d, "%.2f", diff);
+        snprintf(q, sizeof q, "%.3f", ratio);
+    }
+    printf("%-34s %10s %10s %9s %8s  %-18s %s\n", l->label, t, r, d, q, l->goal, met);
     fflush(stdout);
 }
 

@@ -34,6 +34,29 @@ if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
 
+# Bounded rows: at default iteration caps a network row used to run 10^6
+# operations whatever one costs (put_lat took over twelve minutes). With a
+# small --row-time every subcommand must end well inside the timeout given
+# to check_json.py, on every configuration (issue 7).
+function(_tern_bench_bounded sub)
+  foreach(cfg ${TERN_MP_CONFIGS})
+    set(tn mp.bench_bounded_${sub}.${cfg}.n2)
+    add_test(NAME ${tn} COMMAND ${_tb_check} --bench ${sub} --min-rows 1 --timeout 30 --
+      ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh ${cfg}
+      $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:tern-bench> ${sub} --json --trials 3
+      --warmup 1 --row-time 0.05 ${ARGN})
+    set_tests_properties(${tn} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
+      LABELS "mp;bench;${cfg}")
+  endforeach()
+endfunction()
+
+_tern_bench_bounded(put_lat --sizes 8,1M)
+_tern_bench_bounded(get_lat --sizes 8,1M)
+_tern_bench_bounded(put_pingpong --sizes 8,64K)
+_tern_bench_bounded(put_rate)
+_tern_bench_bounded(put_bw --sizes 4K,64M)
+_tern_bench_bounded(summary)
+
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
   $<TARGET_FILE:tern-bench> faultin --json --size 16M --trials 1)
