@@ -26,6 +26,15 @@ extern const tb_bench_t tb_bench_put_pingpong, tb_bench_put_rate;
 extern const tb_bench_t tb_bench_faultin, tb_bench_startup, tb_bench_summary;
 extern const tb_bench_t tb_bench_net, tb_bench_alloc;
 
+/* The floor that startup compares a job with: seconds to fault in bytes
+ * of fresh shared memory with one thread per online CPU, and to give the
+ * pages back the same way. 0, or -1 when that memory cannot be had. */
+typedef struct tb_floor {
+    double faultin_s, release_s;
+    int threads;
+} tb_floor_t;
+int tb_faultin_floor(size_t bytes, tb_floor_t *out);
+
 /* Hidden subcommands: the programs that faultin and startup time. */
 int tb_faultin_child(int argc, char **argv);
 int tb_noop_child(int argc, char **argv);

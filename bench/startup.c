@@ -1,6 +1,10 @@
 /* startup: wall time of `ternrun -n N tern-bench _noop` (tern_init and
  * tern_finalize on every rank) against the same ternrun starting N copies
- * of /bin/true; the difference is what Tern adds to a job's start. */
+ * of /bin/true; the difference is what Tern adds to a job's start. The
+ * floor, measured in the same trials, is the time to fault in the job's N
+ * segments' bytes of shared memory with every core of this machine and to
+ * give them back (the job releases its segments before ternrun returns):
+ * what no job of that size can beat (bench/floor.c). */
 #include "bench.h"
 
 #include <math.h>
@@ -83,9 +87,9 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             getenv("TERN_SEGMENT_SIZE") ? getenv("TERN_SEGMENT_SIZE")
                                         : "library default");
     if (!o->json)
-        printf("# %6s %10s %-19s %10s %-19s %10s %8s %12s\n", "ranks", "tern s",
-               "  p10..p90", "raw s", "  p10..p90", "tern-raw", "tern/raw",
-               "rank0 init s");
+        printf("# %6s %10s %-19s %10s %-19s %10s %8s %12s %10s %9s %10s\n", "ranks",
+               "tern s", "  p10..p90", "raw s", "  p10..p90", "tern-raw", "tern/raw",
+               "rank0 init s", "fault-in s", "floor s", "tern/floor");
     int rc = 0;
     for (int k = 0; k < o->nranks; k++) {
         int n = o->ranks[k];
@@ -94,9 +98,14 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         char *raw_argv[] = {ternrun, "-n", nbuf, "/bin/true", NULL};
         su_side_t t = {0}, r = {0};
         double *init = calloc((size_t)o->trials, sizeof(double));
+        /* Fault-in alone, and fault-in + release: the job gives its
+         * segments back before ternrun returns. */
+        double *fl_in = calloc((size_t)o->trials, sizeof(double));
+        double *fl_all = calloc((size_t)o->trials, sizeof(double));
+        int nfloor = 0, floor_threads = 0;
         t.t = calloc((size_t)o->trials, sizeof(double));
         r.t = calloc((size_t)o->trials, sizeof(double));
-        if (!init || !t.t || !r.t)
+        if (!init || !fl_in || !fl_all || !t.t || !r.t)
             tb_die("out of memory");
         int ninit = 0;
         size_t segment = 0; /* per rank, as rank 0 reports it */
@@ -119,9 +128,20 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                     init[ninit++] = i0;
                 }
             }
+            /* The segment size is known once a Tern trial has run. */
+            if (tr >= 0 && segment) {
+                tb_floor_t f;
+                if (tb_faultin_floor((size_t)n * segment, &f) == 0) {
+                    floor_threads = f.threads;
+                    fl_in[nfloor] = f.faultin_s;
+                    fl_all[nfloor++] = f.faultin_s + f.release_s;
+                }
+            }
         }
         tb_row_t row = {.bench = "startup", .op = "ternrun", .unit = TB_UNIT_NS};
-        tb_stats_t si;
+        tb_stats_t si, sf, sfi;
+        tb_stats_of(fl_in, nfloor, &sfi);
+        tb_stats_of(fl_all, nfloor, &sf);
         tb_stats_of(t.t, t.nt, &row.tern);
         tb_stats_of(r.t, r.nt, &row.raw);
         tb_stats_of(init, ninit, &si);
@@ -150,6 +170,10 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             tb_json_num(&j, "overhead", row.tern.med - row.raw.med);
             tb_json_num(&j, "ratio", row.tern.med / row.raw.med);
             tb_json_num(&j, "rank0_init", si.med);
+            tb_json_num(&j, "floor_faultin", sfi.med);
+            tb_json_num(&j, "floor", sf.med);
+            tb_json_num(&j, "floor_ratio", row.tern.med / sf.med);
+            tb_json_int(&j, "floor_threads", floor_threads);
             tb_json_str(&j, "better", "lower");
             tb_json_int(&j, "trials", t.nt);
             tb_json_end(&j);
@@ -159,15 +183,24 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                 snprintf(a, sizeof a, "(%.3f..%.3f)", row.tern.p10, row.tern.p90);
             if (r.nt)
                 snprintf(b, sizeof b, "(%.3f..%.3f)", row.raw.p10, row.raw.p90);
-            char v[5][32];
-            double f[5] = {row.tern.med, row.raw.med, row.tern.med - row.raw.med,
-                           row.tern.med / row.raw.med, si.med};
-            for (int q = 0; q < 5; q++)
+            char v[8][32];
+            double f[8] = {row.tern.med,
+                           row.raw.med,
+                           row.tern.med - row.raw.med,
+                           row.tern.med / row.raw.med,
+                           si.med,
+                           sfi.med,
+                           sf.med,
+                           row.tern.med / sf.med};
+            for (int q = 0; q < 8; q++)
                 snprintf(v[q], sizeof v[q], isnan(f[q]) ? "n/a" : "%.3f", f[q]);
-            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s\n", n, v[0], a, v[1], b, v[2],
-                   v[3], v[4]);
+            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s %10s %9s %10s\n", n, v[0], a,
+                   v[1], b, v[2], v[3], v[4], v[5], v[6], v[7]);
+            fflush(stdout);
         }
         free(init);
+        free(fl_in);
+        free(fl_all);
         free(t.t);
         free(r.t);
     }
