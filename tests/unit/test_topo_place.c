@@ -4,6 +4,7 @@
  * that cannot be met: checked against tables written here. */
 #include <stdlib.h>
 
+#include "place.h"
 #include "topo_fixtures.h"
 
 typedef struct {

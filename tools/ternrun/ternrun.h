@@ -11,6 +11,7 @@
 
 #include "base/topo.h"
 #include "boot/wire.h"
+#include "place.h"
 
 #define TR_MAX_RANKS    4096
 #define TR_KILL_GRACE_S 0.5 /* SIGTERM, then SIGKILL this much later */
