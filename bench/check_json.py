@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 REQUIRED = ("bench", "size", "value", "unit", "baseline")
+PROVENANCE = ("bench", "host", "cpu", "tern_version", "commit", "date", "tern_env")
 
 
 def main():
@@ -55,6 +56,16 @@ def main():
         if not isinstance(row, dict):
             print(f"FAIL: stdout line {n} is not a JSON object: {line!r}")
             return 1
+        # The first line says where the rows come from, and only it.
+        if (row.get("record") == "provenance") != (n == 1):
+            print(f"FAIL: line {n}: the provenance record must be line 1, once: {line}")
+            return 1
+        if n == 1:
+            missing = [k for k in PROVENANCE if k not in row or (k != "tern_env" and not row[k])]
+            if missing:
+                print(f"FAIL: the provenance record lacks {missing}: {line}")
+                return 1
+            continue
         missing = [k for k in REQUIRED if k not in row]
         if missing:
             print(f"FAIL: line {n} lacks {missing}: {line}")

@@ -41,8 +41,9 @@ static void usage(FILE *f)
         "  --size S        faultin: segment size (default 1G)\n"
         "  --ranks a,b     startup: rank counts (default 2,16)\n"
         "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
-        "run; see docs/bench.md. Plots: tern-bench SUB --json > f.jsonl; "
-        "bench/plot.py f.jsonl\n");
+        "run; see docs/bench.md. With --json the first line records host, CPU,\n"
+        "version, commit, date and TERN_* settings. Plots (matplotlib): tern-bench\n"
+        "SUB --json > f.jsonl; tern-bench-plot f.jsonl (bench/plot.py in the sources)\n");
 }
 
 /* Room for the heap's own bookkeeping and the harness's small symmetric

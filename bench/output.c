@@ -100,6 +100,48 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
+#ifndef TB_COMMIT
+#define TB_COMMIT "unknown"
+#endif
+
+/* TERN_* settings of this process, space-separated, without the
+ * launcher's TERN_BOOT_* variables; "" when none. */
+static void tern_env_line(char *line, size_t len)
+{
+    size_t off = 0;
+    line[0] = '\0';
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "TERN_", 5) || !strncmp(*e, "TERN_BOOT_", 10))
+            continue;
+        if (off + strlen(*e) + 2 < len)
+            off += (size_t)snprintf(line + off, len - off, "%s%s", off ? " " : "", *e);
+    }
+}
+
+/* With --json, the first line: where and from what the rows came, so that
+ * a saved file keeps its provenance. */
+static void provenance_json(const tb_opts_t *o, const char *host, const char *cpu,
+                            const char *when)
+{
+    char env[1024], ver[32];
+    tern_env_line(env, sizeof env);
+    snprintf(ver, sizeof ver, "%d.%d.%d", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
+             TERN_VERSION_PATCH);
+    tb_json_t j;
+    tb_json_begin(&j);
+    tb_json_str(&j, "bench", o->sub);
+    tb_json_str(&j, "record", "provenance");
+    tb_json_str(&j, "host", host);
+    tb_json_str(&j, "cpu", cpu);
+    tb_json_int(&j, "online_cpus", sysconf(_SC_NPROCESSORS_ONLN));
+    tb_json_str(&j, "tern_version", ver);
+    tb_json_str(&j, "commit", TB_COMMIT);
+    tb_json_str(&j, "date", when);
+    tb_json_str(&j, "tern_env", env);
+    tb_json_end(&j);
+    fflush(stdout);
+}
+
 static void print_common(const tb_opts_t *o)
 {
     char host[128] = "?", cpu[160];
@@ -112,22 +154,18 @@ static void print_common(const tb_opts_t *o)
     tb_note(o, "tern-bench %s  (Tern %d.%d.%d, %s)", o->sub, TERN_VERSION_MAJOR,
             TERN_VERSION_MINOR, TERN_VERSION_PATCH, when);
     tb_note(o, "host %s: %s, %ld online CPUs", host, cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    if (o->json) {
+        char iso[64];
+        strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+        provenance_json(o, host, cpu, iso);
+    }
 }
 
 static void print_tern_env(const tb_opts_t *o)
 {
     char line[1024];
-    size_t off = 0;
-    line[0] = '\0';
-    for (char **e = environ; *e; e++) {
-        /* TERN_BOOT_* are the launcher's, not the user's configuration. */
-        if (strncmp(*e, "TERN_", 5) || !strncmp(*e, "TERN_BOOT_", 10))
-            continue;
-        if (off + strlen(*e) + 2 < sizeof line)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s%s", off ? " " : "",
-                                    *e);
-    }
-    tb_note(o, "TERN_* set: %s", off ? line : "(none: library defaults)");
+    tern_env_line(line, sizeof line);
+    tb_note(o, "TERN_* set: %s", line[0] ? line : "(none: library defaults)");
 }
 
 static void print_method(const tb_opts_t *o, const char *baseline)
@@ -336,7 +374,7 @@ void tb_json_begin(tb_json_t *j)
 
 void tb_json_str(tb_json_t *j, const char *key, const char *val)
 {
-    char esc[512];
+    char esc[1200];
     size_t o = 0;
     esc[o++] = '"';
     for (const char *p = val; *p && o + 8 < sizeof esc; p++) {

@@ -7,7 +7,9 @@
 Reads one or more files (or stdin with '-'), one JSON object per line (other
 lines are ignored), and writes one PNG per benchmark: value against message
 size (ranks for startup; bars per mode for faultin), Tern solid with its
-p10..p90 band, the raw baseline of the same run dashed.
+p10..p90 band, the raw baseline of the same run dashed. The provenance
+record tern-bench writes first (host, CPU, version, commit, date, TERN_*
+settings) goes under each title. Installed as tern-bench-plot.
 """
 import argparse
 import json
@@ -16,7 +18,7 @@ import sys
 from collections import OrderedDict
 
 
-def read_rows(paths):
+def read_rows(paths, prov):
     rows = []
     for path in paths:
         f = sys.stdin if path == "-" else open(path, encoding="utf-8")
@@ -26,10 +28,22 @@ def read_rows(paths):
                 if not line.startswith("{"):
                     continue
                 try:
-                    rows.append(json.loads(line))
+                    r = json.loads(line)
                 except json.JSONDecodeError as e:
                     print(f"plot.py: skipping a bad line in {path}: {e}", file=sys.stderr)
+                    continue
+                if r.get("record") == "provenance":
+                    prov.setdefault(r.get("bench"), r)
+                else:
+                    rows.append(r)
     return rows
+
+
+def prov_line(p):
+    if not p:
+        return ""
+    return (f"\n{p.get('host', '?')}: {p.get('cpu', '?')}; Tern {p.get('tern_version', '?')}"
+            f" {p.get('commit', '?')}; {p.get('date', '?')}")
 
 
 def num(v):
@@ -57,14 +71,15 @@ def plot_bars(plt, bench, rows, out, title=None):
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, rotation=20)
     ax.set_ylabel(rows[0].get("unit", ""))
-    ax.set_title(title or f"tern-bench {bench} ({size_label(rows[0].get('size', 0))})")
+    ax.set_title(title or f"tern-bench {bench} ({size_label(rows[0].get('size', 0))})",
+                 fontsize=9)
     ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
 
 
-def plot_lines(plt, bench, rows, out):
+def plot_lines(plt, bench, rows, out, sub=""):
     xkey = "ranks" if bench == "startup" else "size"
     series = OrderedDict()
     for r in rows:
@@ -94,12 +109,19 @@ def plot_lines(plt, bench, rows, out):
     if unit in ("ns", "MB/s"):
         ax.set_yscale("log")
     ax.set_ylabel(unit)
-    ax.set_title(f"tern-bench {bench}")
+    ax.set_title(f"tern-bench {bench}{sub}", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+def rel_speed(r):
+    v, b = num(r.get("value")), num(r.get("baseline"))
+    if math.isnan(v) or math.isnan(b) or v <= 0 or b <= 0:
+        return None
+    return b / v if r.get("better") == "lower" else v / b
 
 
 def main():
@@ -108,7 +130,8 @@ def main():
     ap.add_argument("files", nargs="+", help="JSON-lines files from tern-bench --json ('-': stdin)")
     ap.add_argument("--out", default="tern-bench", help="output prefix (default: tern-bench)")
     args = ap.parse_args()
-    rows = read_rows(args.files)
+    prov = {}
+    rows = read_rows(args.files, prov)
     if not rows:
         print("plot.py: no JSON rows found (run tern-bench with --json)", file=sys.stderr)
         return 1
@@ -128,16 +151,22 @@ def main():
         benches.setdefault(r.get("bench", "unknown"), []).append(r)
     for bench, rs in benches.items():
         out = f"{args.out}-{bench}.png"
+        sub = prov_line(prov.get(bench))
         if bench in ("faultin", "summary"):
+            title = None
             if bench == "summary":
-                # Mixed units: one bar chart per line would mislead; plot
-                # the ratio of each line instead.
-                rs = [dict(r, op=r.get("measure", r.get("op")) + f" {size_label(r.get('size', 0))}",
-                           value=r.get("ratio"), baseline=1.0, unit="tern/raw") for r in rs]
-            plot_bars(plt, bench, rs, out, "tern-bench summary: tern/raw per line "
-                      "(see 'better' in the JSON)" if bench == "summary" else None)
+                # Mixed units and directions: plot each line as Tern's speed
+                # relative to raw (raw/tern where lower is better, tern/raw
+                # where higher is), so that above 1 always means faster.
+                rs = [dict(r, op=f"{r.get('measure', r.get('op'))} {size_label(r.get('size', 0))}",
+                           value=rel_speed(r), baseline=1.0, unit="speed relative to raw")
+                      for r in rs]
+                title = "tern-bench summary: Tern's speed relative to raw (>1: faster)"
+            plot_bars(plt, bench, rs, out,
+                      (title or f"tern-bench {bench} ({size_label(rs[0].get('size', 0))})")
+                      + sub)
         else:
-            plot_lines(plt, bench, rs, out)
+            plot_lines(plt, bench, rs, out, sub)
         print(f"plot.py: wrote {out}")
     return 0
 
