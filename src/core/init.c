@@ -19,8 +19,40 @@
 tn_core_t tn_core = {.rank = TN_RANK_NONE, .lock = PTHREAD_MUTEX_INITIALIZER};
 tern_fast_state_t tern_fast_;
 
-/* After the job is joined, a failure on one rank would leave the others
- * waiting in a collective: end the whole job (a single rank just returns). */
+/* Start-up's local steps end at points where every rank agrees on the
+ * outcome (one allgather of statuses): when any rank failed, all of them
+ * return the first failing rank's status, so that the program decides and
+ * no rank is left waiting. *agreed is set when the result is a failure
+ * that every rank knows of (the job need not be ended). */
+static int agree(int rc, int *agreed)
+{
+    int *all = calloc((size_t)tn_core.size, sizeof(*all));
+    *agreed = 0;
+    if (!all)
+        return rc != TERN_OK ? rc : TERN_ERR_NOMEM;
+    int grc = tn_core.boot->ops->allgather(tn_core.boot, &rc, sizeof(rc), all);
+    if (grc == TERN_OK) {
+        int mine = rc;
+        for (int r = 0; r < tn_core.size; r++)
+            if (all[r] != TERN_OK) {
+                if (mine == TERN_OK) /* a failing rank has said why */
+                    tn_error("tern_init: rank %d could not start (%s), so no rank "
+                             "starts",
+                             r, tern_strerror(all[r]));
+                rc = all[r];
+                *agreed = 1;
+                break;
+            }
+    } else if (rc == TERN_OK) {
+        rc = grc;
+    }
+    free(all);
+    return rc;
+}
+
+/* After the job is joined, a failure that the ranks did not agree on
+ * would leave the others waiting in a collective: end the whole job (a
+ * single rank just returns). */
 static int init_fail(int status, const char *what)
 {
     if (tn_core.boot && tn_core.boot->size > 1) {
@@ -137,30 +169,32 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "thread level %d is not one of TERN_THREAD_*", thread_level);
     double t0 = tn_time_s();
-    int rc = tn_cfg_check(&tn_cfg); /* parse and validate, as tern-info -c does */
-    if (rc != TERN_OK)
-        return rc;
+    /* Parse and validate, as tern-info -c does. A rank whose configuration
+     * fails still joins the job, so that all ranks agree on the failure
+     * instead of waiting for it. */
+    int crc = tn_cfg_check(&tn_cfg);
     tn_core.error_abort = tn_cfg.error_mode == TN_ERROR_MODE_ABORT;
     tn_core.thread_level = thread_level;
     tn_wait_policy.mode = tn_cfg.wait_mode;
     tn_wait_policy.spin_count = tn_cfg.spin_count;
 
-    rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
+    int rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
     if (rc != TERN_OK)
-        return rc;
+        return crc != TERN_OK ? crc : rc;
     tn_core.rank = tn_core.boot->rank;
     tn_core.size = tn_core.boot->size;
     tn_log_set_rank(tn_core.rank);
-    if (*tn_cfg.trace && tn_trace_open(tn_cfg.trace, tn_core.rank) != 0) {
+    int agreed = 0;
+    rc = crc;
+    if (rc == TERN_OK && *tn_cfg.trace && tn_trace_open(tn_cfg.trace, tn_core.rank) != 0)
         rc = TERN_ERR_CONFIG;
-        goto fail;
-    }
     tn_stats_on = (int)tn_cfg.stats;
     tn_core.peers = calloc((size_t)tn_core.size, sizeof(*tn_core.peers));
-    if (!tn_core.peers) {
+    if (!tn_core.peers && rc == TERN_OK)
         rc = TERN_ERR_NOMEM;
+    rc = agree(rc, &agreed);
+    if (rc != TERN_OK)
         goto fail;
-    }
     rc = tn_core_build_node_map();
     if (rc != TERN_OK)
         goto fail;
@@ -176,7 +210,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     rc = tn_team_world_plan(&tn_core.world, &tn_core.ctrl);
     if (rc != TERN_OK)
         goto fail;
-    rc = create_segment();
+    rc = agree(create_segment(), &agreed);
     if (rc != TERN_OK)
         goto fail;
     double t_map0 = tn_time_s();
@@ -200,7 +234,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     return TERN_OK;
 
 fail:
-    rc = init_fail(rc, "start-up could not complete");
+    if (!agreed)
+        rc = init_fail(rc, "start-up could not complete");
+    else /* every rank leaves the job, as after tern_finalize */
+        tn_core.boot->ops->fini(tn_core.boot);
     release_all();
     tn_core.rank = TN_RANK_NONE;
     tn_core.size = 0;

@@ -30,3 +30,7 @@ foreach(cfg ${TERN_MP_CONFIGS})
     $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_stats_ops> 4)
   set_tests_properties(mp.stats.${cfg}.n4 PROPERTIES TIMEOUT 60 LABELS "mp;${cfg}")
 endforeach()
+
+# tern_init failing on one rank returns the error on every rank (issue 14).
+tern_mp_test(NAME init_fail SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=memory)
+tern_mp_test(NAME init_fail_config SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=config)

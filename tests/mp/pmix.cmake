@@ -81,3 +81,8 @@ tern_pmix_test(NAME pmix_api_abort_pmix RANKS 4
   ENV OMPI_MCA_orte_abort_on_non_zero_status=0
   EXPECT_FAIL 5 "deliberate tern_abort (ending the job with status 5)" 1
   COMMAND $<TARGET_FILE:mp_pmix_api> @N@ abort)
+
+# tern_init failing on one rank under mpirun: every rank gets the error
+# (tests/mp/init_fail.c, built by core.cmake).
+tern_pmix_test(NAME pmix_init_fail RANKS 2 4 COMMAND $<TARGET_FILE:mp_init_fail>
+  ENV TEST_FAIL=memory)
