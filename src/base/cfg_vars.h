@@ -68,7 +68,8 @@
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \
     X(shm, "TERN_SHM", BOOL, "1", NULL, 0,                                               \
       "Use shared memory between ranks of one node; 0 sends everything, "                \
-      "even to a rank on the same node, through the network transport.")                 \
+      "even to a rank on the same node, through the network transport (the "             \
+      "nodes that tern_node_* and tern_local_* report do not change).")                  \
     X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
       "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
       "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \

@@ -42,6 +42,12 @@ typedef struct tn_peer {
     char *ctrl;             /* its control area mapped here, or NULL */
 } tn_peer_t;
 
+/* Nodes as the program sees them (see build_view in nodes.c). */
+typedef struct tn_node_view {
+    int *node_of; /* [size] node of each rank; NULL: peers[].node */
+    int nnodes, local_rank, local_size;
+} tn_node_view_t;
+
 typedef struct tn_core {
     int initialized;
     int rank, size;
@@ -57,6 +63,7 @@ typedef struct tn_core {
     tn_seg_t seg;
     tn_ctrl_space_t ctrl;    /* claims on the control area (same on every rank) */
     int *node_leaders;       /* [nnodes] lowest rank of each node */
+    tn_node_view_t view;     /* what tern_node_* and tern_local_* answer */
     tn_team_t world;         /* the world team: barrier state */
     tn_core_xport_t *xports; /* [nxports] in registry order, polled by progress */
     int nxports;

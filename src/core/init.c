@@ -78,6 +78,8 @@ static void release_all(void)
     free(tn_core.local_ranks);
     free(tn_core.node_leaders);
     tn_core.node_leaders = NULL;
+    free(tn_core.view.node_of);
+    memset(&tn_core.view, 0, sizeof(tn_core.view));
     tn_core.fast = NULL;
     tn_core.peers = NULL;
     tn_core.local_ranks = NULL;
@@ -335,22 +337,22 @@ int tern_thread_level(void)
 }
 int tern_local_rank(void)
 {
-    return tn_core.initialized ? tn_core.local_rank : -1;
+    return tn_core.initialized ? tn_core.view.local_rank : -1;
 }
 int tern_local_size(void)
 {
-    return tn_core.initialized ? tn_core.local_size : 0;
+    return tn_core.initialized ? tn_core.view.local_size : 0;
 }
 int tern_node_count(void)
 {
-    return tn_core.initialized ? tn_core.nnodes : 0;
+    return tn_core.initialized ? tn_core.view.nnodes : 0;
 }
 
 int tern_node_of(int rank)
 {
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return -1;
-    return tn_core.peers[rank].node;
+    return tn_core.view.node_of ? tn_core.view.node_of[rank] : tn_core.peers[rank].node;
 }
 
 tern_status_t tern_startup_report(tern_startup_report_t *out)

@@ -17,6 +17,55 @@ typedef struct key_pair {
     char host[KEY_LEN];
 } key_pair_t;
 
+/* Numbers the groups of ranks with equal node keys (by_key) or puts each
+ * rank alone (not by_key), in order of their lowest rank: node_of[r] for
+ * every rank, first[k] the lowest rank of group k. Returns the count. */
+static int group_ranks(const key_pair_t *keys, int n, int by_key, int *node_of,
+                       int *first)
+{
+    int nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        int node = -1;
+        for (int k = 0; by_key && k < nnodes && node < 0; k++)
+            if (memcmp(keys[first[k]].node, keys[r].node, KEY_LEN) == 0)
+                node = k;
+        if (node < 0) {
+            node = nnodes;
+            first[nnodes++] = r;
+        }
+        node_of[r] = node;
+    }
+    return nnodes;
+}
+
+/* The program's view of nodes (tern_node_*, tern_local_*): machines as the
+ * launcher grouped them, whatever TERN_SHM says. With shared memory on it
+ * is the grouping of the transports; with it off (each rank a group of its
+ * own there), it is computed here. */
+static int build_view(const key_pair_t *keys, int n, int *first)
+{
+    tn_node_view_t *v = &tn_core.view;
+    if (tn_cfg.shm) {
+        v->node_of = NULL;
+        v->nnodes = tn_core.nnodes;
+        v->local_rank = tn_core.local_rank;
+        v->local_size = tn_core.local_size;
+        return TERN_OK;
+    }
+    v->node_of = malloc((size_t)n * sizeof(int));
+    if (!v->node_of)
+        return TERN_ERR_NOMEM;
+    v->nnodes = group_ranks(keys, n, 1, v->node_of, first);
+    v->local_rank = v->local_size = 0;
+    for (int r = 0; r < n; r++)
+        if (v->node_of[r] == v->node_of[tn_core.rank]) {
+            if (r == tn_core.rank)
+                v->local_rank = v->local_size;
+            v->local_size++;
+        }
+    return TERN_OK;
+}
+
 int tn_core_build_node_map(void)
 {
     int n = tn_core.size;
@@ -48,18 +97,15 @@ int tn_core_build_node_map(void)
 
     /* Nodes are the groups of ranks sharing memory; with TERN_SHM=off no
      * rank shares memory with another, so each is a node of its own. */
-    int nnodes = 0;
-    for (int r = 0; r < n; r++) {
-        int node = -1;
-        for (int k = 0; tn_cfg.shm && k < nnodes && node < 0; k++)
-            if (memcmp(keys[first[k]].node, keys[r].node, KEY_LEN) == 0)
-                node = k;
-        if (node < 0) {
-            node = nnodes;
-            first[nnodes++] = r;
-        }
-        tn_core.peers[r].node = node;
+    int *node_of = malloc((size_t)n * sizeof(int));
+    if (!node_of) {
+        rc = TERN_ERR_NOMEM;
+        goto out;
     }
+    int nnodes = group_ranks(keys, n, tn_cfg.shm, node_of, first);
+    for (int r = 0; r < n; r++)
+        tn_core.peers[r].node = node_of[r];
+    free(node_of);
     tn_core.nnodes = nnodes;
     tn_core.node_leaders = malloc((size_t)nnodes * sizeof(int));
     if (!tn_core.node_leaders) {
@@ -91,6 +137,7 @@ int tn_core_build_node_map(void)
     tn_core.local_size = count;
     tn_debug("node %d of %d, local rank %d of %d", tn_core.node, nnodes,
              tn_core.local_rank, count);
+    rc = build_view(keys, n, first);
 out:
     free(keys);
     free(first);

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     MP_CHECK(tern_ctx_quiet(b) == TERN_ERR_INVALID, "destroyed context accepted");
     MP_CHECK(tern_ctx_put_nbi(b, right, tern_sym_addr(right, flag), &one, 8, 0) ==
                      TERN_ERR_INVALID ||
-                 tern_node_of(right) == tern_node_of(me),
+                 mp_mapped(right),
              "destroyed context accepted by a network put");
     MP_CHECK(tern_ctx_destroy(TERN_CTX_DEFAULT) == TERN_ERR_INVALID, "default destroyed");
     MP_CHECK(tern_ctx_quiet((tern_ctx_t)src) == TERN_ERR_INVALID, "garbage accepted");

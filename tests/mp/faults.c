@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size(), peer = -1;
     for (int k = 1; k < n && peer < 0; k++)
-        if (tern_node_of((me + k) % n) != tern_node_of(me))
+        if (!mp_mapped((me + k) % n))
             peer = (me + k) % n;
     if (peer < 0) {
         MP_OK(tern_finalize());

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
      * acknowledges the writes) the queue stays full and the call must say
      * TERN_ERR_AGAIN within a few calls. */
     const char *depth = getenv("TERN_OFI_TX_DEPTH");
-    if (tern_node_of(peer) != tern_node_of(me) && depth && atoi(depth) <= 16) {
+    if (!mp_mapped(peer) && depth && atoi(depth) <= 16) {
         long refused = 0;
         if (me % 2 == 1) {
             usleep(300000); /* rank 0 floods meanwhile */

@@ -45,3 +45,11 @@ const char *mp_capture_end(void)
     captured[n > 0 ? n : 0] = '\0';
     return captured;
 }
+
+int mp_mapped(int rank)
+{
+    void *base;
+    size_t size;
+    return tern_segment_query(rank, &base, &size) == TERN_OK &&
+           tern_ptr(rank, base) != NULL;
+}

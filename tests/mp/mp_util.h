@@ -30,6 +30,10 @@
 int mp_init(int *argc, char ***argv, int thread_level);
 /* Barrier, tern_finalize, and a one-line PASS from rank 0. */
 int mp_finish(const char *name);
+/* Whether rank's segment is mapped here (self, or shm on this node): the
+ * peers that a network transfer never reaches. Nodes alone do not say it,
+ * as TERN_SHM=off keeps ranks of one machine on one node. */
+int mp_mapped(int rank);
 /* Deterministic test pattern byte for (rank, index, salt). */
 static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
 {

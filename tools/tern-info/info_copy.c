@@ -85,7 +85,7 @@ int ti_print_copy(int argc, char **argv)
         fprintf(stderr, "tern-info --copy: tern_init failed: %s\n", tern_strerror(rc));
         return 1;
     }
-    int ls = tern_local_size();
+    int ls = tn_core.local_size; /* ranks sharing memory with this one */
     int *row;
     /* every rank publishes its classes to the node's ranks; the node's
      * first rank prints them all */
@@ -101,7 +101,7 @@ int ti_print_copy(int argc, char **argv)
         row[i] = ci.distance;
     }
     tern_barrier();
-    if (tern_local_rank() == 0) {
+    if (tn_core.local_rank == 0) {
         const tn_copy_policy_t *p = tn_copy_policy_current();
         const char *origin;
         const tn_copy_calib_t *c = tn_copy_calib_current(&origin);
