@@ -29,6 +29,7 @@ typedef struct tb_opts {
     int nranks;
     int trials_given, warmup_given, window_given, size_given, ranks_given;
     const char *seg_origin; /* who chose the segment size, for the header */
+    int seg_chosen;         /* tern-bench set TERN_SEGMENT_SIZE itself */
 } tb_opts_t;
 
 /* Parse argv after the subcommand into o (defaults already set by the

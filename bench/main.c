@@ -62,7 +62,9 @@ static void size_segment(tb_opts_t *o, size_t need)
     size_t mib = (need + SEG_SLACK + (1u << 20) - 1) >> 20;
     snprintf(value, sizeof value, "%zuM", mib);
     setenv("TERN_SEGMENT_SIZE", value, 1);
-    o->seg_origin = "TERN_SEGMENT_SIZE unset: chosen by tern-bench for these sizes";
+    o->seg_origin =
+        "chosen by tern-bench for these sizes, as TERN_SEGMENT_SIZE was not given";
+    o->seg_chosen = 1;
 }
 
 int main(int argc, char **argv)

@@ -105,16 +105,21 @@ static void cpu_model(char *buf, size_t len)
 #endif
 
 /* TERN_* settings of this process, space-separated, without the
- * launcher's TERN_BOOT_* variables; "" when none. */
-static void tern_env_line(char *line, size_t len)
+ * launcher's TERN_BOOT_* variables; "" when none. A segment size that
+ * tern-bench chose says so. */
+static void tern_env_line(const tb_opts_t *o, char *line, size_t len)
 {
     size_t off = 0;
     line[0] = '\0';
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "TERN_", 5) || !strncmp(*e, "TERN_BOOT_", 10))
             continue;
-        if (off + strlen(*e) + 2 < len)
-            off += (size_t)snprintf(line + off, len - off, "%s%s", off ? " " : "", *e);
+        const char *mark = o->seg_chosen && !strncmp(*e, "TERN_SEGMENT_SIZE=", 18)
+                               ? " (chosen by tern-bench)"
+                               : "";
+        if (off + strlen(*e) + strlen(mark) + 2 < len)
+            off += (size_t)snprintf(line + off, len - off, "%s%s%s", off ? " " : "", *e,
+                                    mark);
     }
 }
 
@@ -124,7 +129,7 @@ static void provenance_json(const tb_opts_t *o, const char *host, const char *cp
                             const char *when)
 {
     char env[1024], ver[32];
-    tern_env_line(env, sizeof env);
+    tern_env_line(o, env, sizeof env);
     snprintf(ver, sizeof ver, "%d.%d.%d", TERN_VERSION_MAJOR, TERN_VERSION_MINOR,
              TERN_VERSION_PATCH);
     tb_json_t j;
@@ -164,8 +169,8 @@ static void print_common(const tb_opts_t *o)
 static void print_tern_env(const tb_opts_t *o)
 {
     char line[1024];
-    tern_env_line(line, sizeof line);
-    tb_note(o, "TERN_* set: %s", line[0] ? line : "(none: library defaults)");
+    tern_env_line(o, line, sizeof line);
+    tb_note(o, "TERN_* in effect: %s", line[0] ? line : "(none: library defaults)");
 }
 
 static void print_method(const tb_opts_t *o, const char *baseline)

@@ -99,7 +99,7 @@ int tb_topo_put_child(int argc, char **argv)
                 uint64_t tl = tb_now_ns() - t1;
                 if (r >= 0) {
                     bw[r] = (double)n * (double)(windows * w) / (double)(t ? t : 1) * 1e3;
-                    lat[r] = (double)tl / (double)lops * 1e-3; /* us */
+                    lat[r] = (double)tl / (double)lops; /* ns, as put_lat */
                 }
             }
             int k = reps < 8 ? reps : 8;
@@ -252,7 +252,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
         if (!o->json) {
             printf("# %s\n# %9s",
                    metric == 0 ? "put bandwidth, MB/s (median; p10..p90 in --json)"
-                               : "put latency, us (median)",
+                               : "put latency, ns (median)",
                    "");
             for (int p = 0; p < np; p++)
                 printf(" | %-42s", pl[p].name);
@@ -296,7 +296,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                         tb_json_str(&j, "mode", modes[m]);
                         tb_json_int(&j, "size", (long long)n);
                         tb_json_num(&j, "value", st[m].med);
-                        tb_json_str(&j, "unit", metric == 0 ? "MB/s" : "us");
+                        tb_json_str(&j, "unit", metric == 0 ? "MB/s" : "ns");
                         tb_json_num(&j, "p10", st[m].p10);
                         tb_json_num(&j, "p90", st[m].p90);
                         tb_json_num(&j, "baseline", st[0].med);
@@ -313,7 +313,7 @@ static int topo_put_run(tb_opts_t *o, tb_job_t *job)
                 } else {
                     char v[3][32];
                     for (int m = 0; m < NMODES; m++)
-                        snprintf(v[m], sizeof v[m], metric == 0 ? "%.0f" : "%.3f",
+                        snprintf(v[m], sizeof v[m], metric == 0 ? "%.0f" : "%.1f",
                                  st[m].med);
                     printf(" | %9s %9s %9s %9.3f%s", v[0], v[1], v[2], vs,
                            vs < 0.98                     ? "!"

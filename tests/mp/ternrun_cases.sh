@@ -375,6 +375,11 @@ bad_values)
     run
     expect_rc 2
     expect_msg '^usage: ternrun -n N'
+    # a socket directory that does not exist: the message names it and
+    # the variable
+    TERN_BOOT_SOCKET_DIR=$tmp/no/such/dir run -n 2 "$PROG"
+    expect_fail
+    expect_msg "TERN_BOOT_SOCKET_DIR=$tmp/no/such/dir: No such file"
     ;;
 cwd_program)
     # A program in the current directory named without ./ runs when no

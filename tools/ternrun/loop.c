@@ -128,8 +128,16 @@ static int start(tr_job_t *job)
         return -1;
     }
     if (tn_wire_listen(job->jobid, job->addr, sizeof(job->addr), &job->lfd) != TERN_OK) {
-        fprintf(stderr, "ternrun: cannot create the bootstrap socket: %s\n",
-                strerror(errno));
+        const char *dir = getenv("TERN_BOOT_SOCKET_DIR");
+        if (dir && *dir)
+            fprintf(stderr,
+                    "ternrun: cannot create the bootstrap socket in "
+                    "TERN_BOOT_SOCKET_DIR=%s: %s (it must name an existing directory "
+                    "this user can write)\n",
+                    dir, strerror(errno));
+        else
+            fprintf(stderr, "ternrun: cannot create the bootstrap socket: %s\n",
+                    strerror(errno));
         return -1;
     }
     return 0;

@@ -404,10 +404,13 @@ int tn_ofi_describe(FILE *out)
     fprintf(out, "  provider  %s (libfabric %u.%u)\n", info->fabric_attr->prov_name,
             FI_MAJOR(tn_fi.version()), FI_MINOR(tn_fi.version()));
     fprintf(out, "  domain    %s\n", info->domain_attr->name);
-    fprintf(out, "  caps      RMA%s%s, inject %zu B, max message %zu B, tx depth %zu\n",
+    char maxmsg[32] = "no limit"; /* the provider says SIZE_MAX */
+    if (info->ep_attr->max_msg_size != SIZE_MAX)
+        tn_cfg_format_size(info->ep_attr->max_msg_size, maxmsg, sizeof(maxmsg));
+    fprintf(out, "  caps      RMA%s%s, inject %zu B, max message %s, tx depth %zu\n",
             info->caps & FI_MSG ? ", messages" : "",
-            info->caps & FI_ATOMIC ? ", atomics" : "", info->tx_attr->inject_size,
-            info->ep_attr->max_msg_size, info->tx_attr->size);
+            info->caps & FI_ATOMIC ? ", atomics" : "", info->tx_attr->inject_size, maxmsg,
+            info->tx_attr->size);
     fprintf(out, "  mr_mode  %s%s%s%s%s\n",
             info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? " virt_addr" : " offset",
             info->domain_attr->mr_mode & FI_MR_PROV_KEY ? " prov_key" : "",
