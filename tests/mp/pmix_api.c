@@ -8,8 +8,8 @@
  * abort: the last rank calls tern_abort(5, ...) while the others wait in a
  * barrier; the caller checks that the job ends with status 5.
  * NODES: the node count tern_init must find, 1 (default: mpirun starts
- * every rank on this host) or SIZE (TERN_SHM=0: no rank shares memory, so
- * each is a node of its own). */
+ * every rank on this host, and TERN_SHM=0 does not change that) or SIZE
+ * (every rank on a host of its own). */
 #include <string.h>
 #include <unistd.h>
 

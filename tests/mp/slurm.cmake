@@ -34,10 +34,7 @@ foreach(cfg ${TERN_MP_CONFIGS})
   if(cfg STREQUAL "mixed")
     continue()
   endif()
-  set(nodes 1)
-  if(cfg STREQUAL "net") # TERN_SHM=off: every rank a node of its own
-    set(nodes 4)
-  endif()
+  set(nodes 1) # one machine, also with TERN_SHM=off (only the transport changes)
   add_test(NAME mp.slurm_api.${cfg}.n4
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg}
     ${TERN_SRUN_SH} 4 $<TARGET_FILE:mp_pmix_api> 4 basic ${nodes})
