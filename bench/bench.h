@@ -24,7 +24,7 @@ extern const tb_bench_t tb_bench_put_lat, tb_bench_get_lat;
 extern const tb_bench_t tb_bench_put_bw, tb_bench_get_bw;
 extern const tb_bench_t tb_bench_put_pingpong, tb_bench_put_rate;
 extern const tb_bench_t tb_bench_faultin, tb_bench_startup, tb_bench_summary;
-extern const tb_bench_t tb_bench_net, tb_bench_alloc;
+extern const tb_bench_t tb_bench_net, tb_bench_alloc, tb_bench_am_lat;
 
 /* The floor that startup compares a job with: seconds to fault in bytes
  * of fresh shared memory with one thread per online CPU, and to give the
@@ -58,6 +58,11 @@ tb_pingpong_t *tb_pingpong_setup(const tb_job_t *job, size_t max_payload);
 void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job, tb_pingpong_t *pp, size_t n,
                      tb_row_t *row);
 void tb_pingpong_teardown(tb_pingpong_t *pp);
+/* The raw flag ping-pong of n payload bytes alone (a tb_loop_fn body for
+ * other families' baselines; collective like the row), and whether rank 0's
+ * peer is mapped so that it can run. */
+uint64_t tb_pingpong_raw(tb_pingpong_t *pp, size_t n, long ops);
+int tb_pingpong_raw_ok(const tb_pingpong_t *pp);
 /* Rate of 8 B puts (nbi = 1: tern_put_nbi with one sync at the end;
  * nbi = 0: blocking tern_put). Rank 0 only. */
 void tb_rate_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int nbi,

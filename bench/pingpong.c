@@ -180,6 +180,19 @@ static uint64_t pp_raw(void *ctx, long ops)
     return ns;
 }
 
+uint64_t tb_pingpong_raw(tb_pingpong_t *pp, size_t n, long ops)
+{
+    if (n > pp->max)
+        tb_die("ping-pong payload %zu exceeds the buffer of %zu", n, pp->max);
+    pp->n = n;
+    return pp_raw(pp, ops);
+}
+
+int tb_pingpong_raw_ok(const tb_pingpong_t *pp)
+{
+    return pp->raw_ok;
+}
+
 void tb_pingpong_row(const tb_opts_t *o, const tb_job_t *job, tb_pingpong_t *pp, size_t n,
                      tb_row_t *row)
 {

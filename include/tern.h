@@ -18,6 +18,7 @@
 
 #include "tern/status.h"
 #include "tern/fast.h"
+#include "tern/am.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -95,6 +95,18 @@
       "for long stretches without calling Tern.")                                        \
     X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL, TN_CFG_SIGNED,   \
       "CPU to pin the progress thread to; -1: not pinned.")                              \
+    X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, 0,                          \
+      "Largest active-message Medium payload (and Long Reply over the "                  \
+      "network); shared-memory queues hold at least two such messages.")                 \
+    X(am_shm_queue, "TERN_AM_SHM_QUEUE", SIZE, "32K", NULL, 0,                           \
+      "Bytes of the shared-memory queue that carries active messages from "              \
+      "one rank of a node to another (raised to hold two of the largest "                \
+      "messages). Each rank holds one per rank of the largest node.")                    \
+    X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, 0,                          \
+      "Active messages one rank may have outstanding at one network peer "               \
+      "before the peer's handlers have run (flow control; at least 2).")                 \
+    X(am_net_recv, "TERN_AM_NET_RECV", SIZE, "1M", NULL, 0,                              \
+      "Bytes of receive buffers pre-posted for network active messages.")                \
     X(boot_socket_dir, "TERN_BOOT_SOCKET_DIR", STRING, "", NULL, 0,                      \
       "Directory for ternrun's bootstrap socket; empty: an abstract socket "             \
       "(no file). Set it when ranks run in other network namespaces.")                   \

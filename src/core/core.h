@@ -38,6 +38,7 @@ typedef struct tn_peer {
     int node;               /* node number */
     int local_index;        /* index among its node's ranks */
     tn_core_xport_t *xport; /* transport serving it */
+    tn_core_xport_t *msg;   /* transport carrying messages to it, or NULL */
     tn_seg_info_t seg;      /* its segment as it published it */
     char *ctrl;             /* its control area mapped here, or NULL */
 } tn_peer_t;
@@ -68,6 +69,8 @@ typedef struct tn_core {
     tn_core_xport_t *xports; /* [nxports] in registry order, polled by progress */
     int nxports;
     int needs_poll;     /* some transport progresses only when polled */
+    size_t *xport_ctrl; /* [registry count] offset of each transport's
+                           control-area claim (SIZE_MAX: none) */
     pthread_t progress; /* TERN_PROGRESS_THREAD */
     _Atomic int progress_stop;
     int have_progress;
@@ -98,6 +101,9 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
  * fill the peer and fast tables from them. Collective; once, after the
  * segment exists. tn_core_xports_destroy: in reverse order. */
 int tn_core_xports_init(void);
+/* Claims the control-area space of the transports this job will create
+ * (before the segment exists; after the node map). */
+int tn_core_xports_plan(tn_ctrl_space_t *space);
 void tn_core_xports_destroy(void);
 /* The transports and how many ranks each serves, and the line each gives
  * about itself, for the start-up report. */
@@ -109,12 +115,34 @@ void tn_core_xports_report(void);
 int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
                            tn_xport_ops_t *out);
 
+/* Checks rank and [addr, addr+n) against rank's segment; logs and returns
+ * the error naming rank, address and the segment's range (core/rma.c). */
+int tn_core_check_remote(const char *call, int rank, const void *addr, size_t n);
+/* Runs d through its peer's transport and waits for remote completion
+ * (core/rma.c); the error, logged with call, when it fails. */
+int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
+
 /* Start one transport operation (core's own traffic included). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
                                     const tn_xport_done_t *done, unsigned flags)
 {
     return xp->ops.rma(xp->x, op, done, flags);
 }
+
+/* Active messages (core/am.c): every transport's incoming messages, the
+ * replies queued for later, state freed at finalize; the thread's handler
+ * depth (a handler must not wait: TN_NOT_IN_HANDLER refuses). */
+void tn_am_recv(void *arg, int src, void *buf, size_t n);
+int tn_am_progress(void);
+void tn_am_fini(void);
+extern _Thread_local int tn_am_in_handler;
+#define TN_NOT_IN_HANDLER(call)                                                  \
+    do {                                                                         \
+        if (__builtin_expect(tn_am_in_handler, 0))                               \
+            return tn_core_fail(TERN_ERR_INVALID, call,                          \
+                                "called from inside an active-message handler, " \
+                                "which must not wait");                          \
+    } while (0)
 
 /* Progress on every transport; returns completions handled
  * (core/progress.c). */

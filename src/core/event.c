@@ -188,6 +188,7 @@ int tn_comp_wait(tn_comp_t *c)
 tern_status_t tern_poll(void)
 {
     TN_CHECK_INIT("tern_poll");
+    TN_NOT_IN_HANDLER("tern_poll");
     tn_core_progress();
     return TERN_OK;
 }
@@ -225,6 +226,7 @@ tern_status_t tern_event_test_slow_(tern_event_t ev)
 tern_status_t tern_event_wait_slow_(tern_event_t ev)
 {
     TN_CHECK_INIT("tern_event_wait");
+    TN_NOT_IN_HANDLER("tern_event_wait");
     uint32_t idx;
     tn_event_t *e = lookup(ev, "tern_event_wait", &idx);
     if (!e)
@@ -334,6 +336,7 @@ static int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
 static int nbi_sync(tern_ctx_t ctx, unsigned level, const char *call)
 {
     TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
     int rc = nbi_check_level(call, level);
     struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
     return c ? ctx_sync(c, level, call) : rc ? rc : TERN_ERR_INVALID;
@@ -355,6 +358,7 @@ static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
 static int quiet(tern_ctx_t ctx, const char *call)
 {
     TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
     struct tern_ctx_s *c = tn_ctx_get(ctx, call);
     return c ? ctx_sync(c, TERN_SYNC_REMOTE, call) : TERN_ERR_INVALID;
 }
@@ -364,6 +368,7 @@ static int quiet(tern_ctx_t ctx, const char *call)
 static int fence(tern_ctx_t ctx, const char *call)
 {
     TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
     struct tern_ctx_s *c = tn_ctx_get(ctx, call);
     if (!c)
         return TERN_ERR_INVALID;

@@ -70,6 +70,7 @@ static void release_all(void)
     tern_fast_.npeers = 0;
     tern_fast_.peer = NULL;
     tn_core_xports_destroy();
+    tn_am_fini();
     tn_team_destroy(&tn_core.world);
     tn_seg_destroy(&tn_core.seg);
     tn_heap_fini(&tn_core.heap);
@@ -210,6 +211,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     /* Every claim on the control area is made here, before the segment
      * exists, in the same order on every rank. */
     rc = tn_team_world_plan(&tn_core.world, &tn_core.ctrl);
+    if (rc == TERN_OK)
+        rc = tn_core_xports_plan(&tn_core.ctrl);
     if (rc != TERN_OK)
         goto fail;
     rc = agree(create_segment(), &agreed);
@@ -274,6 +277,7 @@ static int report_stats(void)
 tern_status_t tern_finalize(void)
 {
     TN_CHECK_INIT("tern_finalize");
+    TN_NOT_IN_HANDLER("tern_finalize");
     int rc = tn_ctx_fini();
     int brc = tern_barrier();
     if (rc == TERN_OK)

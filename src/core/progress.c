@@ -13,10 +13,12 @@
 
 int tn_core_progress(void)
 {
+    if (tn_am_in_handler) /* never a handler inside a handler */
+        return 0;
     int done = 0;
     for (int i = 0; i < tn_core.nxports; i++)
         done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
-    return done;
+    return done + tn_am_progress();
 }
 
 static void *progress_main(void *arg)

@@ -10,8 +10,8 @@
 
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range. */
-static TN_NOINLINE int check_remote(const char *call, int rank, const void *addr,
-                                    size_t n)
+TN_NOINLINE int tn_core_check_remote(const char *call, int rank, const void *addr,
+                                     size_t n)
 {
     TN_CHECK_INIT(call);
     if (rank < 0 || rank >= tn_core.size)
@@ -52,7 +52,7 @@ static TN_NOINLINE int check_local(const char *call, const void *buf, size_t n)
 static int check(const char *call, int rank, const void *remote, const void *local,
                  size_t n)
 {
-    int rc = check_remote(call, rank, remote, n);
+    int rc = tn_core_check_remote(call, rank, remote, n);
     return rc == TERN_OK ? check_local(call, local, n) : rc;
 }
 
@@ -94,8 +94,9 @@ static int start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
 
 /* Starts d and waits for it on a completion object of this stack frame:
  * the transport ends its last part before the wait can return. */
-static int run_blocking(const char *call, const tn_rma_t *d, unsigned flags)
+int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags)
 {
+    TN_NOT_IN_HANDLER(call);
     tn_comp_t c;
     tn_comp_init(&c, 0);
     tn_xport_done_t done = {NULL, &c};
@@ -116,7 +117,7 @@ static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
                   tern_event_t *rc_ev, unsigned flags)
 {
     if (!rc_ev) {
-        int st = run_blocking(call, d, flags);
+        int st = tn_core_rma_blocking(call, d, flags);
         if (st == TERN_OK && lc_ev)
             *lc_ev = TERN_EVENT_DONE;
         return st;
@@ -178,7 +179,7 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     }
     switch (op) {
     case TERN_RMA_PUT_:
-    case TERN_RMA_GET_: return run_blocking(call, &d, flags);
+    case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
     default: {

@@ -11,6 +11,7 @@
 tern_status_t tern_barrier(void)
 {
     TN_CHECK_INIT("tern_barrier");
+    TN_NOT_IN_HANDLER("tern_barrier");
     uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
     tn_core_lock();
     tn_team_barrier(&tn_core.world);
@@ -38,6 +39,7 @@ static int compare(uint64_t v, int cmp, uint64_t value)
 tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
 {
     TN_CHECK_INIT("tern_wait_until_u64");
+    TN_NOT_IN_HANDLER("tern_wait_until_u64");
     if (!addr || ((uintptr_t)addr & 7))
         return tn_core_fail(TERN_ERR_INVALID, "tern_wait_until_u64",
                             "address %p is NULL or not 8-byte aligned", (void *)addr);

@@ -31,7 +31,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .rma = tn_xport_no_rma,
         .peer_map = tn_xport_no_peer_map,
         .set_recv = tn_xport_no_set_recv,
-        .msg_send = tn_xport_no_msg_send,
+        .msg_prepare = tn_xport_no_msg_prepare,
+        .msg_commit = tn_xport_no_msg_commit,
         .summary = tn_xport_no_summary,
         .copy_info = tn_xport_no_copy_info,
     };
@@ -46,7 +47,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(rma);
     TN_FILL(peer_map);
     TN_FILL(set_recv);
-    TN_FILL(msg_send);
+    TN_FILL(msg_prepare);
+    TN_FILL(msg_commit);
     TN_FILL(summary);
     TN_FILL(copy_info);
 #undef TN_FILL
@@ -73,19 +75,49 @@ static unsigned reach_in_job(void)
     return r;
 }
 
-static int create_all(const tn_xport_job_t *job)
+/* Whether this job creates entry e (the same answer on every rank). */
+static int created(const tn_xport_entry_t *e)
+{
+    return e->when == TN_CREATE_ALWAYS || (e->reach & reach_in_job());
+}
+
+int tn_core_xports_plan(tn_ctrl_space_t *space)
+{
+    size_t n = tn_xport_count();
+    tn_core.xport_ctrl = malloc(n * sizeof(size_t));
+    int *count = calloc((size_t)tn_core.nnodes, sizeof(int)), largest = 0;
+    if (!tn_core.xport_ctrl || !count) {
+        free(count);
+        return TERN_ERR_NOMEM;
+    }
+    /* Claims are sized for the largest node, so that their offsets are
+     * the same on every rank whatever its node. */
+    for (int r = 0; r < tn_core.size; r++)
+        if (++count[tn_core.peers[r].node] > largest)
+            largest = count[tn_core.peers[r].node];
+    free(count);
+    for (size_t i = 0; i < n; i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        tn_core.xport_ctrl[i] = SIZE_MAX;
+        if (created(e) && e->ctrl_bytes)
+            tn_core.xport_ctrl[i] = tn_ctrl_alloc(space, e->ctrl_bytes(largest), 64);
+    }
+    return TERN_OK;
+}
+
+static int create_all(tn_xport_job_t *job)
 {
     size_t n = tn_xport_count();
     tn_core.xports = calloc(n, sizeof(*tn_core.xports));
     if (!tn_core.xports)
         return TERN_ERR_NOMEM;
-    unsigned present = reach_in_job();
     for (size_t i = 0; i < n; i++) {
         const tn_xport_entry_t *e = tn_xport_entry(i);
-        if (e->when != TN_CREATE_ALWAYS && !(e->reach & present))
+        if (!created(e))
             continue;
         tn_core_xport_t *xp = &tn_core.xports[tn_core.nxports];
         tn_xport_t *x = NULL;
+        job->ctrl_off = tn_core.xport_ctrl ? tn_core.xport_ctrl[i] : SIZE_MAX;
         int rc = e->create(job, &x);
         if (rc != TERN_OK)
             return rc;
@@ -105,10 +137,18 @@ static int create_all(const tn_xport_job_t *job)
     return TERN_OK;
 }
 
-/* The transport of rank: the first created one that reaches its class. */
+/* The transport of rank: the first created one that reaches its class;
+ * and the first that reaches it and carries messages. */
 static int choose(int rank)
 {
     unsigned cls = reach_of(rank);
+    tn_core.peers[rank].msg = NULL;
+    for (int i = 0; i < tn_core.nxports; i++)
+        if ((tn_core.xports[i].entry->reach & cls) &&
+            (tn_core.xports[i].caps.flags & TN_XCAP_MSG)) {
+            tn_core.peers[rank].msg = &tn_core.xports[i];
+            break;
+        }
     for (int i = 0; i < tn_core.nxports; i++)
         if (tn_core.xports[i].entry->reach & cls) {
             tn_core.peers[rank].xport = &tn_core.xports[i];
@@ -205,6 +245,10 @@ int tn_core_xports_init(void)
     }
     if (rc != TERN_OK)
         goto out;
+    /* Incoming messages go to the active-message layer. */
+    for (int i = 0; i < tn_core.nxports; i++)
+        if (tn_core.xports[i].caps.flags & TN_XCAP_MSG)
+            tn_core.xports[i].ops.set_recv(tn_core.xports[i].x, tn_am_recv, NULL);
     /* Manual-progress transports move data only when polled: every wait
      * drives them. */
     if (tn_core.needs_poll)
@@ -225,6 +269,8 @@ void tn_core_xports_destroy(void)
     free(tn_core.xports);
     tn_core.xports = NULL;
     tn_core.nxports = 0;
+    free(tn_core.xport_ctrl);
+    tn_core.xport_ctrl = NULL;
     tn_core.needs_poll = 0;
 }
 

@@ -12,8 +12,11 @@
 static const tn_xport_entry_t entries[] = {
     {"self", "this rank itself: a put or get is a memcpy", TN_REACH_SELF,
      TN_CREATE_ALWAYS, tn_self_create, NULL, NULL},
-    {"shm", "ranks on this node: segments are cross-mapped, a put is a copy",
-     TN_REACH_NODE, TN_CREATE_ALWAYS, tn_shm_create, NULL, NULL},
+    {"shm",
+     "ranks on this node: segments are cross-mapped, a put is a copy; active "
+     "messages through queues in shared memory (also to this rank itself)",
+     TN_REACH_NODE | TN_REACH_SELF, TN_CREATE_ALWAYS, tn_shm_create, NULL, NULL,
+     tn_shm_ctrl_bytes},
 #ifdef TERN_HAVE_OFI
     {"ofi", "ranks on other nodes: libfabric RDM endpoints", TN_REACH_NET,
      TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe, tn_ofi_prefetch},
@@ -78,10 +81,16 @@ int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg)
     return TERN_ERR_UNSUPPORTED;
 }
 
-int tn_xport_no_msg_send(tn_xport_t *x, int rank, const void *buf, size_t n,
-                         const tn_xport_done_t *done, unsigned flags)
+int tn_xport_no_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                            tn_xport_msg_t *m)
 {
-    (void)x, (void)rank, (void)buf, (void)n, (void)done, (void)flags;
+    (void)x, (void)rank, (void)n, (void)flags, (void)m;
+    return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
+{
+    (void)x, (void)m, (void)n;
     return TERN_ERR_UNSUPPORTED;
 }
 

@@ -33,6 +33,8 @@ typedef struct tn_xport_job {
     const tn_seg_info_t *segs; /* [size] every rank's segment */
     void *map;                 /* this rank's mapping: control area + data */
     size_t map_size;
+    size_t ctrl_off; /* where this transport's claim (ctrl_bytes) starts in
+                        every node-local rank's control area */
 } tn_xport_job_t;
 
 typedef struct tn_xport_entry {
@@ -51,6 +53,10 @@ typedef struct tn_xport_entry {
      * the transport will be created, to overlap segment creation; create
      * waits for it. NULL: nothing to start. */
     void (*prepare)(void);
+    /* Bytes of every rank's control area the transport needs when the
+     * largest node has node_ranks ranks (claimed by core before the
+     * segment exists, the offset given in job->ctrl_off). NULL: none. */
+    size_t (*ctrl_bytes)(int node_ranks);
 } tn_xport_entry_t;
 
 /* Calls prepare of every entry that serves a peer class in reach. */
@@ -65,6 +71,7 @@ const tn_xport_entry_t *tn_xport_find(const char *name);
 /* Entry points of the transports (each in its own directory). */
 int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out);
+size_t tn_shm_ctrl_bytes(int node_ranks);
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_ofi_describe(FILE *out);
 void tn_ofi_prefetch(void);

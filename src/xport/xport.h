@@ -49,6 +49,9 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
 /* Flag bit above the public TERN_FLAG_* ones: core's own traffic (barrier
  * flags), which TERN_TEST_FAULT never fails so that a test job can end. */
 #define TN_XPORT_FLAG_CTRL 0x80000000u
+/* With TERN_FLAG_IMMEDIATE: refuse without polling first (a message sent
+ * from inside a message handler must not run other handlers). */
+#define TN_XPORT_FLAG_NOPOLL 0x40000000u
 
 /* One contiguous transfer between local memory and rank's segment (or
  * its control area). */
@@ -119,7 +122,9 @@ typedef struct tn_xport_caps {
     size_t rma_max;                   /* largest n one rma call takes (it fragments) */
     size_t rma_frag;                  /* largest piece moved at once */
     size_t inject;                    /* puts of this size or less end lc in the call */
-    size_t msg_max;                   /* largest message payload (0: no messages) */
+    size_t msg_max;                   /* largest message (0: no messages) */
+    size_t msg_depth;                 /* messages one sender may have queued at one
+                                         receiver before it must wait (0: none) */
 } tn_xport_caps_t;
 
 /* A peer whose mapping (control area + segment) is mapped here. */
@@ -131,8 +136,25 @@ typedef struct tn_xport_map {
 } tn_xport_map_t;
 
 /* Where incoming messages go: core's handler, called from poll with the
- * sending rank and the payload (valid during the call only). */
-typedef void (*tn_xport_recv_fn)(void *arg, int src, const void *buf, size_t n);
+ * sending rank and the message (valid during the call only; the handler
+ * may send messages, but must not wait). */
+typedef void (*tn_xport_recv_fn)(void *arg, int src, void *buf, size_t n);
+
+/* Bytes core puts before a message's payload at most (active messages: a
+ * 16-byte header and 16 arguments); transports size their buffers to hold
+ * this plus TERN_AM_MEDIUM_MAX. */
+#define TN_XPORT_MSG_OVERHEAD (16 + 16 * 8)
+
+/* A message being assembled: msg_prepare fills buf/cap (room for the
+ * message, in the transport's own memory: on shm the receiver's queue), the
+ * caller writes it, msg_commit sends it. slot and aux are the transport's. */
+typedef struct tn_xport_msg {
+    void *buf;
+    size_t cap;
+    int rank;
+    void *slot;
+    uint64_t aux;
+} tn_xport_msg_t;
 
 typedef struct tn_xport_ops {
     size_t size;      /* sizeof(tn_xport_ops_t) the transport was built with */
@@ -158,13 +180,18 @@ typedef struct tn_xport_ops {
     /* TERN_OK and *out when rank's mapping is mapped here (TN_XCAP_MAPPED);
      * TERN_ERR_UNSUPPORTED otherwise. */
     int (*peer_map)(tn_xport_t *x, int rank, tn_xport_map_t *out);
-    /* Messages (TN_XCAP_MSG; what active messages will travel on). No
-     * transport has them yet: every table points to the stubs. set_recv:
-     * fn is called from poll for every message that arrives. msg_send:
-     * n <= caps.msg_max bytes to rank, with done as for rma. */
+    /* Messages (TN_XCAP_MSG; what active messages travel on). set_recv:
+     * fn is called from poll for every message that arrives, exactly once.
+     * msg_prepare: room for a message of n <= caps.msg_max bytes to rank;
+     * without TERN_FLAG_IMMEDIATE it polls until there is room, with it
+     * TERN_ERR_AGAIN when there is none after one poll. msg_commit: sends
+     * the prepared message with its final length (<= the n prepared); the
+     * caller's buffer is free at once. Between the two calls the thread
+     * makes no other call to the transport. */
     int (*set_recv)(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
-    int (*msg_send)(tn_xport_t *x, int rank, const void *buf, size_t n,
-                    const tn_xport_done_t *done, unsigned flags);
+    int (*msg_prepare)(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                       tn_xport_msg_t *m);
+    int (*msg_commit)(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
     /* One line on what was opened (provider, limits), for reports. */
     void (*summary)(tn_xport_t *x, char *buf, size_t len);
     /* The copy decisions with any rank of the job (tern_copy_info), from
@@ -188,8 +215,9 @@ int tn_xport_no_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *do
                     unsigned flags);
 int tn_xport_no_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out);
 int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
-int tn_xport_no_msg_send(tn_xport_t *x, int rank, const void *buf, size_t n,
-                         const tn_xport_done_t *done, unsigned flags);
+int tn_xport_no_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                            tn_xport_msg_t *m);
+int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
 int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 

@@ -5,17 +5,7 @@
 
 #include "mp_util.h"
 
-/* Runs call, checks its status and that the captured message holds needle. */
-#define EXPECT(call, status, needle)                                                 \
-    do {                                                                             \
-        mp_capture_begin();                                                          \
-        int rc_ = (call);                                                            \
-        const char *msg_ = mp_capture_end();                                         \
-        MP_CHECK(rc_ == (status), "%s gave %d (%s), expected %d", #call, rc_,        \
-                 tern_strerror(rc_), (status));                                      \
-        MP_CHECK(strstr(msg_, needle) != NULL, "%s: message '%s' lacks '%s'", #call, \
-                 msg_, needle);                                                      \
-    } while (0)
+#define EXPECT MP_EXPECT
 
 int main(int argc, char **argv)
 {

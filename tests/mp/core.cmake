@@ -34,3 +34,7 @@ endforeach()
 # tern_init failing on one rank returns the error on every rank (issue 14).
 tern_mp_test(NAME init_fail SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=memory)
 tern_mp_test(NAME init_fail_config SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=config)
+
+# Active messages: every category, Request/Reply, negotiated payload, a
+# flood with sleeping receivers, bad input (tests/mp/am.c).
+tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)

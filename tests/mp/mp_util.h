@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tern.h>
 
 #define MP_CHECK(cond, ...)                                                              \
@@ -44,5 +45,17 @@ static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
  * len-1 bytes into buf), to check error messages. */
 void mp_capture_begin(void);
 const char *mp_capture_end(void);
+
+/* Runs call, checks its status and that the captured message holds needle. */
+#define MP_EXPECT(call, status, needle)                                              \
+    do {                                                                             \
+        mp_capture_begin();                                                          \
+        int rc_ = (call);                                                            \
+        const char *msg_ = mp_capture_end();                                         \
+        MP_CHECK(rc_ == (status), "%s gave %d (%s), expected %d", #call, rc_,        \
+                 tern_strerror(rc_), (status));                                      \
+        MP_CHECK(strstr(msg_, needle) != NULL, "%s: message '%s' lacks '%s'", #call, \
+                 msg_, needle);                                                      \
+    } while (0)
 
 #endif

@@ -4,9 +4,10 @@
  * registry over a segment of the test's own, capabilities queried, puts
  * and gets with completion objects to every peer it reaches (segment and
  * control area, TN_XPORT_FLAG_CTRL, 0 bytes, a transfer larger than the
- * fragment size), bytes checked, peer_map checked against the data, the
- * message ops unsupported as the capabilities say, poll from a second
- * thread while the first issues and waits, destroy. tern_init provides
+ * fragment size), bytes checked, peer_map checked against the data,
+ * messages to every peer in reach (received exactly once, intact, through
+ * set_recv) where the capabilities offer them and the stubs where not,
+ * poll from a second thread while the first issues and waits, destroy. tern_init provides
  * the bootstrap, the node map and the configuration only. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -116,14 +117,19 @@ static void check_caps(xp_t *p)
     for (int t = 0; t < TN_ATYPE_COUNT; t++)
         MP_CHECK(c->atomics[t] == 0, "%s: atomics for type %d: none are implemented",
                  o->name, t);
-    /* Messages: the stubs, as the capabilities say. */
-    MP_CHECK(!(c->flags & TN_XCAP_MSG) && c->msg_max == 0, "%s: messages claimed",
-             o->name);
-    MP_CHECK(o->set_recv(p->x, NULL, NULL) == TERN_ERR_UNSUPPORTED, "%s: set_recv",
-             o->name);
-    tn_xport_done_t none = {NULL, NULL};
-    MP_CHECK(o->msg_send(p->x, 0, "x", 1, &none, 0) == TERN_ERR_UNSUPPORTED,
-             "%s: msg_send", o->name);
+    /* Messages: offered with a limit, or the stubs. */
+    if (c->flags & TN_XCAP_MSG) {
+        MP_CHECK(c->msg_max >= TN_XPORT_MSG_OVERHEAD && c->msg_depth >= 1,
+                 "%s: messages of %zu bytes, depth %zu", o->name, c->msg_max,
+                 c->msg_depth);
+    } else {
+        MP_CHECK(c->msg_max == 0, "%s: message size without messages", o->name);
+        MP_CHECK(o->set_recv(p->x, NULL, NULL) == TERN_ERR_UNSUPPORTED, "%s: set_recv",
+                 o->name);
+        tn_xport_msg_t m;
+        MP_CHECK(o->msg_prepare(p->x, 0, 1, 0, &m) == TERN_ERR_UNSUPPORTED,
+                 "%s: msg_prepare", o->name);
+    }
     if (strcmp(o->name, "ofi") == 0 && tn_cfg.ofi_max_msg)
         MP_CHECK(c->rma_frag == tn_cfg.ofi_max_msg,
                  "ofi: fragments of %zu bytes, TERN_OFI_MAX_MSG says %zu", c->rma_frag,
@@ -218,6 +224,68 @@ static void boot_barrier(void)
     MP_OK(tn_core.boot->ops->barrier(tn_core.boot));
 }
 
+/* Messages: MSGS from every rank in reach, each carrying (sender, index)
+ * and a pattern of 1..msg_max bytes; counted per sender as they arrive. */
+#define MSGS 40
+static _Atomic int got_msgs[1024];
+static _Atomic int bad_msgs;
+
+static void on_msg(void *arg, int src, void *buf, size_t n)
+{
+    (void)arg;
+    const uint32_t *w = buf;
+    int ok = n >= 8 && (int)w[0] == src && src >= 0 && src < 1024;
+    for (size_t i = 8; ok && i < n; i++)
+        ok = ((unsigned char *)buf)[i] == mp_pattern(src, i, w[1]);
+    if (!ok || (int)w[1] != atomic_fetch_add(&got_msgs[src], 1))
+        atomic_fetch_add(&bad_msgs, 1); /* damaged, or out of order */
+}
+
+static void msg_phase(xp_t *p)
+{
+    if (!(p->caps.flags & TN_XCAP_MSG))
+        return;
+    int me = tern_rank(), expect = 0;
+    for (int r = 0; r < tern_size() && r < 1024; r++)
+        atomic_store(&got_msgs[r], 0);
+    MP_OK(p->x->ops->set_recv(p->x, on_msg, NULL));
+    boot_barrier();
+    for (int k = 0; k < MSGS; k++)
+        for (int r = 0; r < tern_size(); r++) {
+            if (!(p->e->reach & reach_of(r)))
+                continue;
+            expect += k == 0;
+            size_t n = 8 + (size_t)(k * 997 + r) % (p->caps.msg_max - 7);
+            tn_xport_msg_t m;
+            MP_OK(p->x->ops->msg_prepare(p->x, r, n, 0, &m));
+            MP_CHECK(m.buf && m.cap >= n, "%s: prepared %zu of %zu bytes", p->e->name,
+                     m.cap, n);
+            uint32_t w[2] = {(uint32_t)me, (uint32_t)k};
+            memcpy(m.buf, w, 8);
+            for (size_t i = 8; i < n; i++)
+                ((unsigned char *)m.buf)[i] = mp_pattern(me, i, (unsigned)k);
+            MP_OK(p->x->ops->msg_commit(p->x, &m, n));
+        }
+    /* Every sender in reach delivers all of its messages here. */
+    for (;;) {
+        int done = 0;
+        for (int r = 0; r < tern_size() && r < 1024; r++)
+            done += (p->e->reach & reach_of(r)) && atomic_load(&got_msgs[r]) == MSGS;
+        if (done == expect)
+            break;
+        p->x->ops->poll(p->x);
+    }
+    MP_CHECK(atomic_load(&bad_msgs) == 0, "%s: %d messages damaged or out of order",
+             p->e->name, atomic_load(&bad_msgs));
+    boot_barrier(); /* nobody sends any more: the extra polls find nothing */
+    for (int i = 0; i < 3; i++)
+        p->x->ops->poll(p->x);
+    for (int r = 0; r < tern_size() && r < 1024; r++)
+        MP_CHECK(atomic_load(&got_msgs[r]) == ((p->e->reach & reach_of(r)) ? MSGS : 0),
+                 "%s: %d messages from rank %d", p->e->name, atomic_load(&got_msgs[r]),
+                 r);
+}
+
 int main(int argc, char **argv)
 {
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
@@ -229,9 +297,19 @@ int main(int argc, char **argv)
         return 77;
     }
 
-    /* A segment of the test's own, described to every rank. */
+    /* A segment of the test's own, described to every rank; its control
+     * area holds the test's words, then each transport's claim. */
+    size_t ctrl_off[MAX_XPORTS * 2], ctrl = CTRL_BYTES;
+    for (size_t i = 0; i < tn_xport_count(); i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        ctrl_off[i] = SIZE_MAX;
+        if (e->ctrl_bytes) {
+            ctrl_off[i] = ctrl;
+            ctrl += (e->ctrl_bytes(n) + 63) & ~(size_t)63;
+        }
+    }
     tn_seg_opts_t so = {.size = SEG_BYTES,
-                        .ctrl_size = CTRL_BYTES,
+                        .ctrl_size = ctrl,
                         .hugepages = TN_HUGE_OFF,
                         .faultin = TN_FAULTIN_SERIAL,
                         .threads = 1,
@@ -272,6 +350,7 @@ int main(int argc, char **argv)
             continue;
         MP_CHECK(nxps < MAX_XPORTS, "too many transports");
         xps[nxps].e = e;
+        job.ctrl_off = ctrl_off[i];
         MP_OK(e->create(&job, &xps[nxps].x));
         nxps++;
     }
@@ -289,6 +368,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < nxps; i++)
         check_phase(&xps[i]);
     boot_barrier();
+    for (int i = 0; i < nxps; i++)
+        msg_phase(&xps[i]);
     atomic_store(&stop, 1);
     pthread_join(th, NULL);
 

@@ -36,7 +36,9 @@ int main(void)
     CHECK(out.size == sizeof(tn_xport_ops_t) && out.destroy == fake_destroy);
     CHECK(out.poll == tn_xport_no_poll); /* past its size: not read */
     CHECK(out.rma == tn_xport_no_rma && out.peer_map == tn_xport_no_peer_map);
-    CHECK(out.set_recv == tn_xport_no_set_recv && out.msg_send == tn_xport_no_msg_send);
+    CHECK(out.set_recv == tn_xport_no_set_recv &&
+          out.msg_prepare == tn_xport_no_msg_prepare &&
+          out.msg_commit == tn_xport_no_msg_commit);
     CHECK(out.query == tn_xport_no_query && out.summary == tn_xport_no_summary);
     CHECK(out.copy_info == tn_xport_no_copy_info);
 
@@ -64,7 +66,9 @@ int main(void)
     CHECK(out.rma(&x, &op, &done, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(out.peer_map(&x, 0, &m) == TERN_ERR_UNSUPPORTED);
     CHECK(out.set_recv(&x, NULL, NULL) == TERN_ERR_UNSUPPORTED);
-    CHECK(out.msg_send(&x, 0, "", 0, &done, 0) == TERN_ERR_UNSUPPORTED);
+    tn_xport_msg_t msg;
+    CHECK(out.msg_prepare(&x, 0, 1, 0, &msg) == TERN_ERR_UNSUPPORTED);
+    CHECK(out.msg_commit(&x, &msg, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(out.copy_info(&x, 0, &ci) == TERN_ERR_UNSUPPORTED);
     CHECK(tn_xport_no_poll(&x) == 0);
     char line[32];

@@ -14,6 +14,16 @@
 #include "xport/registry.h"
 
 typedef struct tn_ofi_op tn_ofi_op_t;
+typedef struct tn_ofi_buf tn_ofi_buf_t;
+
+/* What every completion's context points to: the provider's per-operation
+ * space, then what kind of descriptor it is (an RMA operation of
+ * ofi_rma.c, a message buffer of ofi_msg.c). */
+enum { TN_OFI_CTX_RMA = 0, TN_OFI_CTX_RX = 1, TN_OFI_CTX_TX = 2 };
+typedef struct tn_ofi_ctx {
+    struct fi_context2 fi;
+    int kind;
+} tn_ofi_ctx_t;
 typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
 
 /* What every rank publishes about its endpoint and registration. */
@@ -68,7 +78,32 @@ typedef struct tn_ofi {
     tn_ofi_mr_cache_t *mrc; /* registrations of private local buffers (mr_local) */
     pthread_mutex_t lock;
     tn_ofi_fault_t fault;
+    /* messages (ofi_msg.c); msg_max 0: the provider offers none */
+    size_t msg_buf, msg_max;
+    long nrx, ntx;
+    tn_ofi_buf_t *rx, *tx, *free_tx;
+    tn_ofi_buf_t *tx_queue, **tx_queue_tail; /* sends refused with -FI_EAGAIN */
+    char *rx_mem, *tx_mem;
+    struct fid_mr *rx_mr, *tx_mr;
+    int credit_init;
+    _Atomic int *credits;  /* [size] messages this rank may still send to each */
+    _Atomic int *consumed; /* [size] messages handled from each, not returned */
+    _Atomic int credits_owed;
+    int closing;
+    _Atomic(tn_xport_recv_fn) recv_fn;
+    void *recv_arg;
 } tn_ofi_t;
+
+/* Messages (ofi_msg.c): set up after the endpoint (posts the receive
+ * buffers), torn down after it closed; ops; what poll hands over. */
+int tn_ofi_msg_setup(tn_ofi_t *o);
+void tn_ofi_msg_teardown(tn_ofi_t *o);
+int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
+int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                       tn_xport_msg_t *m);
+int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status);
+void tn_ofi_msg_poll(tn_ofi_t *o);
 
 /* tn_ofi_create (registry.h) opens the endpoint with the TERN_OFI_*
  * values in force, registers the rank's whole mapping and exchanges

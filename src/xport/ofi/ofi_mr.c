@@ -16,8 +16,9 @@
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
 
-/* Requested keys 1 and 2 are the segment's and the bounce slots'. */
-#define KEY_FIRST 3
+/* Requested keys 1 and 2 are the segment's and the bounce slots', 3 and 4
+ * the message buffers' (ofi_msg.c). */
+#define KEY_FIRST 5
 
 typedef struct mreg {
     struct fid_mr *mr; /* NULL: slot free */

@@ -23,8 +23,8 @@
 #define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
 
 struct tn_ofi_op {
-    struct fi_context2 ctx; /* first: the provider's per-operation context */
-    tn_comp_t *lc;          /* ended at completion unless ended early */
+    tn_ofi_ctx_t ctx; /* first: kind TN_OFI_CTX_RMA */
+    tn_comp_t *lc;    /* ended at completion unless ended early */
     tn_comp_t *rc;
     char *bounce;   /* this descriptor's bounce slot (mr_local) */
     void *copy_out; /* get through the bounce slot: copy here */
@@ -143,11 +143,18 @@ static int fault_now(_Atomic long *count, long every)
 int tn_ofi_poll(tn_xport_t *x)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
+    if (o->msg_max)
+        tn_ofi_msg_poll(o);
     struct fi_cq_entry e[16];
     ssize_t n = fi_cq_read(o->cq, e, 16);
     if (n > 0) {
         tn_trace("ofi: %zd completion(s)", n);
         for (ssize_t i = 0; i < n; i++) {
+            tn_ofi_ctx_t *ctx = e[i].op_context;
+            if (ctx->kind != TN_OFI_CTX_RMA) {
+                tn_ofi_msg_completed(o, ctx, TERN_OK);
+                continue;
+            }
             tn_ofi_op_t *op = e[i].op_context;
             int st = TERN_OK;
             if (!op->ctrl && fault_now(&o->fault.completions, o->fault.complete_every)) {
@@ -163,6 +170,15 @@ int tn_ofi_poll(tn_xport_t *x)
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         if (fi_cq_readerr(o->cq, &err, 0) == 1) {
+            tn_ofi_ctx_t *ctx = err.op_context;
+            if (ctx && ctx->kind != TN_OFI_CTX_RMA) {
+                if (!o->closing || err.err != FI_ECANCELED)
+                    tn_error("a message %s failed: %s",
+                             ctx->kind == TN_OFI_CTX_TX ? "send" : "receive",
+                             tn_fi.strerror(err.err));
+                tn_ofi_msg_completed(o, ctx, completion_status(err.err));
+                return 1;
+            }
             tn_ofi_op_t *op = err.op_context;
             tn_error("%s with rank %d failed: %s (%s)", op && op->is_get ? "get" : "put",
                      op ? op->rank : -1, tn_fi.strerror(err.err),

@@ -304,6 +304,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     o->rank = boot->rank;
     o->size = boot->size;
     pthread_mutex_init(&o->lock, NULL);
+    o->tx_queue_tail = &o->tx_queue;
     int rc = parse_fault(opts->fault, &o->fault);
     if (rc == TERN_OK)
         rc = get_info(opts, &o->info);
@@ -333,6 +334,8 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     }
     if (rc == TERN_OK)
         rc = exchange(o, boot);
+    if (rc == TERN_OK)
+        rc = tn_ofi_msg_setup(o);
     if (rc != TERN_OK) {
         tn_ofi_destroy(o);
         return rc;
@@ -351,8 +354,10 @@ void tn_ofi_destroy(tn_ofi_t *o)
     /* Drain what is still in flight so no completion targets freed memory. */
     for (int spins = 0; o->cq && o->inflight > 0 && spins < 1000000; spins++)
         tn_ofi_poll(&o->base);
+    o->closing = 1;
     if (o->ep)
         fi_close(&o->ep->fid);
+    tn_ofi_msg_teardown(o);
     tn_ofi_op_pool_destroy(o);
     tn_ofi_mr_cache_destroy(o);
     if (o->mr)
@@ -429,16 +434,18 @@ static void ofi_destroy_op(tn_xport_t *x)
     tn_ofi_destroy((tn_ofi_t *)x);
 }
 
-/* RMA only: the endpoint may offer messages and atomics, but nothing here
- * uses them yet, so set_recv and msg_send are the unsupported stubs. */
+/* RMA, and messages where the provider offers FI_MSG (atomics: not
+ * carried by this transport yet). */
 static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     const tn_ofi_t *o = (const tn_ofi_t *)x;
     memset(out, 0, sizeof(*out));
-    out->flags = TN_XCAP_RMA | TN_XCAP_POLL;
+    out->flags = TN_XCAP_RMA | TN_XCAP_POLL | (o->msg_max ? TN_XCAP_MSG : 0);
     out->rma_max = SIZE_MAX;
     out->rma_frag = o->max_msg;
     out->inject = o->inject_size;
+    out->msg_max = o->msg_max;
+    out->msg_depth = o->msg_max ? (size_t)o->credit_init : 0;
 }
 
 static const tn_xport_ops_t ofi_ops = {
@@ -449,8 +456,9 @@ static const tn_xport_ops_t ofi_ops = {
     .poll = tn_ofi_poll,
     .rma = tn_ofi_rma,
     .peer_map = tn_xport_no_peer_map,
-    .set_recv = tn_xport_no_set_recv,
-    .msg_send = tn_xport_no_msg_send,
+    .set_recv = tn_ofi_set_recv,
+    .msg_prepare = tn_ofi_msg_prepare,
+    .msg_commit = tn_ofi_msg_commit,
     .summary = tn_ofi_summary,
     .copy_info = tn_xport_no_copy_info,
 };

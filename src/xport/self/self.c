@@ -66,7 +66,8 @@ static const tn_xport_ops_t self_ops = {
     .rma = self_rma,
     .peer_map = self_peer_map,
     .set_recv = tn_xport_no_set_recv,
-    .msg_send = tn_xport_no_msg_send,
+    .msg_prepare = tn_xport_no_msg_prepare,
+    .msg_commit = tn_xport_no_msg_commit,
     .summary = tn_xport_no_summary,
     .copy_info = tn_xport_no_copy_info,
 };

@@ -3,6 +3,7 @@
  * without them; they serve core's out-of-line calls. */
 #include "xport/shm/shm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +13,8 @@
 #include "mem/segment.h"
 #include "xport/shm/shm_copy.h"
 
-/* Local index of global rank, or -1 (ranks ascend). */
-static int local_index(const tn_shm_t *s, int rank)
+/* Ranks ascend: a binary search. */
+int tn_shm_local_index(const tn_shm_t *s, int rank)
 {
     int lo = 0, hi = s->nlocal - 1;
     while (lo <= hi) {
@@ -30,16 +31,18 @@ static int local_index(const tn_shm_t *s, int rank)
 
 static void shm_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
-    (void)x;
     memset(out, 0, sizeof(*out));
-    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED;
+    tn_shm_t *s = (tn_shm_t *)x;
+    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG;
     out->rma_max = out->rma_frag = out->inject = SIZE_MAX;
+    out->msg_max = s->msg_max;
+    out->msg_depth = s->ring_bytes / ((s->msg_max + 8 + 7) & ~(size_t)7);
 }
 
 static int shm_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
 {
     tn_shm_t *s = (tn_shm_t *)x;
-    int li = local_index(s, rank);
+    int li = tn_shm_local_index(s, rank);
     if (li < 0)
         return TERN_ERR_UNSUPPORTED;
     out->delta = (intptr_t)((uintptr_t)s->maps[li] - (uintptr_t)s->ctrl_bases[li]);
@@ -75,6 +78,15 @@ static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *don
     return TERN_OK;
 }
 
+static void shm_summary(tn_xport_t *x, char *buf, size_t len)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    snprintf(buf, len,
+             "shm: %d rank(s) on this node; message queues of %zu KiB per pair, "
+             "largest message %zu B",
+             s->nlocal, s->ring_bytes >> 10, s->msg_max);
+}
+
 static void shm_destroy(tn_xport_t *x)
 {
     tn_shm_t *s = (tn_shm_t *)x;
@@ -82,6 +94,7 @@ static void shm_destroy(tn_xport_t *x)
         return;
     if (s->copy_setup)
         tn_shm_copy_teardown();
+    tn_shm_msg_teardown(s);
     for (int i = 0; s->maps && i < s->nlocal; i++)
         if (i != s->me && s->maps[i])
             tn_seg_unmap_peer(s->maps[i], s->map_sizes[i]);
@@ -96,12 +109,13 @@ static const tn_xport_ops_t shm_ops = {
     .name = "shm",
     .destroy = shm_destroy,
     .query = shm_query,
-    .poll = tn_xport_no_poll,
+    .poll = tn_shm_poll,
     .rma = shm_rma,
     .peer_map = shm_peer_map,
-    .set_recv = tn_xport_no_set_recv,
-    .msg_send = tn_xport_no_msg_send,
-    .summary = tn_xport_no_summary,
+    .set_recv = tn_shm_set_recv,
+    .msg_prepare = tn_shm_msg_prepare,
+    .msg_commit = tn_shm_msg_commit,
+    .summary = shm_summary,
     .copy_info = shm_copy_info,
 };
 
@@ -141,6 +155,11 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
             return rc;
         }
         s->map_sizes[i] = in->map_size;
+    }
+    int mrc = tn_shm_msg_setup(s, job);
+    if (mrc != TERN_OK) {
+        shm_destroy(&s->base);
+        return mrc;
     }
     /* The copy policy for every mapped rank, this one included: the
      * segments as mapped here. It is one per process (tern_copy_ reads

@@ -19,6 +19,31 @@ typedef struct tn_shm {
     uint64_t *ctrl_bases; /* per local index: its mapping's start in its
                              own address space (data_base - ctrl_size) */
     int copy_setup;       /* tn_shm_copy_setup done: teardown at destroy */
+    /* messages (shm_msg.c) */
+    size_t ring_off;        /* queues in every local rank's control area */
+    size_t ring_bytes;      /* of one queue */
+    size_t msg_max;         /* largest message */
+    _Atomic int *send_lock; /* [nlocal] this process's turn at a queue out */
+    _Atomic int *recv_lock; /* [nlocal] this process's turn at a queue in */
+    uint64_t *send_tail;    /* [nlocal] where this rank's next record goes */
+    uint64_t *head_seen;    /* [nlocal] the receiver's head when last read */
+    _Atomic(tn_xport_recv_fn) recv_fn;
+    void *recv_arg;
 } tn_shm_t;
+
+/* Local index of global rank, or -1. */
+int tn_shm_local_index(const tn_shm_t *s, int rank);
+
+/* Messages (shm_msg.c): ops, and setup from the job (ctrl_off); the size
+ * of one queue and the largest message it takes (also for tern-info). */
+size_t tn_shm_queue_bytes(void);
+size_t tn_shm_queue_msg_max(size_t ring);
+int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job);
+void tn_shm_msg_teardown(tn_shm_t *s);
+int tn_shm_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
+int tn_shm_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                       tn_xport_msg_t *m);
+int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+int tn_shm_poll(tn_xport_t *x);
 
 #endif

@@ -1,0 +1,217 @@
+/* am_lat: active-message round trips between rank 0 and its peer, a
+ * Request answered by a Reply of the same category and payload: Short,
+ * Medium (fixed payload assembled beforehand; fixed payload generated
+ * into the client's buffer, then sent; negotiated payload generated in
+ * the buffer Prepare returns) and Long. Half a round trip, against the raw
+ * flag ping-pong of put_pingpong carrying the same payload in the same run
+ * (shared memory; over the network there is no raw baseline here). */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tern.h>
+
+enum { H_REQ = 200, H_REP = 201 };
+enum { K_SHORT, K_MEDIUM, K_MEDIUM_GEN, K_NEG_GEN, K_LONG, K_COUNT };
+static const char *const kind_name[K_COUNT] = {"short", "medium", "medium_gen", "neg_gen",
+                                               "long"};
+
+typedef struct am_ctx {
+    tb_pingpong_t *pp;
+    int me, peer, active;
+    int kind;
+    size_t n;
+    char *src;     /* private payload */
+    char *landing; /* symmetric: Long payloads land here */
+    volatile uint64_t replies, handled;
+    uint64_t handled_target;
+    int rc;
+} am_ctx_t;
+
+static am_ctx_t ctx;
+
+/* The payload a client produces on the fly (what negotiated payload is
+ * for: GASNet-EX's testam -src-generate). */
+static void generate(char *dst, size_t n, uint64_t seed)
+{
+    uint64_t *w = (uint64_t *)dst;
+    for (size_t i = 0; i < n / 8; i++)
+        w[i] = seed + i;
+    for (size_t i = n & ~(size_t)7; i < n; i++)
+        dst[i] = (char)(seed + i);
+}
+
+static void on_req(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
+                   int na)
+{
+    (void)na;
+    int src = 0;
+    int rc = tern_am_source(t, &src);
+    ctx.handled++;
+    switch (a[0]) {
+    case K_SHORT: rc = tern_am_reply_short(t, H_REP, a, 1, 0); break;
+    case K_LONG:
+        rc = tern_am_reply_long(t, H_REP, buf, len, tern_sym_addr(src, ctx.landing), a, 1,
+                                0);
+        break;
+    case K_NEG_GEN: {
+        tern_am_sd_t sd;
+        rc = tern_am_prepare_reply_medium(t, NULL, len, len, 1, 0, &sd);
+        if (rc == TERN_OK) {
+            generate(sd.buf, len, ctx.handled);
+            rc = tern_am_commit_reply_medium(&sd, H_REP, len, a);
+        }
+        break;
+    }
+    case K_MEDIUM_GEN: generate(ctx.src, len, ctx.handled); /* fall through */
+    default: rc = tern_am_reply_medium(t, H_REP, ctx.src, len, a, 1, 0); break;
+    }
+    ctx.rc |= rc;
+}
+
+static void on_rep(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
+                   int na)
+{
+    (void)t, (void)buf, (void)len, (void)a, (void)na;
+    ctx.replies++;
+}
+
+/* Rank 0 sends a Request and polls until its Reply has run, ops times;
+ * the peer polls until it has handled ops Requests; others idle. */
+static uint64_t am_loop(void *arg, long ops)
+{
+    am_ctx_t *c = arg;
+    if (!c->active)
+        return 1;
+    uint64_t t0 = tb_now_ns();
+    if (c->me != 0) {
+        c->handled_target += (uint64_t)ops;
+        while (c->handled < c->handled_target)
+            c->rc |= tern_poll();
+        return tb_now_ns() - t0;
+    }
+    tern_am_arg_t a = (tern_am_arg_t)c->kind;
+    void *dest = tern_sym_addr(c->peer, c->landing);
+    for (long i = 0; i < ops; i++) {
+        uint64_t want = c->replies + 1;
+        switch (c->kind) {
+        case K_SHORT: c->rc |= tern_am_request_short(c->peer, H_REQ, &a, 1, 0); break;
+        case K_LONG:
+            c->rc |= tern_am_request_long(c->peer, H_REQ, c->src, c->n, dest, &a, 1, 0);
+            break;
+        case K_NEG_GEN: {
+            tern_am_sd_t sd;
+            int rc = tern_am_prepare_request_medium(c->peer, NULL, c->n, c->n, 1, 0, &sd);
+            if (rc == TERN_OK) {
+                generate(sd.buf, c->n, want);
+                rc = tern_am_commit_request_medium(&sd, H_REQ, c->n, &a);
+            }
+            c->rc |= rc;
+            break;
+        }
+        case K_MEDIUM_GEN: generate(c->src, c->n, want); /* fall through */
+        default:
+            c->rc |= tern_am_request_medium(c->peer, H_REQ, c->src, c->n, &a, 1, 0);
+            break;
+        }
+        while (c->replies < want)
+            c->rc |= tern_poll();
+        TB_COMPILER_BARRIER();
+    }
+    return tb_now_ns() - t0;
+}
+
+static uint64_t raw_loop(void *arg, long ops)
+{
+    am_ctx_t *c = arg;
+    return tb_pingpong_raw(c->pp, c->kind == K_SHORT ? 0 : c->n, ops);
+}
+
+static void am_row(const tb_opts_t *o, const tb_job_t *job, int kind, size_t n,
+                   tb_row_t *row)
+{
+    ctx.kind = kind;
+    ctx.n = n;
+    int raw = tb_pingpong_raw_ok(ctx.pp);
+    long ops = tb_ops_bounded(o, am_loop, &ctx, o->iters, raw ? 2 : 1, 1);
+    tb_measure_pair(o, am_loop, raw ? raw_loop : NULL, &ctx, ops, TB_UNIT_HALF_NS,
+                    (double)n, 1, &row->tern, &row->raw);
+    if (ctx.rc != TERN_OK)
+        tb_die("active messages (%s, %zu bytes) with rank %d failed: %d (%s)",
+               kind_name[kind], n, job->peer, ctx.rc, tern_strerror(ctx.rc));
+    row->bench = "am_lat";
+    row->op = kind_name[kind];
+    row->size = n;
+    row->unit = TB_UNIT_HALF_NS;
+    row->ops = ops;
+}
+
+static void am_defaults(tb_opts_t *o)
+{
+    o->iters = 20000;
+    o->trials = 11;
+    o->warmup = 1;
+}
+
+static size_t am_need(const tb_opts_t *o)
+{
+    return 2 * tb_sizes_max(o) + 4096;
+}
+
+static int am_run(tb_opts_t *o, tb_job_t *job)
+{
+    size_t max = tb_sizes_max(o);
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.me = job->rank;
+    ctx.peer = job->rank == 0 ? job->peer : 0;
+    ctx.active = job->rank == 0 || job->rank == job->peer;
+    ctx.src = tb_alloc_local(max + 8);
+    TB_CHECK(tern_alloc_sym(max + 64, (void **)&ctx.landing));
+    TB_CHECK(tern_am_register(H_REQ, on_req, "am_lat request"));
+    TB_CHECK(tern_am_register(H_REP, on_rep, "am_lat reply"));
+    ctx.pp = tb_pingpong_setup(job, max);
+    size_t mmax = tern_am_max_medium(job->peer);
+    if (job->rank == 0) {
+        tb_note(o,
+                "half round trip: a Request answered by a Reply of the same category "
+                "and payload; largest Medium to rank %d: %zu B",
+                job->peer, mmax);
+        tb_table_head(o, TB_UNIT_HALF_NS);
+    }
+    tb_row_t row;
+    am_row(o, job, K_SHORT, 0, &row);
+    if (job->rank == 0)
+        tb_row_print(o, job, &row);
+    for (int k = K_MEDIUM; k < K_COUNT; k++)
+        for (int i = 0; i < o->nsizes; i++) {
+            size_t n = o->sizes[i];
+            if (k != K_LONG && n > mmax)
+                continue;
+            if (k == K_LONG && n > tern_am_max_long_reply(job->peer))
+                continue;
+            am_row(o, job, k, n, &row);
+            if (job->rank == 0)
+                tb_row_print(o, job, &row);
+        }
+    tb_pingpong_teardown(ctx.pp);
+    free(ctx.src);
+    return 0;
+}
+
+const tb_bench_t tb_bench_am_lat = {
+    .name = "am_lat",
+    .help =
+        "active-message round trips (Short, Medium fixed/generated/negotiated, Long), "
+        "8 B..8 KiB, vs raw flag ping-pong",
+    .with_tern = 1,
+    .min_ranks = 2,
+    .min_size = 8,
+    .max_size = 8u << 10,
+    .baseline = "raw flag ping-pong through tern_ptr carrying the same payload "
+                "(put_pingpong's), same run",
+    .defaults = am_defaults,
+    .segment_need = am_need,
+    .run = am_run,
+};

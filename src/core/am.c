@@ -1,0 +1,202 @@
+/* Active messages, receive side: the handler table, the dispatch of every
+ * message a transport delivers, the Replies queued for later, and the
+ * limits (see include/tern/am.h for the contract). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/am.h"
+
+tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
+_Thread_local int tn_am_in_handler;
+_Thread_local struct tern_am_token_s *tn_am_token;
+
+/* Replies waiting for room: a list under a lock, taken with trylock by
+ * progress so that no poller ever waits for another. */
+typedef struct deferred {
+    struct deferred *next;
+    int rank;
+    size_t n;
+    _Alignas(8) char msg[];
+} deferred_t;
+static deferred_t *defer_head, **defer_tail = &defer_head;
+static _Atomic long ndeferred;
+static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int tern_am_register(int index, tern_am_handler_t fn, const char *name)
+{
+    TN_CHECK_INIT("tern_am_register");
+    if (index < 0 || index >= TERN_AM_MAX_HANDLERS)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
+                            "handler index %d is not in [0, %d)", index,
+                            TERN_AM_MAX_HANDLERS);
+    if (!fn)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
+                            "handler %d ('%s'): the function is NULL", index,
+                            name ? name : "");
+    tn_am_handler_slot_t *h = &tn_am_handlers[index];
+    tern_am_handler_t old = atomic_load(&h->fn);
+    if (old && old != fn)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
+                            "handler index %d is taken by '%s'", index, h->name);
+    snprintf(h->name, sizeof(h->name), "%s", name && *name ? name : "(unnamed)");
+    atomic_store_explicit(&h->fn, fn, memory_order_release);
+    /* From now on every waiting call runs handlers (through progress). */
+    tn_core_lock();
+    tn_wait_progress_hook = tn_core_progress;
+    tn_core_unlock();
+    return TERN_OK;
+}
+
+int tern_am_source(tern_am_token_t token, int *rank)
+{
+    if (!token || token != tn_am_token || token->magic != TN_AM_TOKEN_MAGIC || !rank)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_am_source", "%s",
+                            !rank ? "rank is NULL"
+                                  : "the token is not that of the handler running "
+                                    "on this thread");
+    *rank = token->src;
+    return TERN_OK;
+}
+
+void tn_am_recv(void *arg, int src, void *buf, size_t n)
+{
+    (void)arg;
+    tn_am_hdr_t *h = buf;
+    if (n >= sizeof(*h) && h->kind == TN_AM_VOID)
+        return;
+    if (n < sizeof(*h) || n < tn_am_head_bytes(h->nargs) || h->nargs > TERN_AM_MAX_ARGS) {
+        tn_error("active message of %zu bytes from rank %d is malformed: dropped", n,
+                 src);
+        return;
+    }
+    tern_am_handler_t fn =
+        atomic_load_explicit(&tn_am_handlers[h->handler].fn, memory_order_acquire);
+    if (!fn) {
+        tn_error("rank %d sent an active message for handler %u, which this rank has "
+                 "not registered (tern_am_register): dropped",
+                 src, h->handler);
+        return;
+    }
+    tern_am_arg_t *args = (tern_am_arg_t *)(h + 1);
+    char *payload = (char *)(args + h->nargs);
+    void *b = NULL;
+    size_t len = h->len;
+    switch (h->kind & TN_AM_CAT) {
+    case TN_AM_SHORT: len = 0; break;
+    case TN_AM_MEDIUM: b = payload; break;
+    case TN_AM_LONG: b = (void *)(uintptr_t)h->dest; break;
+    default: /* LONG_INLINE */
+        b = (void *)(uintptr_t)h->dest;
+        memcpy(b, payload, len);
+        break;
+    }
+    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(h->kind & TN_AM_REPLY), 0};
+    struct tern_am_token_s *outer = tn_am_token;
+    tn_am_token = &tok;
+    tn_am_in_handler++;
+    fn(&tok, b, len, args, h->nargs);
+    tn_am_in_handler--;
+    tn_am_token = outer;
+    tok.magic = 0; /* a token kept past its handler is refused */
+}
+
+int tn_am_defer(int rank, const void *msg, size_t n)
+{
+    deferred_t *d = malloc(sizeof(*d) + n);
+    if (!d)
+        return TERN_ERR_NOMEM;
+    d->next = NULL;
+    d->rank = rank;
+    d->n = n;
+    memcpy(d->msg, msg, n);
+    pthread_mutex_lock(&defer_lock);
+    *defer_tail = d;
+    defer_tail = &d->next;
+    atomic_fetch_add(&ndeferred, 1);
+    pthread_mutex_unlock(&defer_lock);
+    return TERN_OK;
+}
+
+/* Sends what it can of the queued Replies, in order per list. */
+int tn_am_progress(void)
+{
+    if (atomic_load_explicit(&ndeferred, memory_order_relaxed) == 0 || tn_am_in_handler)
+        return 0;
+    if (pthread_mutex_trylock(&defer_lock) != 0)
+        return 0;
+    int sent = 0;
+    deferred_t **pp = &defer_head;
+    while (*pp) {
+        deferred_t *d = *pp;
+        tn_core_xport_t *xp = tn_core.peers[d->rank].msg;
+        tn_xport_msg_t m;
+        if (xp->ops.msg_prepare(xp->x, d->rank, d->n,
+                                TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL,
+                                &m) != TERN_OK) {
+            pp = &d->next;
+            continue;
+        }
+        memcpy(m.buf, d->msg, d->n);
+        xp->ops.msg_commit(xp->x, &m, d->n);
+        *pp = d->next;
+        free(d);
+        atomic_fetch_sub(&ndeferred, 1);
+        sent++;
+    }
+    defer_tail = pp;
+    pthread_mutex_unlock(&defer_lock);
+    return sent;
+}
+
+void tn_am_fini(void)
+{
+    pthread_mutex_lock(&defer_lock);
+    while (defer_head) {
+        deferred_t *d = defer_head;
+        defer_head = d->next;
+        free(d);
+    }
+    defer_tail = &defer_head;
+    atomic_store(&ndeferred, 0);
+    pthread_mutex_unlock(&defer_lock);
+    for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) {
+        atomic_store(&tn_am_handlers[i].fn, NULL);
+        tn_am_handlers[i].name[0] = '\0';
+    }
+}
+
+size_t tn_am_medium_max(int rank)
+{
+    tn_core_xport_t *xp = tn_core.peers[rank].msg;
+    if (!xp || xp->caps.msg_max <= TN_XPORT_MSG_OVERHEAD)
+        return 0;
+    size_t room = xp->caps.msg_max - TN_XPORT_MSG_OVERHEAD;
+    return room < tn_cfg.am_medium_max ? room : tn_cfg.am_medium_max;
+}
+
+size_t tern_am_max_medium(int rank)
+{
+    if (!tn_core.initialized || rank < -1 || rank >= tn_core.size)
+        return 0;
+    if (rank >= 0)
+        return tn_am_medium_max(rank);
+    size_t m = SIZE_MAX;
+    for (int r = 0; r < tn_core.size; r++) {
+        size_t x = tn_am_medium_max(r);
+        m = x < m ? x : m;
+    }
+    return m;
+}
+
+size_t tern_am_max_long_reply(int rank)
+{
+    if (!tn_core.initialized || rank < -1 || rank >= tn_core.size)
+        return 0;
+    if (rank >= 0 && tn_core.fast[rank].size) /* mapped: written in place */
+        return tn_core.peers[rank].seg.size;
+    return tern_am_max_medium(rank);
+}

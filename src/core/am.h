@@ -1,0 +1,63 @@
+/* Active messages inside core: the wire header every message starts with,
+ * the handler table and the token, shared by the receive side (am.c) and
+ * the send side (am_send.c). */
+#ifndef TN_CORE_AM_H
+#define TN_CORE_AM_H
+
+#include <stdint.h>
+
+#include <tern.h>
+
+#include "core/core.h"
+
+/* Categories on the wire; TN_AM_REPLY marks a Reply. LONG: the payload is
+ * in the target's segment already; LONG_INLINE: it follows the arguments
+ * and the receiver copies it to dest before the handler runs (Long over
+ * the network up to the Medium size, so one message instead of two). */
+enum { TN_AM_SHORT = 0, TN_AM_MEDIUM = 1, TN_AM_LONG = 2, TN_AM_LONG_INLINE = 3 };
+#define TN_AM_REPLY 0x10u
+#define TN_AM_VOID  0xffu /* a refused Commit's message: skipped */
+#define TN_AM_CAT   0x0fu
+
+typedef struct tn_am_hdr {
+    uint16_t handler;
+    uint8_t kind; /* TN_AM_* | TN_AM_REPLY */
+    uint8_t nargs;
+    uint32_t len;  /* payload bytes (Medium, Long) */
+    uint64_t dest; /* Long: the address in the target's segment */
+} tn_am_hdr_t;
+_Static_assert(sizeof(tn_am_hdr_t) + TERN_AM_MAX_ARGS * 8 == TN_XPORT_MSG_OVERHEAD,
+               "transports size their buffers for this");
+
+/* Message bytes before the payload. */
+static inline size_t tn_am_head_bytes(int nargs)
+{
+    return sizeof(tn_am_hdr_t) + (size_t)nargs * sizeof(tern_am_arg_t);
+}
+
+#define TN_AM_TOKEN_MAGIC 0x544f4b4eu
+struct tern_am_token_s {
+    uint32_t magic;
+    int src;
+    int is_request;
+    int replied;
+};
+
+typedef struct tn_am_handler_slot {
+    _Atomic(tern_am_handler_t) fn;
+    char name[32];
+} tn_am_handler_slot_t;
+extern tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
+
+/* The token of the innermost handler running on this thread, or NULL. */
+extern _Thread_local struct tern_am_token_s *tn_am_token;
+
+/* Largest Medium payload to rank (its message transport's limit and
+ * TERN_AM_MEDIUM_MAX); 0 when no transport carries messages to it. */
+size_t tn_am_medium_max(int rank);
+
+/* A Reply that found no room: a copy of the whole message, sent by later
+ * progress (tn_am_progress). TERN_OK or TERN_ERR_NOMEM. */
+int tn_am_defer(int rank, const void *msg, size_t n);
+
+#endif

@@ -1,0 +1,398 @@
+/* Active messages, send side: Requests and Replies of every category with
+ * fixed payload, and the negotiated-payload Medium (prepare, commit). Each
+ * message is assembled straight into the buffer its transport prepares (on
+ * shared memory, the receiver's queue). */
+#include <string.h>
+
+#include "base/log.h"
+#include "core/am.h"
+
+/* What a send is about, checked before anything is reserved. */
+typedef struct am_send {
+    const char *call;
+    int rank;
+    int is_reply;
+    int cat; /* TN_AM_SHORT .. TN_AM_LONG_INLINE */
+    int handler;
+    const void *payload;
+    size_t len;
+    void *dest;
+    const tern_am_arg_t *args;
+    int nargs;
+    unsigned flags;
+} am_send_t;
+
+static int check_common(const am_send_t *s)
+{
+    if (s->flags & ~TERN_FLAGS_KNOWN_)
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", s->flags,
+                            s->flags & ~TERN_FLAGS_KNOWN_);
+    if (s->rank < 0 || s->rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, s->call, "rank %d is not in [0, %d)", s->rank,
+                            tn_core.size);
+    if (s->handler < 0 || s->handler >= TERN_AM_MAX_HANDLERS)
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "handler index %d is not in [0, %d)", s->handler,
+                            TERN_AM_MAX_HANDLERS);
+    if (!atomic_load_explicit(&tn_am_handlers[s->handler].fn, memory_order_relaxed))
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "handler index %d is not registered (every rank registers "
+                            "its handlers with tern_am_register before they are used)",
+                            s->handler);
+    if (s->nargs < 0 || s->nargs > TERN_AM_MAX_ARGS || (s->nargs && !s->args))
+        return tn_core_fail(
+            TERN_ERR_INVALID, s->call,
+            "%d arguments%s: at most %d, and args may be NULL only with 0", s->nargs,
+            s->nargs && !s->args ? " with args NULL" : "", TERN_AM_MAX_ARGS);
+    if (!tn_core.peers[s->rank].msg)
+        return tn_core_fail(TERN_ERR_UNSUPPORTED, s->call,
+                            "no transport of this job carries messages to rank %d",
+                            s->rank);
+    return TERN_OK;
+}
+
+/* The token of a Reply: the running Request handler's, once. */
+static int check_token(const char *call, tern_am_token_t t, int *rank)
+{
+    if (!t || t != tn_am_token || t->magic != TN_AM_TOKEN_MAGIC)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "not inside the handler the token belongs to (a Reply is "
+                            "sent from its Request's handler)");
+    if (!t->is_request)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "the token is a Reply's: a Reply handler cannot reply");
+    if (t->replied)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "this Request was answered already (one Reply per Request)");
+    *rank = t->src;
+    return TERN_OK;
+}
+
+static void write_head(void *buf, const am_send_t *s, int cat, size_t len, void *dest)
+{
+    tn_am_hdr_t *h = buf;
+    h->handler = (uint16_t)s->handler;
+    h->kind = (uint8_t)(cat | (s->is_reply ? TN_AM_REPLY : 0));
+    h->nargs = (uint8_t)s->nargs;
+    h->len = (uint32_t)len;
+    h->dest = (uint64_t)(uintptr_t)dest;
+    if (s->nargs)
+        memcpy(h + 1, s->args, (size_t)s->nargs * sizeof(tern_am_arg_t));
+}
+
+/* Reserves n bytes toward s->rank. A Reply never waits and never runs
+ * other handlers: with no room it gets TERN_ERR_AGAIN (the caller's
+ * IMMEDIATE) or is queued (*deferred set, m->buf a private buffer). */
+static int reserve(const am_send_t *s, size_t n, tn_xport_msg_t *m, void **deferred)
+{
+    tn_core_xport_t *xp = tn_core.peers[s->rank].msg;
+    *deferred = NULL;
+    unsigned fl = s->is_reply ? TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL : s->flags;
+    int rc = xp->ops.msg_prepare(xp->x, s->rank, n, fl, m);
+    if (rc != TERN_ERR_AGAIN || !s->is_reply || (s->flags & TERN_FLAG_IMMEDIATE))
+        return rc == TERN_ERR_AGAIN ? rc
+               : rc == TERN_OK      ? TERN_OK
+                                    : tn_core_fail(rc, s->call,
+                                                   "sending to rank %d "
+                                                        "failed",
+                                                   s->rank);
+    *deferred = malloc(n);
+    if (!*deferred)
+        return tn_core_fail(TERN_ERR_NOMEM, s->call, "no memory to queue a Reply");
+    m->buf = *deferred;
+    m->cap = n;
+    return TERN_OK;
+}
+
+static int finish(const am_send_t *s, tn_xport_msg_t *m, void *deferred, size_t n)
+{
+    if (deferred) {
+        int rc = tn_am_defer(s->rank, deferred, n);
+        free(deferred);
+        return rc == TERN_OK ? TERN_OK
+                             : tn_core_fail(rc, s->call, "no memory to queue a Reply");
+    }
+    tn_core_xport_t *xp = tn_core.peers[s->rank].msg;
+    return xp->ops.msg_commit(xp->x, m, n);
+}
+
+/* One message with the payload inline (Short, Medium, small Long over the
+ * network) or already in place (Long to a mapped peer). */
+static int send_one(const am_send_t *s, int cat, const void *inline_payload, size_t len,
+                    void *dest)
+{
+    size_t head = tn_am_head_bytes(s->nargs);
+    size_t n = head + (inline_payload ? len : 0);
+    tn_xport_msg_t m;
+    void *deferred;
+    int rc = reserve(s, n, &m, &deferred);
+    if (rc != TERN_OK)
+        return rc;
+    write_head(m.buf, s, cat, len, dest);
+    if (inline_payload && len)
+        memcpy((char *)m.buf + head, inline_payload, len);
+    return finish(s, &m, deferred, n);
+}
+
+static int am_send(am_send_t *s)
+{
+    int rc = check_common(s);
+    if (rc != TERN_OK)
+        return rc;
+    if (s->len && !s->payload)
+        return tn_core_fail(TERN_ERR_INVALID, s->call, "payload is NULL with %zu bytes",
+                            s->len);
+    size_t max = tn_am_medium_max(s->rank);
+    if (s->cat == TN_AM_SHORT)
+        return send_one(s, TN_AM_SHORT, NULL, 0, NULL);
+    if (s->cat == TN_AM_MEDIUM) {
+        if (s->len > max)
+            return tn_core_fail(TERN_ERR_INVALID, s->call,
+                                "Medium payload of %zu bytes to rank %d: at most %zu "
+                                "(tern_am_max_medium; TERN_AM_MEDIUM_MAX)",
+                                s->len, s->rank, max);
+        return send_one(s, TN_AM_MEDIUM, s->payload, s->len, NULL);
+    }
+    /* Long: the destination lies in the target's segment. */
+    rc = tn_core_check_remote(s->call, s->rank, s->dest, s->len);
+    if (rc != TERN_OK)
+        return rc;
+    if (s->len > UINT32_MAX)
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "Long payload of %zu bytes: at most 4 GiB - 1 per message",
+                            s->len);
+    void *mapped = tern_ptr(s->rank, s->dest);
+    if (mapped || s->len == 0) { /* written in place, then announced */
+        if (s->len)
+            memcpy(mapped, s->payload, s->len);
+        return send_one(s, TN_AM_LONG, NULL, s->len, s->dest);
+    }
+    if (s->len <= max) /* one message: the target copies it into place */
+        return send_one(s, TN_AM_LONG_INLINE, s->payload, s->len, s->dest);
+    if (s->is_reply)
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "Long Reply of %zu bytes over the network: at most %zu "
+                            "(tern_am_max_long_reply), since a Reply may not wait",
+                            s->len, max);
+    /* A network write with remote completion, then the announcement. With
+     * IMMEDIATE the announcement's room is not known before the write:
+     * the write is done anyway and the call waits for room. */
+    tn_rma_t d = {TN_RMA_PUT, s->rank, (void *)s->payload, s->dest, s->len};
+    rc = tn_core_rma_blocking(s->call, &d, 0);
+    if (rc != TERN_OK)
+        return rc;
+    s->flags &= ~TERN_FLAG_IMMEDIATE;
+    return send_one(s, TN_AM_LONG, NULL, s->len, s->dest);
+}
+
+/* ---- fixed payload --------------------------------------------------------- */
+
+#define REQUEST(callname, cat_, payload_, len_, dest_)              \
+    TN_CHECK_INIT(callname);                                        \
+    TN_NOT_IN_HANDLER(callname);                                    \
+    am_send_t s = {callname, rank,  0,    cat_,  handler, payload_, \
+                   len_,     dest_, args, nargs, flags};            \
+    return am_send(&s)
+
+int tern_am_request_short(int rank, int handler, const tern_am_arg_t *args, int nargs,
+                          unsigned flags)
+{
+    REQUEST("tern_am_request_short", TN_AM_SHORT, NULL, 0, NULL);
+}
+
+int tern_am_request_medium(int rank, int handler, const void *buf, size_t len,
+                           const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    REQUEST("tern_am_request_medium", TN_AM_MEDIUM, buf, len, NULL);
+}
+
+int tern_am_request_long(int rank, int handler, const void *buf, size_t len, void *dest,
+                         const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    REQUEST("tern_am_request_long", TN_AM_LONG, buf, len, dest);
+}
+
+#define REPLY(callname, cat_, payload_, len_, dest_)                \
+    TN_CHECK_INIT(callname);                                        \
+    int rank = -1;                                                  \
+    int rc = check_token(callname, token, &rank);                   \
+    if (rc != TERN_OK)                                              \
+        return rc;                                                  \
+    am_send_t s = {callname, rank,  1,    cat_,  handler, payload_, \
+                   len_,     dest_, args, nargs, flags};            \
+    rc = am_send(&s);                                               \
+    if (rc == TERN_OK)                                              \
+        token->replied = 1;                                         \
+    return rc
+
+int tern_am_reply_short(tern_am_token_t token, int handler, const tern_am_arg_t *args,
+                        int nargs, unsigned flags)
+{
+    REPLY("tern_am_reply_short", TN_AM_SHORT, NULL, 0, NULL);
+}
+
+int tern_am_reply_medium(tern_am_token_t token, int handler, const void *buf, size_t len,
+                         const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    REPLY("tern_am_reply_medium", TN_AM_MEDIUM, buf, len, NULL);
+}
+
+int tern_am_reply_long(tern_am_token_t token, int handler, const void *buf, size_t len,
+                       void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    REPLY("tern_am_reply_long", TN_AM_LONG, buf, len, dest);
+}
+
+/* ---- negotiated payload ---------------------------------------------------- */
+
+/* What Prepare leaves in tern_am_sd_t for Commit. */
+typedef struct am_sd_state {
+    uint32_t magic;
+    int rank, nargs, is_reply;
+    size_t granted;
+    const void *client_buf;
+    void *deferred;
+    tern_am_token_t token;
+    tn_xport_msg_t m;
+} am_sd_state_t;
+_Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
+               "tern_am_sd_t holds the prepared state");
+#define SD_MAGIC 0x53445052u
+
+static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t max_len,
+                   tern_am_token_t token, tern_am_sd_t *sd)
+{
+    if (!sd)
+        return tn_core_fail(TERN_ERR_INVALID, s->call, "sd is NULL");
+    am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
+    st->magic = 0;
+    s->handler = 0; /* the handler comes with Commit: check the rest */
+    int rc = TERN_OK;
+    if (s->flags & ~TERN_FLAGS_KNOWN_)
+        rc =
+            tn_core_fail(TERN_ERR_INVALID, s->call, "flags 0x%x: unknown bits", s->flags);
+    else if (s->rank < 0 || s->rank >= tn_core.size)
+        rc = tn_core_fail(TERN_ERR_RANK, s->call, "rank %d is not in [0, %d)", s->rank,
+                          tn_core.size);
+    else if (s->nargs < 0 || s->nargs > TERN_AM_MAX_ARGS)
+        rc = tn_core_fail(TERN_ERR_INVALID, s->call, "%d arguments: at most %d", s->nargs,
+                          TERN_AM_MAX_ARGS);
+    else if (!tn_core.peers[s->rank].msg)
+        rc =
+            tn_core_fail(TERN_ERR_UNSUPPORTED, s->call,
+                         "no transport of this job carries messages to rank %d", s->rank);
+    if (rc != TERN_OK)
+        return rc;
+    size_t max = tn_am_medium_max(s->rank);
+    if (min_len > max_len || min_len > max)
+        return tn_core_fail(TERN_ERR_INVALID, s->call,
+                            "payload of %zu..%zu bytes to rank %d: the most is %zu "
+                            "(tern_am_max_medium)",
+                            min_len, max_len, s->rank, max);
+    size_t granted = max_len < max ? max_len : max;
+    size_t head = tn_am_head_bytes(s->nargs);
+    rc = reserve(s, head + granted, &st->m, &st->deferred);
+    if (rc != TERN_OK)
+        return rc;
+    st->magic = SD_MAGIC;
+    st->rank = s->rank;
+    st->nargs = s->nargs;
+    st->is_reply = s->is_reply;
+    st->granted = granted;
+    st->client_buf = client_buf;
+    st->token = token;
+    sd->buf = client_buf ? (void *)client_buf : (char *)st->m.buf + head;
+    sd->len = granted;
+    return TERN_OK;
+}
+
+static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
+                  size_t len, const tern_am_arg_t *args)
+{
+    TN_CHECK_INIT(call);
+    am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    if (!st || st->magic != SD_MAGIC || st->is_reply != is_reply)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "no %s prepared in sd (or committed already)",
+                            is_reply ? "Reply" : "Request");
+    am_send_t s = {call, st->rank, is_reply, TN_AM_MEDIUM, handler, NULL,
+                   len,  NULL,     args,     st->nargs,    0};
+    int rc = TERN_OK;
+    if (len > st->granted)
+        rc = tn_core_fail(TERN_ERR_INVALID, call,
+                          "length %zu is over the %zu bytes Prepare granted", len,
+                          st->granted);
+    else if (handler < 0 || handler >= TERN_AM_MAX_HANDLERS ||
+             !atomic_load(&tn_am_handlers[handler].fn))
+        rc = tn_core_fail(TERN_ERR_INVALID, call,
+                          "handler index %d is not registered (tern_am_register)",
+                          handler);
+    else if (st->nargs && !args)
+        rc = tn_core_fail(TERN_ERR_INVALID, call, "args is NULL with %d arguments",
+                          st->nargs);
+    /* A refused Commit still has to give back the room Prepare reserved
+     * (on shm the queue stays locked until a commit): it sends a void
+     * message, which the target skips, and returns the error. */
+    size_t head = tn_am_head_bytes(st->nargs);
+    if (rc != TERN_OK) {
+        len = 0;
+        s.handler = TERN_AM_MAX_HANDLERS - 1;
+    }
+    st->magic = 0;
+    write_head(st->m.buf, &s, TN_AM_MEDIUM, len, NULL);
+    if (rc != TERN_OK)
+        ((tn_am_hdr_t *)st->m.buf)->kind = TN_AM_VOID;
+    else if (st->client_buf && len)
+        memcpy((char *)st->m.buf + head, st->client_buf, len);
+    int frc = finish(&s, &st->m, st->deferred, head + len);
+    if (rc == TERN_OK && is_reply)
+        st->token->replied = 1;
+    return rc != TERN_OK ? rc : frc;
+}
+
+int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_len,
+                                   size_t max_len, int nargs, unsigned flags,
+                                   tern_am_sd_t *sd)
+{
+    TN_CHECK_INIT("tern_am_prepare_request_medium");
+    TN_NOT_IN_HANDLER("tern_am_prepare_request_medium");
+    am_send_t s = {"tern_am_prepare_request_medium",
+                   rank,
+                   0,
+                   TN_AM_MEDIUM,
+                   0,
+                   NULL,
+                   0,
+                   NULL,
+                   NULL,
+                   nargs,
+                   flags};
+    return prepare(&s, client_buf, min_len, max_len, NULL, sd);
+}
+
+int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,
+                                  const tern_am_arg_t *args)
+{
+    return commit("tern_am_commit_request_medium", sd, 0, handler, len, args);
+}
+
+int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
+                                 size_t min_len, size_t max_len, int nargs,
+                                 unsigned flags, tern_am_sd_t *sd)
+{
+    const char *call = "tern_am_prepare_reply_medium";
+    TN_CHECK_INIT(call);
+    int rank = -1;
+    int rc = check_token(call, token, &rank);
+    if (rc != TERN_OK)
+        return rc;
+    am_send_t s = {call, rank, 1, TN_AM_MEDIUM, 0, NULL, 0, NULL, NULL, nargs, flags};
+    return prepare(&s, client_buf, min_len, max_len, token, sd);
+}
+
+int tern_am_commit_reply_medium(tern_am_sd_t *sd, int handler, size_t len,
+                                const tern_am_arg_t *args)
+{
+    return commit("tern_am_commit_reply_medium", sd, 1, handler, len, args);
+}

@@ -1,0 +1,251 @@
+/* Messages between the ranks of a node: one queue per ordered pair of
+ * ranks, in the receiver's control area (so that the receiver reads a
+ * message in place, where the sender wrote it). A queue is a byte ring of
+ * variable-size records, written by one sender process (its threads take
+ * turns through a lock of the sender's) and read by the receiver (its
+ * polling threads take turns likewise). The receiver's head is the only
+ * shared index; the sender keeps its tail to itself. A message is
+ * assembled in the ring between prepare and commit and published by
+ * commit. Memory per rank: node_ranks x (64 + ring bytes). */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tern.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+#include "base/wait.h"
+#include "xport/shm/shm.h"
+
+/* A record: header (16 bytes), then the message, padded to 16 bytes. The
+ * header is published last, by a release store of pos (the record's
+ * absolute offset in the queue), so the receiver polls the header where
+ * the next record must start and finds it valid exactly when pos equals
+ * its head: one cache line moves per small message, and the sender reads
+ * the receiver's head only when its cached copy says the ring is full.
+ * Before publishing a header, the sender marks the place right after the
+ * record invalid (pos = ~0), so the receiver never mistakes old bytes for
+ * a header. */
+typedef struct rec_hdr {
+    _Atomic uint64_t pos;
+    uint32_t len;
+    uint32_t kind;
+} rec_hdr_t;
+#define REC_HDR ((size_t)sizeof(rec_hdr_t))
+enum { REC_MSG = 1, REC_PAD = 2 };
+#define REC_BYTES(n)  (((size_t)(n) + REC_HDR + 15u) & ~(size_t)15u)
+#define INVALID       UINT64_MAX
+#define POLL_PER_RING 64 /* messages handled per queue per poll, for fairness */
+
+typedef struct shm_ring {
+    _Alignas(64) _Atomic uint64_t head; /* bytes ever consumed (receiver) */
+    _Alignas(64) char data[];
+} shm_ring_t;
+#define RING_HDR offsetof(shm_ring_t, data)
+
+/* The ring that must hold two of the largest messages, and at least what
+ * TERN_AM_SHM_QUEUE asks: a power of two. */
+size_t tn_shm_queue_bytes(void)
+{
+    size_t need = 2 * (REC_BYTES(TN_XPORT_MSG_OVERHEAD + tn_cfg.am_medium_max) + REC_HDR);
+    size_t want = tn_cfg.am_shm_queue > need ? tn_cfg.am_shm_queue : need;
+    size_t r = 4096;
+    while (r < want)
+        r <<= 1;
+    return r;
+}
+
+size_t tn_shm_queue_msg_max(size_t ring)
+{
+    return ring / 2 - 2 * REC_HDR - 15;
+}
+
+size_t tn_shm_ctrl_bytes(int node_ranks)
+{
+    return (size_t)node_ranks * (RING_HDR + tn_shm_queue_bytes());
+}
+
+/* The queue from local rank `from` to local rank `to`, in to's area. */
+static shm_ring_t *ring(const tn_shm_t *s, int to, int from)
+{
+    return (shm_ring_t *)((char *)s->maps[to] + s->ring_off +
+                          (size_t)from * (RING_HDR + s->ring_bytes));
+}
+
+static rec_hdr_t *rec_at(const tn_shm_t *s, shm_ring_t *r, uint64_t pos)
+{
+    return (rec_hdr_t *)(r->data + (size_t)(pos & (s->ring_bytes - 1)));
+}
+
+static void lock(_Atomic int *l)
+{
+    for (uint64_t i = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); i++)
+        if (i > 64)
+            sched_yield();
+}
+
+static void unlock(_Atomic int *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job)
+{
+    s->ring_off = job->ctrl_off;
+    s->ring_bytes = tn_shm_queue_bytes();
+    s->msg_max = tn_shm_queue_msg_max(s->ring_bytes);
+    s->send_lock = calloc((size_t)s->nlocal, sizeof(*s->send_lock));
+    s->recv_lock = calloc((size_t)s->nlocal, sizeof(*s->recv_lock));
+    s->send_tail = calloc((size_t)s->nlocal, sizeof(*s->send_tail));
+    s->head_seen = calloc((size_t)s->nlocal, sizeof(*s->head_seen));
+    if (!s->send_lock || !s->recv_lock || !s->send_tail || !s->head_seen)
+        return TERN_ERR_NOMEM;
+    /* Every queue into this rank starts empty: head 0, no valid header at
+     * 0 (senders write only after start-up's closing barrier). */
+    for (int i = 0; i < s->nlocal; i++) {
+        shm_ring_t *r = ring(s, s->me, i);
+        atomic_store(&r->head, 0);
+        atomic_store(&rec_at(s, r, 0)->pos, INVALID);
+    }
+    return TERN_OK;
+}
+
+void tn_shm_msg_teardown(tn_shm_t *s)
+{
+    free(s->send_lock);
+    free(s->recv_lock);
+    free(s->send_tail);
+    free(s->head_seen);
+}
+
+int tn_shm_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    s->recv_arg = arg;
+    atomic_store_explicit(&s->recv_fn, fn, memory_order_release);
+    return TERN_OK;
+}
+
+/* Room for a record of need bytes (and the invalid mark after it) at the
+ * sender's tail toward local rank li, skipping the ring's end with a pad
+ * record when it would not fit before it: the record's offset, or
+ * INVALID when the receiver has not freed enough yet. */
+static uint64_t reserve(tn_shm_t *s, int li, shm_ring_t *r, size_t need)
+{
+    uint64_t tail = s->send_tail[li];
+    size_t pos = (size_t)(tail & (s->ring_bytes - 1)), to_end = s->ring_bytes - pos;
+    size_t skip = need > to_end ? to_end : 0;
+    uint64_t end = tail + skip + need + REC_HDR;
+    if (end - s->head_seen[li] > s->ring_bytes) {
+        s->head_seen[li] = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (end - s->head_seen[li] > s->ring_bytes)
+            return INVALID;
+    }
+    if (skip) { /* the pad record to the ring's end, published at once */
+        atomic_store_explicit(&rec_at(s, r, tail + skip)->pos, INVALID,
+                              memory_order_relaxed);
+        rec_hdr_t *pad = rec_at(s, r, tail);
+        pad->len = (uint32_t)(to_end - REC_HDR);
+        pad->kind = REC_PAD;
+        atomic_store_explicit(&pad->pos, tail, memory_order_release);
+        s->send_tail[li] = tail + skip;
+    }
+    return tail + skip;
+}
+
+int tn_shm_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                       tn_xport_msg_t *m)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    int li = tn_shm_local_index(s, rank);
+    if (li < 0)
+        return TERN_ERR_RANK;
+    if (n > s->msg_max)
+        return TERN_ERR_RANGE;
+    shm_ring_t *r = ring(s, li, s->me);
+    size_t need = REC_BYTES(n);
+    uint64_t at, iter = 0;
+    lock(&s->send_lock[li]);
+    while ((at = reserve(s, li, r, need)) == INVALID) {
+        /* Full: the receiver has not caught up. Run this rank's own
+         * handlers meanwhile (the receiver may be waiting on us). */
+        unlock(&s->send_lock[li]);
+        if ((flags & TERN_FLAG_IMMEDIATE) && (flags & TN_XPORT_FLAG_NOPOLL))
+            return TERN_ERR_AGAIN;
+        int done = tn_wait_progress_hook ? tn_wait_progress_hook() : tn_shm_poll(x);
+        if (flags & TERN_FLAG_IMMEDIATE) {
+            lock(&s->send_lock[li]);
+            if (done > 0 && (at = reserve(s, li, r, need)) != INVALID)
+                break;
+            unlock(&s->send_lock[li]);
+            return TERN_ERR_AGAIN;
+        }
+        if (done == 0)
+            tn_wait_step(iter++);
+        lock(&s->send_lock[li]);
+    }
+    m->buf = (char *)rec_at(s, r, at) + REC_HDR;
+    m->cap = n;
+    m->rank = li;
+    m->slot = r;
+    m->aux = at;
+    return TERN_OK; /* the sender's lock stays held until commit */
+}
+
+int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    shm_ring_t *r = m->slot;
+    uint64_t next = m->aux + REC_BYTES(n);
+    atomic_store_explicit(&rec_at(s, r, next)->pos, INVALID, memory_order_relaxed);
+    rec_hdr_t *h = rec_at(s, r, m->aux);
+    h->len = (uint32_t)n;
+    h->kind = REC_MSG;
+    atomic_store_explicit(&h->pos, m->aux, memory_order_release);
+    s->send_tail[m->rank] = next;
+    unlock(&s->send_lock[m->rank]);
+    return TERN_OK;
+}
+
+/* Handles what queue `from` holds (up to POLL_PER_RING messages), each
+ * read in place and consumed after its handler returns. */
+static int drain(tn_shm_t *s, int from, tn_xport_recv_fn fn)
+{
+    shm_ring_t *r = ring(s, s->me, from);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (atomic_load_explicit(&rec_at(s, r, head)->pos, memory_order_relaxed) != head)
+        return 0;
+    if (atomic_exchange_explicit(&s->recv_lock[from], 1, memory_order_acquire))
+        return 0; /* another thread of this rank is at it */
+    head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    int n = 0;
+    while (n < POLL_PER_RING) {
+        rec_hdr_t *h = rec_at(s, r, head);
+        if (atomic_load_explicit(&h->pos, memory_order_acquire) != head)
+            break;
+        if (h->kind == REC_PAD) {
+            head += REC_HDR + h->len;
+        } else {
+            fn(s->recv_arg, s->ranks[from], (char *)h + REC_HDR, h->len);
+            head += REC_BYTES(h->len);
+            n++;
+        }
+        atomic_store_explicit(&r->head, head, memory_order_release);
+    }
+    unlock(&s->recv_lock[from]);
+    return n;
+}
+
+int tn_shm_poll(tn_xport_t *x)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    tn_xport_recv_fn fn = atomic_load_explicit(&s->recv_fn, memory_order_acquire);
+    if (!fn)
+        return 0;
+    int done = 0;
+    for (int i = 0; i < s->nlocal; i++)
+        done += drain(s, i, fn);
+    return done;
+}
