@@ -38,7 +38,7 @@ int main(void)
     CHECK(out.rma == tn_xport_no_rma && out.peer_map == tn_xport_no_peer_map);
     CHECK(out.set_recv == tn_xport_no_set_recv && out.msg_send == tn_xport_no_msg_send);
     CHECK(out.query == tn_xport_no_query && out.summary == tn_xport_no_summary);
-    CHECK(out.copy_info == tn_xport_no_copy_info);
+    CHECK(out.copy_info == tn_xport_no_copy_info && out.amo == tn_xport_no_amo);
 
     /* A full table with holes. */
     tn_xport_ops_t holes = {.size = sizeof(tn_xport_ops_t),
@@ -66,6 +66,8 @@ int main(void)
     CHECK(out.set_recv(&x, NULL, NULL) == TERN_ERR_UNSUPPORTED);
     CHECK(out.msg_send(&x, 0, "", 0, &done, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(out.copy_info(&x, 0, &ci) == TERN_ERR_UNSUPPORTED);
+    tn_amo_t amo = {.type = TN_ATYPE_U64, .op = TN_AOP_FADD};
+    CHECK(out.amo(&x, &amo, &done, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(tn_xport_no_poll(&x) == 0);
     char line[32];
     out.summary(&x, line, sizeof(line));

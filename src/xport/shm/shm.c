@@ -103,6 +103,7 @@ static const tn_xport_ops_t shm_ops = {
     .msg_send = tn_xport_no_msg_send,
     .summary = tn_xport_no_summary,
     .copy_info = shm_copy_info,
+    .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
 };
 
 /* Maps the segments of the other ranks of this node (their memfds stay
