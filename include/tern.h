@@ -412,4 +412,6 @@ TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 #ifdef __cplusplus
 }
 #endif
+
+#include "tern/atomic.h" /* remote atomics: atomic domains */
 #endif

@@ -35,6 +35,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .msg_commit = tn_xport_no_msg_commit,
         .summary = tn_xport_no_summary,
         .copy_info = tn_xport_no_copy_info,
+        .amo = tn_xport_no_amo,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -51,6 +52,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(msg_commit);
     TN_FILL(summary);
     TN_FILL(copy_info);
+    TN_FILL(amo);
 #undef TN_FILL
     return TERN_OK;
 }

@@ -104,3 +104,10 @@ int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out)
     (void)x, (void)rank, (void)out;
     return TERN_ERR_UNSUPPORTED;
 }
+
+int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
+                    unsigned flags)
+{
+    (void)x, (void)op, (void)done, (void)flags;
+    return TERN_ERR_UNSUPPORTED;
+}

@@ -18,6 +18,7 @@
 
 #include <tern/topo.h>
 
+#include "base/amo.h"
 #include "base/comp.h"
 
 typedef struct tn_xport tn_xport_t;
@@ -64,46 +65,23 @@ typedef struct tn_rma {
     size_t n;
 } tn_rma_t;
 
+/* One remote atomic on a naturally aligned word of rank's segment. */
+typedef struct tn_amo {
+    int rank;     /* the peer (global rank); may be this rank */
+    int type;     /* TN_ATYPE_* */
+    int op;       /* TN_AOP_* */
+    void *remote; /* in the peer's segment, its own address space, checked
+                       by core (bounds, alignment) */
+    tn_aval_t a1; /* operand (CSWAP: the value compared) */
+    tn_aval_t a2; /* CSWAP: the new value */
+    void *result; /* fetching ops: the old value lands here (4 or 8 bytes)
+                       before rc ends; NULL for the others */
+} tn_amo_t;
+
 /* ---- capabilities ------------------------------------------------------ */
 
-/* Types and operations of remote atomics, as atomic domains will ask for
- * them (an op set is a mask of 1u << TN_AOP_*). */
-enum {
-    TN_ATYPE_I32,
-    TN_ATYPE_U32,
-    TN_ATYPE_I64,
-    TN_ATYPE_U64,
-    TN_ATYPE_FLOAT,
-    TN_ATYPE_DOUBLE,
-    TN_ATYPE_COUNT
-};
-enum {
-    TN_AOP_GET,
-    TN_AOP_SET,
-    TN_AOP_SWAP,
-    TN_AOP_CSWAP,
-    TN_AOP_ADD,
-    TN_AOP_SUB,
-    TN_AOP_INC,
-    TN_AOP_DEC,
-    TN_AOP_AND,
-    TN_AOP_OR,
-    TN_AOP_XOR,
-    TN_AOP_MIN,
-    TN_AOP_MAX,
-    TN_AOP_MULT,
-    TN_AOP_FADD, /* fetching forms: the old value comes back */
-    TN_AOP_FSUB,
-    TN_AOP_FINC,
-    TN_AOP_FDEC,
-    TN_AOP_FAND,
-    TN_AOP_FOR,
-    TN_AOP_FXOR,
-    TN_AOP_FMIN,
-    TN_AOP_FMAX,
-    TN_AOP_FMULT,
-    TN_AOP_COUNT
-};
+/* Types and operations of remote atomics (TN_ATYPE_*, TN_AOP_*: an op
+ * set is a mask of 1u << TN_AOP_*) are in base/amo.h. */
 
 /* Capability flags. */
 #define TN_XCAP_RMA 0x1u /* rma moves data */
@@ -117,8 +95,8 @@ enum {
  * provider it opened). */
 typedef struct tn_xport_caps {
     unsigned flags;                   /* TN_XCAP_* */
-    uint32_t atomics[TN_ATYPE_COUNT]; /* ops carried out by the transport
-                                         itself, per type (none today) */
+    uint32_t atomics[TN_ATYPE_COUNT]; /* ops the amo op carries out on any
+                                         peer it reaches, per type */
     size_t rma_max;                   /* largest n one rma call takes (it fragments) */
     size_t rma_frag;                  /* largest piece moved at once */
     size_t inject;                    /* puts of this size or less end lc in the call */
@@ -197,6 +175,13 @@ typedef struct tn_xport_ops {
     /* The copy decisions with any rank of the job (tern_copy_info), from
      * the transport that owns the copy policy of mapped memory (shm). */
     int (*copy_info)(tn_xport_t *x, int rank, tern_copy_info_t *out);
+    /* One remote atomic (ops in caps.atomics[op->type]), with done as for
+     * rma: only rc is used; it ends when the update is done at the target
+     * and, for fetching ops, the old value is in op->result. Atomic with
+     * respect to the amo ops of the same transport on the same word only
+     * (core never mixes mechanisms on one atomic domain). */
+    int (*amo)(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
+               unsigned flags);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -220,5 +205,7 @@ int tn_xport_no_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
 int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
 int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
+int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
+                    unsigned flags);
 
 #endif

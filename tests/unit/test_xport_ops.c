@@ -40,7 +40,7 @@ int main(void)
           out.msg_prepare == tn_xport_no_msg_prepare &&
           out.msg_commit == tn_xport_no_msg_commit);
     CHECK(out.query == tn_xport_no_query && out.summary == tn_xport_no_summary);
-    CHECK(out.copy_info == tn_xport_no_copy_info);
+    CHECK(out.copy_info == tn_xport_no_copy_info && out.amo == tn_xport_no_amo);
 
     /* A full table with holes. */
     tn_xport_ops_t holes = {.size = sizeof(tn_xport_ops_t),
@@ -70,6 +70,8 @@ int main(void)
     CHECK(out.msg_prepare(&x, 0, 1, 0, &msg) == TERN_ERR_UNSUPPORTED);
     CHECK(out.msg_commit(&x, &msg, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(out.copy_info(&x, 0, &ci) == TERN_ERR_UNSUPPORTED);
+    tn_amo_t amo = {.type = TN_ATYPE_U64, .op = TN_AOP_FADD};
+    CHECK(out.amo(&x, &amo, &done, 0) == TERN_ERR_UNSUPPORTED);
     CHECK(tn_xport_no_poll(&x) == 0);
     char line[32];
     out.summary(&x, line, sizeof(line));

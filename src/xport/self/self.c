@@ -70,6 +70,7 @@ static const tn_xport_ops_t self_ops = {
     .msg_commit = tn_xport_no_msg_commit,
     .summary = tn_xport_no_summary,
     .copy_info = tn_xport_no_copy_info,
+    .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
 };
 
 int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out)

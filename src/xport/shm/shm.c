@@ -117,6 +117,7 @@ static const tn_xport_ops_t shm_ops = {
     .msg_commit = tn_shm_msg_commit,
     .summary = shm_summary,
     .copy_info = shm_copy_info,
+    .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
 };
 
 /* Maps the segments of the other ranks of this node (their memfds stay

@@ -1,0 +1,174 @@
+/* Remote atomics (included by tern.h). An atomic domain is created for
+ * one data type and a set of operations; the operations of one domain on
+ * one word are atomic with respect to each other, from every rank. Each
+ * domain picks one implementation for its whole op set and every peer
+ * (tern_ad_info says which and why):
+ *   TERN_AD_IMPL_CPU  every rank's segment is mapped by every rank that
+ *                     can reach it (one node): CPU atomics in place;
+ *   TERN_AD_IMPL_NET  the job spans nodes and the network provider
+ *                     carries out every op of the set for the type: all
+ *                     targets, this rank and node-local ones included, go
+ *                     through the network so that no two mechanisms meet
+ *                     on one word;
+ *   TERN_AD_IMPL_AM   the job spans nodes and the provider lacks an op:
+ *                     active messages run it with CPU atomics at the
+ *                     target (not in this version: creation then returns
+ *                     TERN_ERR_UNSUPPORTED naming the op and provider).
+ * Operations on a word are atomic only with respect to operations of
+ * domains with the same type on that word, not to puts or plain stores. */
+#ifndef TERN_ATOMIC_H
+#define TERN_ATOMIC_H
+
+#ifndef TERN_H
+#error "include <tern.h>, not <tern/atomic.h>"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Data types of atomic domains. */
+enum {
+    TERN_AT_I32 = 0, /* int32_t */
+    TERN_AT_U32,     /* uint32_t */
+    TERN_AT_I64,     /* int64_t */
+    TERN_AT_U64,     /* uint64_t */
+    TERN_AT_FLOAT,   /* float */
+    TERN_AT_DOUBLE,  /* double */
+};
+
+/* Operations: one bit each, so that a domain takes their OR as its set and
+ * every call takes exactly one. Operands: a1 is the operand (CSWAP: the
+ * value compared), a2 CSWAP's new value; the others ignore them. Fetching
+ * operations (GET, SWAP, CSWAP, F*) store the old value in *result. */
+#define TERN_OP_GET   (1u << 0)  /* result = *addr */
+#define TERN_OP_SET   (1u << 1)  /* *addr = a1 */
+#define TERN_OP_SWAP  (1u << 2)  /* result = *addr, *addr = a1 */
+#define TERN_OP_CSWAP (1u << 3)  /* result = *addr; if it == a1: *addr = a2 */
+#define TERN_OP_ADD   (1u << 4)  /* *addr += a1 (integers wrap) */
+#define TERN_OP_SUB   (1u << 5)  /* *addr -= a1 */
+#define TERN_OP_INC   (1u << 6)  /* *addr += 1 */
+#define TERN_OP_DEC   (1u << 7)  /* *addr -= 1 */
+#define TERN_OP_AND   (1u << 8)  /* *addr &= a1 (integer types only) */
+#define TERN_OP_OR    (1u << 9)  /* *addr |= a1 (integer types only) */
+#define TERN_OP_XOR   (1u << 10) /* *addr ^= a1 (integer types only) */
+#define TERN_OP_MIN   (1u << 11) /* *addr = min(*addr, a1) */
+#define TERN_OP_MAX   (1u << 12) /* *addr = max(*addr, a1) */
+#define TERN_OP_MULT  (1u << 13) /* *addr *= a1 */
+#define TERN_OP_FADD  (1u << 14) /* the fetching forms of ADD .. MULT */
+#define TERN_OP_FSUB  (1u << 15)
+#define TERN_OP_FINC  (1u << 16)
+#define TERN_OP_FDEC  (1u << 17)
+#define TERN_OP_FAND  (1u << 18)
+#define TERN_OP_FOR   (1u << 19)
+#define TERN_OP_FXOR  (1u << 20)
+#define TERN_OP_FMIN  (1u << 21)
+#define TERN_OP_FMAX  (1u << 22)
+#define TERN_OP_FMULT (1u << 23)
+#define TERN_OPS_ALL_ 0xffffffu /* every TERN_OP_* bit */
+
+/* Implementations (tern_ad_info). */
+enum { TERN_AD_IMPL_CPU = 1, TERN_AD_IMPL_NET = 2, TERN_AD_IMPL_AM = 3 };
+
+typedef struct tern_ad_s *tern_ad_t;
+
+/* Create an atomic domain for type (TERN_AT_*) and the operations in ops
+ * (an OR of TERN_OP_*). Local: no communication; the implementation is
+ * chosen from facts that every rank shares (the job's nodes, the network
+ * provider), so every rank that creates a domain with the same type and
+ * set chooses the same one, and ranks must use such domains for a word.
+ * flags: 0. Returns TERN_OK with *out set; TERN_ERR_INVALID (unknown type,
+ * empty set or unknown op bits, a bitwise op for float or double, bad
+ * flags, out NULL); TERN_ERR_UNSUPPORTED (the job spans nodes and the
+ * network provider lacks an op of the set: the message names it);
+ * TERN_ERR_NOMEM (more than 1024 live domains); TERN_ERR_NOT_INIT. */
+TERN_API tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags,
+                                      tern_ad_t *out);
+/* Destroy a domain (its operations must be complete). A destroyed or
+ * unknown domain is TERN_ERR_INVALID in every call that takes it. */
+TERN_API tern_status_t tern_ad_destroy(tern_ad_t ad);
+/* Which implementation ad uses (*impl: TERN_AD_IMPL_*, may be NULL) and
+ * why, as one line into why (may be NULL). TERN_VERBOSE=1 logs the same
+ * line when a domain is created. */
+TERN_API tern_status_t tern_ad_info(tern_ad_t ad, int *impl, char *why, size_t len);
+
+/* The out-of-line entry behind the typed calls below; not to be called
+ * directly. mode: TERN_AD_BLOCK_, TERN_AD_NB_ or TERN_AD_NBI_. */
+enum { TERN_AD_BLOCK_ = 0, TERN_AD_NB_, TERN_AD_NBI_ };
+TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode,
+                                   int rank, void *addr, uint32_t op, const void *a1,
+                                   const void *a2, void *result, tern_event_t *ev,
+                                   tern_flags_t flags);
+
+/* Typed calls, for each type T (i32, u32, i64, u64, float, double) with C
+ * type C. addr is a naturally aligned C in rank's segment (as rank sees
+ * it). Every call checks that the domain's type is T, that op is one bit
+ * of the domain's set, and the address; result may be NULL only for
+ * non-fetching ops.
+ *   tern_ctx_ad_op_T(ctx, ad, rank, addr, op, a1, a2, result, flags)
+ *       blocking: done (and *result set) when it returns;
+ *   tern_ctx_ad_op_nb_T(ctx, ad, rank, addr, op, a1, a2, result, ev, flags)
+ *       *ev completes when the op is done and *result set (ev NULL: waits);
+ *   tern_ctx_ad_op_nbi_T(ctx, ad, rank, addr, op, a1, a2, result, flags)
+ *       completed by tern_ctx_nbi_sync(ctx, TERN_SYNC_REMOTE) / quiet;
+ * and tern_ad_op_T, tern_ad_op_nb_T, tern_ad_op_nbi_T on TERN_CTX_DEFAULT.
+ * Returns TERN_OK, TERN_ERR_INVALID (bad domain, type mismatch, op not in
+ * the set or not one bit, misaligned address, NULL result of a fetching
+ * op, bad flags or context), TERN_ERR_RANK, TERN_ERR_RANGE (address
+ * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
+ * the error of an operation that failed (TERN_ERR_PEER). */
+#define TERN_AD_DEFINE_(T, C, code)                                                      \
+    static inline tern_status_t tern_ctx_ad_op_##T(                                      \
+        tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
+        C *result, tern_flags_t flags)                                                   \
+    {                                                                                    \
+        return tern_ad_op_(ctx, ad, code, TERN_AD_BLOCK_, rank, addr, op, &a1, &a2,      \
+                           result, 0, flags);                                            \
+    }                                                                                    \
+    static inline tern_status_t tern_ctx_ad_op_nb_##T(                                   \
+        tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
+        C *result, tern_event_t *ev, tern_flags_t flags)                                 \
+    {                                                                                    \
+        return tern_ad_op_(ctx, ad, code, TERN_AD_NB_, rank, addr, op, &a1, &a2, result, \
+                           ev, flags);                                                   \
+    }                                                                                    \
+    static inline tern_status_t tern_ctx_ad_op_nbi_##T(                                  \
+        tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
+        C *result, tern_flags_t flags)                                                   \
+    {                                                                                    \
+        return tern_ad_op_(ctx, ad, code, TERN_AD_NBI_, rank, addr, op, &a1, &a2,        \
+                           result, 0, flags);                                            \
+    }                                                                                    \
+    static inline tern_status_t tern_ad_op_##T(tern_ad_t ad, int rank, void *addr,       \
+                                               uint32_t op, C a1, C a2, C *result,       \
+                                               tern_flags_t flags)                       \
+    {                                                                                    \
+        return tern_ctx_ad_op_##T(TERN_CTX_DEFAULT, ad, rank, addr, op, a1, a2, result,  \
+                                  flags);                                                \
+    }                                                                                    \
+    static inline tern_status_t tern_ad_op_nb_##T(tern_ad_t ad, int rank, void *addr,    \
+                                                  uint32_t op, C a1, C a2, C *result,    \
+                                                  tern_event_t *ev, tern_flags_t flags)  \
+    {                                                                                    \
+        return tern_ctx_ad_op_nb_##T(TERN_CTX_DEFAULT, ad, rank, addr, op, a1, a2,       \
+                                     result, ev, flags);                                 \
+    }                                                                                    \
+    static inline tern_status_t tern_ad_op_nbi_##T(tern_ad_t ad, int rank, void *addr,   \
+                                                   uint32_t op, C a1, C a2, C *result,   \
+                                                   tern_flags_t flags)                   \
+    {                                                                                    \
+        return tern_ctx_ad_op_nbi_##T(TERN_CTX_DEFAULT, ad, rank, addr, op, a1, a2,      \
+                                      result, flags);                                    \
+    }
+
+TERN_AD_DEFINE_(i32, int32_t, TERN_AT_I32)
+TERN_AD_DEFINE_(u32, uint32_t, TERN_AT_U32)
+TERN_AD_DEFINE_(i64, int64_t, TERN_AT_I64)
+TERN_AD_DEFINE_(u64, uint64_t, TERN_AT_U64)
+TERN_AD_DEFINE_(float, float, TERN_AT_FLOAT)
+TERN_AD_DEFINE_(double, double, TERN_AT_DOUBLE)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,174 @@
+/* Atomic domains: creation with the choice of one implementation for the
+ * whole op set and every peer, destruction, and what was chosen. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/atomic.h"
+
+_Static_assert((int)TERN_AT_I32 == (int)TN_ATYPE_I32 &&
+                   (int)TERN_AT_U32 == (int)TN_ATYPE_U32 &&
+                   (int)TERN_AT_I64 == (int)TN_ATYPE_I64 &&
+                   (int)TERN_AT_U64 == (int)TN_ATYPE_U64 &&
+                   (int)TERN_AT_FLOAT == (int)TN_ATYPE_FLOAT &&
+                   (int)TERN_AT_DOUBLE == (int)TN_ATYPE_DOUBLE,
+               "public and internal atomic types agree");
+_Static_assert(TERN_OP_GET == TN_AOP_BIT(TN_AOP_GET) &&
+                   TERN_OP_CSWAP == TN_AOP_BIT(TN_AOP_CSWAP) &&
+                   TERN_OP_MULT == TN_AOP_BIT(TN_AOP_MULT) &&
+                   TERN_OP_FADD == TN_AOP_BIT(TN_AOP_FADD) &&
+                   TERN_OP_FMULT == TN_AOP_BIT(TN_AOP_FMULT) &&
+                   TERN_OPS_ALL_ == TN_AOPS_ALL,
+               "public op bits are the internal op positions");
+
+/* Domains live in one table, so a handle is checked by its address; a
+ * destroyed one is marked dead and reused only once the table has been
+ * used up (so that a stale handle is recognized for as long as possible). */
+static struct tern_ad_s ad_pool[TN_AD_MAX];
+static int ad_used;
+
+struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call)
+{
+    uintptr_t off = (uintptr_t)ad - (uintptr_t)ad_pool;
+    if (__builtin_expect(
+            off >= sizeof(ad_pool) || off % sizeof(*ad) || ad->magic != TN_AD_LIVE, 0)) {
+        int known = off < sizeof(ad_pool) && off % sizeof(*ad) == 0;
+        tn_core_fail(TERN_ERR_INVALID, call, "atomic domain %p %s", (void *)ad,
+                     known ? "was destroyed" : "is not an atomic domain");
+        return NULL;
+    }
+    return ad;
+}
+
+/* The transport of this rank's network peers (the job spans nodes, so
+ * there is one). */
+static tn_core_xport_t *net_xport(void)
+{
+    for (int r = 0; r < tn_core.size; r++)
+        if (tn_core.peers[r].kind == TN_PEER_NET)
+            return tn_core.peers[r].xport;
+    return NULL;
+}
+
+/* The implementation for d (type and ops set), from facts every rank
+ * shares: the number of nodes of the transports' grouping and the network
+ * provider (the same on every rank). */
+static int choose(struct tern_ad_s *d)
+{
+    char set[200];
+    tn_aop_set_names(d->ops, set, sizeof(set));
+    if (tn_core.nnodes <= 1) {
+        d->impl = TERN_AD_IMPL_CPU;
+        snprintf(d->why, sizeof(d->why),
+                 "cpu: every rank's segment is mapped on its node (1 node), CPU "
+                 "atomics in place for %s {%s}",
+                 tn_atype_name(d->type), set);
+        return TERN_OK;
+    }
+    tn_core_xport_t *x = net_xport();
+    char line[160] = "";
+    if (x)
+        x->ops.summary(x->x, line, sizeof(line));
+    uint32_t missing = x ? d->ops & ~x->caps.atomics[d->type] : d->ops;
+    if (!missing) {
+        d->impl = TERN_AD_IMPL_NET;
+        d->net = x;
+        snprintf(d->why, sizeof(d->why),
+                 "net: the job spans %d nodes and the network transport carries out "
+                 "every op of %s {%s}; every target, node-local ones included, goes "
+                 "through it (%s)",
+                 tn_core.nnodes, tn_atype_name(d->type), set, line);
+        return TERN_OK;
+    }
+    char miss[256];
+    tn_aop_set_names(missing, miss, sizeof(miss));
+    return tn_core_fail(TERN_ERR_UNSUPPORTED, "tern_ad_create",
+                        "an atomic domain for %s {%s} needs the network (the job spans "
+                        "%d nodes), and the network transport (%s) does not carry out "
+                        "%s on %s; the active-message path that would serve this domain "
+                        "is not in this version: leave those operations out of the set, "
+                        "or choose another TERN_OFI_PROVIDER",
+                        tn_atype_name(d->type), set, tn_core.nnodes, x ? line : "none",
+                        miss, tn_atype_name(d->type));
+}
+
+/* Validates the arguments of tern_ad_create. */
+static int check_create(int type, uint32_t ops, tern_flags_t flags, tern_ad_t *out)
+{
+    const char *call = "tern_ad_create";
+    if (!out)
+        return tn_core_fail(TERN_ERR_INVALID, call, "out is NULL");
+    if (type < 0 || type >= TN_ATYPE_COUNT)
+        return tn_core_fail(TERN_ERR_INVALID, call, "type %d is not a TERN_AT_* value",
+                            type);
+    if (!ops || (ops & ~TN_AOPS_ALL))
+        return tn_core_fail(TERN_ERR_INVALID, call, "op set 0x%x: %s", ops,
+                            ops ? "bits beyond TERN_OP_* are set"
+                                : "empty (an OR of TERN_OP_* values)");
+    if ((type == TN_ATYPE_FLOAT || type == TN_ATYPE_DOUBLE) && (ops & TN_AOPS_BITWISE)) {
+        char bad[64];
+        tn_aop_set_names(ops & TN_AOPS_BITWISE, bad, sizeof(bad));
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "bitwise operations (%s) are not defined on %s: leave them "
+                            "out of the set",
+                            bad, tn_atype_name(type));
+    }
+    if (flags)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "flags 0x%x: no flag is defined for it, pass 0", flags);
+    return TERN_OK;
+}
+
+tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad_t *out)
+{
+    TN_CHECK_INIT("tern_ad_create");
+    int rc = check_create(type, ops, flags, out);
+    if (rc != TERN_OK)
+        return rc;
+    struct tern_ad_s d = {.type = type, .ops = ops};
+    rc = choose(&d);
+    if (rc != TERN_OK)
+        return rc;
+    tn_core_lock();
+    struct tern_ad_s *slot = ad_used < TN_AD_MAX ? &ad_pool[ad_used++] : NULL;
+    for (int i = 0; i < ad_used && !slot; i++)
+        if (ad_pool[i].magic == TN_AD_DEAD)
+            slot = &ad_pool[i];
+    if (slot) {
+        d.magic = TN_AD_LIVE;
+        *slot = d;
+    }
+    tn_core_unlock();
+    if (!slot)
+        return tn_core_fail(TERN_ERR_NOMEM, "tern_ad_create",
+                            "%d atomic domains exist already, the most there can be: "
+                            "destroy one first",
+                            TN_AD_MAX);
+    tn_info("atomic domain %d: %s", (int)(slot - ad_pool), slot->why);
+    *out = slot;
+    return TERN_OK;
+}
+
+tern_status_t tern_ad_destroy(tern_ad_t ad)
+{
+    TN_CHECK_INIT("tern_ad_destroy");
+    tn_core_lock();
+    struct tern_ad_s *d = tn_ad_get(ad, "tern_ad_destroy");
+    if (d)
+        d->magic = TN_AD_DEAD;
+    tn_core_unlock();
+    return d ? TERN_OK : TERN_ERR_INVALID;
+}
+
+tern_status_t tern_ad_info(tern_ad_t ad, int *impl, char *why, size_t len)
+{
+    TN_CHECK_INIT("tern_ad_info");
+    struct tern_ad_s *d = tn_ad_get(ad, "tern_ad_info");
+    if (!d)
+        return TERN_ERR_INVALID;
+    if (impl)
+        *impl = d->impl;
+    if (why && len)
+        snprintf(why, len, "%s", d->why);
+    return TERN_OK;
+}

@@ -1,0 +1,29 @@
+/* Atomic domains inside core: the record behind a tern_ad_t, shared by
+ * core/atomic.c (create, choice, destroy) and core/atomic_op.c (the
+ * operations). */
+#ifndef TN_CORE_ATOMIC_H
+#define TN_CORE_ATOMIC_H
+
+#include "base/amo.h"
+#include "core/core.h"
+
+#define TN_AD_LIVE 0x61646c76u
+#define TN_AD_DEAD 0x61646464u
+#define TN_AD_MAX  1024 /* domains alive at once */
+
+/* Written by tern_ad_create before the handle is returned, read-only
+ * after (any thread may use a domain). */
+struct tern_ad_s {
+    uint32_t magic;       /* TN_AD_LIVE while created, TN_AD_DEAD after */
+    int type;             /* TN_ATYPE_* (== TERN_AT_*) */
+    uint32_t ops;         /* mask of 1u << TN_AOP_* (== TERN_OP_* bits) */
+    int impl;             /* TERN_AD_IMPL_* */
+    tn_core_xport_t *net; /* TERN_AD_IMPL_NET: the transport for every target */
+    char why[640];        /* the choice, for tern_ad_info and TERN_VERBOSE */
+};
+
+/* The domain ad stands for, or NULL after logging TERN_ERR_INVALID for
+ * call (unknown, or destroyed). */
+struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call);
+
+#endif

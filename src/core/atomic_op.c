@@ -1,0 +1,168 @@
+/* The operations of atomic domains: checks, then CPU atomics in place for
+ * a domain on mapped peers, or the network transport's amo op, with the
+ * completion forms of every family (blocking, event, nbi). */
+#include <string.h>
+
+#include "base/compiler.h"
+#include "base/log.h"
+#include "core/atomic.h"
+#include "core/event.h"
+
+static const char *const call_names[3][TN_ATYPE_COUNT] = {
+    {"tern_ad_op_i32", "tern_ad_op_u32", "tern_ad_op_i64", "tern_ad_op_u64",
+     "tern_ad_op_float", "tern_ad_op_double"},
+    {"tern_ad_op_nb_i32", "tern_ad_op_nb_u32", "tern_ad_op_nb_i64", "tern_ad_op_nb_u64",
+     "tern_ad_op_nb_float", "tern_ad_op_nb_double"},
+    {"tern_ad_op_nbi_i32", "tern_ad_op_nbi_u32", "tern_ad_op_nbi_i64",
+     "tern_ad_op_nbi_u64", "tern_ad_op_nbi_float", "tern_ad_op_nbi_double"},
+};
+
+/* Every check of one call, in the order a user would fix them; logs and
+ * returns the first failure. */
+static TN_NOINLINE int check_fail(const char *call, const struct tern_ad_s *d, int type,
+                                  int rank, void *addr, uint32_t op, void *result,
+                                  tern_flags_t flags)
+{
+    if (type != d->type)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "the atomic domain is for %s, not %s: use tern_ad_op_%s or a "
+                            "domain for %s",
+                            tn_atype_name(d->type), tn_atype_name(type),
+                            tn_atype_name(d->type), tn_atype_name(type));
+    if (!op || (op & (op - 1)) || (op & ~TN_AOPS_ALL))
+        return tn_core_fail(TERN_ERR_INVALID, call, "op 0x%x is not one TERN_OP_* value",
+                            op);
+    if (!(op & d->ops)) {
+        char set[256];
+        tn_aop_set_names(d->ops, set, sizeof(set));
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "op %s is not in the atomic domain's set {%s}: create the "
+                            "domain with it",
+                            tn_aop_name(__builtin_ctz(op)), set);
+    }
+    if (flags & ~TERN_FLAGS_KNOWN_)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
+                            flags & ~TERN_FLAGS_KNOWN_);
+    if (!result && (op & TN_AOPS_FETCHING))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "op %s returns the old value, and result is NULL",
+                            tn_aop_name(__builtin_ctz(op)));
+    if (rank < 0 || rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, call, "rank %d is not in [0, %d)", rank,
+                            tn_core.size);
+    size_t size = tn_atype_size(d->type);
+    uintptr_t a = (uintptr_t)addr;
+    if (a % size)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "address %p is not aligned to the %zu bytes of %s", addr,
+                            size, tn_atype_name(d->type));
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t seg = (size_t)tn_core.peers[rank].seg.size;
+    if (a < base || a - base > seg - size)
+        return tn_core_fail(TERN_ERR_RANGE, call,
+                            "%p is outside the segment of rank %d [%p, %p): a remote "
+                            "address is an address in the target's segment as the target "
+                            "sees it (tern_sym_addr)",
+                            addr, rank, (void *)base, (void *)(base + seg));
+    return TERN_OK;
+}
+
+/* 1 when every argument is right (cost: a few compares, no call). */
+static inline int args_ok(const struct tern_ad_s *d, int type, int rank, void *addr,
+                          uint32_t op, void *result, tern_flags_t flags)
+{
+    size_t size = tn_atype_size(type);
+    uintptr_t a = (uintptr_t)addr;
+    if (type != d->type || !(op & d->ops) || (op & (op - 1)) ||
+        (flags & ~TERN_FLAGS_KNOWN_) || (!result && (op & TN_AOPS_FETCHING)) ||
+        (unsigned)rank >= (unsigned)tn_core.size || (a & (size - 1)))
+        return 0;
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    return a >= base && a - base <= tn_core.peers[rank].seg.size - size;
+}
+
+/* Starts op through the domain's network transport with one part counted
+ * in rc; takes it back if nothing started. */
+static int start(const struct tern_ad_s *d, const tn_amo_t *op, tn_comp_t *rc,
+                 unsigned flags)
+{
+    tn_xport_done_t done = {NULL, rc};
+    tn_comp_add(rc, 1);
+    int st = d->net->ops.amo(d->net->x, op, &done, flags);
+    if (st != TERN_OK)
+        tn_comp_add(rc, -1);
+    return st;
+}
+
+static TN_NOINLINE int op_failed(const char *call, const tn_amo_t *op, int st)
+{
+    return tn_core_fail(st, call,
+                        "atomic %s on rank %d at %p failed (cause logged above)",
+                        tn_aop_name(op->op), op->rank, op->remote);
+}
+
+/* The network forms: blocking on a completion object of this frame, an
+ * event, or the context's nbi count. */
+static int run_net(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx, int mode,
+                   const tn_amo_t *op, tern_event_t *ev, unsigned flags)
+{
+    if (mode == TERN_AD_NBI_) {
+        struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+        return c ? start(d, op, &c->rc, flags) : TERN_ERR_INVALID;
+    }
+    if (mode == TERN_AD_NB_ && ev) {
+        tern_event_t e;
+        tn_comp_t *rc = tn_event_new(&e);
+        if (!rc)
+            return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
+        tn_comp_add(rc, -1); /* start counts its own part */
+        int st = start(d, op, rc, flags);
+        if (st != TERN_OK) {
+            tn_event_drop(e);
+            return st;
+        }
+        *ev = e;
+        return TERN_OK;
+    }
+    tn_comp_t c;
+    tn_comp_init(&c, 0);
+    int st = start(d, op, &c, flags);
+    if (st == TERN_OK)
+        st = tn_comp_wait(&c);
+    return st == TERN_OK ? TERN_OK : op_failed(call, op, st);
+}
+
+tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int rank,
+                          void *addr, uint32_t op, const void *a1, const void *a2,
+                          void *result, tern_event_t *ev, tern_flags_t flags)
+{
+    if ((unsigned)type >= TN_ATYPE_COUNT || (unsigned)mode > TERN_AD_NBI_)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_ad_op_",
+                            "type %d or mode %d is out of range", type, mode);
+    const char *call = call_names[mode][type];
+    TN_CHECK_INIT(call);
+    struct tern_ad_s *d = tn_ad_get(ad, call);
+    if (!d)
+        return TERN_ERR_INVALID;
+    if (tn_unlikely(!args_ok(d, type, rank, addr, op, result, flags)))
+        return check_fail(call, d, type, rank, addr, op, result, flags);
+    size_t size = tn_atype_size(type);
+    tn_amo_t o = {.rank = rank, .type = type, .op = __builtin_ctz(op), .remote = addr};
+    memcpy(&o.a1, a1, size);
+    memcpy(&o.a2, a2, size);
+    if (tn_likely(d->impl == TERN_AD_IMPL_CPU)) {
+        /* Every peer is mapped (one node): the word is reachable here. */
+        tn_aval_t old;
+        intptr_t delta = tn_core.fast[rank].delta;
+        tn_amo_cpu(type, o.op, (char *)addr + delta, &o.a1, &o.a2, &old);
+        if (op & TN_AOPS_FETCHING)
+            memcpy(result, &old, size);
+        if (mode == TERN_AD_NB_ && ev)
+            *ev = TERN_EVENT_DONE;
+        return TERN_OK;
+    }
+    o.result = (op & TN_AOPS_FETCHING) ? result : NULL;
+    tn_trace("%s(rank %d, %p, %s)", call, rank, addr, tn_aop_name(o.op));
+    return run_net(call, d, ctx, mode, &o, ev, flags);
+}

@@ -1,0 +1,3 @@
+# Remote atomics: atomic domains, every op and type, contention, bad input.
+tern_mp_test(NAME atomic SOURCES atomic.c RANKS 1 2 4 8 CONFIGS shm)
+tern_mp_test(NAME atomic_bad SOURCES atomic_bad.c RANKS 1 2 CONFIGS shm)
