@@ -38,3 +38,13 @@ tern_mp_test(NAME init_fail_config SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=c
 # Active messages: every category, Request/Reply, negotiated payload, a
 # flood with sleeping receivers, bad input (tests/mp/am.c).
 tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
+tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
+# A receiver dies while its sender is blocked on it: the job ends naming it.
+add_executable(mp_am_die am_die.c)
+target_link_libraries(mp_am_die PRIVATE tern_mp_util)
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.am_die.${cfg}.n2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg}
+    $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:mp_am_die>)
+  set_tests_properties(mp.am_die.${cfg}.n2 PROPERTIES TIMEOUT 60 LABELS "mp;${cfg}"
+    PASS_REGULAR_EXPRESSION "rank 1 \\(pid [0-9]+\\) exited with code 9")
+endforeach()
