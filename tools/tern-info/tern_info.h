@@ -9,6 +9,7 @@
 /* Sections of the default output; each prints a heading and its lines. */
 void ti_print_topology(FILE *out);
 void ti_print_hugepages(FILE *out);
+void ti_print_am(FILE *out);
 
 /* -b: this process's rank (from the launcher's environment), host, CPU
  * binding and NUMA domain, as one line written at once. Needs no

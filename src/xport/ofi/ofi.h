@@ -97,6 +97,9 @@ typedef struct tn_ofi {
 /* Messages (ofi_msg.c): set up after the endpoint (posts the receive
  * buffers), torn down after it closed; ops; what poll hands over. */
 int tn_ofi_msg_setup(tn_ofi_t *o);
+/* Bytes of one message buffer (header included), receive and send
+ * buffers, from TERN_AM_* and the provider's largest message (0: none). */
+void tn_ofi_msg_plan(size_t prov_max, size_t *buf, long *nrx, long *ntx);
 void tn_ofi_msg_teardown(tn_ofi_t *o);
 int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,

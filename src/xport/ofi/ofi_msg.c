@@ -83,18 +83,23 @@ static int reg(tn_ofi_t *o, void *mem, size_t len, uint64_t access, uint64_t key
     return TERN_OK;
 }
 
+void tn_ofi_msg_plan(size_t prov_max, size_t *buf, long *nrx, long *ntx)
+{
+    size_t want = HDR + TN_XPORT_MSG_OVERHEAD + tn_cfg.am_medium_max;
+    if (prov_max && want > prov_max)
+        want = prov_max;
+    *buf = (want + 63) & ~(size_t)63;
+    *nrx = (long)(tn_cfg.am_net_recv / *buf);
+    if (*nrx < MIN_RX)
+        *nrx = MIN_RX;
+    *ntx = NTX;
+}
+
 int tn_ofi_msg_setup(tn_ofi_t *o)
 {
     if (!(o->info->caps & FI_MSG))
         return TERN_OK; /* RMA only: no messages offered */
-    size_t want = HDR + TN_XPORT_MSG_OVERHEAD + tn_cfg.am_medium_max;
-    if (o->info->ep_attr->max_msg_size && want > o->info->ep_attr->max_msg_size)
-        want = o->info->ep_attr->max_msg_size;
-    o->msg_buf = (want + 63) & ~(size_t)63;
-    o->nrx = (long)(tn_cfg.am_net_recv / o->msg_buf);
-    if (o->nrx < MIN_RX)
-        o->nrx = MIN_RX;
-    o->ntx = NTX;
+    tn_ofi_msg_plan(o->info->ep_attr->max_msg_size, &o->msg_buf, &o->nrx, &o->ntx);
     o->credit_init = tn_cfg.am_net_credits < 2 ? 2 : (int)tn_cfg.am_net_credits;
     o->rx = calloc((size_t)o->nrx, sizeof(*o->rx));
     o->tx = calloc((size_t)o->ntx, sizeof(*o->tx));
