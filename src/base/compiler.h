@@ -6,5 +6,9 @@
 #define tn_unlikely(x)  __builtin_expect(!!(x), 0)
 #define TN_NOINLINE     __attribute__((noinline, cold))
 #define TN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* A small thread-local read on hot paths: initial-exec, one load from the
+ * thread pointer instead of a __tls_get_addr call (libtern is linked by
+ * programs, not dlopen'ed; a few bytes of static TLS). */
+#define TN_TLS_FAST __attribute__((tls_model("initial-exec")))
 
 #endif

@@ -11,8 +11,8 @@
 #include "core/am.h"
 
 tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
-_Thread_local int tn_am_in_handler;
-_Thread_local struct tern_am_token_s *tn_am_token;
+TN_TLS_FAST _Thread_local int tn_am_in_handler;
+TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 
 /* Replies waiting for room: a list under a lock, taken with trylock by
  * progress so that no poller ever waits for another. */

@@ -50,7 +50,7 @@ typedef struct tn_am_handler_slot {
 extern tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
 
 /* The token of the innermost handler running on this thread, or NULL. */
-extern _Thread_local struct tern_am_token_s *tn_am_token;
+extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 
 /* Largest Medium payload to rank (its message transport's limit and
  * TERN_AM_MEDIUM_MAX); 0 when no transport carries messages to it. */

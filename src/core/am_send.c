@@ -143,9 +143,9 @@ static int am_send(am_send_t *s)
     if (s->len && !s->payload)
         return tn_core_fail(TERN_ERR_INVALID, s->call, "payload is NULL with %zu bytes",
                             s->len);
-    size_t max = tn_am_medium_max(s->rank);
     if (s->cat == TN_AM_SHORT)
         return send_one(s, TN_AM_SHORT, NULL, 0, NULL);
+    size_t max = tn_am_medium_max(s->rank);
     if (s->cat == TN_AM_MEDIUM) {
         if (s->len > max)
             return tn_core_fail(TERN_ERR_INVALID, s->call,

@@ -8,6 +8,7 @@
 #include <tern.h>
 
 #include "base/comp.h"
+#include "base/compiler.h"
 #include "boot/boot.h"
 #include "mem/heap.h"
 #include "mem/segment.h"
@@ -135,7 +136,7 @@ static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
 void tn_am_recv(void *arg, int src, void *buf, size_t n);
 int tn_am_progress(void);
 void tn_am_fini(void);
-extern _Thread_local int tn_am_in_handler;
+extern TN_TLS_FAST _Thread_local int tn_am_in_handler;
 #define TN_NOT_IN_HANDLER(call)                                                  \
     do {                                                                         \
         if (__builtin_expect(tn_am_in_handler, 0))                               \
