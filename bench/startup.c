@@ -43,13 +43,17 @@ typedef struct su_side {
     char fail[300];
 } su_side_t;
 
-static void su_trial(su_side_t *s, char *const argv[], double *init_s, size_t *segment)
+/* One job; for Tern's, also rank 0's init time, the segment size and the
+ * time from launch until every rank finished tern_init (ternrun says it
+ * with TERN_VERBOSE=1: *all_s). */
+static void su_trial(su_side_t *s, char *const argv[], char *const env[], double *init_s,
+                     double *all_s, size_t *segment)
 {
     static char out[65536];
     double el;
     if (s->fail[0])
         return;
-    int st = tb_run_child(argv, NULL, out, sizeof out, &el);
+    int st = tb_run_child(argv, env, out, sizeof out, &el);
     if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char *nl;
         /* Keep the first lines of what it said: ternrun names the cause. */
@@ -65,6 +69,8 @@ static void su_trial(su_side_t *s, char *const argv[], double *init_s, size_t *s
         const char *g = l ? strstr(l, " segment=") : NULL;
         if (g)
             *segment = (size_t)strtoull(g + strlen(" segment="), NULL, 10);
+        const char *a = strstr(out, "ranks finished start-up ");
+        *all_s = a ? atof(a + strlen("ranks finished start-up ")) / 1e3 : NAN;
     }
     s->t[s->nt++] = el;
 }
@@ -87,9 +93,15 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             getenv("TERN_SEGMENT_SIZE") ? getenv("TERN_SEGMENT_SIZE")
                                         : "library default");
     if (!o->json)
-        printf("# %6s %10s %-19s %10s %-19s %10s %8s %12s %10s %9s %10s\n", "ranks",
-               "tern s", "  p10..p90", "raw s", "  p10..p90", "tern-raw", "tern/raw",
-               "rank0 init s", "fault-in s", "floor s", "tern/floor");
+        printf("# %6s %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s\n",
+               "ranks", "tern s", "  p10..p90", "raw s", "  p10..p90", "tern-raw",
+               "tern/raw", "rank0 init s", "all init s", "fault-in s", "floor s",
+               "tern/floor", "init/fault-in");
+    /* ternrun reports when the last rank finished tern_init (level 1). */
+    static const char *const verbose[] = {"TERN_VERBOSE=1"};
+    char **verbose_env = tb_env_with(verbose, 1);
+    if (!verbose_env)
+        tb_die("out of memory");
     int rc = 0;
     for (int k = 0; k < o->nranks; k++) {
         int n = o->ranks[k];
@@ -98,6 +110,8 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         char *raw_argv[] = {ternrun, "-n", nbuf, "/bin/true", NULL};
         su_side_t t = {0}, r = {0};
         double *init = calloc((size_t)o->trials, sizeof(double));
+        double *all_init = calloc((size_t)o->trials, sizeof(double));
+        int nall = 0;
         /* Fault-in alone, and fault-in + release: the job gives its
          * segments back before ternrun returns. */
         double *fl_in = calloc((size_t)o->trials, sizeof(double));
@@ -105,7 +119,7 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         int nfloor = 0, floor_threads = 0;
         t.t = calloc((size_t)o->trials, sizeof(double));
         r.t = calloc((size_t)o->trials, sizeof(double));
-        if (!init || !fl_in || !fl_all || !t.t || !r.t)
+        if (!init || !all_init || !fl_in || !fl_all || !t.t || !r.t)
             tb_die("out of memory");
         int ninit = 0;
         size_t segment = 0; /* per rank, as rank 0 reports it */
@@ -114,18 +128,21 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             for (int side = 0; side < 2; side++) {
                 int is_raw = side ^ (tr & 1);
                 int before = is_raw ? r.nt : t.nt;
-                double i0 = NAN;
+                double i0 = NAN, a0 = NAN;
                 if (is_raw)
-                    su_trial(&r, raw_argv, NULL, NULL);
+                    su_trial(&r, raw_argv, NULL, NULL, NULL, NULL);
                 else
-                    su_trial(&t, tern_argv, &i0, &segment);
+                    su_trial(&t, tern_argv, verbose_env, &i0, &a0, &segment);
                 if (tr < 0) { /* warm-up: forget it */
                     if (is_raw && r.nt > before)
                         r.nt--;
                     if (!is_raw && t.nt > before)
                         t.nt--;
-                } else if (!is_raw && t.nt > before && !isnan(i0)) {
-                    init[ninit++] = i0;
+                } else if (!is_raw && t.nt > before) {
+                    if (!isnan(i0))
+                        init[ninit++] = i0;
+                    if (!isnan(a0))
+                        all_init[nall++] = a0;
                 }
             }
             /* The segment size is known once a Tern trial has run. */
@@ -139,7 +156,8 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             }
         }
         tb_row_t row = {.bench = "startup", .op = "ternrun", .unit = TB_UNIT_NS};
-        tb_stats_t si, sf, sfi;
+        tb_stats_t si, sf, sfi, sa;
+        tb_stats_of(all_init, nall, &sa);
         tb_stats_of(fl_in, nfloor, &sfi);
         tb_stats_of(fl_all, nfloor, &sf);
         tb_stats_of(t.t, t.nt, &row.tern);
@@ -170,6 +188,8 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             tb_json_num(&j, "overhead", row.tern.med - row.raw.med);
             tb_json_num(&j, "ratio", row.tern.med / row.raw.med);
             tb_json_num(&j, "rank0_init", si.med);
+            tb_json_num(&j, "all_init", sa.med);
+            tb_json_num(&j, "all_init_faultin_ratio", sa.med / sfi.med);
             tb_json_num(&j, "floor_faultin", sfi.med);
             tb_json_num(&j, "floor", sf.med);
             tb_json_num(&j, "floor_ratio", row.tern.med / sf.med);
@@ -183,27 +203,31 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                 snprintf(a, sizeof a, "(%.3f..%.3f)", row.tern.p10, row.tern.p90);
             if (r.nt)
                 snprintf(b, sizeof b, "(%.3f..%.3f)", row.raw.p10, row.raw.p90);
-            char v[8][32];
-            double f[8] = {row.tern.med,
-                           row.raw.med,
-                           row.tern.med - row.raw.med,
-                           row.tern.med / row.raw.med,
-                           si.med,
-                           sfi.med,
-                           sf.med,
-                           row.tern.med / sf.med};
-            for (int q = 0; q < 8; q++)
+            char v[10][32];
+            double f[10] = {row.tern.med,
+                            row.raw.med,
+                            row.tern.med - row.raw.med,
+                            row.tern.med / row.raw.med,
+                            si.med,
+                            sa.med,
+                            sfi.med,
+                            sf.med,
+                            row.tern.med / sf.med,
+                            sa.med / sfi.med};
+            for (int q = 0; q < 10; q++)
                 snprintf(v[q], sizeof v[q], isnan(f[q]) ? "n/a" : "%.3f", f[q]);
-            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s %10s %9s %10s\n", n, v[0], a,
-                   v[1], b, v[2], v[3], v[4], v[5], v[6], v[7]);
+            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s\n", n,
+                   v[0], a, v[1], b, v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
             fflush(stdout);
         }
         free(init);
+        free(all_init);
         free(fl_in);
         free(fl_all);
         free(t.t);
         free(r.t);
     }
+    tb_env_free(verbose_env);
     return rc;
 }
 
