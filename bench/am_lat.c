@@ -4,8 +4,10 @@
  * into the client's buffer, then sent; negotiated payload generated in
  * the buffer Prepare returns) and Long. Half a round trip, against the raw
  * flag ping-pong of put_pingpong carrying the same payload in the same run
- * (shared memory; over the network there is no raw baseline here). */
+ * on shared memory; over the network, a raw libfabric fi_send/fi_recv
+ * ping-pong of the same payload between endpoints of the same provider. */
 #include "bench.h"
+#include "raw_ofi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@ static const char *const kind_name[K_COUNT] = {"short", "medium", "medium_gen", 
 
 typedef struct am_ctx {
     tb_pingpong_t *pp;
+    tb_raw_ofi_t *raw_ofi; /* network baseline, or NULL */
     int me, peer, active;
     int kind;
     size_t n;
@@ -27,6 +30,7 @@ typedef struct am_ctx {
     char *landing; /* symmetric: Long payloads land here */
     volatile uint64_t replies, handled;
     uint64_t handled_target;
+    int have_raw_ofi; /* every rank: the network baseline runs */
     int rc;
 } am_ctx_t;
 
@@ -126,7 +130,14 @@ static uint64_t am_loop(void *arg, long ops)
 static uint64_t raw_loop(void *arg, long ops)
 {
     am_ctx_t *c = arg;
-    return tb_pingpong_raw(c->pp, c->kind == K_SHORT ? 0 : c->n, ops);
+    size_t n = c->kind == K_SHORT ? 0 : c->n;
+    if (!c->raw_ofi)
+        return tb_pingpong_raw(c->pp, n, ops);
+    if (!c->active)
+        return 1;
+    uint64_t t0 = tb_now_ns();
+    tb_raw_ofi_pingpong(c->raw_ofi, n, ops);
+    return tb_now_ns() - t0;
 }
 
 static void am_row(const tb_opts_t *o, const tb_job_t *job, int kind, size_t n,
@@ -134,7 +145,7 @@ static void am_row(const tb_opts_t *o, const tb_job_t *job, int kind, size_t n,
 {
     ctx.kind = kind;
     ctx.n = n;
-    int raw = tb_pingpong_raw_ok(ctx.pp);
+    int raw = tb_pingpong_raw_ok(ctx.pp) || ctx.have_raw_ofi;
     long ops = tb_ops_bounded(o, am_loop, &ctx, o->iters, raw ? 2 : 1, 1);
     tb_measure_pair(o, am_loop, raw ? raw_loop : NULL, &ctx, ops, TB_UNIT_HALF_NS,
                     (double)n, 1, &row->tern, &row->raw);
@@ -172,6 +183,13 @@ static int am_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_am_register(H_REQ, on_req, "am_lat request"));
     TB_CHECK(tern_am_register(H_REP, on_rep, "am_lat reply"));
     ctx.pp = tb_pingpong_setup(job, max);
+    /* Every rank knows (rank 0 told it) whether the peer is mapped; when
+     * not, the network baseline is set up, collectively. */
+    if (!tb_pingpong_raw_ok(ctx.pp)) {
+        ctx.raw_ofi = tb_raw_ofi_setup(job->peer, 2 * (max + 64));
+        long have = ctx.raw_ofi != NULL || !ctx.active;
+        ctx.have_raw_ofi = (int)tb_agree_min(have);
+    }
     size_t mmax = tern_am_max_medium(job->peer);
     if (job->rank == 0) {
         tb_note(o,
@@ -196,6 +214,7 @@ static int am_run(tb_opts_t *o, tb_job_t *job)
                 tb_row_print(o, job, &row);
         }
     tb_pingpong_teardown(ctx.pp);
+    tb_raw_ofi_teardown(ctx.raw_ofi);
     free(ctx.src);
     return 0;
 }
@@ -210,7 +229,8 @@ const tb_bench_t tb_bench_am_lat = {
     .min_size = 8,
     .max_size = 8u << 10,
     .baseline = "raw flag ping-pong through tern_ptr carrying the same payload "
-                "(put_pingpong's), same run",
+                "(put_pingpong's) on shared memory; raw libfabric fi_send/fi_recv "
+                "ping-pong over the network; same run",
     .defaults = am_defaults,
     .segment_need = am_need,
     .run = am_run,

@@ -273,6 +273,22 @@ static long agree_long(long v)
     return *word;
 }
 
+long tb_agree_min(long v)
+{
+    long *all;
+    int n = tern_size();
+    TB_CHECK(tern_alloc_sym((size_t)n * sizeof(long), (void **)&all));
+    TB_CHECK(tern_put(0, tern_sym_addr(0, &all[tern_rank()]), &v, sizeof v, 0));
+    TB_CHECK(tern_barrier());
+    long m = v;
+    if (tern_rank() == 0)
+        for (int r = 0; r < n; r++)
+            m = all[r] < m ? all[r] : m;
+    m = agree_long(m);
+    TB_CHECK(tern_free_sym(all));
+    return m;
+}
+
 #define TB_CAL_START 16
 #define TB_CAL_NS    2000000.0 /* a calibration call this long is trusted */
 

@@ -91,6 +91,9 @@ typedef uint64_t (*tb_loop_fn)(void *ctx, long ops);
 long tb_ops_bounded(const tb_opts_t *o, tb_loop_fn loop, void *ctx, long cap, int nloops,
                     int collective);
 
+/* The smallest of every rank's v, on every rank. Collective. */
+long tb_agree_min(long v);
+
 /* Run warm-up and measured trials of a Tern loop and its raw baseline,
  * alternating which goes first so that both see the same machine state.
  * raw may be NULL (no baseline: peer not mapped). With collective set,

@@ -24,6 +24,11 @@ double tb_raw_ofi_lat(tb_raw_ofi_t *r, int get, size_t n, long iters);
 /* Rank 0: MB/s of windows of `window` puts/gets of n bytes, each window
  * waited to completion, iters operations in all. */
 double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window);
+/* Rank 0 and the peer together: ns per half round trip of a message of n
+ * bytes (n <= bytes / 2) sent with fi_send into a receive posted before,
+ * answered by the same from the peer, ops times. What Tern's network
+ * active messages are compared with. */
+double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops);
 /* Rank 0: ends the peer's tb_raw_ofi_serve. */
 void tb_raw_ofi_release(tb_raw_ofi_t *r);
 /* Peer: drive its endpoint (manual progress) until rank 0 releases it. */
