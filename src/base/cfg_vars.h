@@ -86,6 +86,11 @@
     X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
       "Largest network transfer issued as one operation; longer ones are "               \
       "split into fragments of this size. 0: the provider's maximum.")                   \
+    X(ofi_atomics, "TERN_OFI_ATOMICS", BOOL, "1", NULL, 0,                               \
+      "Let atomic domains use the provider's atomics where it carries out "              \
+      "every op of the domain's set (fi_query_atomic). 0: never (domains that "          \
+      "need the network take the active-message path; until it exists, their "           \
+      "creation fails).")                                                                \
     X(test_fault, "TERN_TEST_FAULT", STRING, "", NULL, 0,                                \
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \

@@ -7,7 +7,9 @@
  * fragment size), bytes checked, peer_map checked against the data,
  * messages to every peer in reach (received exactly once, intact, through
  * set_recv) where the capabilities offer them and the stubs where not,
- * poll from a second thread while the first issues and waits, destroy. tern_init provides
+ * atomics as the capabilities say (fetch-add and compare-swap to every
+ * rank, or the stub), poll from a second thread while the first issues
+ * and waits, destroy. tern_init provides
  * the bootstrap, the node map and the configuration only. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -114,9 +116,17 @@ static void check_caps(xp_t *p)
     MP_CHECK(c->flags & TN_XCAP_RMA, "%s: no RMA", o->name);
     MP_CHECK(c->rma_max >= BIG && c->rma_frag > 0, "%s: rma_max %zu, rma_frag %zu",
              o->name, c->rma_max, c->rma_frag);
+    /* Atomics: none claimed, and the op is the stub; or claimed and run in
+     * amo_phase. */
+    uint32_t any = 0;
     for (int t = 0; t < TN_ATYPE_COUNT; t++)
-        MP_CHECK(c->atomics[t] == 0, "%s: atomics for type %d: none are implemented",
-                 o->name, t);
+        any |= c->atomics[t];
+    if (!any) {
+        tn_amo_t a = {.rank = tern_rank(), .type = TN_ATYPE_U64, .op = TN_AOP_FADD};
+        tn_xport_done_t d0 = {NULL, NULL};
+        MP_CHECK(o->amo(p->x, &a, &d0, 0) == TERN_ERR_UNSUPPORTED,
+                 "%s: amo without atomics in its capabilities", o->name);
+    }
     /* Messages: offered with a limit, or the stubs. */
     if (c->flags & TN_XCAP_MSG) {
         MP_CHECK(c->msg_max >= TN_XPORT_MSG_OVERHEAD && c->msg_depth >= 1,
@@ -217,6 +227,54 @@ static void check_phase(xp_t *p)
     }
     free(want);
     free(got);
+}
+
+/* A transport that claims u64 fadd and cswap carries them out on every
+ * rank of the job (core sends a network domain's atomics to node-local
+ * ranks and this rank too): each rank adds 1 to a word of every rank, the
+ * fetched values are below the job size; a cswap that does not match
+ * leaves the word. */
+#define AMO_OFF (SEG_BYTES - 8)
+static void amo_phase(xp_t *p)
+{
+    uint32_t need = TN_AOP_BIT(TN_AOP_FADD) | TN_AOP_BIT(TN_AOP_CSWAP);
+    if ((p->caps.atomics[TN_ATYPE_U64] & need) != need)
+        return;
+    for (int r = 0; r < tern_size(); r++) {
+        uint64_t old = UINT64_MAX;
+        tn_comp_t rc;
+        tn_comp_init(&rc, 1);
+        tn_xport_done_t done = {NULL, &rc};
+        tn_amo_t a = {.rank = r,
+                      .type = TN_ATYPE_U64,
+                      .op = TN_AOP_FADD,
+                      .remote = remote_at(r, AMO_OFF),
+                      .a1 = {.u64 = 1},
+                      .result = &old};
+        MP_OK(p->x->ops->amo(p->x, &a, &done, 0));
+        wait_comp(&rc, "fadd");
+        MP_CHECK(old < (uint64_t)tern_size(), "%s: fadd on rank %d fetched %llu",
+                 p->e->name, r, (unsigned long long)old);
+        tn_comp_init(&rc, 1);
+        a.op = TN_AOP_CSWAP;
+        a.a1.u64 = 1000; /* never there */
+        a.a2.u64 = 7;
+        MP_OK(p->x->ops->amo(p->x, &a, &done, 0));
+        wait_comp(&rc, "cswap");
+        MP_CHECK(old >= 1 && old <= (uint64_t)tern_size(),
+                 "%s: cswap on rank %d fetched %llu", p->e->name, r,
+                 (unsigned long long)old);
+    }
+}
+
+static void amo_check(xp_t *p)
+{
+    if (!(p->caps.atomics[TN_ATYPE_U64] & TN_AOP_BIT(TN_AOP_FADD)))
+        return;
+    uint64_t v;
+    memcpy(&v, (char *)seg.data + AMO_OFF, sizeof(v));
+    MP_CHECK(v == (uint64_t)tern_size(), "%s: %llu fadds arrived here, not %d",
+             p->e->name, (unsigned long long)v, tern_size());
 }
 
 static void boot_barrier(void)
@@ -370,6 +428,13 @@ int main(int argc, char **argv)
     boot_barrier();
     for (int i = 0; i < nxps; i++)
         msg_phase(&xps[i]);
+    boot_barrier();
+    for (int i = 0; i < nxps; i++)
+        amo_phase(&xps[i]);
+    boot_barrier();
+    for (int i = 0; i < nxps; i++)
+        amo_check(&xps[i]);
+    boot_barrier();
     atomic_store(&stop, 1);
     pthread_join(th, NULL);
 

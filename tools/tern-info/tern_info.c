@@ -70,6 +70,12 @@ static void print_transports(FILE *out)
     fprintf(out, "\nTransports\n");
     for (size_t i = 0; i < tn_xport_count(); i++)
         fprintf(out, "  %-6s %s\n", tn_xport_entry(i)->name, tn_xport_entry(i)->serves);
+    fprintf(out, "\nAtomic domains (tern_ad_create; TERN_VERBOSE=1 logs each choice)\n"
+                 "  one node     CPU atomics in place on the cross-mapped segments\n"
+                 "  nodes > 1    the network's atomics for every target (node-local and\n"
+                 "               self included) when the provider carries out every op\n"
+                 "               of the set (Network: atomics below); otherwise\n"
+                 "               unsupported until the active-message path exists\n");
     for (size_t i = 0; i < tn_xport_count(); i++)
         if (tn_xport_entry(i)->describe)
             tn_xport_entry(i)->describe(out);

@@ -35,7 +35,7 @@ run 2 "$info" -c -n 0;        has "$err" "-n '0'"
 run 0 "$info"
 for s in "^Tern [0-9]" "build type" "bootstrap" "^Transports" "  self " \
          "  shm " "^Topology" "NUMA domains" "L3 caches" "cores" "PUs" \
-         "^Huge pages" "THP shared memory" "^Configuration"; do
+         "^Huge pages" "THP shared memory" "^Configuration" "^Atomic domains"; do
     has "$out" "$s"
 done
 [ -s "$err" ] && fail "default mode wrote to stderr"

@@ -42,6 +42,7 @@ typedef struct tn_ofi_opts {
     long tx_depth;        /* operations in flight at most (0 = provider's) */
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
+    int atomics;          /* TERN_OFI_ATOMICS: use the provider's atomics */
     const char *fault;    /* TERN_TEST_FAULT: "issue:N" or "complete:N" */
 } tn_ofi_opts_t;
 
@@ -70,6 +71,8 @@ typedef struct tn_ofi {
     int virt_addr;        /* FI_MR_VIRT_ADDR: remote addresses are virtual */
     int mr_local;         /* local buffers need descriptors */
     size_t inject_size, max_msg;
+    int atomics_off;                   /* TERN_OFI_ATOMICS=0 */
+    uint32_t amo_caps[TN_ATYPE_COUNT]; /* ops the amo op carries out, per type */
     /* Operation descriptors: bounded in-flight operations. */
     tn_ofi_op_t *ops, *free_ops;
     long nops, inflight;
@@ -124,11 +127,50 @@ static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *add
     return o->virt_addr ? a : a - o->peers[rank].map_base;
 }
 
+#define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
+
+/* One operation in flight (ofi_rma.c owns the pool; ofi_amo.c issues
+ * atomics with the same descriptors, completed by the same poll). */
+struct tn_ofi_op {
+    tn_ofi_ctx_t ctx; /* first: kind TN_OFI_CTX_RMA */
+    tn_comp_t *lc;    /* ended at completion unless ended early */
+    tn_comp_t *rc;
+    char *bounce;          /* this descriptor's bounce slot (mr_local) */
+    void *copy_out;        /* at completion, copy copy_len bytes here */
+    const void *copy_from; /* from here (the bounce slot, or scratch) */
+    size_t copy_len;
+    struct fid_mr *tmp_mr; /* registration made for this operation */
+    int rank;
+    int is_get;
+    int ctrl;   /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
+    int is_amo; /* an atomic (for messages) */
+    /* An atomic's operand, compare value and result where the provider
+     * needs no registered local buffers (else the bounce slot holds them). */
+    uint64_t scratch[3];
+    tn_ofi_op_t *next;
+};
+
+/* A free descriptor, driving progress while none is free (NULL only with
+ * TERN_FLAG_IMMEDIATE); tn_ofi_op_give returns one not posted or done. */
+tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags);
+void tn_ofi_op_give(tn_ofi_t *o, tn_ofi_op_t *op);
+/* TERN_TEST_FAULT: 1 when the count-th event of this kind must fail. */
+int tn_ofi_fault_now(_Atomic long *count, long every);
+
 /* RMA entry point (ops table) and progress; see xport.h. */
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags);
 int tn_ofi_poll(tn_xport_t *x);
 int tn_ofi_op_pool_create(tn_ofi_t *o);
+/* Atomics (ofi_amo.c): the ops the provider carries out for each type
+ * (fi_query_atomic; none without FI_ATOMIC or with atomics_off), asked
+ * once at create, and the amo op. */
+void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT]);
+/* tern-info: the ops of every type info's provider carries out (enabled:
+ * TERN_OFI_ATOMICS). */
+void tn_ofi_amo_describe(FILE *out, struct fi_info *info, int enabled);
+int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
+               unsigned flags);
 void tn_ofi_op_pool_destroy(tn_ofi_t *o);
 
 /* tn_ofi_describe (registry.h), for tern-info: the provider, domain and

@@ -20,22 +20,6 @@
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
 
-#define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
-
-struct tn_ofi_op {
-    tn_ofi_ctx_t ctx; /* first: kind TN_OFI_CTX_RMA */
-    tn_comp_t *lc;    /* ended at completion unless ended early */
-    tn_comp_t *rc;
-    char *bounce;   /* this descriptor's bounce slot (mr_local) */
-    void *copy_out; /* get through the bounce slot: copy here */
-    size_t copy_len;
-    struct fid_mr *tmp_mr; /* registration made for this operation */
-    int rank;
-    int is_get;
-    int ctrl; /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
-    tn_ofi_op_t *next;
-};
-
 int tn_ofi_op_pool_create(tn_ofi_t *o)
 {
     o->ops = calloc((size_t)o->nops, sizeof(*o->ops));
@@ -86,13 +70,14 @@ static tn_ofi_op_t *op_take(tn_ofi_t *o)
     return op;
 }
 
-static void op_give(tn_ofi_t *o, tn_ofi_op_t *op)
+void tn_ofi_op_give(tn_ofi_t *o, tn_ofi_op_t *op)
 {
     if (op->tmp_mr)
         tn_ofi_mr_release(o, op->tmp_mr);
     op->tmp_mr = NULL;
     op->lc = op->rc = NULL;
     op->copy_out = NULL;
+    op->is_amo = 0;
     pthread_mutex_lock(&o->lock);
     op->next = o->free_ops;
     o->free_ops = op;
@@ -111,9 +96,9 @@ static void complete(tn_ofi_t *o, tn_ofi_op_t *op, int status)
     if (status != TERN_OK)
         TN_STAT_ADD(net_failed, 1);
     if (op->copy_out && status == TERN_OK)
-        memcpy(op->copy_out, op->bounce, op->copy_len);
+        memcpy(op->copy_out, op->copy_from, op->copy_len);
     tn_comp_t *lc = op->lc, *rc = op->rc;
-    op_give(o, op);
+    tn_ofi_op_give(o, op);
     end_part(lc, status);
     end_part(rc, status);
 }
@@ -134,8 +119,13 @@ static int completion_status(int fi_err)
     }
 }
 
+static const char *op_what(const tn_ofi_op_t *op)
+{
+    return op->is_amo ? "atomic" : op->is_get ? "get" : "put";
+}
+
 /* TERN_TEST_FAULT: 1 when the count-th event of this kind must fail. */
-static int fault_now(_Atomic long *count, long every)
+int tn_ofi_fault_now(_Atomic long *count, long every)
 {
     return every > 0 && atomic_fetch_add(count, 1) % every == every - 1;
 }
@@ -157,10 +147,11 @@ int tn_ofi_poll(tn_xport_t *x)
             }
             tn_ofi_op_t *op = e[i].op_context;
             int st = TERN_OK;
-            if (!op->ctrl && fault_now(&o->fault.completions, o->fault.complete_every)) {
+            if (!op->ctrl &&
+                tn_ofi_fault_now(&o->fault.completions, o->fault.complete_every)) {
                 tn_error("%s with rank %d failed: fault injected at completion "
                          "(TERN_TEST_FAULT)",
-                         op->is_get ? "get" : "put", op->rank);
+                         op_what(op), op->rank);
                 st = TERN_ERR_PEER;
             }
             complete(o, op, st);
@@ -180,7 +171,7 @@ int tn_ofi_poll(tn_xport_t *x)
                 return 1;
             }
             tn_ofi_op_t *op = err.op_context;
-            tn_error("%s with rank %d failed: %s (%s)", op && op->is_get ? "get" : "put",
+            tn_error("%s with rank %d failed: %s (%s)", op ? op_what(op) : "operation",
                      op ? op->rank : -1, tn_fi.strerror(err.err),
                      fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
             if (op)
@@ -195,7 +186,7 @@ int tn_ofi_poll(tn_xport_t *x)
  * it polls once before refusing (NULL), so that a caller retrying in a
  * loop sees its earlier operations complete (issue 14: a refusal that made
  * no progress could be retried forever). */
-static tn_ofi_op_t *op_wait(tn_ofi_t *o, unsigned flags)
+tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
 {
     uint64_t iter = 0;
     tn_ofi_op_t *op;
@@ -246,7 +237,7 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                  size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
 {
-    tn_ofi_op_t *op = op_wait(o, flags);
+    tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
     op->rank = rank;
@@ -259,10 +250,11 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     int bounced;
     int st = local_desc(o, op, local, len, is_get, &desc, &use, &bounced);
     if (st != TERN_OK) {
-        op_give(o, op);
+        tn_ofi_op_give(o, op);
         return st;
     }
     if (is_get && bounced) {
+        op->copy_from = op->bounce;
         op->copy_out = local;
         op->copy_len = len;
     }
@@ -292,8 +284,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         op->lc = NULL;
     uint64_t iter = 0;
     if (!(flags & TN_XPORT_FLAG_CTRL) &&
-        fault_now(&o->fault.issues, o->fault.issue_every)) {
-        op_give(o, op);
+        tn_ofi_fault_now(&o->fault.issues, o->fault.issue_every)) {
+        tn_ofi_op_give(o, op);
         tn_error("libfabric %s of %zu bytes to rank %d failed: fault injected at "
                  "issue (TERN_TEST_FAULT)",
                  is_get ? "fi_readmsg" : "fi_writemsg", len, rank);
@@ -309,14 +301,14 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             break;
         }
         if (r != -FI_EAGAIN) {
-            op_give(o, op);
+            tn_ofi_op_give(o, op);
             tn_error("libfabric %s of %zu bytes to rank %d failed: %s",
                      is_get ? "fi_readmsg" : "fi_writemsg", len, rank,
                      tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
         if ((flags & TERN_FLAG_IMMEDIATE) && iter == 0 && tn_ofi_poll(&o->base) == 0) {
-            op_give(o, op);
+            tn_ofi_op_give(o, op);
             return TERN_ERR_AGAIN;
         }
         TN_STAT_ADD(net_retries, 1);

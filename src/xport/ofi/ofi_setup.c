@@ -256,6 +256,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .tx_depth = tn_cfg.ofi_tx_depth,
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
+        .atomics = tn_cfg.ofi_atomics,
         .fault = tn_cfg.test_fault,
     };
     tn_ofi_t *ofi;
@@ -323,6 +324,8 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
         o->nops = opts->tx_depth > 0       ? opts->tx_depth
                   : o->info->tx_attr->size ? (long)o->info->tx_attr->size
                                            : 256;
+        o->atomics_off = !opts->atomics;
+        tn_ofi_amo_caps(o, o->amo_caps);
         rc = tn_ofi_op_pool_create(o);
         /* Idle local registrations are kept only where the provider does
          * not need them itself (TERN_OFI_MR_LOCAL forced the path): one
@@ -384,11 +387,15 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
-             "%s addressing, %s progress%s",
+             "%s addressing, %s progress%s, %s",
              i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
-             o->mr_local ? ", local buffers registered" : "");
+             o->mr_local ? ", local buffers registered" : "",
+             o->atomics_off              ? "atomics off (TERN_OFI_ATOMICS=0)"
+             : !(i->caps & FI_ATOMIC)    ? "no atomics"
+             : o->amo_caps[TN_ATYPE_U64] ? "atomics"
+                                         : "no atomics on u64");
 }
 
 int tn_ofi_describe(FILE *out)
@@ -425,6 +432,13 @@ int tn_ofi_describe(FILE *out)
     fprintf(out, "  progress  data %s\n",
             info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic"
                                                                  : "manual");
+    const char *amo = getenv("TERN_OFI_ATOMICS");
+    int atomics = 1;
+    char err[128];
+    if (amo && tn_cfg_parse(tn_cfg_find("TERN_OFI_ATOMICS"), amo, &atomics, err,
+                            sizeof(err)) != TERN_OK)
+        atomics = 1; /* tern-info -c reports the bad value */
+    tn_ofi_amo_describe(out, info, atomics);
     tn_fi.freeinfo(info);
     return TERN_OK;
 }
@@ -434,8 +448,8 @@ static void ofi_destroy_op(tn_xport_t *x)
     tn_ofi_destroy((tn_ofi_t *)x);
 }
 
-/* RMA, and messages where the provider offers FI_MSG (atomics: not
- * carried by this transport yet). */
+/* RMA, messages where the provider offers FI_MSG, and atomics (those
+ * fi_query_atomic confirms). */
 static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     const tn_ofi_t *o = (const tn_ofi_t *)x;
@@ -446,6 +460,7 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     out->inject = o->inject_size;
     out->msg_max = o->msg_max;
     out->msg_depth = o->msg_max ? (size_t)o->credit_init : 0;
+    memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
 }
 
 static const tn_xport_ops_t ofi_ops = {
@@ -461,4 +476,5 @@ static const tn_xport_ops_t ofi_ops = {
     .msg_commit = tn_ofi_msg_commit,
     .summary = tn_ofi_summary,
     .copy_info = tn_xport_no_copy_info,
+    .amo = tn_ofi_amo,
 };
