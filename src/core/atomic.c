@@ -27,6 +27,14 @@ _Static_assert(TERN_OP_GET == TN_AOP_BIT(TN_AOP_GET) &&
 static struct tern_ad_s ad_pool[TN_AD_MAX];
 static int ad_used;
 
+struct tern_ad_s *tn_ad_get_quiet(tern_ad_t ad)
+{
+    uintptr_t off = (uintptr_t)ad - (uintptr_t)ad_pool;
+    return off < sizeof(ad_pool) && off % sizeof(*ad) == 0 && ad->magic == TN_AD_LIVE
+               ? ad
+               : NULL;
+}
+
 struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call)
 {
     uintptr_t off = (uintptr_t)ad - (uintptr_t)ad_pool;

@@ -25,5 +25,7 @@ struct tern_ad_s {
 /* The domain ad stands for, or NULL after logging TERN_ERR_INVALID for
  * call (unknown, or destroyed). */
 struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call);
+/* The same without a message (NULL when ad is not live). */
+struct tern_ad_s *tn_ad_get_quiet(tern_ad_t ad);
 
 #endif

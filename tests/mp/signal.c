@@ -1,0 +1,113 @@
+/* Put with signal (blocking and nbi, set and add), the vector waits, and
+ * ordering of atomics by fence; bad input. In shm, net and mixed. */
+#include <string.h>
+
+#include "mp_util.h"
+
+#define LEN   (64 * 1024 + 3)
+#define ITERS 20
+#define MAXR  64
+
+int main(int argc, char **argv)
+{
+    int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
+    int n = tern_size(), right = (me + 1) % n, left = (me + n - 1) % n;
+    MP_CHECK(n <= MAXR, "at most %d ranks", MAXR);
+    unsigned char *buf;
+    uint64_t *sig; /* [0] ring signal, [1] add counter, [2] fence flag, [3] fence
+                      counter, [8..8+MAXR) flags per rank */
+    MP_OK(tern_alloc_sym(LEN + (size_t)n * 64, (void **)&buf));
+    MP_OK(tern_alloc_sym((8 + MAXR) * sizeof(uint64_t), (void **)&sig));
+    memset(sig, 0, (8 + MAXR) * sizeof(uint64_t));
+    MP_OK(tern_barrier());
+    static unsigned char src[LEN];
+
+    /* A ring: the signal's value is the iteration; the data must be there
+     * when it is seen. Blocking and nbi alternate. */
+    for (int it = 1; it <= ITERS; it++) {
+        for (size_t i = 0; i < LEN; i++)
+            src[i] = mp_pattern(me, i, (unsigned)it);
+        uint64_t *rs = tern_sym_addr(right, &sig[0]);
+        unsigned char *rb = tern_sym_addr(right, buf);
+        if (it & 1)
+            MP_OK(tern_put_signal(right, rb, src, LEN, rs, (uint64_t)it, TERN_SIGNAL_SET,
+                                  0));
+        else
+            MP_OK(tern_put_signal_nbi(right, rb, src, LEN, rs, (uint64_t)it,
+                                      TERN_SIGNAL_SET, 0));
+        MP_OK(tern_wait_until_u64(&sig[0], TERN_CMP_EQ, (uint64_t)it));
+        for (size_t i = 0; i < LEN; i += 97)
+            MP_CHECK(buf[i] == mp_pattern(left, i, (unsigned)it), "iteration %d byte %zu",
+                     it, i);
+        MP_OK(tern_quiet());
+        MP_OK(tern_barrier()); /* the left neighbour may overwrite buf now */
+    }
+
+    /* Every rank adds 1 to rank 0's counter with its piece, and sets its
+     * flag: rank 0 sees all pieces once the counter reaches n. */
+    memset(src, me + 1, 64);
+    MP_OK(tern_put_signal_nbi(0, tern_sym_addr(0, buf + LEN + (size_t)me * 64), src, 64,
+                              tern_sym_addr(0, &sig[1]), 1, TERN_SIGNAL_ADD, 0));
+    MP_OK(tern_put_signal(0, tern_sym_addr(0, buf + LEN + (size_t)me * 64), src, 64,
+                          tern_sym_addr(0, &sig[8 + me]), 1, TERN_SIGNAL_SET, 0));
+    MP_OK(tern_quiet());
+    if (me == 0) {
+        MP_OK(tern_wait_until_u64(&sig[1], TERN_CMP_EQ, (uint64_t)n));
+        MP_OK(tern_wait_until_all_u64(&sig[8], (size_t)n, NULL, TERN_CMP_EQ, 1));
+        for (int r = 0; r < n; r++)
+            MP_CHECK(buf[LEN + (size_t)r * 64 + 63] == r + 1, "piece of rank %d", r);
+        size_t idx = 99, some[MAXR], cnt = 0;
+        MP_OK(tern_wait_until_any_u64(&sig[8], (size_t)n, NULL, TERN_CMP_EQ, 1, &idx));
+        MP_CHECK(idx == 0, "any: index %zu", idx);
+        int skip[MAXR] = {1};
+        MP_OK(tern_wait_until_some_u64(&sig[8], (size_t)n, n > 1 ? skip : NULL,
+                                       TERN_CMP_EQ, 1, some, &cnt));
+        MP_CHECK(cnt == (size_t)(n > 1 ? n - 1 : 1), "some: %zu words", cnt);
+        MP_CHECK(tern_wait_until_any_u64(&sig[8], 1, skip, TERN_CMP_EQ, 1, &idx) ==
+                     TERN_ERR_INVALID,
+                 "any with every word skipped");
+        MP_CHECK(tern_wait_until_all_u64(&sig[8], 1, NULL, 17, 1) == TERN_ERR_INVALID,
+                 "bad comparison");
+    }
+    MP_OK(tern_barrier());
+
+    /* Fence orders atomics before a later put: M nbi adds to the partner
+     * (me ^ 1: on the same node in mixed, where the adds go through the
+     * network and the flag is a store), fence, then the flag; the partner
+     * sees all M. Without the fence this fails there. */
+    enum { M = 1000 };
+    tern_ad_t ad;
+    MP_OK(tern_ad_create(TERN_AT_U64, TERN_OP_ADD | TERN_OP_GET, 0, &ad));
+    int partner = (me ^ 1) < n ? me ^ 1 : me;
+    uint64_t *rc = tern_sym_addr(partner, &sig[3]);
+    for (int i = 0; i < M; i++)
+        MP_OK(tern_ad_op_nbi_u64(ad, partner, rc, TERN_OP_ADD, 1, 0, NULL, 0));
+    if (!getenv("TEST_NO_FENCE")) /* set: shows that this check fails */
+        MP_OK(tern_fence());
+    uint64_t one = 1;
+    MP_OK(tern_put_nbi(partner, tern_sym_addr(partner, &sig[2]), &one, 8, 0));
+    MP_OK(tern_wait_until_u64(&sig[2], TERN_CMP_EQ, 1));
+    /* A load, not a get through the domain: a get would run after the adds
+     * already queued to this rank and hide a missing fence. */
+    uint64_t got = __atomic_load_n(&sig[3], __ATOMIC_ACQUIRE);
+    MP_CHECK(got == M, "after the fence %llu of %d adds", (unsigned long long)got, M);
+    MP_OK(tern_quiet());
+    MP_OK(tern_barrier());
+    MP_OK(tern_ad_destroy(ad));
+
+    /* Bad input. */
+    uint64_t *rs = tern_sym_addr(right, &sig[0]);
+    MP_CHECK(tern_put_signal(right, buf, src, 8, (uint64_t *)((char *)rs + 4), 1,
+                             TERN_SIGNAL_SET, 0) == TERN_ERR_INVALID,
+             "misaligned signal accepted");
+    MP_CHECK(tern_put_signal(right, tern_sym_addr(right, buf), src, 8, &one, 1,
+                             TERN_SIGNAL_SET, 0) == TERN_ERR_RANGE,
+             "signal outside the segment accepted");
+    MP_CHECK(tern_put_signal(right, tern_sym_addr(right, buf), src, 8, rs, 1, 7, 0) ==
+                 TERN_ERR_INVALID,
+             "signal op 7 accepted");
+    MP_CHECK(tern_put_signal(n, buf, src, 8, rs, 1, TERN_SIGNAL_SET, 0) == TERN_ERR_RANK,
+             "rank %d accepted", n);
+    MP_CHECK(sig[0] == ITERS, "a refused signal changed the word");
+    return mp_finish("signal");
+}
