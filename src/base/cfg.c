@@ -235,7 +235,7 @@ static void warn_unknown(const char *name)
         tn_warn("unknown variable %s ignored (tern-info -c lists them all)", name);
 }
 
-int tn_cfg_load(tn_config_t *cfg)
+static int load(tn_config_t *cfg, int report)
 {
     int rc = TERN_OK;
     char err[512];
@@ -246,11 +246,12 @@ int tn_cfg_load(tn_config_t *cfg)
             tn_fatal(1, "internal: default of %s does not parse", v->name);
         const char *env = getenv(v->name);
         if (env && tn_cfg_parse(v, env, dst, err, sizeof(err)) != TERN_OK) {
-            tn_error("%s", err);
+            if (report)
+                tn_error("%s", err);
             rc = TERN_ERR_CONFIG;
         }
     }
-    for (char **e = environ; e && *e; e++) {
+    for (char **e = environ; report && e && *e; e++) {
         if (strncmp(*e, "TERN_", 5) != 0)
             continue;
         const char *eq = strchr(*e, '=');
@@ -266,6 +267,16 @@ int tn_cfg_load(tn_config_t *cfg)
     if (cfg == &tn_cfg)
         tn_log_level = (int)cfg->verbose;
     return rc;
+}
+
+int tn_cfg_load(tn_config_t *cfg)
+{
+    return load(cfg, 1);
+}
+
+int tn_cfg_load_quiet(tn_config_t *cfg)
+{
+    return load(cfg, 0);
 }
 
 void tn_cfg_format_size(size_t v, char *buf, size_t len)

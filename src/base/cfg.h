@@ -67,6 +67,9 @@ int tn_cfg_parse_size(const char *text, size_t *out);
  * logged (name, value, what is accepted) and give TERN_ERR_CONFIG; unknown
  * TERN_* names are warned about with the nearest known name. */
 int tn_cfg_load(tn_config_t *cfg);
+/* The same without a word: bad values keep their defaults (for tools that
+ * report the configuration elsewhere). */
+int tn_cfg_load_quiet(tn_config_t *cfg);
 
 /* Current value of var in cfg as text (sizes with units). */
 void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf,

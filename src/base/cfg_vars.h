@@ -78,8 +78,15 @@
       "empty: the provider's first.")                                                    \
     X(ofi_tx_depth, "TERN_OFI_TX_DEPTH", INT, "0", NULL, 0,                              \
       "Network operations in flight per rank at most; more wait (or return "             \
-      "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: the provider's queue "               \
-      "size.")                                                                           \
+      "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: 256 with TERN_OFI_SIZE=tern, "       \
+      "the provider's queue size with TERN_OFI_SIZE=provider.")                          \
+    X(ofi_size, "TERN_OFI_SIZE", ENUM, "tern", "tern|provider", 0,                       \
+      "Who sizes the network provider's buffers and queues: tern sets the "              \
+      "provider's variables (FI_OFI_RXM_BUFFER_SIZE, _TX_SIZE, _RX_SIZE, ...) "          \
+      "from Tern's needs where the user has not set them (a user's FI_* "                \
+      "setting wins; tern-info shows each value and why), with "                         \
+      "TERN_OFI_TX_DEPTH=0 meaning 256 operations in flight; provider keeps "            \
+      "the provider's defaults (tcp;ofi_rxm: about 80 MB per rank).")                    \
     X(ofi_mr_local, "TERN_OFI_MR_LOCAL", BOOL, "0", NULL, 0,                             \
       "Register or bounce local buffers even when the provider does not "                \
       "require it (FI_MR_LOCAL); for testing that path.")                                \

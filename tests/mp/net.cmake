@@ -37,3 +37,13 @@ tern_mp_test(NAME faults_partial SOURCES faults.c RANKS 2 CONFIGS net mixed
 
 # A retry loop on TERN_ERR_AGAIN completes (the refusal polls once).
 tern_mp_test(NAME immediate SOURCES immediate.c RANKS 2 4 ENV TERN_OFI_TX_DEPTH=1)
+
+# Provider sizing (issue 13): a network rank's private memory after it has
+# talked to every peer stays small (about 88 MB with tcp;ofi_rxm's own
+# defaults, about 4 MB sized by Tern); user FI_* settings win, with a
+# warning when they are below Tern's needs; tern-info says what was chosen.
+tern_mp_test(NAME mem_rss SOURCES mem_rss.c RANKS 2 8 CONFIGS net mixed
+  ENV TERN_SEGMENT_SIZE=1M MP_MAX_ANON_KB=16384)
+add_test(NAME mp.ofi_size COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_size.sh
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_mem_rss> $<TARGET_FILE:tern-info>)
+set_tests_properties(mp.ofi_size PROPERTIES TIMEOUT 120 LABELS "mp;net")

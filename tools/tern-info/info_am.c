@@ -13,8 +13,6 @@
 
 void ti_print_am(FILE *out)
 {
-    if (tn_cfg_load(&tn_cfg) != TERN_OK)
-        return; /* the configuration section names the bad values */
     char s1[32], s2[32], s3[32];
     size_t ring = tn_shm_queue_bytes();
     size_t shm_max = tn_shm_queue_msg_max(ring) - TN_XPORT_MSG_OVERHEAD;

@@ -417,6 +417,9 @@ int main(int argc, char **argv)
     case OPT_CALIBRATE: return ti_print_calibrate();
     default: break;
     }
+    /* The transports size themselves from TERN_* (their sections print what
+     * this configuration gives); bad values are reported below. */
+    tn_cfg_load_quiet(&tn_cfg);
     print_build(stdout);
     print_transports(stdout);
     ti_print_am(stdout);

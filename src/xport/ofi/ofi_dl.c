@@ -9,6 +9,7 @@
 
 #include <tern/status.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "xport/ofi/ofi.h"
 
@@ -104,6 +105,9 @@ void tn_ofi_prefetch_wait(void)
 
 void tn_ofi_prefetch(void)
 {
+    /* Before any thread reads the environment, and before libfabric's
+     * providers read their variables (at their first fi_getinfo). */
+    tn_ofi_size_apply(tn_cfg.ofi_size, tn_cfg.ofi_tx_depth, 1);
     pthread_mutex_lock(&pf_lock);
     int state = pf_state;
     if (state == 0)

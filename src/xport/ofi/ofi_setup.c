@@ -250,10 +250,11 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
     tn_ofi_prefetch_wait();
+    tn_ofi_size_apply(tn_cfg.ofi_size, tn_cfg.ofi_tx_depth, 1);
     tn_ofi_opts_t o = {
         .provider = tn_cfg.ofi_provider,
         .domain = tn_cfg.ofi_domain,
-        .tx_depth = tn_cfg.ofi_tx_depth,
+        .tx_depth = tn_ofi_sizing()->tx_depth,
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
         .atomics = tn_cfg.ofi_atomics,
@@ -387,7 +388,7 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
-             "%s addressing, %s progress%s, %s",
+             "%s addressing, %s progress%s, %s, provider sized by %s",
              i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
@@ -395,7 +396,10 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
              o->atomics_off              ? "atomics off (TERN_OFI_ATOMICS=0)"
              : !(i->caps & FI_ATOMIC)    ? "no atomics"
              : o->amo_caps[TN_ATYPE_U64] ? "atomics"
-                                         : "no atomics on u64");
+                                         : "no atomics on u64",
+             tn_ofi_sizing() && tn_ofi_sizing()->mode == TN_OFI_SIZE_TERN
+                 ? "Tern"
+                 : "its defaults");
 }
 
 int tn_ofi_describe(FILE *out)
@@ -403,6 +407,10 @@ int tn_ofi_describe(FILE *out)
     /* The environment, not tn_cfg: tern-info runs without tern_init. */
     const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
     tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
+    const char *size = getenv("TERN_OFI_SIZE"), *depth = getenv("TERN_OFI_TX_DEPTH");
+    tn_ofi_size_apply(size && strcmp(size, "provider") == 0 ? TN_OFI_SIZE_PROVIDER
+                                                            : TN_OFI_SIZE_TERN,
+                      depth ? atol(depth) : 0, 1);
     fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
             o.provider, o.domain);
     struct fi_info *info = NULL;
@@ -439,6 +447,7 @@ int tn_ofi_describe(FILE *out)
                             sizeof(err)) != TERN_OK)
         atomics = 1; /* tern-info -c reports the bad value */
     tn_ofi_amo_describe(out, info, atomics);
+    tn_ofi_size_describe(out);
     tn_fi.freeinfo(info);
     return TERN_OK;
 }

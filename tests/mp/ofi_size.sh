@@ -1,0 +1,46 @@
+#!/bin/sh
+# Provider sizing (TERN_OFI_SIZE): what tern-info reports, a user's FI_*
+# setting winning (with a warning when it is below Tern's needs), and the
+# provider's defaults on request. Usage: ofi_size.sh TERNRUN MEM_RSS TERN_INFO
+ternrun=$1 mem=$2 info=$3
+fail() { echo "ofi_size: FAIL: $*"; exit 1; }
+export TERN_SHM=off TERN_SEGMENT_SIZE=1M
+
+out=$("$info" 2>&1) || fail "tern-info failed: $out"
+echo "$out" | grep -q "sizing    by Tern" || fail "tern-info: no sizing: $out"
+echo "$out" | grep -Eq "FI_OFI_RXM_BUFFER_SIZE +2176 " || fail "tern-info: buffer size: $out"
+echo "$out" | grep -Eq "FI_OFI_RXM_TX_SIZE +320 " || fail "tern-info: tx size: $out"
+echo "ok: tern-info shows Tern's sizing"
+
+# Sized by Tern: a few MB per rank.
+out=$(MP_MAX_ANON_KB=16384 timeout 60 "$ternrun" -n 4 "$mem" 2>&1) || fail "sized: $out"
+echo "ok: sized by Tern: $(echo "$out" | grep -m1 RssAnon)"
+
+# A user's setting below Tern's needs is kept, with a warning naming it;
+# the job still runs correctly.
+out=$(FI_OFI_RXM_TX_SIZE=8 TERN_OFI_TX_DEPTH=64 timeout 60 "$ternrun" -n 4 "$mem" 2>&1) \
+  || fail "user's FI_OFI_RXM_TX_SIZE=8: job failed: $out"
+echo "$out" | grep -q "warning: FI_OFI_RXM_TX_SIZE=8 is the user's setting and is kept, but Tern needs at least 128" \
+  || fail "user's FI_OFI_RXM_TX_SIZE=8: no warning: $out"
+echo "ok: $(echo "$out" | grep -m1 'FI_OFI_RXM_TX_SIZE=8')"
+out=$(FI_OFI_RXM_TX_SIZE=8 TERN_OFI_TX_DEPTH=64 "$info" 2>&1)
+echo "$out" | grep -Eq "FI_OFI_RXM_TX_SIZE +8  the user's setting \(Tern's: 128" \
+  || fail "tern-info: user's setting not shown: $out"
+echo "ok: tern-info shows the user's setting"
+
+# A user's setting that is enough is kept silently.
+out=$(FI_OFI_RXM_BUFFER_SIZE=16384 timeout 60 "$ternrun" -n 2 "$mem" 2>&1) \
+  || fail "user's FI_OFI_RXM_BUFFER_SIZE: job failed: $out"
+echo "$out" | grep -q "warning" && fail "user's FI_OFI_RXM_BUFFER_SIZE: warned: $out"
+echo "ok: user's FI_OFI_RXM_BUFFER_SIZE=16384 kept: $(echo "$out" | grep -m1 RssAnon)"
+
+# The provider's own defaults on request.
+out=$(TERN_OFI_SIZE=provider timeout 60 "$ternrun" -n 2 "$mem" 2>&1) \
+  || fail "TERN_OFI_SIZE=provider: $out"
+echo "ok: provider's defaults: $(echo "$out" | grep -m1 RssAnon)"
+out=$(TERN_OFI_SIZE=provider "$info" 2>&1)
+echo "$out" | grep -q "sizing    the provider's defaults" || fail "tern-info provider: $out"
+out=$(TERN_OFI_SIZE=bogus timeout 30 "$ternrun" -n 2 "$mem" 2>&1) && fail "TERN_OFI_SIZE=bogus ran"
+echo "$out" | grep -q "TERN_OFI_SIZE" || fail "TERN_OFI_SIZE=bogus: no message: $out"
+echo "ok: TERN_OFI_SIZE=bogus refused: $(echo "$out" | grep -m1 TERN_OFI_SIZE)"
+echo "ofi_size: PASS"
