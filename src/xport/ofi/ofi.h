@@ -86,6 +86,7 @@ typedef struct tn_ofi {
     long nrx, ntx;
     tn_ofi_buf_t *rx, *tx, *free_tx;
     tn_ofi_buf_t *tx_queue, **tx_queue_tail; /* sends refused with -FI_EAGAIN */
+    _Atomic int tx_queued;                   /* tx_queue is not empty */
     char *rx_mem, *tx_mem;
     struct fid_mr *rx_mr, *tx_mr;
     int credit_init;

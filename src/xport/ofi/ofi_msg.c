@@ -244,6 +244,7 @@ static void send_or_queue(tn_ofi_t *o, tn_ofi_buf_t *b)
     b->next = NULL;
     *o->tx_queue_tail = b;
     o->tx_queue_tail = &b->next;
+    atomic_store_explicit(&o->tx_queued, 1, memory_order_relaxed);
     pthread_mutex_unlock(&o->lock);
 }
 
@@ -325,11 +326,12 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
 
 void tn_ofi_msg_poll(tn_ofi_t *o)
 {
-    if (o->tx_queue) {
+    if (atomic_load_explicit(&o->tx_queued, memory_order_relaxed)) {
         pthread_mutex_lock(&o->lock);
         tn_ofi_buf_t *q = o->tx_queue;
         o->tx_queue = NULL;
         o->tx_queue_tail = &o->tx_queue;
+        atomic_store_explicit(&o->tx_queued, 0, memory_order_relaxed);
         pthread_mutex_unlock(&o->lock);
         while (q) {
             tn_ofi_buf_t *next = q->next;

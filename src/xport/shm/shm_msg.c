@@ -214,12 +214,11 @@ int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 static int drain(tn_shm_t *s, int from, tn_xport_recv_fn fn)
 {
     shm_ring_t *r = ring(s, s->me, from);
-    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (atomic_load_explicit(&rec_at(s, r, head)->pos, memory_order_relaxed) != head)
-        return 0;
+    /* The turn first: a head read without it may be stale, and the place it
+     * names may be the sender's message body of the next lap by now. */
     if (atomic_exchange_explicit(&s->recv_lock[from], 1, memory_order_acquire))
         return 0; /* another thread of this rank is at it */
-    head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     int n = 0;
     while (n < POLL_PER_RING) {
         rec_hdr_t *h = rec_at(s, r, head);
