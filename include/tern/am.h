@@ -16,9 +16,11 @@
  * calling thread, and on the progress thread when TERN_PROGRESS_THREAD=1.
  * With TERN_THREAD_MULTIPLE, handlers of messages from different senders
  * may run at once on different threads; those of one sender run one at a
- * time. A handler must not wait: a Request, a waiting call or tern_poll
- * made from a handler returns TERN_ERR_INVALID, and a Reply never blocks
- * (when there is no room it is queued and sent by later progress).
+ * time. A handler must not wait: a Request, a waiting call, tern_poll,
+ * an allocation or tern_am_register made from a handler returns
+ * TERN_ERR_INVALID (tern_alloc: NULL), and a Reply never blocks (when
+ * there is no room it is queued and sent by later progress). RMA to peers
+ * on the node and non-blocking RMA are fine.
  *
  * Order: Requests from one rank to another are handled in the order sent
  * when both are on one node (shared memory); across the network, and for

@@ -12,6 +12,12 @@ void *tern_alloc(size_t size)
 {
     if (!tn_core.initialized || size == 0)
         return NULL;
+    if (tn_unlikely(tn_am_in_handler)) { /* the lock may be held by a wait below */
+        tn_core_fail(TERN_ERR_INVALID, "tern_alloc",
+                     "called from inside an active-message handler, which must not "
+                     "allocate");
+        return NULL;
+    }
     size_t off;
     tn_core_lock();
     int rc = tn_heap_alloc(&tn_core.heap, size, TN_ALLOC_ALIGN, 0, &off);
@@ -52,6 +58,7 @@ tern_status_t tern_free(void *ptr)
     if (!ptr)
         return TERN_OK;
     TN_CHECK_INIT("tern_free");
+    TN_NOT_IN_HANDLER("tern_free");
     size_t off;
     if (segment_offset(ptr, &off) != TERN_OK)
         return tn_core_fail(TERN_ERR_INVALID, "tern_free",
@@ -75,6 +82,7 @@ tern_status_t tern_free(void *ptr)
 tern_status_t tern_alloc_sym(size_t size, void **out)
 {
     TN_CHECK_INIT("tern_alloc_sym");
+    TN_NOT_IN_HANDLER("tern_alloc_sym");
     if (!out || size == 0)
         return tn_core_fail(TERN_ERR_INVALID, "tern_alloc_sym",
                             "size is 0 or out is NULL");
@@ -116,6 +124,7 @@ tern_status_t tern_alloc_sym(size_t size, void **out)
 tern_status_t tern_free_sym(void *ptr)
 {
     TN_CHECK_INIT("tern_free_sym");
+    TN_NOT_IN_HANDLER("tern_free_sym");
     if (!ptr)
         return TERN_OK;
     int rc = tern_barrier(); /* nobody may still be writing into it */

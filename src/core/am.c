@@ -29,6 +29,7 @@ static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
 int tern_am_register(int index, tern_am_handler_t fn, const char *name)
 {
     TN_CHECK_INIT("tern_am_register");
+    TN_NOT_IN_HANDLER("tern_am_register");
     if (index < 0 || index >= TERN_AM_MAX_HANDLERS)
         return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
                             "handler index %d is not in [0, %d)", index,

@@ -79,6 +79,13 @@ static void on_echo(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_
     MP_EXPECT(tern_poll(), TERN_ERR_INVALID, "inside an active-message handler");
     MP_EXPECT(tern_am_request_short(src, H_PING, NULL, 0, 0), TERN_ERR_INVALID,
               "inside an active-message handler");
+    MP_EXPECT(tern_am_register(77, on_echo, "late"), TERN_ERR_INVALID,
+              "inside an active-message handler");
+    mp_capture_begin();
+    void *p = tern_alloc(64);
+    const char *msg = mp_capture_end();
+    MP_CHECK(p == NULL && strstr(msg, "must not allocate"),
+             "tern_alloc in a handler: %p, '%s'", p, msg);
 }
 
 static void on_echoed(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
