@@ -222,13 +222,12 @@ void tn_ofi_prefetch_wait(void);
  * TERN_OFI_SIZE=tern, the provider variables below are set from Tern's
  * needs before libfabric initializes its providers, each only where the
  * user has not set it (setenv without overwrite: the user's FI_* wins, with
- * a warning when it is below what Tern needs). Active messages' needs come
- * from tn_ofi_msg_plan (ofi_msg.c): one message per provider buffer, their
- * receive buffers posted, and per peer the credits' worth in flight. */
-#define TN_OFI_TX_DEFAULT  256  /* operations in flight when TERN_OFI_TX_DEPTH=0 */
-#define TN_OFI_RXM_HDR     128  /* rxm's packet header, rounded up */
-#define TN_OFI_AM_EAGER    2048 /* active-message bytes rxm sends eagerly */
-#define TN_OFI_RXM_BUF_MIN 512  /* rxm control messages and 8-byte atomics fit */
+ * a warning when it is below what Tern needs). The needs of active
+ * messages come from tn_ofi_msg_plan (their buffer size, receives posted,
+ * sends in flight) and TERN_AM_NET_CREDITS (receives per peer). */
+#define TN_OFI_TX_DEFAULT  256 /* operations in flight when TERN_OFI_TX_DEPTH=0 */
+#define TN_OFI_RXM_HDR     128 /* rxm's packet header, rounded up */
+#define TN_OFI_RXM_BUF_MIN 512 /* rxm control messages and 8-byte atomics fit */
 #define TN_OFI_RX_MIN      16
 #define TN_OFI_MSG_RX_MIN  32
 #define TN_OFI_MSG_TX_MAX  128
@@ -249,16 +248,19 @@ typedef struct tn_ofi_size_item {
 typedef struct tn_ofi_sizing {
     int mode;      /* TN_OFI_SIZE_TERN or TN_OFI_SIZE_PROVIDER */
     long tx_depth; /* Tern's operations in flight (0: the provider's queue) */
+    size_t am_buf; /* one network active message, headers included */
+    long am_rx, am_tx, am_credits; /* receives posted, sends, per peer */
+    int verbs;                     /* rxm may run over verbs: buffer = eager */
     int n;
     tn_ofi_size_item_t item[TN_OFI_SIZE_ITEMS];
 } tn_ofi_sizing_t;
 
-/* Decides the sizing once per process (later calls return at once) and
- * sets the provider variables; must run before libfabric's first
- * fi_getinfo (tn_ofi_prefetch and tn_ofi_create call it first). mode is
- * TERN_OFI_SIZE, tx_depth TERN_OFI_TX_DEPTH (0: Tern's default); warn logs
- * user settings below Tern's needs. Returns TERN_OK. */
-int tn_ofi_size_apply(int mode, long tx_depth, int warn);
+/* Decides the sizing once per process (later calls return at once) from
+ * tn_cfg (TERN_OFI_SIZE, TERN_OFI_TX_DEPTH: 0 is Tern's default, the
+ * TERN_AM_* sizes) and sets the provider variables; must run before
+ * libfabric's first fi_getinfo (tn_ofi_prefetch and tn_ofi_create call it
+ * first). warn logs user settings below Tern's needs. Returns TERN_OK. */
+int tn_ofi_size_apply(int warn);
 /* The sizing decided, or NULL before tn_ofi_size_apply. */
 const tn_ofi_sizing_t *tn_ofi_sizing(void);
 /* Lines for tern-info and the start-up report: each variable, its value

@@ -107,7 +107,7 @@ void tn_ofi_prefetch(void)
 {
     /* Before any thread reads the environment, and before libfabric's
      * providers read their variables (at their first fi_getinfo). */
-    tn_ofi_size_apply(tn_cfg.ofi_size, tn_cfg.ofi_tx_depth, 1);
+    tn_ofi_size_apply(1);
     pthread_mutex_lock(&pf_lock);
     int state = pf_state;
     if (state == 0)

@@ -57,8 +57,13 @@ static int post_rx(tn_ofi_t *o, tn_ofi_buf_t *b)
         if (r == 0)
             return TERN_OK;
         if (r != -FI_EAGAIN || tries > 1000) {
-            tn_error("libfabric fi_recv of a message buffer failed: %s",
-                     tn_fi.strerror((int)-r));
+            tn_error("libfabric fi_recv of a message buffer failed: %s%s",
+                     tn_fi.strerror((int)-r),
+                     r == -FI_EAGAIN ? " (the provider's receive queue is full: its rx "
+                                       "size, FI_OFI_RXM_RX_SIZE for ofi_rxm, must hold "
+                                       "TERN_AM_NET_RECV / message buffer receives; "
+                                       "raise it or lower TERN_AM_NET_RECV)"
+                                     : "");
             return TERN_ERR_SYS;
         }
         fi_cq_read(o->cq, NULL, 0); /* lets a manual-progress provider move */

@@ -250,7 +250,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
     tn_ofi_prefetch_wait();
-    tn_ofi_size_apply(tn_cfg.ofi_size, tn_cfg.ofi_tx_depth, 1);
+    tn_ofi_size_apply(1);
     tn_ofi_opts_t o = {
         .provider = tn_cfg.ofi_provider,
         .domain = tn_cfg.ofi_domain,
@@ -407,10 +407,8 @@ int tn_ofi_describe(FILE *out)
     /* The environment, not tn_cfg: tern-info runs without tern_init. */
     const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
     tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
-    const char *size = getenv("TERN_OFI_SIZE"), *depth = getenv("TERN_OFI_TX_DEPTH");
-    tn_ofi_size_apply(size && strcmp(size, "provider") == 0 ? TN_OFI_SIZE_PROVIDER
-                                                            : TN_OFI_SIZE_TERN,
-                      depth ? atol(depth) : 0, 1);
+    /* The sizing reads tn_cfg, which tern-info loaded (quietly). */
+    tn_ofi_size_apply(1);
     fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
             o.provider, o.domain);
     struct fi_info *info = NULL;

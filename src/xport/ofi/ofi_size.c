@@ -2,6 +2,7 @@
  * come from what Tern needs (TERN_OFI_SIZE=tern), set as the provider's
  * variables before libfabric initializes its providers. A user's own FI_*
  * setting always wins. See docs/design/provider-sizing.md. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,41 +31,64 @@ static void add(tn_ofi_sizing_t *s, const char *var, size_t want, size_t need,
     it->why = why;
 }
 
-/* What Tern needs of ofi_rxm (tcp;ofi_rxm, verbs;ofi_rxm): Tern moves data
- * with RMA, which rxm hands to the message endpoint without its bounce
- * buffers; those carry rxm's own control messages, atomics and Tern's
- * active messages: Short ones and small Mediums eagerly (a larger message
- * goes by rxm's rendezvous into the receive buffer Tern posted: one more
- * round trip, but rxm's pools, sized in buffers of this size per queue
- * entry, stay small), the receive buffers Tern posts, and per connection
- * what the credits let one peer have in flight (twice: the credit returns
- * travel too). */
-static void plan(tn_ofi_sizing_t *s)
+/* Whether rxm may run over verbs here: TERN_OFI_PROVIDER names it, or
+ * leaves the choice to libfabric on a machine with RDMA devices. */
+static int maybe_verbs(void)
 {
-    size_t am_buf;
-    long am_rx, am_tx;
-    tn_ofi_msg_plan(0, &am_buf, &am_rx, &am_tx);
-    size_t per_peer = 2 * (size_t)(tn_cfg.am_net_credits < 2 ? 2 : tn_cfg.am_net_credits);
-    size_t buf = (am_buf < TN_OFI_AM_EAGER ? am_buf : TN_OFI_AM_EAGER) + TN_OFI_RXM_HDR;
-    if (buf < TN_OFI_RXM_BUF_MIN)
-        buf = TN_OFI_RXM_BUF_MIN;
-    size_t rx = (size_t)am_rx > TN_OFI_RX_MIN ? (size_t)am_rx : TN_OFI_RX_MIN;
-    size_t msg_rx = per_peer > TN_OFI_MSG_RX_MIN ? per_peer : TN_OFI_MSG_RX_MIN;
-    size_t tx = (size_t)s->tx_depth + (size_t)am_tx;
-    size_t msg_tx = tx < TN_OFI_MSG_TX_MAX ? tx : TN_OFI_MSG_TX_MAX;
-    add(s, "FI_OFI_RXM_BUFFER_SIZE", buf, TN_OFI_RXM_BUF_MIN,
-        "active messages up to 2 KiB eager (larger: rendezvous) + rxm header");
-    add(s, "FI_OFI_RXM_EAGER_LIMIT", buf, 0, "equal to the buffer size (verbs needs it)");
-    add(s, "FI_OFI_RXM_TX_SIZE", tx, tx,
-        "Tern's operations in flight (TERN_OFI_TX_DEPTH) + message send buffers");
-    add(s, "FI_OFI_RXM_RX_SIZE", rx, (size_t)am_rx,
-        "active-message receive buffers (TERN_AM_NET_RECV)");
-    add(s, "FI_OFI_RXM_MSG_TX_SIZE", msg_tx, 0, "per connection: operations in flight");
-    add(s, "FI_OFI_RXM_MSG_RX_SIZE", msg_rx, per_peer,
-        "per connection: what the credits let one peer send (TERN_AM_NET_CREDITS x 2)");
+    const char *prov = tn_cfg.ofi_provider;
+    if (prov && *prov)
+        return strstr(prov, "verbs") != NULL;
+    DIR *d = opendir("/sys/class/infiniband");
+    int found = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        found |= e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return found;
 }
 
-int tn_ofi_size_apply(int mode, long tx_depth, int warn)
+/* What Tern needs of ofi_rxm (tcp;ofi_rxm, verbs;ofi_rxm): RMA goes to the
+ * message endpoint without rxm's bounce buffers; those carry rxm's own
+ * control messages, atomics and Tern's active messages, which must fit in
+ * one buffer (rxm's eager path: a larger message takes its segmentation or
+ * rendezvous protocol). Active messages post am_rx receives and have up to
+ * am_tx sends in flight beside the RMA operations; a peer has at most
+ * am_credits messages outstanding here, plus credit returns. */
+static void plan(tn_ofi_sizing_t *s)
+{
+    size_t eager = s->am_buf + TN_OFI_RXM_HDR;
+    if (eager < TN_OFI_RXM_BUF_MIN)
+        eager = TN_OFI_RXM_BUF_MIN;
+    eager = (eager + 63) & ~(size_t)63;
+    /* Over tcp, rxm receives an eager message straight into the posted
+     * buffer and sends from the caller's (dynamic receive buffering,
+     * direct send), so the eager limit may exceed its buffers, and the
+     * buffers (about 2048 of them, whatever the queue sizes) stay small.
+     * Over verbs the two must be equal. */
+    s->verbs = maybe_verbs();
+    size_t buf = s->verbs ? eager : TN_OFI_RXM_BUF_MIN;
+    size_t rx = (size_t)s->am_rx + TN_OFI_RX_MIN;
+    size_t msg_rx = (size_t)(2 * s->am_credits);
+    if (msg_rx < TN_OFI_MSG_RX_MIN)
+        msg_rx = TN_OFI_MSG_RX_MIN;
+    size_t tx = (size_t)(s->tx_depth + s->am_tx);
+    size_t msg_tx = tx < TN_OFI_MSG_TX_MAX ? tx : TN_OFI_MSG_TX_MAX;
+    add(s, "FI_OFI_RXM_BUFFER_SIZE", buf, s->verbs ? eager : 0,
+        s->verbs ? "= the eager limit (verbs may be chosen here: rxm over verbs needs it)"
+                 : "rxm control and atomics only: RMA bypasses these buffers, and active "
+                   "messages too over tcp");
+    add(s, "FI_OFI_RXM_EAGER_LIMIT", eager, s->am_buf ? eager : 0,
+        "one active message (TERN_AM_MEDIUM_MAX + headers) + rxm header");
+    add(s, "FI_OFI_RXM_TX_SIZE", tx, tx,
+        "Tern's operations in flight (TERN_OFI_TX_DEPTH) + active-message sends");
+    add(s, "FI_OFI_RXM_RX_SIZE", rx, (size_t)s->am_rx,
+        "active-message receives posted (TERN_AM_NET_RECV / message buffer), + 16");
+    add(s, "FI_OFI_RXM_MSG_TX_SIZE", msg_tx, 0, "per connection: operations in flight");
+    add(s, "FI_OFI_RXM_MSG_RX_SIZE", msg_rx, 0,
+        "per connection: 2 x TERN_AM_NET_CREDITS messages outstanding");
+}
+
+int tn_ofi_size_apply(int warn)
 {
     pthread_mutex_lock(&lock);
     if (sized) {
@@ -73,11 +97,12 @@ int tn_ofi_size_apply(int mode, long tx_depth, int warn)
     }
     tn_ofi_sizing_t *s = &sizing;
     memset(s, 0, sizeof(*s));
-    s->mode = mode;
-    s->tx_depth = tx_depth > 0               ? tx_depth
-                  : mode == TN_OFI_SIZE_TERN ? TN_OFI_TX_DEFAULT
-                                             : 0;
-    if (mode == TN_OFI_SIZE_TERN)
+    s->mode = tn_cfg.ofi_size;
+    long depth = tn_cfg.ofi_tx_depth;
+    s->tx_depth = depth > 0 ? depth : s->mode == TN_OFI_SIZE_TERN ? TN_OFI_TX_DEFAULT : 0;
+    tn_ofi_msg_plan(0, &s->am_buf, &s->am_rx, &s->am_tx);
+    s->am_credits = tn_cfg.am_net_credits < 2 ? 2 : tn_cfg.am_net_credits;
+    if (s->mode == TN_OFI_SIZE_TERN)
         plan(s);
     for (int i = 0; i < s->n; i++) {
         tn_ofi_size_item_t *it = &s->item[i];
@@ -102,7 +127,11 @@ int tn_ofi_size_apply(int mode, long tx_depth, int warn)
                     strcmp(it->var, "FI_OFI_RXM_TX_SIZE") == 0
                         ? "operations beyond it wait for the provider's queue; raise "
                           "it or lower TERN_OFI_TX_DEPTH"
-                        : "raise it or unset it to let Tern size it");
+                    : strcmp(it->var, "FI_OFI_RXM_RX_SIZE") == 0
+                        ? "active-message receives cannot all be posted; raise it or "
+                          "lower TERN_AM_NET_RECV"
+                        : "active messages above it take rxm's slower protocols; raise "
+                          "it or lower TERN_AM_MEDIUM_MAX");
     }
     sized = 1;
     pthread_mutex_unlock(&lock);
