@@ -117,11 +117,100 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * op, bad flags or context), TERN_ERR_RANK, TERN_ERR_RANGE (address
  * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
  * the error of an operation that failed (TERN_ERR_PEER). */
+/* The head of every domain, read by the inline path: cpu is
+ * TERN_AD_CPU_LIVE_ while the domain is live and uses CPU atomics (every
+ * peer mapped), 0 otherwise. Part of TERN_ABI_VERSION. */
+typedef struct tern_ad_fast_ {
+    uint32_t cpu;
+    int32_t type;
+    uint32_t ops;
+} tern_ad_fast_t_;
+#define TERN_AD_CPU_LIVE_  0x61646370u
+#define TERN_OPS_FETCHING_ (TERN_OP_GET | TERN_OP_SWAP | TERN_OP_CSWAP | 0xffc000u)
+
+#if defined(__GNUC__)
+/* 1 when the op can run inline: a cpu domain of this type, op one bit of
+ * its set, known flags, a result for a fetching op, and an aligned word
+ * mapped here (*d set). The op tests fold away for a constant op. */
+static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
+                                   uint32_t op, const void *result, tern_flags_t flags,
+                                   size_t size, intptr_t *d)
+{
+    const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
+    return TERN_LIKELY_(
+        f && f->cpu == TERN_AD_CPU_LIVE_ && f->type == type && (op & f->ops) &&
+        !(op & (op - 1)) && !(flags & ~TERN_FLAGS_KNOWN_) &&
+        (result || !(op & TERN_OPS_FETCHING_)) && !((uintptr_t)addr & (size - 1)) &&
+        tern_fast_ok_(rank, addr, size, d));
+}
+
+/* Inline path of the integer types when the domain is cpu: the locked
+ * instruction after ~10 others for a constant op; returns 1 when done
+ * (MIN, MAX, MULT and their fetching forms are left to the library, as
+ * are float and double). Sequentially consistent, as the library's. */
+#define TERN_AD_FAST_INT_(C)                                                            \
+    static inline int tern_ad_fast_##C##_(tern_ad_t ad, int code, int rank, void *addr, \
+                                          uint32_t op, C a1, C a2, C *result,           \
+                                          tern_flags_t flags)                           \
+    {                                                                                   \
+        intptr_t d;                                                                     \
+        if (!tern_ad_fast_ok_(ad, code, rank, addr, op, result, flags, sizeof(C), &d))  \
+            return 0;                                                                   \
+        C *w = (C *)((char *)addr + d), r;                                              \
+        switch (op) {                                                                   \
+        case TERN_OP_GET: r = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;              \
+        case TERN_OP_SET: __atomic_store_n(w, a1, __ATOMIC_SEQ_CST); return 1;          \
+        case TERN_OP_SWAP: r = __atomic_exchange_n(w, a1, __ATOMIC_SEQ_CST); break;     \
+        case TERN_OP_CSWAP:                                                             \
+            r = a1;                                                                     \
+            __atomic_compare_exchange_n(w, &r, a2, 0, __ATOMIC_SEQ_CST,                 \
+                                        __ATOMIC_SEQ_CST);                              \
+            break;                                                                      \
+        case TERN_OP_ADD:                                                               \
+        case TERN_OP_FADD: r = __atomic_fetch_add(w, a1, __ATOMIC_SEQ_CST); break;      \
+        case TERN_OP_SUB:                                                               \
+        case TERN_OP_FSUB: r = __atomic_fetch_sub(w, a1, __ATOMIC_SEQ_CST); break;      \
+        case TERN_OP_INC:                                                               \
+        case TERN_OP_FINC: r = __atomic_fetch_add(w, (C)1, __ATOMIC_SEQ_CST); break;    \
+        case TERN_OP_DEC:                                                               \
+        case TERN_OP_FDEC: r = __atomic_fetch_sub(w, (C)1, __ATOMIC_SEQ_CST); break;    \
+        case TERN_OP_AND:                                                               \
+        case TERN_OP_FAND: r = __atomic_fetch_and(w, a1, __ATOMIC_SEQ_CST); break;      \
+        case TERN_OP_OR:                                                                \
+        case TERN_OP_FOR: r = __atomic_fetch_or(w, a1, __ATOMIC_SEQ_CST); break;        \
+        case TERN_OP_XOR:                                                               \
+        case TERN_OP_FXOR: r = __atomic_fetch_xor(w, a1, __ATOMIC_SEQ_CST); break;      \
+        default: return 0;                                                              \
+        }                                                                               \
+        if (op & TERN_OPS_FETCHING_)                                                    \
+            *result = r;                                                                \
+        return 1;                                                                       \
+    }
+TERN_AD_FAST_INT_(int32_t)
+TERN_AD_FAST_INT_(uint32_t)
+TERN_AD_FAST_INT_(int64_t)
+TERN_AD_FAST_INT_(uint64_t)
+#define TERN_AD_FAST_i32_ tern_ad_fast_int32_t_
+#define TERN_AD_FAST_u32_ tern_ad_fast_uint32_t_
+#define TERN_AD_FAST_i64_ tern_ad_fast_int64_t_
+#define TERN_AD_FAST_u64_ tern_ad_fast_uint64_t_
+#else
+#define TERN_AD_FAST_i32_(ad, code, rank, addr, op, a1, a2, result, flags) 0
+#define TERN_AD_FAST_u32_(ad, code, rank, addr, op, a1, a2, result, flags) 0
+#define TERN_AD_FAST_i64_(ad, code, rank, addr, op, a1, a2, result, flags) 0
+#define TERN_AD_FAST_u64_(ad, code, rank, addr, op, a1, a2, result, flags) 0
+#endif
+/* float and double: always the library (CAS loops). */
+#define TERN_AD_FAST_float_(ad, code, rank, addr, op, a1, a2, result, flags)  0
+#define TERN_AD_FAST_double_(ad, code, rank, addr, op, a1, a2, result, flags) 0
+
 #define TERN_AD_DEFINE_(T, C, code)                                                      \
     static inline tern_status_t tern_ctx_ad_op_##T(                                      \
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
         C *result, tern_flags_t flags)                                                   \
     {                                                                                    \
+        if (TERN_AD_FAST_##T##_(ad, code, rank, addr, op, a1, a2, result, flags))        \
+            return TERN_OK;                                                              \
         return tern_ad_op_(ctx, ad, code, TERN_AD_BLOCK_, rank, addr, op, &a1, &a2,      \
                            result, 0, flags);                                            \
     }                                                                                    \
@@ -129,6 +218,11 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
         C *result, tern_event_t *ev, tern_flags_t flags)                                 \
     {                                                                                    \
+        if (TERN_AD_FAST_##T##_(ad, code, rank, addr, op, a1, a2, result, flags)) {      \
+            if (ev)                                                                      \
+                *ev = TERN_EVENT_DONE;                                                   \
+            return TERN_OK;                                                              \
+        }                                                                                \
         return tern_ad_op_(ctx, ad, code, TERN_AD_NB_, rank, addr, op, &a1, &a2, result, \
                            ev, flags);                                                   \
     }                                                                                    \
@@ -136,6 +230,8 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
         C *result, tern_flags_t flags)                                                   \
     {                                                                                    \
+        if (TERN_AD_FAST_##T##_(ad, code, rank, addr, op, a1, a2, result, flags))        \
+            return TERN_OK;                                                              \
         return tern_ad_op_(ctx, ad, code, TERN_AD_NBI_, rank, addr, op, &a1, &a2,        \
                            result, 0, flags);                                            \
     }                                                                                    \

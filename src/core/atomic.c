@@ -1,5 +1,6 @@
 /* Atomic domains: creation with the choice of one implementation for the
  * whole op set and every peer, destruction, and what was chosen. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ _Static_assert((int)TERN_AT_I32 == (int)TN_ATYPE_I32 &&
                    (int)TERN_AT_FLOAT == (int)TN_ATYPE_FLOAT &&
                    (int)TERN_AT_DOUBLE == (int)TN_ATYPE_DOUBLE,
                "public and internal atomic types agree");
+_Static_assert(offsetof(struct tern_ad_s, fast) == 0, "the inline path reads the head");
+_Static_assert(TERN_OPS_FETCHING_ == TN_AOPS_FETCHING, "fetching ops agree");
 _Static_assert(TERN_OP_GET == TN_AOP_BIT(TN_AOP_GET) &&
                    TERN_OP_CSWAP == TN_AOP_BIT(TN_AOP_CSWAP) &&
                    TERN_OP_MULT == TN_AOP_BIT(TN_AOP_MULT) &&
@@ -144,6 +147,9 @@ tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad
             slot = &ad_pool[i];
     if (slot) {
         d.magic = TN_AD_LIVE;
+        d.fast.cpu = d.impl == TERN_AD_IMPL_CPU ? TERN_AD_CPU_LIVE_ : 0;
+        d.fast.type = type;
+        d.fast.ops = ops;
         *slot = d;
     }
     tn_core_unlock();
@@ -162,8 +168,10 @@ tern_status_t tern_ad_destroy(tern_ad_t ad)
     TN_CHECK_INIT("tern_ad_destroy");
     tn_core_lock();
     struct tern_ad_s *d = tn_ad_get(ad, "tern_ad_destroy");
-    if (d)
+    if (d) {
+        d->fast.cpu = 0; /* the inline path sends it to the library's checks */
         d->magic = TN_AD_DEAD;
+    }
     tn_core_unlock();
     return d ? TERN_OK : TERN_ERR_INVALID;
 }

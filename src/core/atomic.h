@@ -14,6 +14,7 @@
 /* Written by tern_ad_create before the handle is returned, read-only
  * after (any thread may use a domain). */
 struct tern_ad_s {
+    tern_ad_fast_t_ fast; /* what the inline path reads (tern/atomic.h) */
     uint32_t magic;       /* TN_AD_LIVE while created, TN_AD_DEAD after */
     int type;             /* TN_ATYPE_* (== TERN_AT_*) */
     uint32_t ops;         /* mask of 1u << TN_AOP_* (== TERN_OP_* bits) */

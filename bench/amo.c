@@ -1,0 +1,217 @@
+/* amo: remote atomics through atomic domains (the measurements of
+ * GASNet-EX's testfaddperf): fetch-add latency (one blocking op at a time)
+ * and rate (nbi ops back to back, one sync), 32- and 64-bit unsigned;
+ * compare-swap latency; hot-spot (every rank fetch-adds one word of rank
+ * 0, aggregate rate). Baseline on one node: the same operation as a raw
+ * CPU atomic on the same cross-mapped word, in the same run; across nodes
+ * there is no raw baseline here (n/a). The domain's implementation is in
+ * the header. */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tern.h>
+
+enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_COUNT };
+
+typedef struct amo_ctx {
+    tern_ad_t ad64, ad32;
+    int me, size, peer, is64, kind;
+    uint64_t *word; /* symmetric: [0] u64 target, [1] u32 target, [8] done flag */
+    uint64_t epoch;
+    int rc;
+} amo_ctx_t;
+
+static amo_ctx_t ctx;
+
+/* The peer waits (serving the network) until rank 0 says its loop ended. */
+static void finish_loop(amo_ctx_t *c)
+{
+    c->epoch++;
+    if (c->me == 0 && c->peer != 0)
+        c->rc |= tern_put(c->peer, tern_sym_addr(c->peer, &c->word[8]), &c->epoch, 8, 0);
+    else if (c->me == c->peer && c->me != 0)
+        c->rc |= tern_wait_until_u64(&c->word[8], TERN_CMP_GE, c->epoch);
+}
+
+static uint64_t tern_loop(void *arg, long ops)
+{
+    amo_ctx_t *c = arg;
+    int target = c->kind == K_HOTSPOT ? 0 : c->peer;
+    void *w64 = tern_sym_addr(target, &c->word[0]);
+    void *w32 = tern_sym_addr(target, &c->word[1]);
+    uint64_t t0 = tb_now_ns();
+    if (c->kind == K_HOTSPOT) {
+        uint64_t v;
+        for (long i = 0; i < ops; i++) {
+            c->rc |= tern_ad_op_u64(c->ad64, 0, w64, TERN_OP_FADD, 1, 0, &v, 0);
+            TB_COMPILER_BARRIER();
+        }
+        c->rc |= tern_barrier();
+        /* Every rank did ops: the aggregate rate is size times rank 0's. */
+        return (tb_now_ns() - t0) / (uint64_t)c->size;
+    }
+    if (c->me == 0) {
+        uint64_t v = 0;
+        uint32_t v32 = 0;
+        for (long i = 0; i < ops; i++) {
+            switch (c->kind) {
+            case K_FADD_LAT:
+                c->rc |= c->is64 ? tern_ad_op_u64(c->ad64, c->peer, w64, TERN_OP_FADD, 1,
+                                                  0, &v, 0)
+                                 : tern_ad_op_u32(c->ad32, c->peer, w32, TERN_OP_FADD, 1,
+                                                  0, &v32, 0);
+                break;
+            case K_FADD_RATE:
+                c->rc |= c->is64 ? tern_ad_op_nbi_u64(c->ad64, c->peer, w64, TERN_OP_FADD,
+                                                      1, 0, &v, 0)
+                                 : tern_ad_op_nbi_u32(c->ad32, c->peer, w32, TERN_OP_FADD,
+                                                      1, 0, &v32, 0);
+                break;
+            default: /* K_CSWAP_LAT: v follows the word, so every swap succeeds */
+                c->rc |=
+                    tern_ad_op_u64(c->ad64, c->peer, w64, TERN_OP_CSWAP, v, v + 1, &v, 0);
+                v++;
+                break;
+            }
+            TB_COMPILER_BARRIER();
+        }
+        if (c->kind == K_FADD_RATE)
+            c->rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
+    }
+    uint64_t dt = tb_now_ns() - t0;
+    finish_loop(c);
+    return dt;
+}
+
+/* The same operations as CPU atomics on the cross-mapped word (one node). */
+static uint64_t raw_loop(void *arg, long ops)
+{
+    amo_ctx_t *c = arg;
+    int target = c->kind == K_HOTSPOT ? 0 : c->peer;
+    uint64_t *w64 = tern_ptr(target, tern_sym_addr(target, &c->word[0]));
+    uint32_t *w32 = tern_ptr(target, tern_sym_addr(target, &c->word[1]));
+    uint64_t t0 = tb_now_ns();
+    if (c->kind == K_HOTSPOT) {
+        for (long i = 0; i < ops; i++) {
+            __atomic_fetch_add(w64, 1, __ATOMIC_SEQ_CST);
+            TB_COMPILER_BARRIER();
+        }
+        c->rc |= tern_barrier();
+        return (tb_now_ns() - t0) / (uint64_t)c->size;
+    }
+    if (c->me == 0) {
+        uint64_t v = __atomic_load_n(w64, __ATOMIC_RELAXED);
+        for (long i = 0; i < ops; i++) {
+            if (c->kind == K_CSWAP_LAT) {
+                uint64_t e = v;
+                __atomic_compare_exchange_n(w64, &e, v + 1, 0, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST);
+                v = e + 1;
+            } else if (c->is64) {
+                __atomic_fetch_add(w64, 1, __ATOMIC_SEQ_CST);
+            } else {
+                __atomic_fetch_add(w32, 1, __ATOMIC_SEQ_CST);
+            }
+            TB_COMPILER_BARRIER();
+        }
+    }
+    uint64_t dt = tb_now_ns() - t0;
+    finish_loop(c);
+    return dt;
+}
+
+static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *row)
+{
+    static const char *const names[K_COUNT][2] = {{"fadd_lat_u32", "fadd_lat_u64"},
+                                                  {"fadd_rate_u32", "fadd_rate_u64"},
+                                                  {"cswap_lat_u64", "cswap_lat_u64"},
+                                                  {"hotspot_u64", "hotspot_u64"}};
+    ctx.kind = kind;
+    ctx.is64 = is64;
+    /* cswap follows the word from a known value. */
+    TB_CHECK(tern_barrier());
+    ctx.word[0] = 0;
+    TB_CHECK(tern_barrier());
+    tb_unit_t unit =
+        kind == K_FADD_RATE || kind == K_HOTSPOT ? TB_UNIT_MMSGS : TB_UNIT_NS;
+    long ops = tb_ops_bounded(o, tern_loop, &ctx, o->iters, raw ? 2 : 1, 1);
+    tb_measure_pair(o, tern_loop, raw ? raw_loop : NULL, &ctx, ops, unit, 0, 1,
+                    &row->tern, &row->raw);
+    if (ctx.rc != TERN_OK)
+        tb_die("atomics (%s) failed: %d (%s)", names[kind][is64], ctx.rc,
+               tern_strerror(ctx.rc));
+    row->bench = "amo";
+    row->op = names[kind][is64];
+    row->size = is64 ? 8 : 4;
+    row->unit = unit;
+    row->ops = ops;
+}
+
+static void amo_defaults(tb_opts_t *o)
+{
+    o->iters = 200000;
+    o->trials = 11;
+    o->warmup = 1;
+}
+
+static size_t amo_need(const tb_opts_t *o)
+{
+    (void)o;
+    return 4096;
+}
+
+static int amo_run(tb_opts_t *o, tb_job_t *job)
+{
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.me = job->rank;
+    ctx.size = job->size;
+    ctx.peer = job->size > 1 ? job->peer : 0;
+    TB_CHECK(tern_alloc_sym(16 * sizeof(uint64_t), (void **)&ctx.word));
+    memset(ctx.word, 0, 16 * sizeof(uint64_t));
+    TB_CHECK(tern_ad_create(TERN_AT_U64, TERN_OP_FADD | TERN_OP_CSWAP, 0, &ctx.ad64));
+    TB_CHECK(tern_ad_create(TERN_AT_U32, TERN_OP_FADD, 0, &ctx.ad32));
+    int impl;
+    char why[640];
+    TB_CHECK(tern_ad_info(ctx.ad64, &impl, why, sizeof(why)));
+    /* A cpu domain means every segment is mapped: the raw baseline runs. */
+    int raw = impl == TERN_AD_IMPL_CPU;
+    if (job->rank == 0) {
+        tb_note(o, "atomic domain (u64 {fadd, cswap}): %s", why);
+        tb_note(o,
+                "fadd_lat/cswap_lat: one blocking op at a time to rank %d; fadd_rate: "
+                "nbi ops back to back, one sync; hotspot: every rank fetch-adds one word "
+                "of rank 0 (aggregate)",
+                ctx.peer);
+        tb_table_head(o, TB_UNIT_NS);
+    }
+    static const struct {
+        int kind, is64;
+    } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1},  {K_CSWAP_LAT, 1},
+                {K_FADD_RATE, 0}, {K_FADD_RATE, 1}, {K_HOTSPOT, 1}};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        tb_row_t row;
+        amo_row(o, rows[i].kind, rows[i].is64, raw, &row);
+        if (job->rank == 0)
+            tb_row_print(o, job, &row);
+    }
+    TB_CHECK(tern_barrier());
+    TB_CHECK(tern_ad_destroy(ctx.ad32));
+    TB_CHECK(tern_ad_destroy(ctx.ad64));
+    return 0;
+}
+
+const tb_bench_t tb_bench_amo = {
+    .name = "amo",
+    .help = "remote atomics: fetch-add latency and rate (u32, u64), compare-swap "
+            "latency, hot-spot on rank 0, vs raw CPU atomics on the same word",
+    .with_tern = 1,
+    .min_ranks = 1,
+    .baseline = "the same operation as a CPU atomic on the same cross-mapped word "
+                "(one node), same run",
+    .defaults = amo_defaults,
+    .segment_need = amo_need,
+    .run = amo_run,
+};
