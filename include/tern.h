@@ -36,7 +36,7 @@ typedef unsigned tern_flags_t;
 /* Version of the layout the inline calls below read (tern_fast_state_t,
  * tern_peer_fast_t) and of their contract with the library. A program
  * compiled against another one is refused at tern_init with a message. */
-#define TERN_ABI_VERSION 2u
+#define TERN_ABI_VERSION 3u /* 3: the inline atomic-domain head (tern/atomic.h) */
 
 /* ---- start-up and shutdown ------------------------------------------- */
 
