@@ -116,6 +116,19 @@ void tn_core_xports_report(void);
 int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
                            tn_xport_ops_t *out);
 
+/* v against value by a TERN_CMP_* comparison (checked by the caller). */
+static inline int tn_cmp_u64(uint64_t v, int cmp, uint64_t value)
+{
+    switch (cmp) {
+    case TERN_CMP_EQ: return v == value;
+    case TERN_CMP_NE: return v != value;
+    case TERN_CMP_GT: return v > value;
+    case TERN_CMP_GE: return v >= value;
+    case TERN_CMP_LT: return v < value;
+    default: return v <= value;
+    }
+}
+
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range (core/rma.c). */
 int tn_core_check_remote(const char *call, int rank, const void *addr, size_t n);

@@ -107,18 +107,6 @@ tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, void *dst,
 
 /* ---- waiting on several words ------------------------------------------ */
 
-static int cmp_true(uint64_t v, int cmp, uint64_t value)
-{
-    switch (cmp) {
-    case TERN_CMP_EQ: return v == value;
-    case TERN_CMP_NE: return v != value;
-    case TERN_CMP_GT: return v > value;
-    case TERN_CMP_GE: return v >= value;
-    case TERN_CMP_LT: return v < value;
-    default: return v <= value;
-    }
-}
-
 enum { WAIT_ALL, WAIT_ANY, WAIT_SOME };
 static const char *const wait_calls[] = {
     "tern_wait_until_all_u64", "tern_wait_until_any_u64", "tern_wait_until_some_u64"};
@@ -150,7 +138,8 @@ static int wait_vec(int mode, const volatile uint64_t *addrs, size_t n, const in
         for (size_t i = 0; i < n; i++) {
             if (status && status[i])
                 continue;
-            if (cmp_true(atomic_load_explicit(&a[i], memory_order_acquire), cmp, value)) {
+            if (tn_cmp_u64(atomic_load_explicit(&a[i], memory_order_acquire), cmp,
+                           value)) {
                 if (mode != WAIT_ALL)
                     indices[hits] = i;
                 hits++;

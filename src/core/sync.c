@@ -24,18 +24,6 @@ tern_status_t tern_barrier(void)
     return TERN_OK;
 }
 
-static int compare(uint64_t v, int cmp, uint64_t value)
-{
-    switch (cmp) {
-    case TERN_CMP_EQ: return v == value;
-    case TERN_CMP_NE: return v != value;
-    case TERN_CMP_GT: return v > value;
-    case TERN_CMP_GE: return v >= value;
-    case TERN_CMP_LT: return v < value;
-    default: return v <= value;
-    }
-}
-
 tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
 {
     TN_CHECK_INIT("tern_wait_until_u64");
@@ -48,7 +36,7 @@ tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64
                             "comparison %d is not a TERN_CMP_* value", cmp);
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addr;
     uint64_t iter = 0;
-    while (!compare(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
+    while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
         if (!tn_wait_progress_hook && (iter & 63) == 63)
             tn_core_progress(); /* tn_wait_step drives it when one is set */
         tn_wait_step(iter++);
