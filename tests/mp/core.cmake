@@ -1,6 +1,6 @@
 # Multi-rank tests of the native API (segments, RMA, barrier, threads).
 tern_mp_test(NAME rma SOURCES rma.c RANKS 1 2 4 8)
-tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16)
+tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16 TIMEOUT 180)
 # Block mode over the network with more ranks than cores is slow (14-36 s
 # alone, near 60 s when the suite loads the machine): a longer timeout.
 tern_mp_test(NAME barrier_block SOURCES barrier.c RANKS 4 8 ENV TERN_WAIT_MODE=block
