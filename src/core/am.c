@@ -10,7 +10,7 @@
 #include "base/wait.h"
 #include "core/am.h"
 
-tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
+tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
 TN_TLS_FAST _Thread_local int tn_am_in_handler;
 TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 
@@ -52,6 +52,16 @@ int tern_am_register(int index, tern_am_handler_t fn, const char *name)
     return TERN_OK;
 }
 
+void tn_am_register_internal(int id, tern_am_handler_t fn, const char *name)
+{
+    tn_am_handler_slot_t *h = &tn_am_handlers[id];
+    snprintf(h->name, sizeof(h->name), "%s", name);
+    atomic_store_explicit(&h->fn, fn, memory_order_release);
+    tn_core_lock();
+    tn_wait_progress_hook = tn_core_progress;
+    tn_core_unlock();
+}
+
 int tern_am_source(tern_am_token_t token, int *rank)
 {
     if (!token || token != tn_am_token || token->magic != TN_AM_TOKEN_MAGIC || !rank)
@@ -69,7 +79,8 @@ void tn_am_recv(void *arg, int src, void *buf, size_t n)
     tn_am_hdr_t *h = buf;
     if (n >= sizeof(*h) && h->kind == TN_AM_VOID)
         return;
-    if (n < sizeof(*h) || n < tn_am_head_bytes(h->nargs) || h->nargs > TERN_AM_MAX_ARGS) {
+    if (n < sizeof(*h) || n < tn_am_head_bytes(h->nargs) || h->nargs > TERN_AM_MAX_ARGS ||
+        h->handler >= TN_AM_HANDLER_SLOTS) {
         tn_error("active message of %zu bytes from rank %d is malformed: dropped", n,
                  src);
         return;
@@ -164,7 +175,7 @@ void tn_am_fini(void)
     defer_tail = &defer_head;
     atomic_store(&ndeferred, 0);
     pthread_mutex_unlock(&defer_lock);
-    for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) {
+    for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) { /* the client's; not Tern's */
         atomic_store(&tn_am_handlers[i].fn, NULL);
         tn_am_handlers[i].name[0] = '\0';
     }

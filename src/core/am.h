@@ -43,11 +43,44 @@ struct tern_am_token_s {
     int replied;
 };
 
+/* Tern's own handlers (atomics, VIS packing, collectives, OpenSHMEM) live
+ * past the client's indexes, in blocks of 8 per module, so that a client
+ * can never take or call them. */
+enum {
+    TN_AMH_ATOMIC = TERN_AM_MAX_HANDLERS,
+    TN_AMH_VIS = TN_AMH_ATOMIC + 8,
+    TN_AMH_COLL = TN_AMH_VIS + 8,
+    TN_AMH_SHMEM = TN_AMH_COLL + 8,
+    TN_AM_HANDLER_SLOTS = TN_AMH_SHMEM + 8
+};
+
 typedef struct tn_am_handler_slot {
     _Atomic(tern_am_handler_t) fn;
     char name[32];
 } tn_am_handler_slot_t;
-extern tn_am_handler_slot_t tn_am_handlers[TERN_AM_MAX_HANDLERS];
+extern tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
+
+/* Registers one of Tern's own handlers (id in [TERN_AM_MAX_HANDLERS,
+ * TN_AM_HANDLER_SLOTS)). Called by a module during tern_init, on every
+ * rank, before any peer can send (tn_core_am_internal_init); idempotent,
+ * kept across finalize. Also makes every waiting call run handlers. */
+void tn_am_register_internal(int id, tern_am_handler_t fn, const char *name);
+
+/* Messages to Tern's own handlers: as the public calls, for an id of
+ * tn_am_register_internal. cat is TN_AM_SHORT, TN_AM_MEDIUM or TN_AM_LONG
+ * (buf/len/dest as for the public call of that category). A Request may
+ * not be sent from a handler; a Reply only from the Request's handler. */
+int tn_am_request_internal(const char *call, int rank, int id, int cat, const void *buf,
+                           size_t len, void *dest, const tern_am_arg_t *args, int nargs,
+                           unsigned flags);
+int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int cat,
+                         const void *buf, size_t len, void *dest,
+                         const tern_am_arg_t *args, int nargs, unsigned flags);
+/* Negotiated-payload Medium Request to one of Tern's own handlers (a packer
+ * writes straight into sd->buf): tern_am_prepare_request_medium, then
+ * tn_am_commit_request_internal with the id. */
+int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
+                                  const tern_am_arg_t *args);
 
 /* The token of the innermost handler running on this thread, or NULL. */
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;

@@ -20,7 +20,16 @@ typedef struct am_send {
     const tern_am_arg_t *args;
     int nargs;
     unsigned flags;
+    int internal; /* one of Tern's own handlers (tn_am_request_internal) */
 } am_send_t;
+
+/* The handler indexes a send may name: the client's, or Tern's own. */
+static int handler_ok(int handler, int internal)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    return handler >= lo && handler < hi;
+}
 
 static int check_common(const am_send_t *s)
 {
@@ -31,7 +40,7 @@ static int check_common(const am_send_t *s)
     if (s->rank < 0 || s->rank >= tn_core.size)
         return tn_core_fail(TERN_ERR_RANK, s->call, "rank %d is not in [0, %d)", s->rank,
                             tn_core.size);
-    if (s->handler < 0 || s->handler >= TERN_AM_MAX_HANDLERS)
+    if (!handler_ok(s->handler, s->internal))
         return tn_core_fail(TERN_ERR_INVALID, s->call,
                             "handler index %d is not in [0, %d)", s->handler,
                             TERN_AM_MAX_HANDLERS);
@@ -213,18 +222,22 @@ int tern_am_request_long(int rank, int handler, const void *buf, size_t len, voi
     REQUEST("tern_am_request_long", TN_AM_LONG, buf, len, dest);
 }
 
+static int reply(am_send_t *s, tern_am_token_t token)
+{
+    TN_CHECK_INIT(s->call);
+    int rc = check_token(s->call, token, &s->rank);
+    if (rc != TERN_OK)
+        return rc;
+    rc = am_send(s);
+    if (rc == TERN_OK)
+        token->replied = 1;
+    return rc;
+}
+
 #define REPLY(callname, cat_, payload_, len_, dest_)                \
-    TN_CHECK_INIT(callname);                                        \
-    int rank = -1;                                                  \
-    int rc = check_token(callname, token, &rank);                   \
-    if (rc != TERN_OK)                                              \
-        return rc;                                                  \
-    am_send_t s = {callname, rank,  1,    cat_,  handler, payload_, \
+    am_send_t s = {callname, -1,    1,    cat_,  handler, payload_, \
                    len_,     dest_, args, nargs, flags};            \
-    rc = am_send(&s);                                               \
-    if (rc == TERN_OK)                                              \
-        token->replied = 1;                                         \
-    return rc
+    return reply(&s, token)
 
 int tern_am_reply_short(tern_am_token_t token, int handler, const tern_am_arg_t *args,
                         int nargs, unsigned flags)
@@ -308,7 +321,7 @@ static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t 
 }
 
 static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
-                  size_t len, const tern_am_arg_t *args)
+                  int internal, size_t len, const tern_am_arg_t *args)
 {
     TN_CHECK_INIT(call);
     am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
@@ -323,8 +336,7 @@ static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
         rc = tn_core_fail(TERN_ERR_INVALID, call,
                           "length %zu is over the %zu bytes Prepare granted", len,
                           st->granted);
-    else if (handler < 0 || handler >= TERN_AM_MAX_HANDLERS ||
-             !atomic_load(&tn_am_handlers[handler].fn))
+    else if (!handler_ok(handler, internal) || !atomic_load(&tn_am_handlers[handler].fn))
         rc = tn_core_fail(TERN_ERR_INVALID, call,
                           "handler index %d is not registered (tern_am_register)",
                           handler);
@@ -374,7 +386,7 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
 int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,
                                   const tern_am_arg_t *args)
 {
-    return commit("tern_am_commit_request_medium", sd, 0, handler, len, args);
+    return commit("tern_am_commit_request_medium", sd, 0, handler, 0, len, args);
 }
 
 int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
@@ -394,5 +406,30 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
 int tern_am_commit_reply_medium(tern_am_sd_t *sd, int handler, size_t len,
                                 const tern_am_arg_t *args)
 {
-    return commit("tern_am_commit_reply_medium", sd, 1, handler, len, args);
+    return commit("tern_am_commit_reply_medium", sd, 1, handler, 0, len, args);
+}
+
+/* ---- Tern's own handlers --------------------------------------------------- */
+
+int tn_am_request_internal(const char *call, int rank, int id, int cat, const void *buf,
+                           size_t len, void *dest, const tern_am_arg_t *args, int nargs,
+                           unsigned flags)
+{
+    TN_NOT_IN_HANDLER(call);
+    am_send_t s = {call, rank, 0, cat, id, buf, len, dest, args, nargs, flags, 1};
+    return am_send(&s);
+}
+
+int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int cat,
+                         const void *buf, size_t len, void *dest,
+                         const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    am_send_t s = {call, -1, 1, cat, id, buf, len, dest, args, nargs, flags, 1};
+    return reply(&s, token);
+}
+
+int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
+                                  const tern_am_arg_t *args)
+{
+    return commit("tn_am_commit_request_internal", sd, 0, id, 1, len, args);
 }
