@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/core.h"
@@ -231,6 +232,7 @@ int tn_core_xports_init(void)
         .segs = all,
         .map = tn_core.seg.map,
         .map_size = tn_core.seg.map_size,
+        .threads = tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_cfg.progress_thread,
     };
     rc = create_all(&job);
     if (rc != TERN_OK)

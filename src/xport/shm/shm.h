@@ -23,6 +23,7 @@ typedef struct tn_shm {
     size_t ring_off;        /* queues in every local rank's control area */
     size_t ring_bytes;      /* of one queue */
     size_t msg_max;         /* largest message */
+    int threads;            /* job->threads: the locks below are taken */
     _Atomic int *send_lock; /* [nlocal] this process's turn at a queue out */
     _Atomic int *recv_lock; /* [nlocal] this process's turn at a queue in */
     uint64_t *send_tail;    /* [nlocal] where this rank's next record goes */

@@ -79,21 +79,32 @@ static rec_hdr_t *rec_at(const tn_shm_t *s, shm_ring_t *r, uint64_t pos)
     return (rec_hdr_t *)(r->data + (size_t)(pos & (s->ring_bytes - 1)));
 }
 
-static void lock(_Atomic int *l)
+/* The sender's and receiver's turns are taken only when several threads
+ * of this process may use the transport at once (s->threads). */
+static void lock(const tn_shm_t *s, _Atomic int *l)
 {
+    if (!s->threads)
+        return;
     for (uint64_t i = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); i++)
         if (i > 64)
             sched_yield();
 }
 
-static void unlock(_Atomic int *l)
+static int trylock(const tn_shm_t *s, _Atomic int *l)
 {
-    atomic_store_explicit(l, 0, memory_order_release);
+    return !s->threads || !atomic_exchange_explicit(l, 1, memory_order_acquire);
+}
+
+static void unlock(const tn_shm_t *s, _Atomic int *l)
+{
+    if (s->threads)
+        atomic_store_explicit(l, 0, memory_order_release);
 }
 
 int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job)
 {
     s->ring_off = job->ctrl_off;
+    s->threads = job->threads;
     s->ring_bytes = tn_shm_queue_bytes();
     s->msg_max = tn_shm_queue_msg_max(s->ring_bytes);
     s->send_lock = calloc((size_t)s->nlocal, sizeof(*s->send_lock));
@@ -167,24 +178,24 @@ int tn_shm_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
     shm_ring_t *r = ring(s, li, s->me);
     size_t need = REC_BYTES(n);
     uint64_t at, iter = 0;
-    lock(&s->send_lock[li]);
+    lock(s, &s->send_lock[li]);
     while ((at = reserve(s, li, r, need)) == INVALID) {
         /* Full: the receiver has not caught up. Run this rank's own
          * handlers meanwhile (the receiver may be waiting on us). */
-        unlock(&s->send_lock[li]);
+        unlock(s, &s->send_lock[li]);
         if ((flags & TERN_FLAG_IMMEDIATE) && (flags & TN_XPORT_FLAG_NOPOLL))
             return TERN_ERR_AGAIN;
         int done = tn_wait_progress_hook ? tn_wait_progress_hook() : tn_shm_poll(x);
         if (flags & TERN_FLAG_IMMEDIATE) {
-            lock(&s->send_lock[li]);
+            lock(s, &s->send_lock[li]);
             if (done > 0 && (at = reserve(s, li, r, need)) != INVALID)
                 break;
-            unlock(&s->send_lock[li]);
+            unlock(s, &s->send_lock[li]);
             return TERN_ERR_AGAIN;
         }
         if (done == 0)
             tn_wait_step(iter++);
-        lock(&s->send_lock[li]);
+        lock(s, &s->send_lock[li]);
     }
     m->buf = (char *)rec_at(s, r, at) + REC_HDR;
     m->cap = n;
@@ -205,7 +216,7 @@ int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
     h->kind = REC_MSG;
     atomic_store_explicit(&h->pos, m->aux, memory_order_release);
     s->send_tail[m->rank] = next;
-    unlock(&s->send_lock[m->rank]);
+    unlock(s, &s->send_lock[m->rank]);
     return TERN_OK;
 }
 
@@ -216,7 +227,7 @@ static int drain(tn_shm_t *s, int from, tn_xport_recv_fn fn)
     shm_ring_t *r = ring(s, s->me, from);
     /* The turn first: a head read without it may be stale, and the place it
      * names may be the sender's message body of the next lap by now. */
-    if (atomic_exchange_explicit(&s->recv_lock[from], 1, memory_order_acquire))
+    if (!trylock(s, &s->recv_lock[from]))
         return 0; /* another thread of this rank is at it */
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     int n = 0;
@@ -233,7 +244,7 @@ static int drain(tn_shm_t *s, int from, tn_xport_recv_fn fn)
         }
         atomic_store_explicit(&r->head, head, memory_order_release);
     }
-    unlock(&s->recv_lock[from]);
+    unlock(s, &s->recv_lock[from]);
     return n;
 }
 
