@@ -12,6 +12,7 @@
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
+#include "core/atomic.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "mem/validate.h"
@@ -223,6 +224,12 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
+    /* Tern's own active-message handlers, before the barrier below lets
+     * any peer send. Only a job that spans nodes sends to them (a node's
+     * ranks reach each other's memory directly); registering makes every
+     * wait drive progress, which one node does not need. */
+    if (tn_core.nnodes > 1)
+        tn_ad_am_init();
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)
