@@ -132,6 +132,10 @@ static inline int tn_cmp_u64(uint64_t v, int cmp, uint64_t value)
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range (core/rma.c). */
 int tn_core_check_remote(const char *call, int rank, const void *addr, size_t n);
+/* Starts d through its peer's transport with one part counted in each
+ * non-NULL object of done (core/rma.c); on an error nothing started and
+ * the parts are taken back. */
+int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags);
 /* Runs d through its peer's transport and waits for remote completion
  * (core/rma.c); the error, logged with call, when it fails. */
 int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
