@@ -415,4 +415,5 @@ TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 
 #include "tern/atomic.h" /* remote atomics: atomic domains */
 #include "tern/signal.h" /* put with signal, waiting on signal words */
+#include "tern/acc.h"    /* accumulate */
 #endif
