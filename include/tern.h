@@ -417,4 +417,5 @@ TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 #include "tern/signal.h" /* put with signal, waiting on signal words */
 #include "tern/team.h"   /* teams and collectives */
 #include "tern/vis.h"    /* non-contiguous put and get */
+#include "tern/acc.h"    /* accumulate */
 #endif

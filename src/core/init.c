@@ -232,8 +232,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * any peer send. Only a job that spans nodes sends to them (a node's
      * ranks reach each other's memory directly); registering makes every
      * wait drive progress, which one node does not need. */
-    if (tn_core.nnodes > 1)
+    if (tn_core.nnodes > 1) {
         tn_ad_am_init();
+        tn_acc_am_init();
+    }
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)

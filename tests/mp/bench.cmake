@@ -35,6 +35,8 @@ _tern_bench_mp(am_rate 2 --iters 200)
 _tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
 _tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
+_tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
+_tern_bench_mp(gups 1 --iters 2000)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -66,6 +68,8 @@ _tern_bench_bounded(am_rate)
 _tern_bench_bounded(am_bw --sizes 256,1M)
 _tern_bench_bounded(am_sched --iters 12)
 _tern_bench_bounded(amo)
+_tern_bench_bounded(acc --sizes 8,4M)
+_tern_bench_bounded(gups)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
