@@ -153,6 +153,10 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
             memcpy(dest, src, count * es);
         return TERN_OK;
     }
+    if (t->all_mapped) {
+        tn_coll_node_allreduce(t, dest, src, count, es, fn);
+        return TERN_OK;
+    }
     size_t chunk = tn_teams.scratch / es;
     int below = me ? tn_lowbit(me) : 1;
     if (!me)
@@ -210,7 +214,8 @@ tern_status_t tern_allreduce(tern_team_t team, void *dest, const void *src, size
         return tn_core_fail(TERN_ERR_INVALID, call, "type %d is not a TERN_TYPE_* value",
                             type);
     if (op < 0 || op >= TERN_RED_COUNT_)
-        return tn_core_fail(TERN_ERR_INVALID, call, "op %d is not a TERN_RED_* value", op);
+        return tn_core_fail(TERN_ERR_INVALID, call, "op %d is not a TERN_RED_* value",
+                            op);
     if (!kernels[type][op])
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "%s is bitwise and %s is a floating type: bitwise "
