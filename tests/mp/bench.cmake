@@ -33,6 +33,7 @@ _tern_bench_mp(summary 5 --iters 4)
 _tern_bench_mp(am_lat 5 --sizes 8:64 --iters 50)
 _tern_bench_mp(am_rate 2 --iters 200)
 _tern_bench_mp(amo 6 --iters 200)
+_tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -62,6 +63,7 @@ _tern_bench_bounded(summary)
 _tern_bench_bounded(am_lat --sizes 8,8K)
 _tern_bench_bounded(am_rate)
 _tern_bench_bounded(amo)
+_tern_bench_bounded(vis --sizes 64,64K)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
