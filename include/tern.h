@@ -415,5 +415,6 @@ TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 
 #include "tern/atomic.h" /* remote atomics: atomic domains */
 #include "tern/signal.h" /* put with signal, waiting on signal words */
+#include "tern/team.h"   /* teams and collectives */
 #include "tern/vis.h"    /* non-contiguous put and get */
 #endif

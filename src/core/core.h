@@ -151,7 +151,15 @@ static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
  * replies queued for later, state freed at finalize; the thread's handler
  * depth (a handler must not wait: TN_NOT_IN_HANDLER refuses). */
 void tn_am_recv(void *arg, int src, void *buf, size_t n);
-int tn_am_progress(void);
+int tn_am_progress_deferred(void);
+extern _Atomic long tn_am_ndeferred; /* Replies queued for lack of room */
+/* Sends what it can of the queued Replies; nothing to do is one load. */
+static inline int tn_am_progress(void)
+{
+    return atomic_load_explicit(&tn_am_ndeferred, memory_order_relaxed)
+               ? tn_am_progress_deferred()
+               : 0;
+}
 void tn_am_fini(void);
 extern TN_TLS_FAST _Thread_local int tn_am_in_handler;
 #define TN_NOT_IN_HANDLER(call)                                                  \

@@ -12,6 +12,8 @@
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
+#include "core/atomic.h"
+#include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "mem/validate.h"
@@ -69,6 +71,7 @@ static void release_all(void)
 {
     tern_fast_.npeers = 0;
     tern_fast_.peer = NULL;
+    tn_teams_fini();
     tn_core_xports_destroy();
     tn_am_fini();
     tn_team_destroy(&tn_core.world);
@@ -220,9 +223,17 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         goto fail;
     double t_map0 = tn_time_s();
     rc = tn_core_xports_init();
+    if (rc == TERN_OK) /* before any peer may write a team flag */
+        rc = tn_teams_init();
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
+    /* Tern's own active-message handlers, before the barrier below lets
+     * any peer send. Only a job that spans nodes sends to them (a node's
+     * ranks reach each other's memory directly); registering makes every
+     * wait drive progress, which one node does not need. */
+    if (tn_core.nnodes > 1)
+        tn_ad_am_init();
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)
@@ -286,6 +297,9 @@ tern_status_t tern_finalize(void)
      * acknowledged before any endpoint closes: drain, then agree through
      * the launcher, which does not need the network transport. */
     int drc = tn_team_drain(&tn_core.world);
+    if (rc == TERN_OK)
+        rc = drc;
+    drc = tn_teams_drain();
     if (rc == TERN_OK)
         rc = drc;
     if (tn_stats_on) {

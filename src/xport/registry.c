@@ -2,6 +2,7 @@
  * operations a transport does not have. */
 #include "xport/registry.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +93,23 @@ int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 {
     (void)x, (void)m, (void)n;
     return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_msg_send_prepared(tn_xport_t *x, int rank, const void *head, size_t hn,
+                               const void *payload, size_t len, unsigned flags)
+{
+    const tn_xport_ops_t *o = x->ops; /* the transport's own table */
+    if (o->size < offsetof(tn_xport_ops_t, msg_commit) + sizeof(o->msg_commit) ||
+        !o->msg_prepare || !o->msg_commit)
+        return TERN_ERR_UNSUPPORTED;
+    tn_xport_msg_t m;
+    int rc = o->msg_prepare(x, rank, hn + len, flags, &m);
+    if (rc != TERN_OK)
+        return rc;
+    memcpy(m.buf, head, hn);
+    if (len)
+        memcpy((char *)m.buf + hn, payload, len);
+    return o->msg_commit(x, &m, hn + len);
 }
 
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len)

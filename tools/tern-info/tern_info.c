@@ -70,12 +70,32 @@ static void print_transports(FILE *out)
     fprintf(out, "\nTransports\n");
     for (size_t i = 0; i < tn_xport_count(); i++)
         fprintf(out, "  %-6s %s\n", tn_xport_entry(i)->name, tn_xport_entry(i)->serves);
-    fprintf(out, "\nAtomic domains (tern_ad_create; TERN_VERBOSE=1 logs each choice)\n"
-                 "  one node     CPU atomics in place on the cross-mapped segments\n"
-                 "  nodes > 1    the network's atomics for every target (node-local and\n"
-                 "               self included) when the provider carries out every op\n"
-                 "               of the set (Network: atomics below); otherwise\n"
-                 "               unsupported until the active-message path exists\n");
+    static const char *const rule[] = {
+        /* auto */
+        "the network's atomics for every target (node-local and\n"
+        "               self included) when the provider carries out every op\n"
+        "               of the set (Network: atomics below); otherwise active\n"
+        "               messages: CPU atomics in place on this node's ranks,\n"
+        "               a handler's CPU atomics at the target for the others\n",
+        /* net */
+        "the network's atomics for every target (node-local and\n"
+        "               self included) when the provider carries out every op\n"
+        "               of the set (Network: atomics below); otherwise the\n"
+        "               domain is refused (TERN_ERR_UNSUPPORTED)\n",
+        /* am */
+        "active messages: CPU atomics in place on this node's\n"
+        "               ranks, a handler's CPU atomics at the target for the\n"
+        "               others; the provider's atomics are not used\n",
+    };
+    int mode =
+        tn_cfg.ofi_atomics >= 0 && tn_cfg.ofi_atomics <= 2 ? tn_cfg.ofi_atomics : 0;
+    static const char *const names[] = {"auto", "net", "am"};
+    fprintf(out,
+            "\nAtomic domains (tern_ad_create, TERN_OFI_ATOMICS=%s; tern_ad_info and "
+            "TERN_VERBOSE=1 give each one's choice)\n"
+            "  one node     CPU atomics in place on the cross-mapped segments\n"
+            "  nodes > 1    %s",
+            names[mode], rule[mode]);
     for (size_t i = 0; i < tn_xport_count(); i++)
         if (tn_xport_entry(i)->describe)
             tn_xport_entry(i)->describe(out);

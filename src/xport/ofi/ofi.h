@@ -42,14 +42,17 @@ typedef struct tn_ofi_opts {
     long tx_depth;        /* operations in flight at most (0 = provider's) */
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
-    int atomics;          /* TERN_OFI_ATOMICS: use the provider's atomics */
-    const char *fault;    /* TERN_TEST_FAULT: "issue:N" or "complete:N" */
+    int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
+    const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP */
 } tn_ofi_opts_t;
 
 /* Faults injected for tests (TERN_TEST_FAULT): every issue_every-th
- * fragment fails at issue, every complete_every-th completion fails. */
+ * fragment fails at issue, every complete_every-th completion fails;
+ * amo_hidden: ops the atomics caps leave out (as if the provider lacked
+ * them), to test the domains' fallback. */
 typedef struct tn_ofi_fault {
     long issue_every, complete_every; /* 0: never */
+    uint32_t amo_hidden;              /* TN_AOP_BIT mask */
     _Atomic long issues, completions; /* counted so far */
 } tn_ofi_fault_t;
 
@@ -71,7 +74,7 @@ typedef struct tn_ofi {
     int virt_addr;        /* FI_MR_VIRT_ADDR: remote addresses are virtual */
     int mr_local;         /* local buffers need descriptors */
     size_t inject_size, max_msg;
-    int atomics_off;                   /* TERN_OFI_ATOMICS=0 */
+    int atomics_off;                   /* TERN_OFI_ATOMICS=am */
     uint32_t amo_caps[TN_ATYPE_COUNT]; /* ops the amo op carries out, per type */
     /* Operation descriptors: bounded in-flight operations. */
     tn_ofi_op_t *ops, *free_ops;

@@ -257,7 +257,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .tx_depth = tn_ofi_sizing()->tx_depth,
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
-        .atomics = tn_cfg.ofi_atomics,
+        .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
         .fault = tn_cfg.test_fault,
     };
     tn_ofi_t *ofi;
@@ -269,14 +269,21 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
     return rc;
 }
 
-/* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1. */
+/* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1, or
+ * "noamo:OP" with OP an atomic op's name. */
 static int parse_fault(const char *text, tn_ofi_fault_t *f)
 {
     if (!text || !*text)
         return TERN_OK;
-    char kind[16];
+    char kind[16], name[16];
     long every = 0;
     char end;
+    if (sscanf(text, "noamo:%15[a-z]%c", name, &end) == 1)
+        for (int op = 0; op < TN_AOP_COUNT; op++)
+            if (strcmp(name, tn_aop_name(op)) == 0) {
+                f->amo_hidden |= TN_AOP_BIT(op);
+                return TERN_OK;
+            }
     if (sscanf(text, "%15[a-z]:%ld%c", kind, &every, &end) == 2 && every >= 1) {
         if (strcmp(kind, "issue") == 0) {
             f->issue_every = every;
@@ -287,9 +294,10 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f)
             return TERN_OK;
         }
     }
-    tn_error("TERN_TEST_FAULT='%s' is not issue:N or complete:N (N >= 1): set it to "
-             "make every N-th network fragment fail at issue or at completion, or "
-             "unset it",
+    tn_error("TERN_TEST_FAULT='%s' is not issue:N, complete:N (N >= 1) or noamo:OP "
+             "(OP an atomic op such as fmult): set it to make every N-th network "
+             "fragment fail at issue or at completion, or the provider's atomics lack "
+             "OP, or unset it",
              text);
     return TERN_ERR_CONFIG;
 }
@@ -393,7 +401,7 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
              o->mr_local ? ", local buffers registered" : "",
-             o->atomics_off              ? "atomics off (TERN_OFI_ATOMICS=0)"
+             o->atomics_off              ? "atomics off (TERN_OFI_ATOMICS=am)"
              : !(i->caps & FI_ATOMIC)    ? "no atomics"
              : o->amo_caps[TN_ATYPE_U64] ? "atomics"
                                          : "no atomics on u64",
@@ -439,12 +447,12 @@ int tn_ofi_describe(FILE *out)
             info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic"
                                                                  : "manual");
     const char *amo = getenv("TERN_OFI_ATOMICS");
-    int atomics = 1;
+    int mode = TN_AMO_CFG_AUTO;
     char err[128];
-    if (amo && tn_cfg_parse(tn_cfg_find("TERN_OFI_ATOMICS"), amo, &atomics, err,
+    if (amo && tn_cfg_parse(tn_cfg_find("TERN_OFI_ATOMICS"), amo, &mode, err,
                             sizeof(err)) != TERN_OK)
-        atomics = 1; /* tern-info -c reports the bad value */
-    tn_ofi_amo_describe(out, info, atomics);
+        mode = TN_AMO_CFG_AUTO; /* tern-info -c reports the bad value */
+    tn_ofi_amo_describe(out, info, mode != TN_AMO_CFG_AM);
     tn_ofi_size_describe(out);
     tn_fi.freeinfo(info);
     return TERN_OK;

@@ -115,6 +115,7 @@ static const tn_xport_ops_t shm_ops = {
     .set_recv = tn_shm_set_recv,
     .msg_prepare = tn_shm_msg_prepare,
     .msg_commit = tn_shm_msg_commit,
+    .msg_send = tn_shm_msg_send,
     .summary = shm_summary,
     .copy_info = shm_copy_info,
     .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
