@@ -25,7 +25,7 @@ extern const tb_bench_t tb_bench_put_bw, tb_bench_get_bw;
 extern const tb_bench_t tb_bench_put_pingpong, tb_bench_put_rate;
 extern const tb_bench_t tb_bench_faultin, tb_bench_startup, tb_bench_summary;
 extern const tb_bench_t tb_bench_net, tb_bench_alloc, tb_bench_am_lat, tb_bench_am_rate;
-extern const tb_bench_t tb_bench_am_bw;
+extern const tb_bench_t tb_bench_am_bw, tb_bench_am_sched;
 extern const tb_bench_t tb_bench_amo;
 extern const tb_bench_t tb_bench_vis;
 

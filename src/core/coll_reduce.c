@@ -210,7 +210,8 @@ tern_status_t tern_allreduce(tern_team_t team, void *dest, const void *src, size
         return tn_core_fail(TERN_ERR_INVALID, call, "type %d is not a TERN_TYPE_* value",
                             type);
     if (op < 0 || op >= TERN_RED_COUNT_)
-        return tn_core_fail(TERN_ERR_INVALID, call, "op %d is not a TERN_RED_* value", op);
+        return tn_core_fail(TERN_ERR_INVALID, call, "op %d is not a TERN_RED_* value",
+                            op);
     if (!kernels[type][op])
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "%s is bitwise and %s is a floating type: bitwise "
