@@ -4,6 +4,7 @@
  * peers, completed together as the call's form asks. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/compiler.h"
 #include "base/log.h"
@@ -251,36 +252,83 @@ static int vwalk(const void *spec, tn_vis_piece_fn fn, void *arg)
     }
 }
 
+static TN_NOINLINE int piece_fail(const char *call, const vlist_t *l, int remote,
+                                  int rank, size_t i)
+{
+    char *a;
+    size_t n;
+    vitem(l, i, &a, &n);
+    if (!remote)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s[%zu] is NULL with %zu bytes",
+                            l->name, i, n);
+    char what[64];
+    snprintf(what, sizeof what, "%s[%zu]", l->name, i);
+    return range_fail(call, rank, what, (uintptr_t)a, n);
+}
+
 /* Total bytes of l, checking its pieces: the remote list against rank's
- * segment, the local one for NULL addresses. */
+ * segment, the local one for NULL addresses. One pass, one or two
+ * compares per piece. */
 static int vlist_check(const char *call, const vlist_t *l, int remote, int rank,
                        size_t *total)
 {
     if (l->count && !(l->vec || l->addr))
         return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %s %zu", l->name,
                             l->name[0] == 'd' ? "dstcount" : "srccount", l->count);
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    if (!l->vec) { /* indexed: one length */
+        if (l->len == 0)
+            return *total = 0, TERN_OK;
+        size_t room = l->len <= size ? size - l->len : 0;
+        for (size_t i = 0; i < l->count; i++) {
+            uintptr_t a = (uintptr_t)l->addr[i];
+            if (remote ? a - base > room || l->len > size : a == 0)
+                return piece_fail(call, l, remote, rank, i);
+        }
+        *total = l->count * l->len; /* checked by the caller */
+        return TERN_OK;
+    }
     size_t t = 0;
     for (size_t i = 0; i < l->count; i++) {
-        char *a;
-        size_t n;
-        vitem(l, i, &a, &n);
+        uintptr_t a = (uintptr_t)l->vec[i].addr;
+        size_t n = l->vec[i].len;
         if (n == 0)
             continue;
         if (__builtin_add_overflow(t, n, &t))
             return tn_core_fail(TERN_ERR_OVERFLOW, call,
                                 "the lengths of %s add up to more than SIZE_MAX",
                                 l->name);
-        if (remote && !in_segment(rank, (uintptr_t)a, n)) {
-            char what[64];
-            snprintf(what, sizeof what, "%s[%zu]", l->name, i);
-            return range_fail(call, rank, what, (uintptr_t)a, n);
-        }
-        if (!remote && !a)
-            return tn_core_fail(TERN_ERR_INVALID, call, "%s[%zu] is NULL with %zu bytes",
-                                l->name, i, n);
+        if (remote ? a - base > size || n > size - (a - base) : a == 0)
+            return piece_fail(call, l, remote, rank, i);
     }
     *total = t;
     return TERN_OK;
+}
+
+/* Indexed pieces that pair up one to one with a mapped peer: the copy
+ * loop with the size inlined for the common element sizes. */
+#define INDEXED_ROW(size)                       \
+    for (size_t i = 0; i < count; i++)          \
+        memcpy(dl[i] + dd, sl[i] + sd, (size)); \
+    break
+
+static void indexed_copy(int rank, size_t count, char *const *dl, intptr_t dd,
+                         const char *const *sl, intptr_t sd, size_t n)
+{
+    if (n >= tn_core.fast[rank].copy_min) {
+        for (size_t i = 0; i < count; i++)
+            tern_copy_(rank, dl[i] + dd, sl[i] + sd, n);
+        return;
+    }
+    switch (n) {
+    case 4: INDEXED_ROW(4);
+    case 8: INDEXED_ROW(8);
+    case 16: INDEXED_ROW(16);
+    case 32: INDEXED_ROW(32);
+    case 64: INDEXED_ROW(64);
+    default: INDEXED_ROW(n);
+    }
 }
 
 typedef struct mapped_copy {
@@ -324,22 +372,35 @@ static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
         if (dt != srct)
             return totals_fail(call, dt, srct);
     }
-    if ((st = vlist_check(call, &v->dst, !get, rank, &dt)) != TERN_OK ||
-        (st = vlist_check(call, &v->src, get, rank, &srct)) != TERN_OK)
+    /* The remote list is checked against the segment before anything
+     * moves. The local list of an indexed transfer to a mapped peer is
+     * used as memcpy's arguments are, unchecked, as the contiguous fast
+     * path does: the copy loop then costs what a hand-written one does. */
+    const tern_peer_fast_t *p = &tn_core.fast[rank];
+    vlist_t *remote = get ? &v->src : &v->dst, *local = get ? &v->dst : &v->src;
+    size_t *rt = get ? &srct : &dt, *lt = get ? &dt : &srct;
+    if ((st = vlist_check(call, remote, 1, rank, rt)) != TERN_OK)
         return st;
+    if (form == F_VECTOR || !p->size) {
+        if ((st = vlist_check(call, local, 0, rank, lt)) != TERN_OK)
+            return st;
+    } else if (local->count && !local->addr) {
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %s %zu", local->name,
+                            get ? "dstcount" : "srccount", local->count);
+    }
     if (dt != srct)
         return totals_fail(call, dt, srct);
     tn_trace("%s(rank %d, %zu -> %zu pieces, %zu B, flags 0x%x)", call, rank,
              v->src.count, v->dst.count, dt, flags);
     if (dt == 0)
         return done_now(op, lc, rc);
-    const tern_peer_fast_t *p = &tn_core.fast[rank];
     if (p->size) {
         mapped_copy_t m = {rank, get, p->delta};
         if (form == F_INDEXED && v->dst.len == v->src.len) {
             /* the common indexed case: pieces pair up one to one */
-            for (size_t i = 0; i < v->dst.count; i++)
-                copy_piece(&m, v->dst.addr[i], v->src.addr[i], v->dst.len);
+            indexed_copy(rank, v->dst.count, (char *const *)v->dst.addr,
+                         get ? 0 : p->delta, (const char *const *)v->src.addr,
+                         get ? p->delta : 0, v->dst.len);
         } else {
             vwalk(v, copy_piece, &m);
         }
@@ -388,22 +449,14 @@ static int swalk(const void *spec, tn_vis_piece_fn fn, void *arg)
     return tn_vis_walk(&s->d, s->dst, s->src, fn, arg);
 }
 
-/* Checks one side's strides: the extent sum (count[k]-1)*stride[k] must
- * not wrap around. */
-static int strides_check(const char *call, const char *name, const ptrdiff_t *st,
-                         const size_t *count, size_t levels)
+/* Adds dimension's span (count-1)*stride to the low or high end of ext;
+ * 1 when that wraps around. */
+static inline int span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)
 {
-    ptrdiff_t lo = 0, hi = 0;
-    for (size_t k = 0; k < levels; k++) {
-        ptrdiff_t span;
-        if (__builtin_mul_overflow((ptrdiff_t)(count[k] - 1), st[k], &span) ||
-            __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
-            return tn_core_fail(TERN_ERR_OVERFLOW, call,
-                                "%s[%zu] = %td with count[%zu] = %zu: the extent wraps "
-                                "around",
-                                name, k, st[k], k, count[k]);
-    }
-    return TERN_OK;
+    ptrdiff_t span;
+    if (__builtin_mul_overflow((ptrdiff_t)(count - 1), stride, &span))
+        return 1;
+    return __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]);
 }
 
 tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
@@ -430,33 +483,53 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
     if (elemsz > PTRDIFF_MAX)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "elemsz %zu is negative as a signed value", elemsz);
+    /* One pass: counts, the total, extents that must not wrap, and the
+     * description without its null dimensions (no zeroing of the 32-level
+     * arrays: the cost of a small call is this loop). */
+    sspec_t s;
+    s.d.elem = elemsz;
+    s.d.soff = s.d.doff = 0;
+    s.dst = dst;
+    s.src = src;
     size_t total = elemsz;
-    int empty = elemsz == 0;
+    int nd = 0, empty = elemsz == 0, wrap = -1;
+    ptrdiff_t ext[4] = {0, 0, 0, 0}; /* source low, high; destination low, high */
     for (size_t k = 0; k < levels; k++) {
-        if (count[k] > PTRDIFF_MAX)
+        size_t cnt = count[k];
+        if (cnt > PTRDIFF_MAX)
             return tn_core_fail(TERN_ERR_INVALID, call,
                                 "count[%zu] = %zu is negative as a signed value (%td)", k,
-                                count[k], (ptrdiff_t)count[k]);
-        empty |= count[k] == 0;
-        if (!empty && __builtin_mul_overflow(total, count[k], &total))
+                                cnt, (ptrdiff_t)cnt);
+        if (cnt <= 1) {
+            empty |= cnt == 0;
+            continue;
+        }
+        if (!empty && __builtin_mul_overflow(total, cnt, &total))
             return tn_core_fail(TERN_ERR_OVERFLOW, call,
                                 "elemsz %zu times the counts is more than SIZE_MAX",
                                 elemsz);
+        ptrdiff_t ss = srcstrides[k], ds = dststrides[k];
+        if (wrap < 0 && (span_wraps(ext, cnt, ss) || span_wraps(ext + 2, cnt, ds)))
+            wrap = (int)k;
+        if (ss == 0 && ds == 0)
+            continue;
+        s.d.count[nd] = cnt;
+        s.d.sstride[nd] = ss;
+        s.d.dstride[nd] = ds;
+        nd++;
     }
     if (empty)
         return done_now(op, lc, rc);
     if (!dst || !src)
         return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %zu bytes to move",
                             !dst ? "dst" : "src", total);
-    if ((st = strides_check(call, "dststrides", dststrides, count, levels)) != TERN_OK ||
-        (st = strides_check(call, "srcstrides", srcstrides, count, levels)) != TERN_OK)
-        return st;
-    sspec_t s = {.d = {.elem = elemsz, .ndims = (int)levels}, .dst = dst, .src = src};
-    for (size_t k = 0; k < levels; k++) {
-        s.d.count[k] = count[k];
-        s.d.sstride[k] = srcstrides[k];
-        s.d.dstride[k] = dststrides[k];
-    }
+    if (wrap >= 0)
+        return tn_core_fail(TERN_ERR_OVERFLOW, call,
+                            "count[%d] = %zu with srcstrides[%d] = %td, dststrides[%d] = "
+                            "%td: the extent wraps around",
+                            wrap, count[wrap], wrap, srcstrides[wrap], wrap,
+                            dststrides[wrap]);
+    s.d.ndims = nd;
     tn_vis_optimize(&s.d);
     int get = op_is_get(op);
     ptrdiff_t lo, hi;

@@ -22,16 +22,6 @@ static int is_empty(const tn_vis_desc_t *d)
     return 0;
 }
 
-static void remove_dim(tn_vis_desc_t *d, int k)
-{
-    for (int j = k; j + 1 < d->ndims; j++) {
-        d->count[j] = d->count[j + 1];
-        d->sstride[j] = d->sstride[j + 1];
-        d->dstride[j] = d->dstride[j + 1];
-    }
-    d->ndims--;
-}
-
 static size_t absz(ptrdiff_t v)
 {
     return v < 0 ? (size_t)0 - (size_t)v : (size_t)v;
@@ -63,9 +53,16 @@ void tn_vis_optimize(tn_vis_desc_t *d)
         return;
     }
     /* 2. null dimensions: they add no offset, or repeat the same copy */
-    for (int k = d->ndims; k-- > 0;)
+    int n = 0;
+    for (int k = 0; k < d->ndims; k++) {
         if (d->count[k] == 1 || (d->sstride[k] == 0 && d->dstride[k] == 0))
-            remove_dim(d, k);
+            continue;
+        d->count[n] = d->count[k];
+        d->sstride[n] = d->sstride[k];
+        d->dstride[n] = d->dstride[k];
+        n++;
+    }
+    d->ndims = n;
     /* 3. inversion: walking dimension k backwards starts both sides at
      * (count-1)*stride and negates the strides */
     for (int k = 0; k < d->ndims; k++) {
@@ -90,21 +87,25 @@ void tn_vis_optimize(tn_vis_desc_t *d)
             d->dstride[j - 1] = t;
         }
     }
-    /* 5. folding: into the element, then neighbouring dimensions */
-    while (d->ndims > 0 && d->sstride[0] >= 0 && (size_t)d->sstride[0] == d->elem &&
-           d->dstride[0] == d->sstride[0]) {
-        d->elem *= d->count[0];
-        remove_dim(d, 0);
-    }
-    for (int k = 0; k + 1 < d->ndims;) {
-        if (continues(d->count[k], d->sstride[k], d->sstride[k + 1]) &&
-            continues(d->count[k], d->dstride[k], d->dstride[k + 1])) {
-            d->count[k] *= d->count[k + 1];
-            remove_dim(d, k + 1);
-        } else {
-            k++;
+    /* 5. folding: into the element, then neighbouring dimensions; one
+     * compacting pass each (dimension w absorbs k while k continues it) */
+    int first = 0;
+    while (first < d->ndims && d->sstride[first] >= 0 &&
+           (size_t)d->sstride[first] == d->elem && d->dstride[first] == d->sstride[first])
+        d->elem *= d->count[first++];
+    int w = -1;
+    for (int k = first; k < d->ndims; k++) {
+        if (w >= 0 && continues(d->count[w], d->sstride[w], d->sstride[k]) &&
+            continues(d->count[w], d->dstride[w], d->dstride[k])) {
+            d->count[w] *= d->count[k];
+            continue;
         }
+        w++;
+        d->count[w] = d->count[k];
+        d->sstride[w] = d->sstride[k];
+        d->dstride[w] = d->dstride[k];
     }
+    d->ndims = w + 1;
 }
 
 void tn_vis_extent(const tn_vis_desc_t *d, int side, ptrdiff_t *lo, ptrdiff_t *hi)
@@ -159,7 +160,9 @@ int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece
 {
     if (is_empty(d))
         return 0;
-    size_t idx[TN_VIS_MAXDIM] = {0};
+    size_t idx[TN_VIS_MAXDIM];
+    for (int k = 0; k < d->ndims; k++)
+        idx[k] = 0;
     char *dp = dst + d->doff;
     const char *sp = src + d->soff;
     size_t c0 = d->ndims ? d->count[0] : 1;
@@ -176,9 +179,13 @@ int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece
 
 /* One row of c pieces of a fixed size: memcpy of a constant size compiles
  * to one or two moves. */
-#define ROW(size)                                                       \
-    for (size_t i = 0; i < c0; i++)                                     \
-        memcpy(dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, (size)); \
+#define ROW(size)                                           \
+    {                                                       \
+        char *d_ = dp;                                      \
+        const char *s_ = sp;                                \
+        for (size_t i = 0; i < c0; i++, d_ += ds, s_ += ss) \
+            memcpy(d_, s_, (size));                         \
+    }                                                       \
     break
 
 void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy_min,
@@ -186,7 +193,9 @@ void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy
 {
     if (is_empty(d))
         return;
-    size_t idx[TN_VIS_MAXDIM] = {0};
+    size_t idx[TN_VIS_MAXDIM];
+    for (int k = 0; k < d->ndims; k++)
+        idx[k] = 0;
     char *dp = dst + d->doff;
     const char *sp = src + d->soff;
     size_t c0 = d->ndims ? d->count[0] : 1, n = d->elem;

@@ -38,6 +38,7 @@ _tern_bench_mp(amo 6 --iters 200)
 _tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
 _tern_bench_mp(gups 1 --iters 2000)
 _tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
+_tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -81,6 +82,7 @@ if(TARGET tern-bench-mpi)
   set_tests_properties(mp.bench_coll_mpi.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
     LABELS "mp;bench;shm")
 endif()
+_tern_bench_bounded(vis --sizes 64,64K)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
