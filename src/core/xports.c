@@ -37,6 +37,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .summary = tn_xport_no_summary,
         .copy_info = tn_xport_no_copy_info,
         .amo = tn_xport_no_amo,
+        .mem = tn_xport_no_mem,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -54,6 +55,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(summary);
     TN_FILL(copy_info);
     TN_FILL(amo);
+    TN_FILL(mem);
 #undef TN_FILL
     return TERN_OK;
 }
