@@ -114,8 +114,7 @@ static void shm_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
     (void)provider;
     t->fixed += sizeof(*s);
     t->each_local += sizeof(*s->maps) + sizeof(*s->map_sizes) + sizeof(*s->ctrl_bases) +
-                     sizeof(*s->send_lock) + sizeof(*s->recv_lock) +
-                     sizeof(*s->send_tail) + sizeof(*s->head_seen);
+                     tn_shm_queue_private_bytes();
     if (s->copy_setup)
         t->each_rank += sizeof(*tn_shm_copy_state.peers);
     t->shared_each_local += tn_shm_ctrl_bytes(1);
