@@ -278,6 +278,10 @@ TSHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *so
 TSHMEM_API void shmem_barrier_all(void);
 TSHMEM_API void shmem_sync_all(void);
 
+/* ---- teams and collectives -------------------------------------------------------- */
+
+#include "tshmem/coll.h"
+
 /* ---- point-to-point synchronization -------------------------------------------- */
 
 #define TSHMEM_DECL_P2P_(T, N)                                                           \
@@ -407,6 +411,19 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
         unsigned long: shmem_ulong_##op,                                                 \
         unsigned long long: shmem_ulonglong_##op,                                        \
         default: TSHMEM_BAD_TYPE_)
+/* The bitwise reductions: unsigned types and the exact-width signed ones. */
+#define TSHMEM_BIT_SEL_(op, e)                                                           \
+    _Generic((e),                                                                        \
+        unsigned char: shmem_uchar_##op,                                                 \
+        unsigned short: shmem_ushort_##op,                                               \
+        unsigned int: shmem_uint_##op,                                                   \
+        unsigned long: shmem_ulong_##op,                                                 \
+        unsigned long long: shmem_ulonglong_##op,                                        \
+        signed char: shmem_int8_##op,                                                    \
+        short: shmem_int16_##op,                                                         \
+        int: shmem_int32_##op,                                                           \
+        long: shmem_int64_##op,                                                          \
+        default: TSHMEM_BAD_TYPE_)
 /* clang-format on */
 
 #define shmem_put(...)     TSHMEM_RMA_GENERIC_(put, __VA_ARGS__)
@@ -445,6 +462,36 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
     TSHMEM_P2P_SEL_(test_any_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) \
     TSHMEM_P2P_SEL_(test_some_vector, *(ivars))(ivars, __VA_ARGS__)
+
+/* Collectives and reductions on the element type of dest. */
+#define shmem_broadcast(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, broadcast, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, collect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, fcollect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, alltoall, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, alltoalls, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(and_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(or_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(xor_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, max_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, min_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, prod_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_inscan(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_inscan, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_exscan(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_exscan, *(dest))(team, dest, __VA_ARGS__)
 
 #endif /* C11 */
 

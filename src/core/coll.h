@@ -18,7 +18,7 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 #define TN_SLOT_ARGS 256
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
-#define TN_COLL_FAST 4096
+#define TN_COLL_FAST_MAX 4096 /* tn_teams.fast in a segment of 256 KiB or more */
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
@@ -27,7 +27,7 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
- *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
+ *   fast    4 x tn_teams.fast bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
  *           all share memory (core/coll_node.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
@@ -41,7 +41,7 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;        /* 4 x TN_COLL_FAST (see above) */
+    char *fast;        /* 4 x tn_teams.fast (see above) */
     int par;           /* the allreduce half of the next small allreduce */
     uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
@@ -58,6 +58,8 @@ typedef struct tn_teams {
     size_t pool_off;  /* segment offset of slot 0 */
     size_t slot_size; /* bytes per slot */
     size_t scratch;   /* scratch bytes per slot */
+    int nslots;       /* slots in the pool (tern_team_max) */
+    size_t fast;      /* TN_COLL_FAST_MAX, or less in a small segment */
 } tn_teams_t;
 
 extern tn_teams_t tn_teams;
