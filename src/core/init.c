@@ -13,6 +13,7 @@
 #include "base/topo.h"
 #include "base/wait.h"
 #include "core/atomic.h"
+#include "core/vis.h"
 #include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
@@ -234,6 +235,13 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * wait drive progress, which one node does not need. */
     if (tn_core.nnodes > 1)
         tn_ad_am_init();
+    /* Packed non-contiguous puts: to any peer reached through the network
+     * (TERN_SHM=off keeps one node, so nodes alone do not say it). */
+    for (int r = 0; r < tn_core.size; r++)
+        if (tn_core.peers[r].kind == TN_PEER_NET) {
+            tn_vis_am_init();
+            break;
+        }
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)

@@ -36,6 +36,7 @@ _tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
 _tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
 _tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
+_tern_bench_mp(vis_elem 2 --sizes 8,1K --iters 4 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -68,6 +69,7 @@ _tern_bench_bounded(am_bw --sizes 256,1M)
 _tern_bench_bounded(am_sched --iters 12)
 _tern_bench_bounded(amo)
 _tern_bench_bounded(vis --sizes 64,64K)
+_tern_bench_bounded(vis_elem --sizes 8,16K)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --
