@@ -8,11 +8,13 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/stats.h"
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
 #include "core/atomic.h"
+#include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "mem/validate.h"
@@ -70,6 +72,7 @@ static void release_all(void)
 {
     tern_fast_.npeers = 0;
     tern_fast_.peer = NULL;
+    tn_teams_fini();
     tn_core_xports_destroy();
     tn_am_fini();
     tn_team_destroy(&tn_core.world);
@@ -152,6 +155,7 @@ static void report(double t_begin, double t_boot_end, double t_map)
         tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
         tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
                 seg);
+        tn_core_memory_log();
     }
 }
 
@@ -173,6 +177,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "thread level %d is not one of TERN_THREAD_*", thread_level);
     double t0 = tn_time_s();
+    size_t rss0 = tn_mem_rss_anon();
     /* Parse and validate, as tern-info -c does. A rank whose configuration
      * fails still joins the job, so that all ranks agree on the failure
      * instead of waiting for it. */
@@ -221,6 +226,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         goto fail;
     double t_map0 = tn_time_s();
     rc = tn_core_xports_init();
+    if (rc == TERN_OK) /* before any peer may write a team flag */
+        rc = tn_teams_init();
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
@@ -244,6 +251,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    tn_core.init_growth = tn_mem_growth(rss0);
     report(t0, t_boot, t_map);
     return TERN_OK;
 
@@ -295,6 +303,9 @@ tern_status_t tern_finalize(void)
      * acknowledged before any endpoint closes: drain, then agree through
      * the launcher, which does not need the network transport. */
     int drc = tn_team_drain(&tn_core.world);
+    if (rc == TERN_OK)
+        rc = drc;
+    drc = tn_teams_drain();
     if (rc == TERN_OK)
         rc = drc;
     if (tn_stats_on) {

@@ -1,0 +1,216 @@
+/* Broadcast, fcollect, collect and all-to-all over a team. Broadcast is a
+ * binomial tree that pushes into each member's dest once the member has
+ * said it entered; the gathers read every member's source in place (a
+ * copy from the mapped segment, or a network get) between two team
+ * barriers: the first says every source is ready and every dest free, the
+ * second that nobody reads a source any more. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/coll.h"
+
+int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n)
+{
+    uintptr_t b = (uintptr_t)tn_core.seg.data, a = (uintptr_t)p;
+    if (!p)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL", what);
+    if (a < b || a - b > tn_core.seg.size || n > tn_core.seg.size - (a - b))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "%s [%p, +%zu) is not inside this rank's segment [%p, +%zu): "
+                            "collectives take symmetric memory (tern_alloc_sym)",
+                            what, p, n, (void *)b, tn_core.seg.size);
+    return TERN_OK;
+}
+
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + nb && y < x + na;
+}
+
+/* Team, then the buffers; the same answer on every member when the
+ * arguments are symmetric, so that no member waits for one that left. */
+static tn_cteam_t *enter(tern_team_t team, const char *call, void *dest, size_t nd,
+                         const void *src, size_t ns, int *rc)
+{
+    tn_cteam_t *t = tn_team_get(team, call);
+    *rc = TERN_ERR_INVALID;
+    if (!t)
+        return NULL;
+    if ((*rc = tn_coll_check_buf(call, "dest", dest, nd)) != TERN_OK ||
+        (*rc = tn_coll_check_buf(call, "src", src, ns)) != TERN_OK)
+        return NULL;
+    return t;
+}
+
+/* A network transfer failed inside a collective: the other members are
+ * waiting for this one, so the job ends (as the barrier does). */
+static void must(int rc, const char *what)
+{
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "collective: %s failed: %s", what, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size_t nbytes,
+                             int root)
+{
+    static const char call[] = "tern_broadcast";
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    int rc;
+    tn_cteam_t *t = enter(team, call, dest, nbytes, src, nbytes, &rc);
+    if (!t)
+        return rc;
+    int n = t->size;
+    if (root < 0 || root >= n)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "root %d is not a team rank in [0, %d)", root, n);
+    if (dest != src && overlap(dest, nbytes, src, nbytes))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "dest and src overlap without being equal");
+    if (nbytes == 0)
+        return TERN_OK;
+    if (t->all_mapped) {
+        tn_coll_node_bcast(t, dest, src, nbytes, root);
+        return TERN_OK;
+    }
+    int rel = (t->rank - root + n) % n;
+    uint32_t seq = ++t->seq;
+    int below = rel ? tn_lowbit(rel) : 1;
+    if (rel == 0) {
+        if (dest != src)
+            memcpy(dest, src, nbytes);
+        while (below < n)
+            below <<= 1;
+    } else {
+        int parent = (rel - below + root) % n;
+        tn_coll_signal(t, parent, seq); /* my dest is free */
+        tn_coll_wait(t, parent, seq);   /* and holds the data */
+    }
+    /* Children rel + k for k < below, the largest subtree first. */
+    for (int k = below >> 1; k >= 1; k >>= 1) {
+        if (rel + k >= n)
+            continue;
+        int c = (rel + k + root) % n, g = t->ranks[c];
+        tn_coll_wait(t, c, seq);
+        must(tern_put(g, tern_sym_addr(g, dest), dest, nbytes, 0), "a broadcast put");
+        tn_coll_signal(t, c, seq);
+    }
+    return TERN_OK;
+}
+
+/* Reads block_of(p) bytes of member p at its src + src_off into dest +
+ * dest_off(p), for every member, starting after this one (members do not
+ * all read the same source at once). */
+static void gather(tn_cteam_t *t, char *dest, const size_t *dest_off, const char *src,
+                   size_t src_off, const size_t *len)
+{
+    int n = t->size;
+    for (int s = 1; s < n; s++) {
+        int p = (t->rank + s) % n, g = t->ranks[p];
+        if (len[p])
+            must(tern_get_nbi(dest + dest_off[p], g, tern_sym_addr(g, src + src_off),
+                              len[p], 0),
+                 "a gather get");
+    }
+    if (len[t->rank])
+        memcpy(dest + dest_off[t->rank], src + src_off, len[t->rank]);
+    must(tern_nbi_sync(TERN_SYNC_REMOTE), "a gather get");
+}
+
+tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    static const char call[] = "tern_fcollect";
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    int rc;
+    tn_cteam_t *t = tn_team_get(team, call);
+    if (!t)
+        return TERN_ERR_INVALID;
+    size_t total = nbytes * (size_t)t->size;
+    if (nbytes && total / nbytes != (size_t)t->size)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%zu bytes times %d members overflow",
+                            nbytes, t->size);
+    if (!enter(team, call, dest, total, src, nbytes, &rc))
+        return rc;
+    if (overlap(dest, total, src, nbytes))
+        return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    for (int p = 0; p < t->size; p++) {
+        t->off[p] = (size_t)p * nbytes;
+        t->len[p] = nbytes;
+    }
+    tn_coll_barrier(t);
+    gather(t, dest, t->off, src, 0, t->len);
+    tn_coll_barrier(t);
+    return TERN_OK;
+}
+
+tern_status_t tern_collect(tern_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    static const char call[] = "tern_collect";
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    int rc;
+    tn_cteam_t *t = enter(team, call, dest, 0, src, nbytes, &rc);
+    if (!t)
+        return rc;
+    /* Every member's size, read from its scratch after the first barrier. */
+    uint64_t *mine = (uint64_t *)t->scratch;
+    *mine = nbytes;
+    tn_coll_barrier(t);
+    int n = t->size;
+    for (int s = 1; s < n; s++) {
+        int p = (t->rank + s) % n, g = t->ranks[p];
+        must(tern_get_nbi(&t->len[p], g, tern_sym_addr(g, mine), sizeof(uint64_t), 0),
+             "a collect size get");
+    }
+    _Static_assert(sizeof(size_t) == sizeof(uint64_t), "sizes are read as size_t");
+    t->len[t->rank] = nbytes;
+    must(tern_nbi_sync(TERN_SYNC_REMOTE), "a collect size get");
+    size_t total = 0;
+    for (int p = 0; p < n; p++) {
+        t->off[p] = total;
+        total += t->len[p];
+    }
+    /* The same total on every member: the same answer everywhere. */
+    rc = tn_coll_check_buf(call, "dest (for the sum of the sizes)", dest, total);
+    if (rc == TERN_OK && overlap(dest, total, src, nbytes))
+        rc = tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    if (rc == TERN_OK)
+        gather(t, dest, t->off, src, 0, t->len);
+    tn_coll_barrier(t);
+    return rc;
+}
+
+tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    static const char call[] = "tern_alltoall";
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    int rc;
+    tn_cteam_t *t = tn_team_get(team, call);
+    if (!t)
+        return TERN_ERR_INVALID;
+    size_t total = nbytes * (size_t)t->size;
+    if (nbytes && total / nbytes != (size_t)t->size)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%zu bytes times %d members overflow",
+                            nbytes, t->size);
+    if (!enter(team, call, dest, total, src, total, &rc))
+        return rc;
+    if (overlap(dest, total, src, total))
+        return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    for (int p = 0; p < t->size; p++) {
+        t->off[p] = (size_t)p * nbytes;
+        t->len[p] = nbytes;
+    }
+    /* Pairwise: member p's block for this one, at p's src + rank * nbytes;
+     * in step s each member reads from rank + s, so no two read one
+     * member's source in the same step. */
+    tn_coll_barrier(t);
+    gather(t, dest, t->off, src, (size_t)t->rank * nbytes, t->len);
+    tn_coll_barrier(t);
+    return TERN_OK;
+}

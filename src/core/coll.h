@@ -1,0 +1,111 @@
+/* Teams of the public API and the state their collectives share: a slot of
+ * the symmetric team pool (flags and scratch at the same offsets on every
+ * rank), the member list, and the sequence number of the team's
+ * collectives. docs/design/collectives.md. */
+#ifndef TN_COLL_H
+#define TN_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/comp.h"
+#include "core/core.h"
+
+enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
+
+/* The split arguments area of a slot: a symmetric source and result for
+ * the small allreduces that a split runs over its parent. */
+#define TN_SLOT_ARGS 256
+/* Largest broadcast or allreduce (bytes) that a team whose members share
+ * memory runs through its fast area: one barrier and reads in place. */
+#define TN_COLL_FAST 4096
+
+/* A team in this rank. Its slot in the pool holds, from slot_off:
+ *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
+ *           rank j (store when mapped, network write otherwise) and read
+ *           by this rank: the sequence number of the last collective in
+ *           which j did what it owed this rank;
+ *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
+ *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
+ *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
+ *           allreduces, two by small broadcasts, of teams whose members
+ *           all share memory (core/coll_node.c).
+ * Flags and scratch are zero when the slot is claimed (cleared at init and
+ * at destroy, after a barrier that every write to them precedes). */
+typedef struct tn_cteam {
+    int live;
+    uint32_t gen; /* bumped per claim of this slot: stale handles are refused */
+    int slot;
+    int size, rank; /* members; this rank's team rank */
+    int *ranks;     /* [size] global ranks, ascending */
+    char *flags;    /* this rank's flags of the slot (segment memory) */
+    char *args;
+    char *scratch;
+    char *fast;        /* 4 x TN_COLL_FAST (see above) */
+    int par;           /* the allreduce half of the next small allreduce */
+    uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
+    uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
+    int all_mapped;    /* every member's segment is mapped here (one node) */
+    uint32_t seq;      /* collectives run on this team (every member the same) */
+    uint32_t *vals;    /* [size] sources of network flag writes, per target */
+    char *staging;     /* private, scratch bytes: network gets land here */
+    size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
+    tn_comp_t comp;    /* this rank's network flag writes in flight */
+} tn_cteam_t;
+
+typedef struct tn_teams {
+    tn_cteam_t t[TERN_TEAMS_MAX];
+    size_t pool_off;  /* segment offset of slot 0 */
+    size_t slot_size; /* bytes per slot */
+    size_t scratch;   /* scratch bytes per slot */
+} tn_teams_t;
+
+extern tn_teams_t tn_teams;
+
+/* The pool and the predefined teams (world, node): at tern_init after the
+ * heap exists and before any peer can write (every rank makes the same
+ * symmetric claim first, so its offset is the same everywhere). */
+int tn_teams_init(void);
+void tn_teams_fini(void);
+/* Waits for every live team's network flag writes; the first error. */
+int tn_teams_drain(void);
+
+/* The team behind handle, or NULL after logging TERN_ERR_INVALID for
+ * call (invalid or destroyed). */
+tn_cteam_t *tn_team_get(tern_team_t handle, const char *call);
+
+/* Synchronization (core/coll_sync.c). Flag of this rank at team rank j,
+ * value seq: a store and wake when j is mapped here, else a network write
+ * (a failed one ends the job, as in the world barrier). */
+void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
+/* Until this rank's flag of team rank j reaches seq. */
+void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
+/* Barrier over t: dissemination on the slot's flags (the world team uses
+ * tern_barrier's hierarchical one). */
+void tn_coll_barrier(tn_cteam_t *t);
+/* Writes this rank's flags of t have in flight, then the first error. */
+int tn_coll_drain(tn_cteam_t *t);
+
+/* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
+ * NULL); logs and returns TERN_ERR_INVALID naming what for call. */
+int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n);
+
+/* Allreduce of count elements (core/coll_reduce.c), arguments checked. */
+int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, int type,
+                      int op);
+
+/* Collectives of teams whose members all share memory (core/coll_node.c):
+ * data read in place through the mapped segments between team barriers. */
+void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+                        int root);
+void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, void (*fn)(void *, const void *, size_t));
+
+/* Binomial tree over team ranks relative to a root: the parent of rel > 0
+ * drops its lowest set bit; children are rel + 2^k below that bit. */
+static inline int tn_lowbit(int rel)
+{
+    return rel & -rel;
+}
+
+#endif

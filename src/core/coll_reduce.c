@@ -1,0 +1,238 @@
+/* All-reduce: a binomial tree rooted at team rank 0 combines upwards, each
+ * parent reading its children's partials in place (the mapped segment, or
+ * one network get into private staging), and the result comes down the
+ * same tree by puts into each member's dest. Data larger than the team's
+ * scratch goes chunk by chunk, each chunk a collective of its own. One
+ * member (rank 0) combines, so every member gets the same bits. */
+#include <string.h>
+
+#include "core/coll.h"
+
+typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
+
+/* Integer sum and product in uint64_t: wrap-around with no undefined
+ * signed overflow and no promotion of narrow types to int. */
+#define TN_RED_INT(name, T)                                   \
+    static void name##_sum(void *a, const void *b, size_t n)  \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] = (T)((uint64_t)x[i] + (uint64_t)y[i]);      \
+    }                                                         \
+    static void name##_prod(void *a, const void *b, size_t n) \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] = (T)((uint64_t)x[i] * (uint64_t)y[i]);      \
+    }                                                         \
+    static void name##_and(void *a, const void *b, size_t n)  \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] &= y[i];                                     \
+    }                                                         \
+    static void name##_or(void *a, const void *b, size_t n)   \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] |= y[i];                                     \
+    }                                                         \
+    static void name##_xor(void *a, const void *b, size_t n)  \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] ^= y[i];                                     \
+    }                                                         \
+    TN_RED_CMP(name, T)
+
+#define TN_RED_CMP(name, T)                                  \
+    static void name##_min(void *a, const void *b, size_t n) \
+    {                                                        \
+        T *x = a;                                            \
+        const T *y = b;                                      \
+        for (size_t i = 0; i < n; i++)                       \
+            if (y[i] < x[i])                                 \
+                x[i] = y[i];                                 \
+    }                                                        \
+    static void name##_max(void *a, const void *b, size_t n) \
+    {                                                        \
+        T *x = a;                                            \
+        const T *y = b;                                      \
+        for (size_t i = 0; i < n; i++)                       \
+            if (y[i] > x[i])                                 \
+                x[i] = y[i];                                 \
+    }
+
+#define TN_RED_FLT(name, T)                                   \
+    static void name##_sum(void *a, const void *b, size_t n)  \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] += y[i];                                     \
+    }                                                         \
+    static void name##_prod(void *a, const void *b, size_t n) \
+    {                                                         \
+        T *x = a;                                             \
+        const T *y = b;                                       \
+        for (size_t i = 0; i < n; i++)                        \
+            x[i] *= y[i];                                     \
+    }                                                         \
+    TN_RED_CMP(name, T)
+
+TN_RED_INT(i8, int8_t)
+TN_RED_INT(u8, uint8_t)
+TN_RED_INT(i16, int16_t)
+TN_RED_INT(u16, uint16_t)
+TN_RED_INT(i32, int32_t)
+TN_RED_INT(u32, uint32_t)
+TN_RED_INT(i64, int64_t)
+TN_RED_INT(u64, uint64_t)
+TN_RED_FLT(f32, float)
+TN_RED_FLT(f64, double)
+TN_RED_FLT(fld, long double)
+
+#define TN_ROW_INT(p)                                                 \
+    {                                                                 \
+        p##_sum, p##_prod, p##_min, p##_max, p##_and, p##_or, p##_xor \
+    }
+#define TN_ROW_FLT(p)                                         \
+    {                                                         \
+        p##_sum, p##_prod, p##_min, p##_max, NULL, NULL, NULL \
+    }
+
+static const tn_red_fn kernels[TERN_TYPE_COUNT_][TERN_RED_COUNT_] = {
+    TN_ROW_INT(i8),  TN_ROW_INT(u8),  TN_ROW_INT(i16), TN_ROW_INT(u16),
+    TN_ROW_INT(i32), TN_ROW_INT(u32), TN_ROW_INT(i64), TN_ROW_INT(u64),
+    TN_ROW_FLT(f32), TN_ROW_FLT(f64), TN_ROW_FLT(fld),
+};
+
+static const size_t type_size[TERN_TYPE_COUNT_] = {
+    1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double), sizeof(long double),
+};
+static const char *const type_name[TERN_TYPE_COUNT_] = {
+    "TERN_TYPE_INT8",  "TERN_TYPE_UINT8",  "TERN_TYPE_INT16",      "TERN_TYPE_UINT16",
+    "TERN_TYPE_INT32", "TERN_TYPE_UINT32", "TERN_TYPE_INT64",      "TERN_TYPE_UINT64",
+    "TERN_TYPE_FLOAT", "TERN_TYPE_DOUBLE", "TERN_TYPE_LONGDOUBLE",
+};
+static const char *const op_name[TERN_RED_COUNT_] = {
+    "TERN_RED_SUM", "TERN_RED_PROD", "TERN_RED_MIN", "TERN_RED_MAX",
+    "TERN_RED_AND", "TERN_RED_OR",   "TERN_RED_XOR",
+};
+
+static void must(int rc, const char *what)
+{
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "allreduce: %s failed: %s", what, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* Whether team rank c (> 0) of n has children in the tree rooted at 0:
+ * its lowest set bit is above 1 and c + 1 is a member. Such a member
+ * combines into its scratch; a leaf's partial is its own src. */
+static int has_children(int c, int n)
+{
+    return c == 0 ? n > 1 : (c & 1) == 0 && c + 1 < n;
+}
+
+int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, int type,
+                      int op)
+{
+    tn_red_fn fn = kernels[type][op];
+    size_t es = type_size[type];
+    int n = t->size, me = t->rank;
+    if (n == 1 || count == 0) {
+        if (dest != src)
+            memcpy(dest, src, count * es);
+        return TERN_OK;
+    }
+    if (t->all_mapped) {
+        tn_coll_node_allreduce(t, dest, src, count, es, fn);
+        return TERN_OK;
+    }
+    size_t chunk = tn_teams.scratch / es;
+    int below = me ? tn_lowbit(me) : 1;
+    if (!me)
+        while (below < n)
+            below <<= 1;
+    int inner = has_children(me, n);
+    for (size_t at = 0; at < count; at += chunk) {
+        size_t m = count - at < chunk ? count - at : chunk, bytes = m * es;
+        const char *s = (const char *)src + at * es;
+        char *d = (char *)dest + at * es;
+        uint32_t seq = ++t->seq;
+        if (inner) {
+            memcpy(t->scratch, s, bytes);
+            for (int k = 1; k < below && me + k < n; k <<= 1) {
+                int c = me + k, g = t->ranks[c];
+                tn_coll_wait(t, c, seq); /* c's partial is ready */
+                const char *at_c = has_children(c, n) ? t->scratch : s;
+                void *remote = tern_sym_addr(g, at_c);
+                const void *in = tern_ptr(g, remote);
+                if (!in) {
+                    must(tern_get(t->staging, g, remote, bytes, 0), "a partial's get");
+                    in = t->staging;
+                }
+                fn(t->scratch, in, m);
+            }
+        }
+        if (me) {
+            int parent = me - below;
+            tn_coll_signal(t, parent, seq); /* my partial is ready */
+            tn_coll_wait(t, parent, seq);   /* d holds the result */
+        } else {
+            memcpy(d, t->scratch, bytes);
+        }
+        for (int k = below >> 1; k >= 1; k >>= 1) {
+            if (me + k >= n)
+                continue;
+            int c = me + k, g = t->ranks[c];
+            must(tern_put(g, tern_sym_addr(g, d), d, bytes, 0), "a result put");
+            tn_coll_signal(t, c, seq);
+        }
+    }
+    return TERN_OK;
+}
+
+tern_status_t tern_allreduce(tern_team_t team, void *dest, const void *src, size_t count,
+                             int type, int op)
+{
+    static const char call[] = "tern_allreduce";
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    tn_cteam_t *t = tn_team_get(team, call);
+    if (!t)
+        return TERN_ERR_INVALID;
+    if (type < 0 || type >= TERN_TYPE_COUNT_)
+        return tn_core_fail(TERN_ERR_INVALID, call, "type %d is not a TERN_TYPE_* value",
+                            type);
+    if (op < 0 || op >= TERN_RED_COUNT_)
+        return tn_core_fail(TERN_ERR_INVALID, call, "op %d is not a TERN_RED_* value",
+                            op);
+    if (!kernels[type][op])
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "%s is bitwise and %s is a floating type: bitwise "
+                            "operations take integer types only",
+                            op_name[op], type_name[type]);
+    size_t es = type_size[type], bytes = count * es;
+    if (count && bytes / es != count)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%zu elements of %s overflow", count,
+                            type_name[type]);
+    int rc = tn_coll_check_buf(call, "dest", dest, bytes);
+    if (rc == TERN_OK)
+        rc = tn_coll_check_buf(call, "src", src, bytes);
+    if (rc != TERN_OK)
+        return rc;
+    uintptr_t x = (uintptr_t)dest, y = (uintptr_t)src;
+    if (x != y && x < y + bytes && y < x + bytes)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "dest and src overlap without being equal");
+    return tn_coll_allreduce(t, dest, src, count, type, op);
+}

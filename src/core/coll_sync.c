@@ -1,0 +1,93 @@
+/* Flags of team slots and the team barrier. A flag at rank X for team
+ * rank j has one writer, j, which writes the sequence number of the
+ * collective in which it did what it owed X (a signal, data put into X's
+ * buffers, or its own data made ready for X to read). Each protocol has j
+ * write X's flag at most once per collective, and j finishes its part
+ * towards X in collective s before it enters s + 1, so "flag >= s" tells X
+ * that j's part of s is done, whatever j did later. */
+#include "base/wait.h"
+#include "core/coll.h"
+#include "core/event.h"
+
+void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
+{
+    int g = t->ranks[j];
+    size_t off =
+        (size_t)(t->flags - (char *)tn_core.seg.data) + (size_t)t->rank * TN_CTRL_LINE;
+    char *remote = (char *)(uintptr_t)(tn_core.peers[g].seg.data_base + off);
+    tn_ctrl_flag_t *f = (tn_ctrl_flag_t *)tern_ptr(g, remote);
+    if (f) {
+        atomic_store_explicit(&f->epoch, seq, memory_order_seq_cst);
+        tn_wait_wake(&f->epoch, &f->sleeping);
+        return;
+    }
+    /* A write one collective ahead may overwrite vals[j] while this one is
+     * in flight: it only raises the value, which j still reads as done. */
+    t->vals[j] = seq;
+    tn_rma_t op = {TN_RMA_PUT, g, &t->vals[j], remote, sizeof(uint32_t)};
+    tn_xport_done_t done = {NULL, &t->comp};
+    tn_comp_add(&t->comp, 1);
+    if (tn_core_xport_rma(tn_core.peers[g].xport, &op, &done, TN_XPORT_FLAG_CTRL) !=
+        TERN_OK) {
+        tn_comp_add(&t->comp, -1);
+        tern_abort(1, "collective: the network write of a team flag failed");
+    }
+}
+
+void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
+{
+    tn_ctrl_flag_t *in = (tn_ctrl_flag_t *)(t->flags + (size_t)j * TN_CTRL_LINE);
+    int g = t->ranks[j];
+    if (tn_core.peers[g].ctrl) { /* mapped writer: it wakes a sleeper */
+        for (;;) {
+            uint32_t v = atomic_load_explicit(&in->epoch, memory_order_acquire);
+            if ((int32_t)(v - seq) >= 0)
+                return;
+            tn_wait_u32_change(&in->epoch, v, &in->sleeping);
+        }
+    }
+    uint64_t iter = 0;
+    while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) < 0) {
+        if (tn_comp_status(&t->comp) != TERN_OK)
+            tern_abort(1, "collective: a network write of a team flag failed (cause "
+                          "logged above)");
+        if (!tn_wait_progress_hook && (iter & 63) == 63)
+            tn_core_progress();
+        tn_wait_step(iter++);
+    }
+}
+
+/* Dissemination: in round k team rank i signals i + 2^k and waits for
+ * i - 2^k (mod n). The 2^k < n are distinct mod n, so each writer signals
+ * a rank at most once per barrier, as the flags require. */
+void tn_coll_barrier(tn_cteam_t *t)
+{
+    if (t->slot == TN_SLOT_WORLD) {
+        tern_barrier(); /* hierarchical over nodes (core/team.c) */
+        return;
+    }
+    int n = t->size;
+    if (n <= 1)
+        return;
+    uint32_t seq = ++t->seq;
+    for (int dist = 1; dist < n; dist <<= 1) {
+        tn_coll_signal(t, (t->rank + dist) % n, seq);
+        tn_coll_wait(t, (t->rank - dist + n) % n, seq);
+    }
+}
+
+int tn_coll_drain(tn_cteam_t *t)
+{
+    return tn_comp_wait(&t->comp);
+}
+
+tern_status_t tern_team_barrier(tern_team_t team)
+{
+    TN_CHECK_INIT("tern_team_barrier");
+    TN_NOT_IN_HANDLER("tern_team_barrier");
+    tn_cteam_t *t = tn_team_get(team, "tern_team_barrier");
+    if (!t)
+        return TERN_ERR_INVALID;
+    tn_coll_barrier(t);
+    return TERN_OK;
+}

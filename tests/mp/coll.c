@@ -1,0 +1,342 @@
+/* Teams and collectives: every collective on the world team, the node team
+ * and split teams whose ranks are not contiguous (strided, 2-D rows and
+ * columns), with data checked element by element on every member; the
+ * split teams of one split run their collectives at the same time
+ * (disjoint teams, concurrent). Reduction inputs are small integers, so
+ * every result is exact in every type (tolerance 0); one floating sum of
+ * inexact values is compared with a relative tolerance of 1e-12 and
+ * checked to be the same bits on every member. */
+#include <math.h>
+
+#include "mp_util.h"
+
+static char *sym_src, *sym_dst; /* symmetric, BUF bytes each */
+#define BUF (1 << 18)
+
+static const size_t tsize[TERN_TYPE_COUNT_] = {
+    1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double), sizeof(long double)};
+
+static int is_float(int type)
+{
+    return type >= TERN_TYPE_FLOAT;
+}
+static int is_signed(int type)
+{
+    return type <= TERN_TYPE_UINT64 ? type % 2 == 0 : 1;
+}
+
+static void set_val(int type, void *b, size_t i, int64_t v)
+{
+    switch (type) {
+    case TERN_TYPE_INT8: ((int8_t *)b)[i] = (int8_t)v; break;
+    case TERN_TYPE_UINT8: ((uint8_t *)b)[i] = (uint8_t)v; break;
+    case TERN_TYPE_INT16: ((int16_t *)b)[i] = (int16_t)v; break;
+    case TERN_TYPE_UINT16: ((uint16_t *)b)[i] = (uint16_t)v; break;
+    case TERN_TYPE_INT32: ((int32_t *)b)[i] = (int32_t)v; break;
+    case TERN_TYPE_UINT32: ((uint32_t *)b)[i] = (uint32_t)v; break;
+    case TERN_TYPE_INT64: ((int64_t *)b)[i] = v; break;
+    case TERN_TYPE_UINT64: ((uint64_t *)b)[i] = (uint64_t)v; break;
+    case TERN_TYPE_FLOAT: ((float *)b)[i] = (float)v; break;
+    case TERN_TYPE_DOUBLE: ((double *)b)[i] = (double)v; break;
+    default: ((long double *)b)[i] = (long double)v; break;
+    }
+}
+
+static int64_t get_val(int type, const void *b, size_t i)
+{
+    switch (type) {
+    case TERN_TYPE_INT8: return ((const int8_t *)b)[i];
+    case TERN_TYPE_UINT8: return ((const uint8_t *)b)[i];
+    case TERN_TYPE_INT16: return ((const int16_t *)b)[i];
+    case TERN_TYPE_UINT16: return ((const uint16_t *)b)[i];
+    case TERN_TYPE_INT32: return ((const int32_t *)b)[i];
+    case TERN_TYPE_UINT32: return ((const uint32_t *)b)[i];
+    case TERN_TYPE_INT64: return ((const int64_t *)b)[i];
+    case TERN_TYPE_UINT64: return (int64_t)((const uint64_t *)b)[i];
+    case TERN_TYPE_FLOAT: return (int64_t)((const float *)b)[i];
+    case TERN_TYPE_DOUBLE: return (int64_t)((const double *)b)[i];
+    default: return (int64_t)((const long double *)b)[i];
+    }
+}
+
+/* Input of member r at index i: small enough that no result overflows
+ * the narrowest type with 16 members. */
+static int64_t input(int type, int op, int r, size_t i)
+{
+    int sg = is_signed(type);
+    switch (op) {
+    case TERN_RED_SUM: return (int64_t)((r * 7 + i * 3) % 11) - (sg ? 5 : 0);
+    case TERN_RED_PROD:
+        if ((r + i) % 4 == 0)
+            return 2;
+        return sg && (r + i) % 5 == 0 ? -1 : 1;
+    case TERN_RED_MIN:
+    case TERN_RED_MAX: return (int64_t)((r * 37 + i * 11) % 101) - (sg ? 50 : 0);
+    default: {
+        uint64_t bits = (uint64_t)(r + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)i * 0x3bull;
+        return (int64_t)(bits >> (64 - 8 * tsize[type]));
+    }
+    }
+}
+
+static int64_t combine(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case TERN_RED_SUM: return a + b;
+    case TERN_RED_PROD: return a * b;
+    case TERN_RED_MIN: return b < a ? b : a;
+    case TERN_RED_MAX: return b > a ? b : a;
+    case TERN_RED_AND: return a & b;
+    case TERN_RED_OR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static void check_allreduce(tern_team_t team, const char *tname, int type, int op,
+                            size_t count, int inplace)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    char *dst = inplace ? sym_src : sym_dst;
+    for (size_t i = 0; i < count; i++) {
+        set_val(type, sym_src, i, input(type, op, me, i));
+        if (!inplace)
+            set_val(type, sym_dst, i, 99);
+    }
+    MP_OK(tern_allreduce(team, dst, sym_src, count, type, op));
+    for (size_t i = 0; i < count; i++) {
+        int64_t want = input(type, op, 0, i);
+        for (int r = 1; r < n; r++)
+            want = combine(op, want, input(type, op, r, i));
+        /* Bit patterns: compare within the type's width. */
+        set_val(type, sym_dst + BUF / 2, 0, want);
+        want = get_val(type, sym_dst + BUF / 2, 0);
+        int64_t got = get_val(type, dst, i);
+        MP_CHECK(got == want,
+                 "%s: allreduce type %d op %d count %zu%s: [%zu] = %lld, expected %lld",
+                 tname, type, op, count, inplace ? " in place" : "", i, (long long)got,
+                 (long long)want);
+    }
+    MP_OK(tern_team_barrier(team)); /* sym_src is reused at once */
+}
+
+static void check_float_sum(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    size_t count = 3000; /* more than one scratch chunk of doubles */
+    double *src = (double *)sym_src, *dst = (double *)sym_dst;
+    for (size_t i = 0; i < count; i++)
+        src[i] = 0.1 * (me + 1) * (double)(i + 1) + 1e-3 / (me + 1);
+    MP_OK(tern_allreduce(team, dst, src, count, TERN_TYPE_DOUBLE, TERN_RED_SUM));
+    for (size_t i = 0; i < count; i++) {
+        double want = 0;
+        for (int r = 0; r < n; r++)
+            want += 0.1 * (r + 1) * (double)(i + 1) + 1e-3 / (r + 1);
+        MP_CHECK(fabs(dst[i] - want) <= 1e-12 * fabs(want),
+                 "%s: double sum [%zu] = %.17g, "
+                 "expected %.17g within 1e-12 relative",
+                 tname, i, dst[i], want);
+    }
+    /* The same bits everywhere: gather every member's first and last. */
+    double *mine = (double *)(sym_src + BUF / 2), *all = (double *)(sym_dst + BUF / 2);
+    mine[0] = dst[0];
+    mine[1] = dst[count - 1];
+    MP_OK(tern_fcollect(team, all, mine, 2 * sizeof(double)));
+    for (int r = 0; r < n; r++)
+        MP_CHECK(memcmp(&all[2 * r], mine, 2 * sizeof(double)) == 0,
+                 "%s: member %d's double sum differs in its bits from this one's", tname,
+                 r);
+    MP_OK(tern_team_barrier(team));
+}
+
+static void check_team(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    MP_CHECK(me >= 0 && me < n, "%s: team rank %d of %d", tname, me, n);
+    MP_CHECK(tern_team_translate(team, me, TERN_TEAM_WORLD) == tern_rank(),
+             "%s: team rank %d translates to world rank %d, not %d", tname, me,
+             tern_team_translate(team, me, TERN_TEAM_WORLD), tern_rank());
+    MP_CHECK(tern_team_translate(TERN_TEAM_WORLD, tern_rank(), team) == me,
+             "%s: world rank does not translate back", tname);
+
+    /* Barrier: each member writes the round into its slot on every member. */
+    uint64_t *slots = (uint64_t *)sym_dst;
+    for (uint64_t round = 1; round <= 20; round++) {
+        for (int p = 0; p < n; p++) {
+            int g = tern_team_translate(team, p, TERN_TEAM_WORLD);
+            MP_OK(tern_put(g, tern_sym_addr(g, &slots[me]), &round, sizeof(round), 0));
+        }
+        MP_OK(tern_team_barrier(team));
+        for (int p = 0; p < n; p++)
+            MP_CHECK(slots[p] == round, "%s: barrier round %llu: slot %d holds %llu",
+                     tname, (unsigned long long)round, p, (unsigned long long)slots[p]);
+        MP_OK(tern_team_barrier(team));
+    }
+
+    /* Broadcast from every root, small and large (and into src on root). */
+    static const size_t bsz[] = {1, 8, 1000, 100000};
+    for (int root = 0; root < n; root++)
+        for (size_t k = 0; k < sizeof(bsz) / sizeof(bsz[0]); k++) {
+            size_t nb = bsz[k];
+            for (size_t i = 0; i < nb; i++) {
+                sym_src[i] = (char)mp_pattern(me, i, (unsigned)(root + k));
+                sym_dst[i] = (char)0xee;
+            }
+            MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[i] ==
+                             mp_pattern(root, i, (unsigned)(root + k)),
+                         "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
+            MP_OK(tern_team_barrier(team));
+        }
+
+    /* Back to back, no barrier between: rotating roots, small and large,
+     * each checked before the next call reuses dest (as OpenSHMEM allows). */
+    for (int it = 0; it < 60; it++) {
+        int root = it % n;
+        size_t nb = it % 3 == 2 ? 9000 : (size_t)(it % 50) + 1;
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)it);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, (unsigned)it),
+                     "%s: back-to-back broadcast %d (root %d, %zu B): byte %zu", tname,
+                     it, root, nb, i);
+    }
+    for (int it = 0; it < 60; it++) {
+        size_t count = it % 3 == 2 ? 5000 : 3;
+        int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(y[i] ==
+                         (int64_t)n * (n + 1) / 2 * (it + 1) + (int64_t)n * (int64_t)i,
+                     "%s: back-to-back allreduce %d: [%zu] = %lld", tname, it, i,
+                     (long long)y[i]);
+    }
+    MP_OK(tern_team_barrier(team));
+
+    /* Every type and operation, a short and a chunked count, in place. */
+    for (int type = 0; type < TERN_TYPE_COUNT_; type++)
+        for (int op = 0; op < TERN_RED_COUNT_; op++) {
+            if (is_float(type) && op >= TERN_RED_AND)
+                continue;
+            check_allreduce(team, tname, type, op, 7, 0);
+            check_allreduce(team, tname, type, op, 3000, op == TERN_RED_SUM);
+        }
+    check_float_sum(team, tname);
+
+    /* fcollect and collect. */
+    static const size_t fsz[] = {8, 1000};
+    for (size_t k = 0; k < 2; k++) {
+        size_t nb = fsz[k];
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, 7);
+        memset(sym_dst, 0xee, nb * (size_t)n);
+        MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, 7),
+                         "%s: fcollect %zu B: member %d byte %zu", tname, nb, r, i);
+        MP_OK(tern_team_barrier(team));
+    }
+    size_t mine = 3 * (size_t)me + 1;
+    for (size_t i = 0; i < mine; i++)
+        sym_src[i] = (char)mp_pattern(me, i, 9);
+    MP_OK(tern_collect(team, sym_dst, sym_src, mine));
+    size_t at = 0;
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < 3 * (size_t)r + 1; i++, at++)
+            MP_CHECK((unsigned char)sym_dst[at] == mp_pattern(r, i, 9),
+                     "%s: collect: member %d byte %zu", tname, r, i);
+    MP_OK(tern_team_barrier(team));
+
+    /* All-to-all: block j of member i carries (i, j). */
+    static const size_t asz[] = {8, 300};
+    for (size_t k = 0; k < 2; k++) {
+        size_t nb = asz[k];
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < nb; i++)
+                sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, (unsigned)j);
+        memset(sym_dst, 0xee, nb * (size_t)n);
+        MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, (unsigned)me),
+                         "%s: alltoall %zu B: block from member %d byte %zu", tname, nb,
+                         r, i);
+        MP_OK(tern_team_barrier(team));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
+    int n = tern_size();
+    MP_OK(tern_alloc_sym(BUF, (void **)&sym_src));
+    MP_OK(tern_alloc_sym(BUF, (void **)&sym_dst));
+    MP_CHECK(tern_team_size(TERN_TEAM_WORLD) == n &&
+                 tern_team_rank(TERN_TEAM_WORLD) == me,
+             "world team: rank %d size %d", tern_team_rank(TERN_TEAM_WORLD),
+             tern_team_size(TERN_TEAM_WORLD));
+    /* The node team: exactly the ranks whose segments are mapped here. */
+    int mapped = 0;
+    for (int r = 0; r < n; r++) {
+        int t = tern_team_translate(TERN_TEAM_WORLD, r, TERN_TEAM_NODE);
+        MP_CHECK((t >= 0) == mp_mapped(r), "rank %d: node team rank %d, mapped %d", r, t,
+                 mp_mapped(r));
+        mapped += mp_mapped(r);
+    }
+    MP_CHECK(tern_team_size(TERN_TEAM_NODE) == mapped, "node team of %d, %d mapped",
+             tern_team_size(TERN_TEAM_NODE), mapped);
+    check_team(TERN_TEAM_WORLD, "world");
+    check_team(TERN_TEAM_NODE, "node");
+
+    /* Even and odd ranks: disjoint, non-contiguous, run at the same time. */
+    tern_team_t evens, odds = TERN_TEAM_INVALID;
+    MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 0, 2, (n + 1) / 2, &evens));
+    if (n > 1)
+        MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 1, 2, n / 2, &odds));
+    MP_CHECK((evens != TERN_TEAM_INVALID) == (me % 2 == 0), "evens membership");
+    if (me % 2 == 0) {
+        MP_CHECK(tern_team_size(evens) == (n + 1) / 2, "evens size %d",
+                 tern_team_size(evens));
+        check_team(evens, "evens");
+    } else {
+        MP_CHECK(odds != TERN_TEAM_INVALID && tern_team_size(odds) == n / 2, "odds");
+        check_team(odds, "odds");
+    }
+    MP_OK(tern_barrier());
+    MP_OK(tern_team_destroy(evens));
+    MP_OK(tern_team_destroy(odds)); /* TERN_TEAM_INVALID: a no-op */
+
+    /* Ranks 1, 4, 7, ...: stride 3. */
+    if (n >= 3) {
+        tern_team_t every3;
+        MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 1, 3, (n - 1 + 2) / 3, &every3));
+        if (every3 != TERN_TEAM_INVALID) {
+            MP_CHECK((me - 1) % 3 == 0, "rank %d in the stride-3 team", me);
+            check_team(every3, "stride3");
+        }
+        MP_OK(tern_team_destroy(every3));
+    }
+
+    /* 2-D: rows of 2 (or 3) columns; rows run at the same time, then
+     * columns. */
+    int xr = n % 3 == 0 ? 3 : 2;
+    tern_team_t row, col;
+    MP_OK(tern_team_split_2d(TERN_TEAM_WORLD, xr, &row, &col));
+    MP_CHECK(tern_team_rank(row) == me % xr && tern_team_rank(col) == me / xr,
+             "2-D split: row rank %d, column rank %d", tern_team_rank(row),
+             tern_team_rank(col));
+    check_team(row, "row");
+    MP_OK(tern_barrier()); /* the column tests write into other rows' buffers */
+    check_team(col, "column");
+    MP_CHECK(tern_team_translate(row, 0, col) == (me % xr == 0 ? me / xr : -1),
+             "translate row 0 to column");
+    MP_OK(tern_team_destroy(row));
+    MP_OK(tern_team_destroy(col));
+    return mp_finish("coll");
+}
