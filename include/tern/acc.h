@@ -1,13 +1,13 @@
 /* Accumulate (included by tern.h): ARMCI's dst = dst + scale * src on a
  * contiguous array of count elements of one type at rank, element-wise
  * atomic with respect to other accumulates to the same elements from any
- * rank or thread (and to CPU-atomic operations of atomic domains on them;
- * not to a domain whose implementation is TERN_AD_IMPL_NET, nor to puts).
- * On a mapped peer each element is one CPU atomic update in place;
+ * rank or thread (not with respect to atomic-domain operations or puts on
+ * them). On a mapped peer the update runs in place, a 4 KiB block at a
+ * time under one of 64 stripe locks kept in the target's control area;
  * otherwise the scaled values travel as Medium active messages of up to
  * tern_am_max_medium(rank) bytes, sent back to back (pipelined), and the
- * target applies them with the same element-wise CPU atomics.
- * docs/design/atomics.md has the costs. */
+ * target applies them under the same locks. docs/design/atomics.md has
+ * the costs. */
 #ifndef TERN_ACC_H
 #define TERN_ACC_H
 

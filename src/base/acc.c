@@ -1,52 +1,71 @@
-/* Element-wise atomic accumulate with CPU atomics (see base/acc.h). The
- * loops are written per type so that the compiler keeps each element's
- * load, multiply and locked update in registers; integer arithmetic is
- * unsigned so that overflow wraps instead of being undefined. */
+/* Accumulate under stripe locks (see base/acc.h). Inside a block the loop
+ * is plain loads, multiplies and stores, which the compiler vectorizes;
+ * integer arithmetic is unsigned so that overflow wraps instead of being
+ * undefined. */
 #include "base/acc.h"
 
+#include <sched.h>
 #include <string.h>
 
-#define ACC_INT(U, dst, src, count, scale)                                    \
-    do {                                                                      \
-        U *d_ = (U *)(dst);                                                   \
-        const char *s_ = (const char *)(src);                                 \
-        for (size_t i_ = 0; i_ < (count); i_++) {                             \
-            U v_;                                                             \
-            memcpy(&v_, s_ + i_ * sizeof(U), sizeof(U));                      \
-            __atomic_fetch_add(&d_[i_], (U)(v_ * (scale)), __ATOMIC_RELAXED); \
-        }                                                                     \
+#include "base/wait.h"
+
+/* Spins on a read (no cache-line traffic while held), yielding now and
+ * then: the holder may be a process that lost its core on a busy node. */
+static void lock(tn_acc_lock_t *l)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+        while (atomic_load_explicit(&l->held, memory_order_relaxed))
+            if ((++spins & 63) == 0)
+                sched_yield();
+            else
+                tn_cpu_relax();
+}
+
+static void unlock(tn_acc_lock_t *l)
+{
+    atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
+#define BLOCK(T, dst, src, k, scale)                     \
+    do {                                                 \
+        T *d_ = (T *)(dst);                              \
+        const char *s_ = (const char *)(src);            \
+        for (size_t i_ = 0; i_ < (k); i_++) {            \
+            T v_;                                        \
+            memcpy(&v_, s_ + i_ * sizeof(T), sizeof(T)); \
+            d_[i_] += (T)(v_ * (scale));                 \
+        }                                                \
     } while (0)
 
-/* One compare-and-swap loop per element on the bit pattern U of the
- * floating type F. */
-#define ACC_FP(F, U, dst, src, count, scale)                                            \
-    do {                                                                                \
-        U *d_ = (U *)(dst);                                                             \
-        const char *s_ = (const char *)(src);                                           \
-        for (size_t i_ = 0; i_ < (count); i_++) {                                       \
-            F v_, cur_;                                                                 \
-            memcpy(&v_, s_ + i_ * sizeof(F), sizeof(F));                                \
-            v_ *= (scale);                                                              \
-            U old_ = __atomic_load_n(&d_[i_], __ATOMIC_RELAXED), new_;                  \
-            do {                                                                        \
-                memcpy(&cur_, &old_, sizeof(F));                                        \
-                cur_ += v_;                                                             \
-                memcpy(&new_, &cur_, sizeof(F));                                        \
-            } while (!__atomic_compare_exchange_n(&d_[i_], &old_, new_, 1,              \
-                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
-        }                                                                               \
-    } while (0)
-
-void tn_acc_cpu(int type, void *dst, const void *src, size_t count,
-                const tn_aval_t *scale)
+static void block(int type, void *dst, const void *src, size_t k, const tn_aval_t *scale)
 {
     switch (type) {
-    case TN_ATYPE_I32: ACC_INT(uint32_t, dst, src, count, scale ? scale->u32 : 1u); break;
-    case TN_ATYPE_I64: ACC_INT(uint64_t, dst, src, count, scale ? scale->u64 : 1u); break;
-    case TN_ATYPE_FLOAT:
-        ACC_FP(float, uint32_t, dst, src, count, scale ? scale->f : 1.0f);
-        break;
-    default: ACC_FP(double, uint64_t, dst, src, count, scale ? scale->d : 1.0); break;
+    case TN_ATYPE_I32: BLOCK(uint32_t, dst, src, k, scale ? scale->u32 : 1u); break;
+    case TN_ATYPE_I64: BLOCK(uint64_t, dst, src, k, scale ? scale->u64 : 1u); break;
+    case TN_ATYPE_FLOAT: BLOCK(float, dst, src, k, scale ? scale->f : 1.0f); break;
+    default: BLOCK(double, dst, src, k, scale ? scale->d : 1.0); break;
+    }
+}
+
+void tn_acc_striped(int type, void *dst, size_t off, const void *src, size_t count,
+                    const tn_aval_t *scale, tn_acc_lock_t *locks)
+{
+    size_t size = tn_atype_size(type);
+    char *d = dst;
+    const char *s = src;
+    while (count) {
+        size_t blk = off >> TN_ACC_STRIPE_SHIFT;
+        size_t room = (((blk + 1) << TN_ACC_STRIPE_SHIFT) - off) / size;
+        size_t k = count < room ? count : room;
+        tn_acc_lock_t *l = &locks[blk % TN_ACC_STRIPES];
+        lock(l);
+        block(type, d, s, k, scale);
+        unlock(l);
+        d += k * size;
+        s += k * size;
+        off += k * size;
+        count -= k;
     }
 }
 

@@ -1,13 +1,25 @@
-/* Accumulate on a word array: dst[i] += scale * src[i], element-wise
- * atomic with CPU atomics (used for mapped peers, and by the
- * active-message path at the target). Types are TN_ATYPE_I32, _I64,
- * _FLOAT and _DOUBLE. */
+/* Accumulate on an array of the target's segment: dst[i] += scale *
+ * src[i], atomic element-wise with respect to every other accumulate,
+ * through stripe locks that live in the target's control area (shared by
+ * the processes that map it, and used by the active-message handler at
+ * the target). Types are TN_ATYPE_I32, _I64, _FLOAT and _DOUBLE. */
 #ifndef TN_ACC_H
 #define TN_ACC_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "base/amo.h"
+
+#define TN_ACC_STRIPES      64 /* locks per target segment */
+#define TN_ACC_STRIPE_SHIFT 12 /* each covers 4 KiB blocks, round robin */
+
+/* One lock per cache line: 0 free, 1 held. Writers: any accumulating
+ * process of the node, and the target's handler. */
+typedef struct tn_acc_lock {
+    _Alignas(64) _Atomic uint32_t held;
+} tn_acc_lock_t;
+_Static_assert(sizeof(tn_acc_lock_t) == 64, "one lock per cache line");
 
 /* 1 when accumulate takes type. */
 static inline int tn_acc_type_ok(int type)
@@ -16,14 +28,14 @@ static inline int tn_acc_type_ok(int type)
            type == TN_ATYPE_DOUBLE;
 }
 
-/* dst[i] += scale * src[i] for i < count (scale NULL: 1), each element one
- * atomic update (integers: a locked add, wrapping; float and double: a
- * compare-and-swap loop on the bit pattern), so that concurrent
- * accumulates to overlapping elements lose nothing. dst is naturally
- * aligned; src may be unaligned. No ordering beyond each element's
- * atomicity (relaxed): callers that publish the result fence after. */
-void tn_acc_cpu(int type, void *dst, const void *src, size_t count,
-                const tn_aval_t *scale);
+/* dst[i] += scale * src[i] for i < count (scale NULL: 1; integers wrap),
+ * a 4 KiB block at a time under the lock of its stripe: locks is the
+ * target's table, off the offset of dst in the target's segment (the same
+ * from every process). dst is naturally aligned; src may be unaligned and
+ * must not overlap dst. Each block's lock is released before the next is
+ * taken, so no two locks are ever held. */
+void tn_acc_striped(int type, void *dst, size_t off, const void *src, size_t count,
+                    const tn_aval_t *scale, tn_acc_lock_t *locks);
 /* out[i] = scale * src[i] (integers wrap); out and src may be unaligned. */
 void tn_acc_scale(int type, void *out, const void *src, size_t count,
                   const tn_aval_t *scale);

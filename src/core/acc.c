@@ -1,9 +1,10 @@
-/* Accumulate (include/tern/acc.h): element-wise CPU atomics in place for a
- * mapped peer; for the others the scaled values are written straight into
- * negotiated Medium messages (no staging copy), sent back to back, and the
- * target's handler applies them with the same element-wise code and
- * Replies once per message. The caller's completion object travels in each
- * message and comes back in its Reply, as for atomic domains' am path. */
+/* Accumulate (include/tern/acc.h): for a mapped peer, in place under the
+ * stripe locks of its control area; for the others the scaled values are
+ * written straight into negotiated Medium messages (no staging copy), sent
+ * back to back, and the target's handler applies them under its own stripe
+ * locks (the same ones) and Replies once per message. The caller's
+ * completion object travels in each message and comes back in its Reply,
+ * as for atomic domains' am path. */
 #include <string.h>
 
 #include "base/acc.h"
@@ -14,6 +15,21 @@
 #include "core/event.h"
 
 enum { H_REQUEST = TN_AMH_ATOMIC + 2, H_REPLY = TN_AMH_ATOMIC + 3 };
+
+/* Offset of the stripe locks in every rank's control area (the same on
+ * every rank: claimed in the same order everywhere). */
+static size_t lock_off;
+
+void tn_acc_plan(tn_ctrl_space_t *space)
+{
+    lock_off = tn_ctrl_alloc(space, TN_ACC_STRIPES * sizeof(tn_acc_lock_t), 64);
+}
+
+/* The stripe locks of a mapped rank (its control area is mapped here). */
+static inline tn_acc_lock_t *locks_of(int rank)
+{
+    return (tn_acc_lock_t *)(tn_core.peers[rank].ctrl + lock_off);
+}
 
 /* Request args: [0] type, [1] dst (target's address), [2] elements, [3]
  * completion object. Payload: the scaled values. Reply args: [0] status,
@@ -39,7 +55,7 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
                  src, type, count, len, dst);
         st = TERN_ERR_INVALID;
     } else {
-        tn_acc_cpu(type, dst, buf, count, NULL);
+        tn_acc_striped(type, dst, d - base, buf, count, NULL, locks_of(tn_core.rank));
     }
     tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, a[3]};
     tn_am_reply_internal("tern_acc (handler)", token, H_REPLY, TN_AM_SHORT, NULL, 0, NULL,
@@ -152,12 +168,12 @@ static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void
     tn_aval_t s;
     if (scale)
         memcpy(&s, scale, tn_atype_size(type));
-    if (tn_core.fast[rank].size) {
-        /* Mapped: in place; the release orders the updates before whatever
-         * the caller publishes next (a flag put, a barrier). */
-        tn_acc_cpu(type, (char *)dst + tn_core.fast[rank].delta, src, count,
-                   scale ? &s : NULL);
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (tn_core.fast[rank].size && tn_core.peers[rank].ctrl) {
+        /* Mapped: in place; each unlock releases, ordering the updates
+         * before whatever the caller publishes next (a flag put). */
+        size_t off = (uintptr_t)dst - (uintptr_t)tn_core.peers[rank].seg.data_base;
+        tn_acc_striped(type, (char *)dst + tn_core.fast[rank].delta, off, src, count,
+                       scale ? &s : NULL, locks_of(rank));
         return TERN_OK;
     }
     TN_NOT_IN_HANDLER(call);

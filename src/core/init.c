@@ -220,6 +220,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     rc = tn_team_world_plan(&tn_core.world, &tn_core.ctrl);
     if (rc == TERN_OK)
         rc = tn_core_xports_plan(&tn_core.ctrl);
+    if (rc == TERN_OK)
+        tn_acc_plan(&tn_core.ctrl);
     if (rc != TERN_OK)
         goto fail;
     rc = agree(create_segment(), &agreed);

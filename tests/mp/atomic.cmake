@@ -18,3 +18,6 @@ tern_mp_test(NAME atomic_fallback SOURCES atomic_unsup.c RANKS 1 2 4
   ENV TERN_TEST_FAULT=noamo:fmult)
 tern_mp_test(NAME signal SOURCES signal.c RANKS 1 2 4 8)
 tern_mp_test(NAME signal_am SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=am)
+# Replies handled by the progress thread while the caller waits.
+tern_mp_test(NAME atomic_contend_pt SOURCES atomic_contend.c RANKS 2 4 ARGS 2
+  ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1 TIMEOUT 120)
