@@ -150,6 +150,15 @@ void *tshmem_team_scratch(const struct tshmem_team_s *t);
 int tshmem_teams_init(void);
 void tshmem_teams_fini(void);
 
+/* ---- atomics ---------------------------------------------------------------- */
+
+/* Creates the atomic domains of the AMOs (amo.c), once per process; 0. */
+int tshmem_amo_init(void);
+/* The domain of Tern atomic type (TERN_AT_*) that every AMO of that type
+ * uses, or NULL if it could not be created: other layers that update
+ * words with atomics (locks) use it so that one mechanism serves a word. */
+tern_ad_t tshmem_amo_domain(int type);
+
 /* ---- waiting ---------------------------------------------------------------- */
 
 /* One step of a wait after iter unsuccessful checks: drives Tern's
