@@ -98,6 +98,11 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
  * data read in place through the mapped segments between team barriers. */
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
+/* Small fcollect and alltoall: each member's src (copy bytes) goes into
+ * one of its allreduce halves, one barrier, then dest + j * len gets len
+ * bytes at offset at of member j's half. */
+void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
+                         size_t at, size_t len);
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

@@ -7,7 +7,8 @@
  * all halves in place. The halves alternate, so a half is written again
  * two small allreduces later, after the barrier of the one between, which
  * every member passes only once it finished reading the earlier one: no
- * exit barrier. Small broadcast: one way, see below.
+ * exit barrier. Small fcollect and alltoall use the same halves the same
+ * way. Small broadcast: one way, see below.
  * Large: broadcast reads the root's src between an entry and an exit
  * barrier; allreduce is a reduce-scatter (member i combines slice i of
  * every src in team order into its dest) and an allgather of the slices
@@ -70,6 +71,16 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     else if (dest != src)
         memcpy(dest, src, nbytes);
     tn_coll_barrier(t); /* nobody reads the root's src any more */
+}
+
+void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
+                         size_t at_off, size_t len)
+{
+    char *h = reduce_half(t);
+    memcpy(h, src, copy);
+    tn_coll_barrier(t);
+    for (int j = 0; j < t->size; j++)
+        memcpy((char *)dest + (size_t)j * len, at(t, j, h + at_off), len);
 }
 
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,

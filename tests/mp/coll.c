@@ -227,8 +227,8 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname);
 
     /* fcollect and collect. */
-    static const size_t fsz[] = {8, 1000};
-    for (size_t k = 0; k < 2; k++) {
+    static const size_t fsz[] = {8, 1000, 5000};
+    for (size_t k = 0; k < 3; k++) {
         size_t nb = fsz[k];
         for (size_t i = 0; i < nb; i++)
             sym_src[i] = (char)mp_pattern(me, i, 7);
@@ -253,8 +253,8 @@ static void check_team(tern_team_t team, const char *tname)
     MP_OK(tern_team_barrier(team));
 
     /* All-to-all: block j of member i carries (i, j). */
-    static const size_t asz[] = {8, 300};
-    for (size_t k = 0; k < 2; k++) {
+    static const size_t asz[] = {8, 300, 2000};
+    for (size_t k = 0; k < 3; k++) {
         size_t nb = asz[k];
         for (int j = 0; j < n; j++)
             for (size_t i = 0; i < nb; i++)
