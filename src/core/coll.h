@@ -51,6 +51,14 @@ typedef struct tn_cteam {
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
+    /* A non-blocking barrier in progress (tern_team_barrier_nb): its
+     * sequence number, the next round's distance, its event. busy keeps
+     * the progress thread and the caller from advancing it at once. */
+    int nb_active;
+    uint32_t nb_seq;
+    int nb_dist;
+    tn_comp_t *nb_comp;
+    _Atomic int nb_busy;
 } tn_cteam_t;
 
 typedef struct tn_teams {
@@ -83,6 +91,14 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 /* Barrier over t: dissemination on the slot's flags (the world team uses
  * tern_barrier's hierarchical one). */
 void tn_coll_barrier(tn_cteam_t *t);
+/* Advances every non-blocking barrier in progress as far as it can
+ * without waiting (from tn_core_progress and event waits); tn_coll_nb
+ * counts them so that the callers pay one load when there are none. */
+void tn_coll_progress(void);
+extern _Atomic int tn_coll_nb;
+/* Completes t's non-blocking barrier, if any, before another collective
+ * on t (tn_team_get does it). */
+void tn_coll_nb_finish(tn_cteam_t *t);
 /* Writes this rank's flags of t have in flight, then the first error. */
 int tn_coll_drain(tn_cteam_t *t);
 

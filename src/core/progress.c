@@ -9,6 +9,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "core/coll.h"
 #include "core/core.h"
 
 int tn_core_progress(void)
@@ -18,6 +19,8 @@ int tn_core_progress(void)
     int done = 0;
     for (int i = 0; i < tn_core.nxports; i++)
         done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
+    if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
+        tn_coll_progress(); /* non-blocking barriers */
     return done + tn_am_progress();
 }
 
