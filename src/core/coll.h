@@ -19,6 +19,12 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 4096
+/* Largest allreduce (bytes) of a team across nodes that takes the binomial
+ * tree; above it, the reduce-scatter and allgather of whole slices. */
+#define TN_COLL_TREE_MAX (32 << 10)
+/* Bytes per network get of that reduce-scatter (private staging, two
+ * blocks, allocated at a team's first such allreduce). */
+#define TN_COLL_NET_BLOCK (256 << 10)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
@@ -49,6 +55,7 @@ typedef struct tn_cteam {
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t *vals;    /* [size] sources of network flag writes, per target */
     char *staging;     /* private, scratch bytes: network gets land here */
+    char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
     size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
     /* A non-blocking barrier in progress (tern_team_barrier_nb): its
@@ -119,6 +126,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
  * bytes at offset at of member j's half. */
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at, size_t len);
+/* Allreduce of at most TN_COLL_FAST bytes. */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

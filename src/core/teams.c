@@ -43,7 +43,9 @@ static void release(tn_cteam_t *t)
     free(t->off);
     free(t->len);
     free(t->bcount);
+    free(t->big);
     t->bcount = NULL;
+    t->big = NULL;
     t->ranks = NULL;
     t->vals = NULL;
     t->staging = NULL;
