@@ -234,6 +234,7 @@ const char *tb_unit_name(tb_unit_t u)
     case TB_UNIT_HALF_NS: return "ns";
     case TB_UNIT_MBPS: return "MB/s";
     case TB_UNIT_MMSGS: return "Mmsg/s";
+    case TB_UNIT_MS: return "ms";
     }
     return "?";
 }
@@ -251,6 +252,7 @@ static double convert(tb_unit_t u, uint64_t ns, long ops, double bytes)
     case TB_UNIT_HALF_NS: return per_op / 2;
     case TB_UNIT_MBPS: return bytes / per_op * 1e3; /* bytes/ns = GB/s */
     case TB_UNIT_MMSGS: return 1e3 / per_op;
+    case TB_UNIT_MS: return per_op / 1e6;
     }
     return NAN;
 }

@@ -75,6 +75,7 @@ typedef enum {
     TB_UNIT_HALF_NS, /* ns per half operation (half round trip) */
     TB_UNIT_MBPS,    /* 1e6 bytes per second; bytes_per_op needed */
     TB_UNIT_MMSGS,   /* 1e6 operations per second */
+    TB_UNIT_MS,      /* ms per operation (a whole schedule, a job) */
 } tb_unit_t;
 
 const char *tb_unit_name(tb_unit_t u);

@@ -316,6 +316,27 @@ double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
     return (now() - t0) / (double)ops / 2 * 1e9;
 }
 
+double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
+{
+    double t0 = now();
+    for (long i = 0; i < ops; i += window) {
+        long w = ops - i < window ? ops - i : window;
+        if (r->me == 0) {
+            post_recv(r, 1); /* the batch's answer */
+            for (long k = 0; k < w; k++)
+                post_send(r, n);
+        } else {
+            for (long k = 0; k < w; k++)
+                post_recv(r, n);
+            while (r->outstanding > 0)
+                drain(r);
+            post_send(r, 1);
+        }
+        wait_all(r);
+    }
+    return (double)n * (double)ops / (now() - t0) / 1e6;
+}
+
 void tb_raw_ofi_release(tb_raw_ofi_t *r)
 {
     static uint64_t stop_value;
@@ -353,6 +374,11 @@ double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
 double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
 {
     (void)r, (void)n, (void)ops;
+    return 0;
+}
+double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
+{
+    (void)r, (void)n, (void)ops, (void)window;
     return 0;
 }
 void tb_raw_ofi_release(tb_raw_ofi_t *r) {}

@@ -29,6 +29,12 @@ double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
  * answered by the same from the peer, ops times. What Tern's network
  * active messages are compared with. */
 double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops);
+/* Rank 0 and the peer together: MB/s of a one-way stream of ops messages
+ * of n bytes (n <= bytes / 2) from rank 0 with fi_send, in batches of
+ * window: the peer posts window receives and answers each batch with a
+ * 1-byte message, the flow control an application would need. What
+ * Tern's network Medium flood is compared with. */
+double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window);
 /* Rank 0: ends the peer's tb_raw_ofi_serve. */
 void tb_raw_ofi_release(tb_raw_ofi_t *r);
 /* Peer: drive its endpoint (manual progress) until rank 0 releases it. */

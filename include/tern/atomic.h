@@ -10,10 +10,15 @@
  *                     targets, this rank and node-local ones included, go
  *                     through the network so that no two mechanisms meet
  *                     on one word;
- *   TERN_AD_IMPL_AM   the job spans nodes and the provider lacks an op:
- *                     active messages run it with CPU atomics at the
- *                     target (not in this version: creation then returns
- *                     TERN_ERR_UNSUPPORTED naming the op and provider).
+ *   TERN_AD_IMPL_AM   the job spans nodes and the provider lacks an op
+ *                     (or TERN_OFI_ATOMICS=am): targets on this node run
+ *                     CPU atomics in place, the others get an active
+ *                     message whose handler runs the op with CPU atomics
+ *                     at the target, so every op on a word is a CPU
+ *                     atomic on it. Its target makes progress when it
+ *                     calls Tern (or with TERN_PROGRESS_THREAD=1).
+ * TERN_OFI_ATOMICS=net refuses the am path: creation returns
+ * TERN_ERR_UNSUPPORTED naming the ops the provider lacks.
  * Operations on a word are atomic only with respect to operations of
  * domains with the same type on that word, not to puts or plain stores. */
 #ifndef TERN_ATOMIC_H
@@ -80,7 +85,8 @@ typedef struct tern_ad_s *tern_ad_t;
  * flags: 0. Returns TERN_OK with *out set; TERN_ERR_INVALID (unknown type,
  * empty set or unknown op bits, a bitwise op for float or double, bad
  * flags, out NULL); TERN_ERR_UNSUPPORTED (the job spans nodes and the
- * network provider lacks an op of the set: the message names it);
+ * network provider lacks an op of the set and TERN_OFI_ATOMICS=net, or
+ * no transport carries active messages to a peer: the message names it);
  * TERN_ERR_NOMEM (more than 1024 live domains); TERN_ERR_NOT_INIT. */
 TERN_API tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags,
                                       tern_ad_t *out);
@@ -118,8 +124,9 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
  * the error of an operation that failed (TERN_ERR_PEER). */
 /* The head of every domain, read by the inline path: cpu is
- * TERN_AD_CPU_LIVE_ while the domain is live and uses CPU atomics (every
- * peer mapped), 0 otherwise. Part of TERN_ABI_VERSION. */
+ * TERN_AD_CPU_LIVE_ while the domain is live and uses CPU atomics on
+ * every mapped peer (cpu and am domains; the inline path checks that the
+ * target is mapped), 0 otherwise. Part of TERN_ABI_VERSION. */
 typedef struct tern_ad_fast_ {
     uint32_t cpu;
     int32_t type;

@@ -45,6 +45,9 @@ enum {
     TN_AOP_COUNT
 };
 
+/* TERN_OFI_ATOMICS, in the order of its choices. */
+enum { TN_AMO_CFG_AUTO = 0, TN_AMO_CFG_NET = 1, TN_AMO_CFG_AM = 2 };
+
 #define TN_AOP_BIT(op) (1u << (op))
 /* Operations that return the old value. */
 #define TN_AOPS_FETCHING                                                           \

@@ -93,15 +93,18 @@
     X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
       "Largest network transfer issued as one operation; longer ones are "               \
       "split into fragments of this size. 0: the provider's maximum.")                   \
-    X(ofi_atomics, "TERN_OFI_ATOMICS", BOOL, "1", NULL, 0,                               \
-      "Let atomic domains use the provider's atomics where it carries out "              \
-      "every op of the domain's set (fi_query_atomic). 0: never (domains that "          \
-      "need the network take the active-message path; until it exists, their "           \
-      "creation fails).")                                                                \
+    X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", 0,                   \
+      "How atomic domains of a job that spans nodes run: auto uses the "                 \
+      "provider's atomics where it carries out every op of the domain's set "            \
+      "(fi_query_atomic) and active messages otherwise; net uses the "                   \
+      "provider's atomics only (a domain it cannot serve is refused); am "               \
+      "never uses them: active messages run every op at its target with "                \
+      "CPU atomics.")                                                                    \
     X(test_fault, "TERN_TEST_FAULT", STRING, "", NULL, 0,                                \
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \
-      "an error. Empty: no faults.")                                                     \
+      "an error, noamo:OP makes the provider's atomics lack operation OP "               \
+      "(an op name such as fmult) for every type. Empty: no faults.")                    \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

@@ -11,4 +11,8 @@
  * programs, not dlopen'ed; a few bytes of static TLS). */
 #define TN_TLS_FAST __attribute__((tls_model("initial-exec")))
 
+/* For the few small functions of a fast path that GCC would keep out of
+ * line (their callers are measured with callgrind: scripts/am-cost.sh). */
+#define TN_ALWAYS_INLINE inline __attribute__((always_inline))
+
 #endif

@@ -23,7 +23,7 @@ typedef struct deferred {
     _Alignas(8) char msg[];
 } deferred_t;
 static deferred_t *defer_head, **defer_tail = &defer_head;
-static _Atomic long ndeferred;
+_Atomic long tn_am_ndeferred;
 static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int tern_am_register(int index, tern_am_handler_t fn, const char *name)
@@ -116,27 +116,29 @@ void tn_am_recv(void *arg, int src, void *buf, size_t n)
     tok.magic = 0; /* a token kept past its handler is refused */
 }
 
-int tn_am_defer(int rank, const void *msg, size_t n)
+int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size_t len)
 {
-    deferred_t *d = malloc(sizeof(*d) + n);
+    deferred_t *d = malloc(sizeof(*d) + hn + len);
     if (!d)
         return TERN_ERR_NOMEM;
     d->next = NULL;
     d->rank = rank;
-    d->n = n;
-    memcpy(d->msg, msg, n);
+    d->n = hn + len;
+    memcpy(d->msg, head, hn);
+    if (len)
+        memcpy(d->msg + hn, payload, len);
     pthread_mutex_lock(&defer_lock);
     *defer_tail = d;
     defer_tail = &d->next;
-    atomic_fetch_add(&ndeferred, 1);
+    atomic_fetch_add(&tn_am_ndeferred, 1);
     pthread_mutex_unlock(&defer_lock);
     return TERN_OK;
 }
 
 /* Sends what it can of the queued Replies, in order per list. */
-int tn_am_progress(void)
+int tn_am_progress_deferred(void)
 {
-    if (atomic_load_explicit(&ndeferred, memory_order_relaxed) == 0 || tn_am_in_handler)
+    if (tn_am_in_handler)
         return 0;
     if (pthread_mutex_trylock(&defer_lock) != 0)
         return 0;
@@ -156,7 +158,7 @@ int tn_am_progress(void)
         xp->ops.msg_commit(xp->x, &m, d->n);
         *pp = d->next;
         free(d);
-        atomic_fetch_sub(&ndeferred, 1);
+        atomic_fetch_sub(&tn_am_ndeferred, 1);
         sent++;
     }
     defer_tail = pp;
@@ -173,7 +175,7 @@ void tn_am_fini(void)
         free(d);
     }
     defer_tail = &defer_head;
-    atomic_store(&ndeferred, 0);
+    atomic_store(&tn_am_ndeferred, 0);
     pthread_mutex_unlock(&defer_lock);
     for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) { /* the client's; not Tern's */
         atomic_store(&tn_am_handlers[i].fn, NULL);

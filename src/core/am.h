@@ -89,8 +89,9 @@ extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
  * TERN_AM_MEDIUM_MAX); 0 when no transport carries messages to it. */
 size_t tn_am_medium_max(int rank);
 
-/* A Reply that found no room: a copy of the whole message, sent by later
- * progress (tn_am_progress). TERN_OK or TERN_ERR_NOMEM. */
-int tn_am_defer(int rank, const void *msg, size_t n);
+/* A Reply that found no room: a copy of the whole message (head, hn bytes,
+ * then payload, len bytes), sent by later progress (tn_am_progress).
+ * TERN_OK or TERN_ERR_NOMEM. */
+int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "core/atomic.h"
 
@@ -61,9 +62,29 @@ static tn_core_xport_t *net_xport(void)
     return NULL;
 }
 
+/* The active-message path for d: every peer that is not mapped must be
+ * reachable by messages. why_am says why the path was taken. */
+static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
+{
+    for (int r = 0; r < tn_core.size; r++)
+        if (!tn_core.fast[r].size && !tn_core.peers[r].msg)
+            return tn_core_fail(TERN_ERR_UNSUPPORTED, "tern_ad_create",
+                                "an atomic domain for %s {%s} needs the network (the job "
+                                "spans %d nodes): %s, and no transport carries active "
+                                "messages to rank %d either",
+                                tn_atype_name(d->type), set, tn_core.nnodes, why_am, r);
+    d->impl = TERN_AD_IMPL_AM;
+    snprintf(d->why, sizeof(d->why),
+             "am: the job spans %d nodes and %s; ops on this node's ranks run CPU "
+             "atomics in place, the others go as active messages whose handler runs "
+             "CPU atomics at the target, for %s {%s}",
+             tn_core.nnodes, why_am, tn_atype_name(d->type), set);
+    return TERN_OK;
+}
+
 /* The implementation for d (type and ops set), from facts every rank
- * shares: the number of nodes of the transports' grouping and the network
- * provider (the same on every rank). */
+ * shares: the number of nodes of the transports' grouping, the network
+ * provider and TERN_OFI_ATOMICS (the same on every rank). */
 static int choose(struct tern_ad_s *d)
 {
     char set[200];
@@ -80,6 +101,9 @@ static int choose(struct tern_ad_s *d)
     char line[160] = "";
     if (x)
         x->ops.summary(x->x, line, sizeof(line));
+    int mode = tn_cfg.ofi_atomics;
+    if (mode == TN_AMO_CFG_AM)
+        return choose_am(d, set, "TERN_OFI_ATOMICS=am asks for active messages");
     uint32_t missing = x ? d->ops & ~x->caps.atomics[d->type] : d->ops;
     if (!missing) {
         d->impl = TERN_AD_IMPL_NET;
@@ -91,16 +115,19 @@ static int choose(struct tern_ad_s *d)
                  tn_core.nnodes, tn_atype_name(d->type), set, line);
         return TERN_OK;
     }
-    char miss[256];
+    char miss[256], why[420];
     tn_aop_set_names(missing, miss, sizeof(miss));
+    snprintf(why, sizeof(why), "the network transport (%s) does not carry out %s on %s",
+             x ? line : "none", miss, tn_atype_name(d->type));
+    if (mode == TN_AMO_CFG_AUTO)
+        return choose_am(d, set, why);
     return tn_core_fail(TERN_ERR_UNSUPPORTED, "tern_ad_create",
                         "an atomic domain for %s {%s} needs the network (the job spans "
-                        "%d nodes), and the network transport (%s) does not carry out "
-                        "%s on %s; the active-message path that would serve this domain "
-                        "is not in this version: leave those operations out of the set, "
+                        "%d nodes), and %s; TERN_OFI_ATOMICS=net refuses the "
+                        "active-message path that would serve it: set "
+                        "TERN_OFI_ATOMICS=auto, leave those operations out of the set, "
                         "or choose another TERN_OFI_PROVIDER",
-                        tn_atype_name(d->type), set, tn_core.nnodes, x ? line : "none",
-                        miss, tn_atype_name(d->type));
+                        tn_atype_name(d->type), set, tn_core.nnodes, why);
 }
 
 /* Validates the arguments of tern_ad_create. */
@@ -147,7 +174,9 @@ tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad
             slot = &ad_pool[i];
     if (slot) {
         d.magic = TN_AD_LIVE;
-        d.fast.cpu = d.impl == TERN_AD_IMPL_CPU ? TERN_AD_CPU_LIVE_ : 0;
+        /* cpu and am domains run CPU atomics on every mapped peer: the
+         * inline path may serve those (it checks the mapping). */
+        d.fast.cpu = d.impl != TERN_AD_IMPL_NET ? TERN_AD_CPU_LIVE_ : 0;
         d.fast.type = type;
         d.fast.ops = ops;
         *slot = d;

@@ -20,7 +20,10 @@ struct tern_ad_s {
     uint32_t ops;         /* mask of 1u << TN_AOP_* (== TERN_OP_* bits) */
     int impl;             /* TERN_AD_IMPL_* */
     tn_core_xport_t *net; /* TERN_AD_IMPL_NET: the transport for every target */
-    char why[640];        /* the choice, for tern_ad_info and TERN_VERBOSE */
+    /* TERN_AD_IMPL_CPU and _AM: mapped peers run CPU atomics in place (the
+     * inline path's fast.cpu is set); _AM sends the others' ops as
+     * active messages that run CPU atomics at the target. */
+    char why[640]; /* the choice, for tern_ad_info and TERN_VERBOSE */
 };
 
 /* The domain ad stands for, or NULL after logging TERN_ERR_INVALID for
@@ -28,5 +31,15 @@ struct tern_ad_s {
 struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call);
 /* The same without a message (NULL when ad is not live). */
 struct tern_ad_s *tn_ad_get_quiet(tern_ad_t ad);
+
+/* The active-message path (core/atomic_am.c). init registers its
+ * handlers (tern_init, on every rank of a job that spans nodes); start
+ * sends op to its (unmapped) target with one part counted in c, which the
+ * Reply ends after storing the old value in op->result (when not NULL);
+ * TERN_ERR_AGAIN under TERN_FLAG_IMMEDIATE, nothing counted then. */
+void tn_ad_am_init(void);
+/* Accumulate's handlers (core/acc.c), registered with the above. */
+void tn_acc_am_init(void);
+int tn_ad_am_start(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags);
 
 #endif

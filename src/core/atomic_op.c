@@ -1,6 +1,7 @@
 /* The operations of atomic domains: checks, then CPU atomics in place for
- * a domain on mapped peers, or the network transport's amo op, with the
- * completion forms of every family (blocking, event, nbi). */
+ * mapped peers (cpu and am domains), the network transport's amo op (net)
+ * or an active message (am, unmapped peers), with the completion forms of
+ * every family (blocking, event, nbi). */
 #include <string.h>
 
 #include "base/compiler.h"
@@ -82,11 +83,14 @@ static inline int args_ok(const struct tern_ad_s *d, int type, int rank, void *a
     return a >= base && a - base <= tn_core.peers[rank].seg.size - size;
 }
 
-/* Starts op through the domain's network transport with one part counted
- * in rc; takes it back if nothing started. */
-static int start(const struct tern_ad_s *d, const tn_amo_t *op, tn_comp_t *rc,
-                 unsigned flags)
+/* Starts op through the domain's network transport, or as an active
+ * message, with one part counted in rc; takes it back if nothing
+ * started. */
+static int start(const char *call, const struct tern_ad_s *d, const tn_amo_t *op,
+                 tn_comp_t *rc, unsigned flags)
 {
+    if (d->impl == TERN_AD_IMPL_AM)
+        return tn_ad_am_start(call, op, rc, flags);
     tn_xport_done_t done = {NULL, rc};
     tn_comp_add(rc, 1);
     int st = d->net->ops.amo(d->net->x, op, &done, flags);
@@ -102,14 +106,14 @@ static TN_NOINLINE int op_failed(const char *call, const tn_amo_t *op, int st)
                         tn_aop_name(op->op), op->rank, op->remote);
 }
 
-/* The network forms: blocking on a completion object of this frame, an
- * event, or the context's nbi count. */
-static int run_net(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx, int mode,
-                   const tn_amo_t *op, tern_event_t *ev, unsigned flags)
+/* The network and active-message forms: blocking on a completion object
+ * of this frame, an event, or the context's nbi count. */
+static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx,
+                      int mode, const tn_amo_t *op, tern_event_t *ev, unsigned flags)
 {
     if (mode == TERN_AD_NBI_) {
         struct tern_ctx_s *c = tn_ctx_get(ctx, call);
-        return c ? start(d, op, &c->rc, flags) : TERN_ERR_INVALID;
+        return c ? start(call, d, op, &c->rc, flags) : TERN_ERR_INVALID;
     }
     if (mode == TERN_AD_NB_ && ev) {
         tern_event_t e;
@@ -117,7 +121,7 @@ static int run_net(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx, 
         if (!rc)
             return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
         tn_comp_add(rc, -1); /* start counts its own part */
-        int st = start(d, op, rc, flags);
+        int st = start(call, d, op, rc, flags);
         if (st != TERN_OK) {
             tn_event_drop(e);
             return st;
@@ -127,10 +131,10 @@ static int run_net(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx, 
     }
     tn_comp_t c;
     tn_comp_init(&c, 0);
-    int st = start(d, op, &c, flags);
+    int st = start(call, d, op, &c, flags);
     if (st == TERN_OK)
         st = tn_comp_wait(&c);
-    return st == TERN_OK ? TERN_OK : op_failed(call, op, st);
+    return st == TERN_OK || st == TERN_ERR_AGAIN ? st : op_failed(call, op, st);
 }
 
 tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int rank,
@@ -151,8 +155,10 @@ tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int 
     tn_amo_t o = {.rank = rank, .type = type, .op = __builtin_ctz(op), .remote = addr};
     memcpy(&o.a1, a1, size);
     memcpy(&o.a2, a2, size);
-    if (tn_likely(d->impl == TERN_AD_IMPL_CPU)) {
-        /* Every peer is mapped (one node): the word is reachable here. */
+    if (tn_likely(d->impl != TERN_AD_IMPL_NET && tn_core.fast[rank].size)) {
+        /* A mapped peer (every peer of a cpu domain, this node's of an am
+         * one): CPU atomics in place, atomic with respect to those the am
+         * path's handler runs at the target. */
         tn_aval_t old;
         intptr_t delta = tn_core.fast[rank].delta;
         tn_amo_cpu(type, o.op, (char *)addr + delta, &o.a1, &o.a2, &old);
@@ -164,5 +170,5 @@ tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int 
     }
     o.result = (op & TN_AOPS_FETCHING) ? result : NULL;
     tn_trace("%s(rank %d, %p, %s)", call, rank, addr, tn_aop_name(o.op));
-    return run_net(call, d, ctx, mode, &o, ev, flags);
+    return run_remote(call, d, ctx, mode, &o, ev, flags);
 }

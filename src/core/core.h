@@ -78,6 +78,7 @@ typedef struct tn_core {
     tn_heap_t heap;       /* tern_alloc/tern_alloc_sym space */
     pthread_mutex_t lock; /* barrier, allocation, boot calls */
     tern_startup_report_t report;
+    size_t init_growth; /* RssAnon growth across tern_init (memory report) */
 } tn_core_t;
 
 extern tn_core_t tn_core;
@@ -132,6 +133,10 @@ static inline int tn_cmp_u64(uint64_t v, int cmp, uint64_t value)
 /* Checks rank and [addr, addr+n) against rank's segment; logs and returns
  * the error naming rank, address and the segment's range (core/rma.c). */
 int tn_core_check_remote(const char *call, int rank, const void *addr, size_t n);
+/* Starts d through its peer's transport with one part counted in each
+ * non-NULL object of done (core/rma.c); on an error nothing started and
+ * the parts are taken back. */
+int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags);
 /* Runs d through its peer's transport and waits for remote completion
  * (core/rma.c); the error, logged with call, when it fails. */
 int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
@@ -147,7 +152,15 @@ static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
  * replies queued for later, state freed at finalize; the thread's handler
  * depth (a handler must not wait: TN_NOT_IN_HANDLER refuses). */
 void tn_am_recv(void *arg, int src, void *buf, size_t n);
-int tn_am_progress(void);
+int tn_am_progress_deferred(void);
+extern _Atomic long tn_am_ndeferred; /* Replies queued for lack of room */
+/* Sends what it can of the queued Replies; nothing to do is one load. */
+static inline int tn_am_progress(void)
+{
+    return atomic_load_explicit(&tn_am_ndeferred, memory_order_relaxed)
+               ? tn_am_progress_deferred()
+               : 0;
+}
 void tn_am_fini(void);
 extern TN_TLS_FAST _Thread_local int tn_am_in_handler;
 #define TN_NOT_IN_HANDLER(call)                                                  \
@@ -165,6 +178,9 @@ int tn_core_progress(void);
  * transport needs polling; stop is a no-op without one. */
 int tn_core_progress_start(void);
 void tn_core_progress_stop(void);
+
+/* The memory report's line (core/memory.c), for the start-up report. */
+void tn_core_memory_log(void);
 
 /* Node map: fills node, nnodes, local_* and peers[].node/local_index from
  * every rank's node key. */

@@ -8,10 +8,12 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/stats.h"
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
+#include "core/atomic.h"
 #include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
@@ -153,6 +155,7 @@ static void report(double t_begin, double t_boot_end, double t_map)
         tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
         tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
                 seg);
+        tn_core_memory_log();
     }
 }
 
@@ -174,6 +177,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "thread level %d is not one of TERN_THREAD_*", thread_level);
     double t0 = tn_time_s();
+    size_t rss0 = tn_mem_rss_anon();
     /* Parse and validate, as tern-info -c does. A rank whose configuration
      * fails still joins the job, so that all ranks agree on the failure
      * instead of waiting for it. */
@@ -227,6 +231,14 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
+    /* Tern's own active-message handlers, before the barrier below lets
+     * any peer send. Only a job that spans nodes sends to them (a node's
+     * ranks reach each other's memory directly); registering makes every
+     * wait drive progress, which one node does not need. */
+    if (tn_core.nnodes > 1) {
+        tn_ad_am_init();
+        tn_acc_am_init();
+    }
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)
@@ -239,6 +251,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    tn_core.init_growth = tn_mem_growth(rss0);
     report(t0, t_boot, t_map);
     return TERN_OK;
 

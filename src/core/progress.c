@@ -18,7 +18,8 @@ int tn_core_progress(void)
         return 0;
     int done = 0;
     for (int i = 0; i < tn_core.nxports; i++)
-        done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
+        if (tn_core.xports[i].ops.poll != tn_xport_no_poll) /* self: nothing to poll */
+            done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
     if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
         tn_coll_progress(); /* non-blocking barriers */
     return done + tn_am_progress();

@@ -75,7 +75,7 @@ static const struct {
 
 /* Starts d through its peer's transport, with one part counted in each
  * object of done; takes the parts back if nothing started. */
-static int start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
+int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
 {
     tn_core_xport_t *x = tn_core.peers[d->rank].xport; /* init chose one */
     if (done->lc)
@@ -100,7 +100,7 @@ int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags)
     tn_comp_t c;
     tn_comp_init(&c, 0);
     tn_xport_done_t done = {NULL, &c};
-    int rc = start(d, &done, flags);
+    int rc = tn_core_rma_start(d, &done, flags);
     if (rc != TERN_OK)
         return rc;
     rc = tn_comp_wait(&c);
@@ -138,7 +138,7 @@ static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
         tn_comp_add(lc, -1);
     tn_comp_add(rc, -1);
     tn_xport_done_t done = {lc, rc};
-    int st = start(d, &done, flags);
+    int st = tn_core_rma_start(d, &done, flags);
     if (st != TERN_OK) {
         if (lc)
             tn_event_drop(l);
@@ -184,7 +184,7 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
     default: {
         tn_xport_done_t done = {d.kind == TN_RMA_PUT ? &c->lc : NULL, &c->rc};
-        return start(&d, &done, flags);
+        return tn_core_rma_start(&d, &done, flags);
     }
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/core.h"
@@ -36,6 +37,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .summary = tn_xport_no_summary,
         .copy_info = tn_xport_no_copy_info,
         .amo = tn_xport_no_amo,
+        .msg_send = tn_xport_msg_send_prepared,
+        .mem = tn_xport_no_mem,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -53,6 +56,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(summary);
     TN_FILL(copy_info);
     TN_FILL(amo);
+    TN_FILL(msg_send);
+    TN_FILL(mem);
 #undef TN_FILL
     return TERN_OK;
 }
@@ -231,6 +236,7 @@ int tn_core_xports_init(void)
         .segs = all,
         .map = tn_core.seg.map,
         .map_size = tn_core.seg.map_size,
+        .threads = tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_cfg.progress_thread,
     };
     rc = create_all(&job);
     if (rc != TERN_OK)

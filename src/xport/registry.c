@@ -2,6 +2,7 @@
  * operations a transport does not have. */
 #include "xport/registry.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +95,23 @@ int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
     return TERN_ERR_UNSUPPORTED;
 }
 
+int tn_xport_msg_send_prepared(tn_xport_t *x, int rank, const void *head, size_t hn,
+                               const void *payload, size_t len, unsigned flags)
+{
+    const tn_xport_ops_t *o = x->ops; /* the transport's own table */
+    if (o->size < offsetof(tn_xport_ops_t, msg_commit) + sizeof(o->msg_commit) ||
+        !o->msg_prepare || !o->msg_commit)
+        return TERN_ERR_UNSUPPORTED;
+    tn_xport_msg_t m;
+    int rc = o->msg_prepare(x, rank, hn + len, flags, &m);
+    if (rc != TERN_OK)
+        return rc;
+    memcpy(m.buf, head, hn);
+    if (len)
+        memcpy((char *)m.buf + hn, payload, len);
+    return o->msg_commit(x, &m, hn + len);
+}
+
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", x->ops->name);
@@ -110,4 +128,9 @@ int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *do
 {
     (void)x, (void)op, (void)done, (void)flags;
     return TERN_ERR_UNSUPPORTED;
+}
+
+void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
+{
+    (void)x, (void)t, (void)provider;
 }

@@ -35,6 +35,9 @@ typedef struct tn_xport_job {
     size_t map_size;
     size_t ctrl_off; /* where this transport's claim (ctrl_bytes) starts in
                         every node-local rank's control area */
+    int threads;     /* several threads of this process may call the
+                        transport at once (TERN_THREAD_MULTIPLE or the
+                        progress thread): 0 lets it skip its own locks */
 } tn_xport_job_t;
 
 typedef struct tn_xport_entry {

@@ -20,6 +20,7 @@
 
 #include "base/amo.h"
 #include "base/comp.h"
+#include "base/mem.h"
 
 typedef struct tn_xport tn_xport_t;
 
@@ -182,6 +183,18 @@ typedef struct tn_xport_ops {
      * (core never mixes mechanisms on one atomic domain). */
     int (*amo)(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
                unsigned flags);
+    /* A whole message in one call (TN_XCAP_MSG): head (hn bytes, a multiple
+     * of 8) then payload (len bytes), with msg_prepare's flags and
+     * results; both buffers are free on return. What small active messages
+     * use, so that the path is one call; the default (a transport that
+     * leaves it NULL) is msg_prepare, two copies, msg_commit. */
+    int (*msg_send)(tn_xport_t *x, int rank, const void *head, size_t hn,
+                    const void *payload, size_t len, unsigned flags);
+    /* Memory accounting: adds the transport's own allocations to t (by
+     * what their sizes grow with) and, for a transport over a network
+     * provider, the provider's private memory as measured when it was
+     * opened to *provider. */
+    void (*mem)(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -203,9 +216,12 @@ int tn_xport_no_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_xport_no_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
                             tn_xport_msg_t *m);
 int tn_xport_no_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+int tn_xport_msg_send_prepared(tn_xport_t *x, int rank, const void *head, size_t hn,
+                               const void *payload, size_t len, unsigned flags);
 void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
 int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
                     unsigned flags);
+void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider); /* nothing */
 
 #endif

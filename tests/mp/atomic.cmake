@@ -1,5 +1,20 @@
 # Remote atomics: atomic domains, every op and type, contention, bad input.
 tern_mp_test(NAME atomic SOURCES atomic.c RANKS 1 2 4 8)
+# The same through the active-message path (forced), and contention with
+# fetched values checked, by ranks and by threads of ranks.
+tern_mp_test(NAME atomic_am SOURCES atomic.c RANKS 2 4 8 ENV TERN_OFI_ATOMICS=am)
+tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8)
+tern_mp_test(NAME atomic_contend_am SOURCES atomic_contend.c RANKS 2 4 8
+  ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
+tern_mp_test(NAME atomic_contend_mt SOURCES atomic_contend.c RANKS 2 4 ARGS 4
+  ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
 tern_mp_test(NAME atomic_bad SOURCES atomic_bad.c RANKS 1 2)
-tern_mp_test(NAME atomic_unsup SOURCES atomic_unsup.c RANKS 1 2 ENV TERN_OFI_ATOMICS=0)
+tern_mp_test(NAME atomic_bad_am SOURCES atomic_bad.c RANKS 2 ENV TERN_OFI_ATOMICS=am)
+# The provider lacking an op (fmult): the am fallback, and the refusal
+# under TERN_OFI_ATOMICS=net.
+tern_mp_test(NAME atomic_unsup SOURCES atomic_unsup.c RANKS 1 2
+  ENV TERN_OFI_ATOMICS=net TERN_TEST_FAULT=noamo:fmult)
+tern_mp_test(NAME atomic_fallback SOURCES atomic_unsup.c RANKS 1 2 4
+  ENV TERN_TEST_FAULT=noamo:fmult)
 tern_mp_test(NAME signal SOURCES signal.c RANKS 1 2 4 8)
+tern_mp_test(NAME signal_am SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=am)

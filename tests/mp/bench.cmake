@@ -32,8 +32,13 @@ _tern_bench_mp(put_rate 2 --iters 1000)
 _tern_bench_mp(summary 5 --iters 4)
 _tern_bench_mp(am_lat 5 --sizes 8:64 --iters 50)
 _tern_bench_mp(am_rate 2 --iters 200)
+_tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
+_tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
+_tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
+_tern_bench_mp(gups 1 --iters 2000)
 _tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
+_tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -62,7 +67,11 @@ _tern_bench_bounded(put_bw --sizes 4K,64M)
 _tern_bench_bounded(summary)
 _tern_bench_bounded(am_lat --sizes 8,8K)
 _tern_bench_bounded(am_rate)
+_tern_bench_bounded(am_bw --sizes 256,1M)
+_tern_bench_bounded(am_sched --iters 12)
 _tern_bench_bounded(amo)
+_tern_bench_bounded(acc --sizes 8,4M)
+_tern_bench_bounded(gups)
 _tern_bench_bounded(coll --sizes 8,1M)
 
 # tern-bench-mpi coll under mpirun (its rows against MPI's collectives).
@@ -73,6 +82,7 @@ if(TARGET tern-bench-mpi)
   set_tests_properties(mp.bench_coll_mpi.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
     LABELS "mp;bench;shm")
 endif()
+_tern_bench_bounded(vis --sizes 64,64K)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --

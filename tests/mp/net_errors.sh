@@ -25,6 +25,14 @@ out=$(TERN_SHM=off TERN_OFI_DOMAIN=lo TERN_VERBOSE=1 timeout 30 "$ternrun" -n 2 
 echo "$out" | grep -q "ofi: provider .*, domain lo," || fail "domain lo not the one opened: $out"
 echo "ok: $(echo "$out" | grep -m1 'ofi: provider')"
 
+# A test fault naming no atomic op is refused with the forms it takes.
+out=$(TERN_SHM=off TERN_TEST_FAULT=noamo:fmul timeout 30 "$ternrun" -n 2 "$hello" 2>&1); rc=$?
+[ $rc -eq 124 ] && fail "bad noamo: job hung"
+[ $rc -eq 0 ] && fail "bad noamo: job succeeded: $out"
+echo "$out" | grep -q "TERN_TEST_FAULT='noamo:fmul' is not .*noamo:OP" \
+  || fail "bad noamo: no clear message: $out"
+echo "ok: $(echo "$out" | grep -m1 noamo)"
+
 # A rank killed while the other is in the middle of put/flag exchanges
 # over the network: the job ends within seconds and names it.
 start=$(date +%s)

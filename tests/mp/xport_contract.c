@@ -410,7 +410,8 @@ int main(int argc, char **argv)
                           .local_rank = tn_core.local_rank,
                           .segs = segs,
                           .map = seg.map,
-                          .map_size = seg.map_size};
+                          .map_size = seg.map_size,
+                          .threads = 1}; /* two threads poll (phase_threads) */
 
     /* Created from the registry by core's rule (the same on every rank). */
     unsigned present = TN_REACH_SELF | (tn_core.nnodes > 1 ? TN_REACH_NET : 0) |

@@ -41,6 +41,8 @@ int main(void)
           out.msg_commit == tn_xport_no_msg_commit);
     CHECK(out.query == tn_xport_no_query && out.summary == tn_xport_no_summary);
     CHECK(out.copy_info == tn_xport_no_copy_info && out.amo == tn_xport_no_amo);
+    CHECK(out.msg_send == tn_xport_msg_send_prepared);
+    CHECK(out.mem == tn_xport_no_mem);
 
     /* A full table with holes. */
     tn_xport_ops_t holes = {.size = sizeof(tn_xport_ops_t),

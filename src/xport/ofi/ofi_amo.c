@@ -57,6 +57,8 @@ void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT])
             if (rc == 0 && attr.count >= 1)
                 out[t] |= TN_AOP_BIT(op);
         }
+    for (int t = 0; t < TN_ATYPE_COUNT; t++)
+        out[t] &= ~o->fault.amo_hidden; /* TERN_TEST_FAULT=noamo:OP */
     tn_debug("ofi atomics: i32 0x%x u32 0x%x i64 0x%x u64 0x%x float 0x%x double 0x%x",
              out[0], out[1], out[2], out[3], out[4], out[5]);
 }
@@ -200,7 +202,7 @@ void tn_ofi_amo_describe(FILE *out, struct fi_info *info, int enabled)
     uint32_t caps[TN_ATYPE_COUNT];
     tn_ofi_amo_caps(&o, caps);
     fprintf(out, "  atomics   what fi_query_atomic confirms%s:\n",
-            enabled ? "" : " (TERN_OFI_ATOMICS=0: none used)");
+            enabled ? "" : " (TERN_OFI_ATOMICS=am: none used)");
     for (int t = 0; t < TN_ATYPE_COUNT; t++) {
         uint32_t all = t >= TN_ATYPE_FLOAT ? TN_AOPS_ALL & ~TN_AOPS_BITWISE : TN_AOPS_ALL;
         char miss[200];

@@ -20,13 +20,12 @@ typedef struct tn_shm {
                              own address space (data_base - ctrl_size) */
     int copy_setup;       /* tn_shm_copy_setup done: teardown at destroy */
     /* messages (shm_msg.c) */
-    size_t ring_off;        /* queues in every local rank's control area */
-    size_t ring_bytes;      /* of one queue */
-    size_t msg_max;         /* largest message */
-    _Atomic int *send_lock; /* [nlocal] this process's turn at a queue out */
-    _Atomic int *recv_lock; /* [nlocal] this process's turn at a queue in */
-    uint64_t *send_tail;    /* [nlocal] where this rank's next record goes */
-    uint64_t *head_seen;    /* [nlocal] the receiver's head when last read */
+    size_t ring_off;               /* queues in every local rank's control area */
+    size_t ring_bytes;             /* of one queue */
+    size_t msg_max;                /* largest message */
+    int threads;                   /* job->threads: queue turns are taken */
+    struct tn_shm_queue *out, *in; /* [nlocal] this process's side of the
+                                      queue to / from each local rank */
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
 } tn_shm_t;
@@ -38,12 +37,16 @@ int tn_shm_local_index(const tn_shm_t *s, int rank);
  * of one queue and the largest message it takes (also for tern-info). */
 size_t tn_shm_queue_bytes(void);
 size_t tn_shm_queue_msg_max(size_t ring);
+/* Private bytes per local rank for its two queues (to it and from it). */
+size_t tn_shm_queue_private_bytes(void);
 int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job);
 void tn_shm_msg_teardown(tn_shm_t *s);
 int tn_shm_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_shm_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
                        tn_xport_msg_t *m);
 int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+int tn_shm_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
+                    const void *payload, size_t len, unsigned flags);
 int tn_shm_poll(tn_xport_t *x);
 
 #endif

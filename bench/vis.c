@@ -1,0 +1,258 @@
+/* vis: flood bandwidth of non-contiguous puts, as GASNet-EX's testvisperf
+ * measures it: 8-byte elements spread at 25% density in the target (8
+ * bytes of payload, 24 skipped) from a packed local buffer, the payload of
+ * one operation from 16 B up. The same data motion is described as 1-d,
+ * 3-d, 8-d and 32-d strided metadata, as an indexed list, and as a loop of
+ * contiguous 8-byte puts. Windows of nbi operations closed by
+ * tern_nbi_sync(TERN_SYNC_REMOTE). Baseline, same run: to a mapped peer a
+ * hand-written copy loop over the same elements through tern_ptr (for
+ * indexed, over the same address lists); to a network peer a loop of
+ * tern_put_nbi of the same pieces. */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tern.h>
+
+#define VIS_BUDGET  (16u << 20) /* payload bytes per trial */
+#define VIS_ELEM    8
+#define VIS_STRIDE  32 /* 25% density */
+#define VIS_MAXELEM ((size_t)1 << 20)
+
+enum { OP_S1, OP_S3, OP_S8, OP_S32, OP_INDEXED, OP_LOOP, NOPS };
+static const char *const op_names[NOPS] = {"strided_1d",  "strided_3d", "strided_8d",
+                                           "strided_32d", "indexed",    "put_loop"};
+
+typedef struct vis_ctx {
+    int peer, op, window;
+    char *remote, *mapped, *local;
+    size_t k; /* elements per operation */
+    size_t levels, count[TERN_VIS_MAX_DIMS];
+    ptrdiff_t ss[TERN_VIS_MAX_DIMS], ds[TERN_VIS_MAX_DIMS];
+    void **dl, **ml; /* indexed: remote addresses, and as mapped here */
+    const void **sl;
+    int rc;
+} vis_ctx_t;
+
+/* k elements (a power of two) described in levels dimensions: the element
+ * index split into factors, the strides following on both sides. */
+static void describe(vis_ctx_t *c, size_t levels)
+{
+    size_t left = c->k, se = VIS_ELEM, de = VIS_STRIDE;
+    c->levels = levels;
+    for (size_t d = 0; d < levels; d++) {
+        /* factors of 2 spread over the dimensions; the last takes the rest */
+        size_t f = d + 1 == levels ? left : left % 2 == 0 ? 2 : 1;
+        if (levels <= 8 && d + 1 < levels) /* fewer levels: larger factors */
+            for (f = 1; f * f * 2 <= left && f < 64 && left % (f * 2) == 0; f *= 2)
+                ;
+        c->count[d] = f;
+        c->ss[d] = (ptrdiff_t)se;
+        c->ds[d] = (ptrdiff_t)de;
+        se *= f;
+        de *= f;
+        left /= f;
+    }
+}
+
+static int one_op(vis_ctx_t *c)
+{
+    switch (c->op) {
+    case OP_INDEXED:
+        return tern_put_indexed_nbi(c->peer, c->k, c->dl, VIS_ELEM, c->k, c->sl, VIS_ELEM,
+                                    0);
+    case OP_LOOP: {
+        int rc = 0;
+        for (size_t j = 0; j < c->k; j++)
+            rc |= tern_put_nbi(c->peer, c->remote + j * VIS_STRIDE,
+                               c->local + j * VIS_ELEM, VIS_ELEM, 0);
+        return rc;
+    }
+    default:
+        return tern_put_strided_nbi(c->peer, c->remote, c->ds, c->local, c->ss, VIS_ELEM,
+                                    c->count, c->levels, 0);
+    }
+}
+
+/* One timed "op" is one VIS operation; every window of them, and the
+ * last, ends with a sync, so that a row of huge operations can run few. */
+static uint64_t vis_tern(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    int rc = 0;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        rc |= one_op(c);
+        TB_COMPILER_BARRIER();
+        if ((i + 1) % c->window == 0 || i + 1 == ops)
+            rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
+    }
+    uint64_t ns = tb_now_ns() - t0;
+    c->rc |= rc;
+    return ns;
+}
+
+/* The hand-written loop a program would write with tern_ptr. */
+static uint64_t vis_raw_copy(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    char *dst = c->mapped;
+    const char *src = c->local;
+    size_t k = c->k;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        for (size_t j = 0; j < k; j++)
+            memcpy(dst + j * VIS_STRIDE, src + j * VIS_ELEM, VIS_ELEM);
+        TB_COMPILER_BARRIER();
+    }
+    return tb_now_ns() - t0;
+}
+
+/* Indexed to a mapped peer: the copy loop a program holding the same
+ * address lists would write (lists translated through tern_ptr once). */
+static uint64_t vis_raw_lists(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    void **ml = c->ml;
+    const void **sl = c->sl;
+    size_t k = c->k;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        for (size_t j = 0; j < k; j++)
+            memcpy(ml[j], sl[j], VIS_ELEM);
+        TB_COMPILER_BARRIER();
+    }
+    return tb_now_ns() - t0;
+}
+
+/* Network peers: the same pieces as contiguous nbi puts. */
+static uint64_t vis_raw_loop(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    int op = c->op;
+    c->op = OP_LOOP;
+    uint64_t ns = vis_tern(ctx, ops);
+    c->op = op;
+    return ns;
+}
+
+static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
+                    size_t payload, tb_row_t *row)
+{
+    static char *local;
+    static void **dl, **ml;
+    static const void **sl;
+    if (!local) {
+        local = tb_alloc_local(VIS_MAXELEM * VIS_ELEM);
+        dl = malloc(VIS_MAXELEM * sizeof(*dl));
+        ml = malloc(VIS_MAXELEM * sizeof(*ml));
+        sl = malloc(VIS_MAXELEM * sizeof(*sl));
+        if (!dl || !ml || !sl)
+            tb_die("no memory for the address lists");
+        for (size_t j = 0; j < VIS_MAXELEM * VIS_ELEM; j++)
+            local[j] = (char)j;
+    }
+    vis_ctx_t c = {.peer = job->peer,
+                   .op = op,
+                   .remote = tern_sym_addr(job->peer, sym),
+                   .local = local,
+                   .k = payload / VIS_ELEM,
+                   .dl = dl,
+                   .ml = ml,
+                   .sl = sl};
+    if (!c.remote)
+        tb_die("tern_sym_addr(%d) returned NULL", job->peer);
+    if (c.k < 1 || c.k > VIS_MAXELEM)
+        tb_die("vis: payload %zu is not in [%d, %zu]", payload, VIS_ELEM,
+               VIS_MAXELEM * VIS_ELEM);
+    c.mapped = tern_ptr(job->peer, c.remote);
+    static const size_t levels[] = {[OP_S1] = 1, [OP_S3] = 3, [OP_S8] = 8, [OP_S32] = 32};
+    if (op <= OP_S32)
+        describe(&c, levels[op]);
+    if (op == OP_INDEXED)
+        for (size_t j = 0; j < c.k; j++) {
+            dl[j] = c.remote + j * VIS_STRIDE;
+            ml[j] = c.mapped ? c.mapped + j * VIS_STRIDE : NULL;
+            sl[j] = local + j * VIS_ELEM;
+        }
+    long ops = tb_ops_for(o, payload, VIS_BUDGET);
+    c.window = o->window;
+    tb_loop_fn raw = !c.mapped          ? vis_raw_loop
+                     : op == OP_INDEXED ? vis_raw_lists
+                                        : vis_raw_copy;
+    /* One operation first: over the network one of 64 KiB is tens of
+     * milliseconds, and the harness's calibration starts at 16. */
+    double one = (double)vis_tern(&c, 1) + (double)raw(&c, 1);
+    double fit = o->row_time * 1e9 / (o->warmup + o->trials) / (one > 1 ? one : 1);
+    if (fit < (double)ops)
+        ops = fit < 1 ? 1 : (long)fit;
+    ops = tb_ops_bounded(o, vis_tern, &c, ops, 2, 0);
+    tb_measure_pair(o, vis_tern, raw, &c, ops, TB_UNIT_MBPS, (double)payload, 0,
+                    &row->tern, &row->raw);
+    if (c.rc != TERN_OK)
+        tb_die("vis %s of %zu bytes with rank %d failed: %d (%s)", op_names[op], payload,
+               job->peer, c.rc, tern_strerror(c.rc));
+    row->bench = "vis";
+    row->op = op_names[op];
+    row->size = payload;
+    row->unit = TB_UNIT_MBPS;
+    row->ops = ops;
+}
+
+static void vis_defaults(tb_opts_t *o)
+{
+    o->iters = 1000000;
+    o->trials = 7;
+    o->warmup = 1;
+    o->window = 16;
+}
+
+static size_t vis_need(const tb_opts_t *o)
+{
+    return tb_sizes_max(o) / VIS_ELEM * VIS_STRIDE;
+}
+
+static int vis_run(tb_opts_t *o, tb_job_t *job)
+{
+    void *sym;
+    size_t need = vis_need(o);
+    TB_CHECK(tern_alloc_sym(need, &sym));
+    memset(sym, 0, need);
+    TB_CHECK(tern_barrier());
+    if (job->rank == 0) {
+        tb_note(o,
+                "8-byte elements at 25%% density in the target (8 B payload, 24 B "
+                "skipped) from a packed buffer; size = payload per operation; window "
+                "%d operations, then tern_nbi_sync(TERN_SYNC_REMOTE); MB/s of payload",
+                o->window);
+        tb_table_head(o, TB_UNIT_MBPS);
+    }
+    for (int i = 0; i < o->nsizes; i++) {
+        for (int op = 0; op < NOPS; op++) {
+            if (job->rank == 0) {
+                tb_row_t row;
+                vis_row(o, job, sym, op, o->sizes[i], &row);
+                tb_row_print(o, job, &row);
+            }
+            TB_CHECK(tern_barrier());
+        }
+    }
+    TB_CHECK(tern_free_sym(sym));
+    return 0;
+}
+
+const tb_bench_t tb_bench_vis = {
+    .name = "vis",
+    .help = "strided (1/3/8/32-d) and indexed put, 8 B at 25% density, vs copy loop",
+    .with_tern = 1,
+    .min_size = 16,
+    .max_size = 64u << 10,
+    .baseline = "mapped peer: hand-written copy loop of the same elements through "
+                "tern_ptr (indexed: over the same address lists, translated once); "
+                "network peer: loop of 8-byte tern_put_nbi of the same pieces",
+    .defaults = vis_defaults,
+    .segment_need = vis_need,
+    .run = vis_run,
+};

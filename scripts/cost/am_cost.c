@@ -1,0 +1,84 @@
+/* Instructions per active message on shared memory, counted by callgrind
+ * (repeatable on a noisy machine): a message to oneself goes through the
+ * same queue, send, poll and dispatch as one to a node peer, so each loop
+ * is the whole software path of one message. Run by scripts/am-cost.sh,
+ * which divides each loop's inclusive count by the iterations. */
+#include <stdio.h>
+#include <tern.h>
+
+#define ITERS 100000
+
+static volatile unsigned long handled;
+
+static void on_msg(tern_am_token_t t, void *b, size_t l, const tern_am_arg_t *a, int n)
+{
+    (void)t, (void)b, (void)l, (void)a, (void)n;
+    handled++;
+}
+
+static void on_request(tern_am_token_t t, void *b, size_t l, const tern_am_arg_t *a,
+                       int n)
+{
+    (void)b, (void)l, (void)n;
+    tern_am_reply_short(t, 3, a, 1, 0);
+}
+
+__attribute__((noinline)) void loop_poll_empty(void)
+{
+    for (int i = 0; i < ITERS; i++)
+        tern_poll();
+}
+
+/* A Short Request with one argument, polled until its handler ran. */
+__attribute__((noinline)) void loop_short(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_short(me, 1, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
+/* An 8-byte Medium Request with one argument. */
+__attribute__((noinline)) void loop_medium8(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    char p[8] = {0};
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_medium(me, 1, p, 8, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
+/* A Short Request answered by a Short Reply: two messages. */
+__attribute__((noinline)) void loop_round_trip(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_short(me, 2, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (tern_init(&argc, &argv, TERN_THREAD_SINGLE) != TERN_OK)
+        return 1;
+    int me = tern_rank();
+    if (tern_am_register(1, on_msg, "message") != TERN_OK ||
+        tern_am_register(2, on_request, "request") != TERN_OK ||
+        tern_am_register(3, on_msg, "reply") != TERN_OK)
+        return 1;
+    loop_poll_empty();
+    loop_short(me);
+    loop_medium8(me);
+    loop_round_trip(me);
+    printf("iterations %d, handled %lu\n", ITERS, handled);
+    return tern_finalize() == TERN_OK && handled == 3ul * ITERS ? 0 : 1;
+}

@@ -1,0 +1,555 @@
+/* Non-contiguous put and get (tern/vis.h): argument checks that name the
+ * bad argument, then execution: direct copy loops over the optimized
+ * description to mapped peers, one RMA per contiguous piece to network
+ * peers, completed together as the call's form asks. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/compiler.h"
+#include "base/log.h"
+#include "core/core.h"
+#include "core/event.h"
+#include "core/vis_opt.h"
+
+_Static_assert(TERN_VIS_MAX_DIMS == TN_VIS_MAXDIM, "one limit for the API and optimizer");
+
+enum { F_VECTOR = 0, F_INDEXED, F_STRIDED };
+
+static const char *const call_names[3][6] = {
+    {"tern_put_vector", "tern_get_vector", "tern_put_vector_nb", "tern_get_vector_nb",
+     "tern_put_vector_nbi", "tern_get_vector_nbi"},
+    {"tern_put_indexed", "tern_get_indexed", "tern_put_indexed_nb", "tern_get_indexed_nb",
+     "tern_put_indexed_nbi", "tern_get_indexed_nbi"},
+    {"tern_put_strided", "tern_get_strided", "tern_put_strided_nb", "tern_get_strided_nb",
+     "tern_put_strided_nbi", "tern_get_strided_nbi"},
+};
+
+/* TERN_RMA_*_ values: even puts, odd gets; blocking, _nb, _nbi in pairs. */
+static inline int op_is_get(int op)
+{
+    return op & 1;
+}
+enum { MODE_BLOCKING = 0, MODE_NB = 1, MODE_NBI = 2 };
+
+/* Checks shared by every form: init, op, flags, rank, context. */
+static int check_common(int form, int op, int rank, tern_ctx_t ctx, unsigned flags,
+                        const char **call, struct tern_ctx_s **c)
+{
+    if ((unsigned)op > TERN_RMA_GET_NBI_)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_vis_",
+                            "operation %d is not a TERN_RMA_* value", op);
+    *call = call_names[form][op];
+    TN_CHECK_INIT(*call);
+    if (flags & ~TERN_FLAGS_KNOWN_)
+        return tn_core_fail(TERN_ERR_INVALID, *call,
+                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
+                            flags & ~TERN_FLAGS_KNOWN_);
+    if (rank < 0 || rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, *call, "rank %d is not in [0, %d)", rank,
+                            tn_core.size);
+    *c = tn_ctx_get(ctx, *call);
+    return *c ? TERN_OK : TERN_ERR_INVALID;
+}
+
+/* [a, a+n) inside rank's segment (as rank sees it); what names the piece
+ * for the message ("dstlist[3]", "the strided destination"). */
+static TN_NOINLINE int range_fail(const char *call, int rank, const char *what,
+                                  uintptr_t a, size_t n)
+{
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    if (a + n < a)
+        return tn_core_fail(TERN_ERR_OVERFLOW, call, "%s: %p + %zu bytes wraps around",
+                            what, (void *)a, n);
+    return tn_core_fail(TERN_ERR_RANGE, call,
+                        "%s [%p, %p) is outside the segment of rank %d [%p, %p) (%zu "
+                        "bytes); nothing was transferred",
+                        what, (void *)a, (void *)(a + n), rank, (void *)base,
+                        (void *)(base + size), size);
+}
+
+static inline int in_segment(int rank, uintptr_t a, size_t n)
+{
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    return a >= base && a - base <= size && n <= size - (a - base);
+}
+
+/* ---- network execution: one RMA per piece ------------------------------ */
+
+typedef struct issue {
+    int kind, rank;
+    tn_xport_done_t done;
+    unsigned flags; /* IMMEDIATE for the first piece only */
+    size_t started;
+    int err;
+} issue_t;
+
+static int issue_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    issue_t *is = arg;
+    tn_rma_t d = {is->kind, is->rank, is->kind == TN_RMA_PUT ? (void *)src : dst,
+                  is->kind == TN_RMA_PUT ? dst : (void *)src, n};
+    int rc = tn_core_rma_start(&d, &is->done, is->flags);
+    if (rc != TERN_OK) {
+        is->err = rc;
+        return 1;
+    }
+    is->started++;
+    /* As a contiguous transfer's fragments: only the first may refuse. */
+    is->flags &= ~TERN_FLAG_IMMEDIATE;
+    return 0;
+}
+
+/* Runs every piece of a transfer through walk(spec, issue_piece, ..) with
+ * the completion the form asks: a stack object waited for (blocking, and
+ * _nb without a remote event), events, or the context's nbi objects. Each
+ * object holds one extra part while pieces are issued, so that it cannot
+ * complete before the last piece is counted. */
+typedef int (*walk_fn)(const void *spec, tn_vis_piece_fn fn, void *arg);
+
+static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank, walk_fn walk,
+                   const void *spec, tern_event_t *lc_ev, tern_event_t *rc_ev,
+                   unsigned flags)
+{
+    int get = op_is_get(op), mode = op / 2;
+    if (mode == MODE_NB && !rc_ev)
+        mode = MODE_BLOCKING;
+    if (mode == MODE_BLOCKING)
+        TN_NOT_IN_HANDLER(call);
+    tn_comp_t stack, *lc = NULL, *rc = NULL;
+    tern_event_t l = TERN_EVENT_DONE, r = TERN_EVENT_DONE;
+    switch (mode) {
+    case MODE_BLOCKING:
+        tn_comp_init(&stack, 1);
+        rc = &stack;
+        break;
+    case MODE_NB:
+        rc = tn_event_new(&r);
+        if (rc && lc_ev && !get && !(lc = tn_event_new(&l))) {
+            tn_event_drop(r);
+            rc = NULL;
+        }
+        if (!rc)
+            return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
+        break;
+    default:
+        lc = get ? NULL : &c->lc;
+        rc = &c->rc;
+        if (lc)
+            tn_comp_add(lc, 1);
+        tn_comp_add(rc, 1);
+    }
+    issue_t is = {get ? TN_RMA_GET : TN_RMA_PUT, rank, {lc, rc}, flags, 0, TERN_OK};
+    walk(spec, issue_piece, &is);
+    if (is.err != TERN_OK && is.started == 0) {
+        /* nothing was issued: the call fails as a whole */
+        if (mode == MODE_NB) {
+            if (lc)
+                tn_event_drop(l);
+            tn_event_drop(r);
+        } else if (mode == MODE_NBI) {
+            if (lc)
+                tn_comp_add(lc, -1);
+            tn_comp_add(rc, -1);
+        }
+        if (is.err == TERN_ERR_AGAIN)
+            return is.err;
+        return tn_core_fail(is.err, call, "the transfer with rank %d could not start",
+                            rank);
+    }
+    /* The extra parts end, carrying the error of a piece that could not
+     * start after others had. */
+    if (lc)
+        tn_comp_done(lc, is.err);
+    tn_comp_done(rc, is.err);
+    switch (mode) {
+    case MODE_BLOCKING: {
+        int st = tn_comp_wait(&stack);
+        if (st != TERN_OK)
+            return tn_core_fail(st, call,
+                                "the transfer of %zu pieces with rank %d failed (cause "
+                                "logged above)",
+                                is.started, rank);
+        if (lc_ev)
+            *lc_ev = TERN_EVENT_DONE;
+        return TERN_OK;
+    }
+    case MODE_NB:
+        if (lc_ev)
+            *lc_ev = l;
+        *rc_ev = r;
+        return TERN_OK;
+    default: return TERN_OK;
+    }
+}
+
+/* The events of a transfer that completed in the call. */
+static int done_now(int op, tern_event_t *lc_ev, tern_event_t *rc_ev)
+{
+    if (!op_is_get(op) && op != TERN_RMA_PUT_NBI_)
+        TERN_PUT_FENCE_();
+    if (lc_ev)
+        *lc_ev = TERN_EVENT_DONE;
+    if (rc_ev)
+        *rc_ev = TERN_EVENT_DONE;
+    return TERN_OK;
+}
+
+/* ---- vector and indexed ------------------------------------------------ */
+
+/* A list of pieces: vec, or addr with one length for all. */
+typedef struct vlist {
+    size_t count;
+    const tern_memvec_t *vec;
+    void *const *addr;
+    size_t len;
+    const char *name; /* "dstlist" or "srclist" */
+} vlist_t;
+
+static inline void vitem(const vlist_t *l, size_t i, char **a, size_t *n)
+{
+    if (l->vec) {
+        *a = l->vec[i].addr;
+        *n = l->vec[i].len;
+    } else {
+        *a = l->addr[i];
+        *n = l->len;
+    }
+}
+
+typedef struct vspec {
+    vlist_t dst, src;
+} vspec_t;
+
+/* Both lists in lockstep: every maximal run of bytes that is contiguous on
+ * both sides is one piece; pieces of length 0 are skipped. */
+static int vwalk(const void *spec, tn_vis_piece_fn fn, void *arg)
+{
+    const vspec_t *v = spec;
+    size_t i = 0, j = 0, di = 0, sj = 0, dn = 0, sn = 0;
+    char *da = NULL, *sa = NULL;
+    for (;;) {
+        for (; i < v->dst.count; i++, di = 0) {
+            vitem(&v->dst, i, &da, &dn);
+            if (di < dn)
+                break;
+        }
+        for (; j < v->src.count; j++, sj = 0) {
+            vitem(&v->src, j, &sa, &sn);
+            if (sj < sn)
+                break;
+        }
+        if (i == v->dst.count || j == v->src.count)
+            return 0;
+        size_t n = dn - di < sn - sj ? dn - di : sn - sj;
+        int rc = fn(arg, da + di, sa + sj, n);
+        if (rc)
+            return rc;
+        di += n;
+        sj += n;
+    }
+}
+
+static TN_NOINLINE int piece_fail(const char *call, const vlist_t *l, int remote,
+                                  int rank, size_t i)
+{
+    char *a;
+    size_t n;
+    vitem(l, i, &a, &n);
+    if (!remote)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s[%zu] is NULL with %zu bytes",
+                            l->name, i, n);
+    char what[64];
+    snprintf(what, sizeof what, "%s[%zu]", l->name, i);
+    return range_fail(call, rank, what, (uintptr_t)a, n);
+}
+
+/* Total bytes of l, checking its pieces: the remote list against rank's
+ * segment, the local one for NULL addresses. One pass, one or two
+ * compares per piece. */
+static int vlist_check(const char *call, const vlist_t *l, int remote, int rank,
+                       size_t *total)
+{
+    if (l->count && !(l->vec || l->addr))
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %s %zu", l->name,
+                            l->name[0] == 'd' ? "dstcount" : "srccount", l->count);
+    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    if (!l->vec) { /* indexed: one length */
+        if (l->len == 0)
+            return *total = 0, TERN_OK;
+        size_t room = l->len <= size ? size - l->len : 0;
+        for (size_t i = 0; i < l->count; i++) {
+            uintptr_t a = (uintptr_t)l->addr[i];
+            if (remote ? a - base > room || l->len > size : a == 0)
+                return piece_fail(call, l, remote, rank, i);
+        }
+        *total = l->count * l->len; /* checked by the caller */
+        return TERN_OK;
+    }
+    size_t t = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        uintptr_t a = (uintptr_t)l->vec[i].addr;
+        size_t n = l->vec[i].len;
+        if (n == 0)
+            continue;
+        if (__builtin_add_overflow(t, n, &t))
+            return tn_core_fail(TERN_ERR_OVERFLOW, call,
+                                "the lengths of %s add up to more than SIZE_MAX",
+                                l->name);
+        if (remote ? a - base > size || n > size - (a - base) : a == 0)
+            return piece_fail(call, l, remote, rank, i);
+    }
+    *total = t;
+    return TERN_OK;
+}
+
+/* Indexed pieces that pair up one to one with a mapped peer: the copy
+ * loop with the size inlined for the common element sizes. */
+#define INDEXED_ROW(size)                       \
+    for (size_t i = 0; i < count; i++)          \
+        memcpy(dl[i] + dd, sl[i] + sd, (size)); \
+    break
+
+static void indexed_copy(int rank, size_t count, char *const *dl, intptr_t dd,
+                         const char *const *sl, intptr_t sd, size_t n)
+{
+    if (n >= tn_core.fast[rank].copy_min) {
+        for (size_t i = 0; i < count; i++)
+            tern_copy_(rank, dl[i] + dd, sl[i] + sd, n);
+        return;
+    }
+    switch (n) {
+    case 4: INDEXED_ROW(4);
+    case 8: INDEXED_ROW(8);
+    case 16: INDEXED_ROW(16);
+    case 32: INDEXED_ROW(32);
+    case 64: INDEXED_ROW(64);
+    default: INDEXED_ROW(n);
+    }
+}
+
+typedef struct mapped_copy {
+    int rank, get;
+    intptr_t delta;
+} mapped_copy_t;
+
+static int copy_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    const mapped_copy_t *m = arg;
+    if (m->get)
+        tern_fast_copy_(m->rank, dst, src + m->delta, n);
+    else
+        tern_fast_copy_(m->rank, dst + m->delta, src, n);
+    return 0;
+}
+
+static TN_NOINLINE int totals_fail(const char *call, size_t dt, size_t srct)
+{
+    return tn_core_fail(TERN_ERR_INVALID, call,
+                        "the totals differ: dstlist holds %zu bytes, srclist %zu; both "
+                        "sides must move the same bytes",
+                        dt, srct);
+}
+
+static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
+                     tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
+{
+    const char *call = "tern_vis_";
+    struct tern_ctx_s *c = NULL;
+    int st = check_common(form, op, rank, ctx, flags, &call, &c);
+    if (st != TERN_OK)
+        return st;
+    int get = op_is_get(op);
+    size_t dt = 0, srct = 0;
+    if (form == F_INDEXED) { /* totals known before any piece is looked at */
+        if (__builtin_mul_overflow(v->dst.count, v->dst.len, &dt) ||
+            __builtin_mul_overflow(v->src.count, v->src.len, &srct))
+            return tn_core_fail(TERN_ERR_OVERFLOW, call,
+                                "a count times its length is more than SIZE_MAX");
+        if (dt != srct)
+            return totals_fail(call, dt, srct);
+    }
+    /* The remote list is checked against the segment before anything
+     * moves. The local list of an indexed transfer to a mapped peer is
+     * used as memcpy's arguments are, unchecked, as the contiguous fast
+     * path does: the copy loop then costs what a hand-written one does. */
+    const tern_peer_fast_t *p = &tn_core.fast[rank];
+    vlist_t *remote = get ? &v->src : &v->dst, *local = get ? &v->dst : &v->src;
+    size_t *rt = get ? &srct : &dt, *lt = get ? &dt : &srct;
+    if ((st = vlist_check(call, remote, 1, rank, rt)) != TERN_OK)
+        return st;
+    if (form == F_VECTOR || !p->size) {
+        if ((st = vlist_check(call, local, 0, rank, lt)) != TERN_OK)
+            return st;
+    } else if (local->count && !local->addr) {
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %s %zu", local->name,
+                            get ? "dstcount" : "srccount", local->count);
+    }
+    if (dt != srct)
+        return totals_fail(call, dt, srct);
+    tn_trace("%s(rank %d, %zu -> %zu pieces, %zu B, flags 0x%x)", call, rank,
+             v->src.count, v->dst.count, dt, flags);
+    if (dt == 0)
+        return done_now(op, lc, rc);
+    if (p->size) {
+        mapped_copy_t m = {rank, get, p->delta};
+        if (form == F_INDEXED && v->dst.len == v->src.len) {
+            /* the common indexed case: pieces pair up one to one */
+            indexed_copy(rank, v->dst.count, (char *const *)v->dst.addr,
+                         get ? 0 : p->delta, (const char *const *)v->src.addr,
+                         get ? p->delta : 0, v->dst.len);
+        } else {
+            vwalk(v, copy_piece, &m);
+        }
+        return done_now(op, lc, rc);
+    }
+    return run_net(call, op, c, rank, vwalk, v, lc, rc, flags);
+}
+
+tern_status_t tern_vis_vector_(tern_ctx_t ctx, int op, int rank, size_t dstcount,
+                               const tern_memvec_t *dstlist, size_t srccount,
+                               const tern_memvec_t *srclist, tern_event_t *lc,
+                               tern_event_t *rc, tern_flags_t flags)
+{
+    vspec_t v = {{dstcount, dstlist, NULL, 0, "dstlist"},
+                 {srccount, srclist, NULL, 0, "srclist"}};
+    return run_lists(F_VECTOR, ctx, op, rank, &v, lc, rc, flags);
+}
+
+tern_status_t tern_vis_indexed_(tern_ctx_t ctx, int op, int rank, size_t dstcount,
+                                void *const *dstlist, size_t dstlen, size_t srccount,
+                                const void *const *srclist, size_t srclen,
+                                tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
+{
+    /* one length for the whole list: a NULL list with a count, or the
+     * totals, are checked as for vectors */
+    vspec_t v = {{dstcount, NULL, dstlist, dstlen, "dstlist"},
+                 {srccount, NULL, (void *const *)srclist, srclen, "srclist"}};
+    if (dstlen == 0)
+        v.dst.count = dstlist ? dstcount : 0;
+    if (srclen == 0)
+        v.src.count = srclist ? srccount : 0;
+    return run_lists(F_INDEXED, ctx, op, rank, &v, lc, rc, flags);
+}
+
+/* ---- strided ----------------------------------------------------------- */
+
+typedef struct sspec {
+    tn_vis_desc_t d;
+    char *dst;
+    const char *src;
+} sspec_t;
+
+static int swalk(const void *spec, tn_vis_piece_fn fn, void *arg)
+{
+    const sspec_t *s = spec;
+    return tn_vis_walk(&s->d, s->dst, s->src, fn, arg);
+}
+
+/* Adds dimension's span (count-1)*stride to the low or high end of ext;
+ * 1 when that wraps around. */
+static inline int span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)
+{
+    ptrdiff_t span;
+    if (__builtin_mul_overflow((ptrdiff_t)(count - 1), stride, &span))
+        return 1;
+    return __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]);
+}
+
+tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
+                                const ptrdiff_t *dststrides, const void *src,
+                                const ptrdiff_t *srcstrides, size_t elemsz,
+                                const size_t *count, size_t levels, tern_event_t *lc,
+                                tern_event_t *rc, tern_flags_t flags)
+{
+    const char *call = "tern_vis_";
+    struct tern_ctx_s *c = NULL;
+    int st = check_common(F_STRIDED, op, rank, ctx, flags, &call, &c);
+    if (st != TERN_OK)
+        return st;
+    if (levels > TERN_VIS_MAX_DIMS)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "stridelevels %zu: at most TERN_VIS_MAX_DIMS (%d)", levels,
+                            TERN_VIS_MAX_DIMS);
+    if (levels && (!count || !dststrides || !srcstrides))
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with stridelevels %zu",
+                            !count        ? "count"
+                            : !dststrides ? "dststrides"
+                                          : "srcstrides",
+                            levels);
+    if (elemsz > PTRDIFF_MAX)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "elemsz %zu is negative as a signed value", elemsz);
+    /* One pass: counts, the total, extents that must not wrap, and the
+     * description without its null dimensions (no zeroing of the 32-level
+     * arrays: the cost of a small call is this loop). */
+    sspec_t s;
+    s.d.elem = elemsz;
+    s.d.soff = s.d.doff = 0;
+    s.dst = dst;
+    s.src = src;
+    size_t total = elemsz;
+    int nd = 0, empty = elemsz == 0, wrap = -1;
+    ptrdiff_t ext[4] = {0, 0, 0, 0}; /* source low, high; destination low, high */
+    for (size_t k = 0; k < levels; k++) {
+        size_t cnt = count[k];
+        if (cnt > PTRDIFF_MAX)
+            return tn_core_fail(TERN_ERR_INVALID, call,
+                                "count[%zu] = %zu is negative as a signed value (%td)", k,
+                                cnt, (ptrdiff_t)cnt);
+        if (cnt <= 1) {
+            empty |= cnt == 0;
+            continue;
+        }
+        if (!empty && __builtin_mul_overflow(total, cnt, &total))
+            return tn_core_fail(TERN_ERR_OVERFLOW, call,
+                                "elemsz %zu times the counts is more than SIZE_MAX",
+                                elemsz);
+        ptrdiff_t ss = srcstrides[k], ds = dststrides[k];
+        if (wrap < 0 && (span_wraps(ext, cnt, ss) || span_wraps(ext + 2, cnt, ds)))
+            wrap = (int)k;
+        if (ss == 0 && ds == 0)
+            continue;
+        s.d.count[nd] = cnt;
+        s.d.sstride[nd] = ss;
+        s.d.dstride[nd] = ds;
+        nd++;
+    }
+    if (empty)
+        return done_now(op, lc, rc);
+    if (!dst || !src)
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %zu bytes to move",
+                            !dst ? "dst" : "src", total);
+    if (wrap >= 0)
+        return tn_core_fail(TERN_ERR_OVERFLOW, call,
+                            "count[%d] = %zu with srcstrides[%d] = %td, dststrides[%d] = "
+                            "%td: the extent wraps around",
+                            wrap, count[wrap], wrap, srcstrides[wrap], wrap,
+                            dststrides[wrap]);
+    s.d.ndims = nd;
+    tn_vis_optimize(&s.d);
+    int get = op_is_get(op);
+    ptrdiff_t lo, hi;
+    tn_vis_extent(&s.d, get ? 0 : 1, &lo, &hi);
+    uintptr_t remote = (uintptr_t)(get ? src : dst);
+    if (!in_segment(rank, remote + (uintptr_t)lo, (size_t)(hi - lo)))
+        return range_fail(call, rank,
+                          get ? "the strided source (src and srcstrides)"
+                              : "the strided destination (dst and dststrides)",
+                          remote + (uintptr_t)lo, (size_t)(hi - lo));
+    tn_trace("%s(rank %d, %zu levels -> %d, %zu pieces of %zu B, flags 0x%x)", call, rank,
+             levels, s.d.ndims, tn_vis_pieces(&s.d), s.d.elem, flags);
+    const tern_peer_fast_t *p = &tn_core.fast[rank];
+    if (p->size) {
+        if (get)
+            tn_vis_copy(&s.d, dst, (const char *)src + p->delta, p->copy_min, tern_copy_,
+                        rank);
+        else
+            tn_vis_copy(&s.d, (char *)dst + p->delta, src, p->copy_min, tern_copy_, rank);
+        return done_now(op, lc, rc);
+    }
+    return run_net(call, op, c, rank, swalk, &s, lc, rc, flags);
+}

@@ -1,0 +1,220 @@
+/* The stride optimizer (a pure rewrite of a strided description) and the
+ * loops that walk and copy an optimized description. See vis_opt.h and
+ * docs/design/non-contiguous.md. */
+#include "core/vis_opt.h"
+
+#include <string.h>
+
+static void set_empty(tn_vis_desc_t *d)
+{
+    d->elem = 0;
+    d->ndims = 0;
+    d->soff = d->doff = 0;
+}
+
+static int is_empty(const tn_vis_desc_t *d)
+{
+    if (d->elem == 0)
+        return 1;
+    for (int k = 0; k < d->ndims; k++)
+        if (d->count[k] == 0)
+            return 1;
+    return 0;
+}
+
+static size_t absz(ptrdiff_t v)
+{
+    return v < 0 ? (size_t)0 - (size_t)v : (size_t)v;
+}
+
+/* Dimension a sorts before b: nearer source bytes first, then nearer
+ * destination bytes (the order in which folding finds continuations). */
+static int before(const tn_vis_desc_t *d, int a, int b)
+{
+    if (d->sstride[a] != d->sstride[b])
+        return d->sstride[a] < d->sstride[b];
+    return absz(d->dstride[a]) < absz(d->dstride[b]);
+}
+
+/* count * stride == next, without overflow. */
+static int continues(size_t count, ptrdiff_t stride, ptrdiff_t next)
+{
+    ptrdiff_t p;
+    if (count > (size_t)PTRDIFF_MAX ||
+        __builtin_mul_overflow((ptrdiff_t)count, stride, &p))
+        return 0;
+    return p == next;
+}
+
+void tn_vis_optimize(tn_vis_desc_t *d)
+{
+    if (is_empty(d)) {
+        set_empty(d);
+        return;
+    }
+    /* 2. null dimensions: they add no offset, or repeat the same copy */
+    int n = 0;
+    for (int k = 0; k < d->ndims; k++) {
+        if (d->count[k] == 1 || (d->sstride[k] == 0 && d->dstride[k] == 0))
+            continue;
+        d->count[n] = d->count[k];
+        d->sstride[n] = d->sstride[k];
+        d->dstride[n] = d->dstride[k];
+        n++;
+    }
+    d->ndims = n;
+    /* 3. inversion: walking dimension k backwards starts both sides at
+     * (count-1)*stride and negates the strides */
+    for (int k = 0; k < d->ndims; k++) {
+        if (d->sstride[k] < 0 || (d->sstride[k] == 0 && d->dstride[k] < 0)) {
+            ptrdiff_t last = (ptrdiff_t)(d->count[k] - 1);
+            d->soff += last * d->sstride[k];
+            d->doff += last * d->dstride[k];
+            d->sstride[k] = -d->sstride[k];
+            d->dstride[k] = -d->dstride[k];
+        }
+    }
+    /* 4. sort: insertion sort (n <= 32, usually a handful) */
+    for (int i = 1; i < d->ndims; i++) {
+        for (int j = i; j > 0 && before(d, j, j - 1); j--) {
+            size_t c = d->count[j];
+            ptrdiff_t s = d->sstride[j], t = d->dstride[j];
+            d->count[j] = d->count[j - 1];
+            d->sstride[j] = d->sstride[j - 1];
+            d->dstride[j] = d->dstride[j - 1];
+            d->count[j - 1] = c;
+            d->sstride[j - 1] = s;
+            d->dstride[j - 1] = t;
+        }
+    }
+    /* 5. folding: into the element, then neighbouring dimensions; one
+     * compacting pass each (dimension w absorbs k while k continues it) */
+    int first = 0;
+    while (first < d->ndims && d->sstride[first] >= 0 &&
+           (size_t)d->sstride[first] == d->elem && d->dstride[first] == d->sstride[first])
+        d->elem *= d->count[first++];
+    int w = -1;
+    for (int k = first; k < d->ndims; k++) {
+        if (w >= 0 && continues(d->count[w], d->sstride[w], d->sstride[k]) &&
+            continues(d->count[w], d->dstride[w], d->dstride[k])) {
+            d->count[w] *= d->count[k];
+            continue;
+        }
+        w++;
+        d->count[w] = d->count[k];
+        d->sstride[w] = d->sstride[k];
+        d->dstride[w] = d->dstride[k];
+    }
+    d->ndims = w + 1;
+}
+
+void tn_vis_extent(const tn_vis_desc_t *d, int side, ptrdiff_t *lo, ptrdiff_t *hi)
+{
+    if (is_empty(d)) {
+        *lo = *hi = 0;
+        return;
+    }
+    ptrdiff_t l = side ? d->doff : d->soff, h = l + (ptrdiff_t)d->elem;
+    for (int k = 0; k < d->ndims; k++) {
+        ptrdiff_t span =
+            (ptrdiff_t)(d->count[k] - 1) * (side ? d->dstride[k] : d->sstride[k]);
+        if (span < 0)
+            l += span;
+        else
+            h += span;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+size_t tn_vis_pieces(const tn_vis_desc_t *d)
+{
+    if (is_empty(d))
+        return 0;
+    size_t n = 1;
+    for (int k = 0; k < d->ndims; k++)
+        n *= d->count[k];
+    return n;
+}
+
+/* The odometer over dimensions 1..n-1 shared by the walk and the copy:
+ * moves *dp and *sp to the next row; 0 when every row was done. */
+static inline int next_row(const tn_vis_desc_t *d, size_t *idx, char **dp,
+                           const char **sp)
+{
+    for (int k = 1; k < d->ndims; k++) {
+        if (++idx[k] < d->count[k]) {
+            *dp += d->dstride[k];
+            *sp += d->sstride[k];
+            return 1;
+        }
+        idx[k] = 0;
+        *dp -= (ptrdiff_t)(d->count[k] - 1) * d->dstride[k];
+        *sp -= (ptrdiff_t)(d->count[k] - 1) * d->sstride[k];
+    }
+    return 0;
+}
+
+int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
+                void *arg)
+{
+    if (is_empty(d))
+        return 0;
+    size_t idx[TN_VIS_MAXDIM];
+    for (int k = 0; k < d->ndims; k++)
+        idx[k] = 0;
+    char *dp = dst + d->doff;
+    const char *sp = src + d->soff;
+    size_t c0 = d->ndims ? d->count[0] : 1;
+    ptrdiff_t ds = d->ndims ? d->dstride[0] : 0, ss = d->ndims ? d->sstride[0] : 0;
+    do {
+        for (size_t i = 0; i < c0; i++) {
+            int rc = fn(arg, dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, d->elem);
+            if (rc)
+                return rc;
+        }
+    } while (next_row(d, idx, &dp, &sp));
+    return 0;
+}
+
+/* One row of c pieces of a fixed size: memcpy of a constant size compiles
+ * to one or two moves. */
+#define ROW(size)                                           \
+    {                                                       \
+        char *d_ = dp;                                      \
+        const char *s_ = sp;                                \
+        for (size_t i = 0; i < c0; i++, d_ += ds, s_ += ss) \
+            memcpy(d_, s_, (size));                         \
+    }                                                       \
+    break
+
+void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy_min,
+                 void (*big)(int, void *, const void *, size_t), int arg)
+{
+    if (is_empty(d))
+        return;
+    size_t idx[TN_VIS_MAXDIM];
+    for (int k = 0; k < d->ndims; k++)
+        idx[k] = 0;
+    char *dp = dst + d->doff;
+    const char *sp = src + d->soff;
+    size_t c0 = d->ndims ? d->count[0] : 1, n = d->elem;
+    ptrdiff_t ds = d->ndims ? d->dstride[0] : 0, ss = d->ndims ? d->sstride[0] : 0;
+    int use_big = big && n >= copy_min;
+    do {
+        if (use_big) {
+            for (size_t i = 0; i < c0; i++)
+                big(arg, dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, n);
+            continue;
+        }
+        switch (n) {
+        case 1: ROW(1);
+        case 2: ROW(2);
+        case 4: ROW(4);
+        case 8: ROW(8);
+        case 16: ROW(16);
+        case 32: ROW(32);
+        default: ROW(n);
+        }
+    } while (next_row(d, idx, &dp, &sp));
+}

@@ -1,0 +1,69 @@
+/* The stride optimizer of non-contiguous transfers: a pure function that
+ * rewrites a strided description into an equivalent one with fewer, larger
+ * pieces and fewer loops, and the copy loop that runs a description
+ * between two mapped address ranges. */
+#ifndef TN_VIS_OPT_H
+#define TN_VIS_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TN_VIS_MAXDIM 32 /* stride levels a description may have */
+
+/* elem contiguous bytes copied for each index tuple (i[0], .., i[n-1]),
+ * 0 <= i[k] < count[k], from src + soff + sum i[k]*sstride[k] to
+ * dst + doff + sum i[k]*dstride[k]; dimension 0 varies fastest. Strides
+ * and offsets are in bytes and may be negative. elem == 0 is an empty
+ * transfer (so is any count of 0 before optimizing). */
+typedef struct tn_vis_desc {
+    size_t elem;
+    int ndims;
+    ptrdiff_t soff, doff;
+    size_t count[TN_VIS_MAXDIM];
+    ptrdiff_t sstride[TN_VIS_MAXDIM];
+    ptrdiff_t dstride[TN_VIS_MAXDIM];
+} tn_vis_desc_t;
+
+/* Rewrites d in place into the equivalent description (the same set of
+ * (source byte, destination byte) pairs) that a copy loop runs fastest:
+ *  1. empty transfer (a count of 0, elem 0): elem = 0, no dimension;
+ *  2. null dimensions removed: a count of 1, or both strides 0 (the same
+ *     copy repeated);
+ *  3. stride inversion: a dimension with a negative source stride (or a
+ *     source stride of 0 and a negative destination stride) is walked
+ *     backwards, both sides reflected, so that every source stride is >= 0;
+ *  4. dimensional sort: by source stride, then |destination stride|, so
+ *     that the innermost loop reads the nearest bytes;
+ *  5. dimensional folding: dimension 0 contiguous with elem on both sides
+ *     becomes part of elem, and dimension k+1 that continues dimension k on
+ *     both sides (stride[k+1] == count[k]*stride[k]) merges into it.
+ * Order of copies within the transfer is not kept (destinations that
+ * overlap receive one of their sources, unspecified which). The caller
+ * has checked that elem * prod(count) does not overflow. Cost: O(n^2) for
+ * n <= 32 dimensions, no allocation. */
+void tn_vis_optimize(tn_vis_desc_t *d);
+
+/* Byte range [*lo, *hi) relative to the base that d touches on its source
+ * (side 0) or destination (side 1) side; both 0 for an empty transfer.
+ * Exact: the extreme offsets are reached by some index tuple. */
+void tn_vis_extent(const tn_vis_desc_t *d, int side, ptrdiff_t *lo, ptrdiff_t *hi);
+
+/* Number of contiguous pieces of elem bytes d copies (0 when empty). */
+size_t tn_vis_pieces(const tn_vis_desc_t *d);
+
+/* Piece callback of tn_vis_walk: src and dst are the base pointers plus
+ * the piece's offsets; returns 0 to go on, anything else stops the walk
+ * and is returned by it. */
+typedef int (*tn_vis_piece_fn)(void *arg, char *dst, const char *src, size_t n);
+
+/* Calls fn for every piece of d in loop-nest order. */
+int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
+                void *arg);
+
+/* Copies every piece of d from src to dst (both mapped here), with
+ * memcpy, inlined for the common element sizes. Pieces of copy_min bytes
+ * or more go through big(arg, dst, src, n) when big is not NULL. */
+void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy_min,
+                 void (*big)(int, void *, const void *, size_t), int arg);
+
+#endif

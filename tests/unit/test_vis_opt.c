@@ -1,0 +1,346 @@
+/* The stride optimizer: chosen shapes fold as they should (contiguous
+ * blocks, reflections, broadcasts, transposes that must not fold), and a
+ * property test: for thousands of random shapes (transposes, reflections,
+ * source strides of 0, up to 32 dimensions, counts of 0 and 1) the
+ * optimized description moves exactly the bytes the naive loop nest moves
+ * to exactly the same places, walked and copied. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/vis_opt.h"
+#include "unit_check.h"
+
+#define MAXBYTES (1u << 14) /* bytes moved per random shape at most */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static size_t below(size_t n)
+{
+    return n ? (size_t)(rnd() % n) : 0;
+}
+
+static tn_vis_desc_t make(size_t elem, int n, const size_t *count, const ptrdiff_t *ss,
+                          const ptrdiff_t *ds)
+{
+    tn_vis_desc_t d = {.elem = elem, .ndims = n};
+    for (int k = 0; k < n; k++) {
+        d.count[k] = count[k];
+        d.sstride[k] = ss[k];
+        d.dstride[k] = ds[k];
+    }
+    return d;
+}
+
+static int test_chosen(void)
+{
+    /* a contiguous 3-d block: one piece */
+    size_t c3[] = {4, 5, 6};
+    ptrdiff_t s3[] = {8, 32, 160};
+    tn_vis_desc_t d = make(8, 3, c3, s3, s3);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 0 && d.elem == 8 * 4 * 5 * 6 && d.soff == 0 && d.doff == 0);
+
+    /* 32 dimensions of count 2, contiguous: one piece of 2^32 * 1 bytes
+     * is too big to copy, but the description must fold */
+    size_t c32[32];
+    ptrdiff_t s32[32];
+    for (int k = 0; k < 32; k++) {
+        c32[k] = 2;
+        s32[k] = (ptrdiff_t)1 << k;
+    }
+    d = make(1, 32, c32, s32, s32);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 0 && d.elem == (size_t)1 << 32);
+
+    /* the same in reverse order of dimensions: the sort restores it */
+    for (int k = 0; k < 32; k++)
+        s32[k] = (ptrdiff_t)1 << (31 - k);
+    d = make(1, 32, c32, s32, s32);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 0 && d.elem == (size_t)1 << 32);
+
+    /* both sides reflected: one forward piece starting at the far end */
+    size_t c1[] = {10};
+    ptrdiff_t neg[] = {-4};
+    d = make(4, 1, c1, neg, neg);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 0 && d.elem == 40 && d.soff == -36 && d.doff == -36);
+
+    /* one side reflected: 10 pieces, source forward, destination backward */
+    ptrdiff_t pos[] = {4};
+    d = make(4, 1, c1, neg, pos);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 1 && d.elem == 4 && d.sstride[0] == 4 && d.dstride[0] == -4 &&
+          d.soff == -36 && d.doff == 36);
+
+    /* a 2-d transpose does not fold */
+    size_t c2[] = {3, 7};
+    ptrdiff_t st[] = {8, 24}, dt[] = {56, 8};
+    d = make(8, 2, c2, st, dt);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 2 && d.elem == 8 && d.sstride[0] == 8 && d.dstride[0] == 56);
+
+    /* broadcast of one element over a contiguous 2-d destination */
+    ptrdiff_t zero2[] = {0, 0}, dd[] = {8, 24};
+    d = make(8, 2, c2, zero2, dd);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 1 && d.count[0] == 21 && d.sstride[0] == 0 && d.dstride[0] == 8);
+
+    /* counts of 1 vanish; both strides 0 is a repeat; a count of 0 empties */
+    size_t c4[] = {1, 5, 3, 1};
+    ptrdiff_t s4[] = {1000, 16, 0, -7}, d4[] = {-99, 16, 0, 5};
+    d = make(16, 4, c4, s4, d4);
+    tn_vis_optimize(&d);
+    CHECK(d.ndims == 0 && d.elem == 80);
+    c4[3] = 0;
+    d = make(16, 4, c4, s4, d4);
+    tn_vis_optimize(&d);
+    CHECK(d.elem == 0 && d.ndims == 0 && tn_vis_pieces(&d) == 0);
+    d = make(0, 4, c4, s4, d4);
+    tn_vis_optimize(&d);
+    CHECK(d.elem == 0 && tn_vis_pieces(&d) == 0);
+    return 0;
+}
+
+/* ---- property test ------------------------------------------------------ */
+
+typedef struct sim {
+    uint32_t *buf;   /* destination "bytes": id of the source byte + 1 */
+    uint64_t *pairs; /* (dst byte, src byte) of every byte moved */
+    size_t npairs, cap;
+    const char *sbase, *dbase; /* what offsets are relative to */
+} sim_t;
+
+static int record(void *arg, char *dst, const char *src, size_t n)
+{
+    sim_t *s = arg;
+    size_t dp = (size_t)(dst - s->dbase), sp = (size_t)(src - s->sbase);
+    for (size_t b = 0; b < n; b++) {
+        if (s->npairs == s->cap)
+            return 1;
+        s->buf[dp + b] = (uint32_t)(sp + b + 1);
+        s->pairs[s->npairs++] = ((uint64_t)(dp + b) << 32) | (sp + b);
+    }
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_u64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[m - 1] != v[i])
+            v[m++] = v[i];
+    return m;
+}
+
+/* The naive loop nest of d over index tuples, for reference. */
+static int naive(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
+                 void *arg)
+{
+    for (int k = 0; k < d->ndims; k++)
+        if (d->count[k] == 0)
+            return 0;
+    if (d->elem == 0)
+        return 0;
+    size_t idx[TN_VIS_MAXDIM] = {0};
+    for (;;) {
+        ptrdiff_t so = d->soff, dof = d->doff;
+        for (int k = 0; k < d->ndims; k++) {
+            so += (ptrdiff_t)idx[k] * d->sstride[k];
+            dof += (ptrdiff_t)idx[k] * d->dstride[k];
+        }
+        int rc = fn(arg, dst + dof, src + so, d->elem);
+        if (rc)
+            return rc;
+        int k = 0;
+        while (k < d->ndims && ++idx[k] == d->count[k])
+            idx[k++] = 0;
+        if (k == d->ndims)
+            return 0;
+    }
+}
+
+/* A random shape whose total stays under MAXBYTES. Layout kinds: the
+ * dimensions of a (padded) row-major array on each side, permuted
+ * independently (transposes) and reflected at random; or strides drawn at
+ * random (overlaps included); source strides of 0 sprinkled in. */
+static void random_shape(tn_vis_desc_t *d)
+{
+    memset(d, 0, sizeof(*d));
+    static const size_t elems[] = {1, 2, 3, 4, 8, 16, 32, 5, 12, 24};
+    d->elem = elems[below(sizeof(elems) / sizeof(elems[0]))];
+    int r = (int)below(10);
+    d->ndims = r < 2 ? 32 : r < 3 ? 0 : 1 + (int)below(r < 6 ? 4 : 10);
+    size_t budget = MAXBYTES / d->elem, total = 1;
+    for (int k = 0; k < d->ndims; k++) {
+        size_t c = 1;
+        if (below(3) != 0 && total * 2 <= budget)
+            c = 1 + below(d->ndims > 8 ? 3 : 9);
+        while (total * c > budget)
+            c--;
+        if (below(200) == 0)
+            c = 0;
+        d->count[k] = c;
+        total *= c ? c : 1;
+    }
+    int layout = (int)below(3);
+    for (int side = 0; side < 2; side++) {
+        ptrdiff_t *st = side ? d->dstride : d->sstride;
+        if (layout == 2) {
+            for (int k = 0; k < d->ndims; k++)
+                st[k] = (ptrdiff_t)below(80) - 40;
+        } else {
+            int perm[TN_VIS_MAXDIM];
+            for (int k = 0; k < d->ndims; k++)
+                perm[k] = k;
+            if (layout == 1 || side == 1)
+                for (int k = d->ndims - 1; k > 0; k--) {
+                    int j = (int)below((size_t)k + 1), t = perm[k];
+                    perm[k] = perm[j];
+                    perm[j] = t;
+                }
+            ptrdiff_t next =
+                (ptrdiff_t)d->elem + (below(4) == 0 ? (ptrdiff_t)below(5) : 0);
+            for (int k = 0; k < d->ndims; k++) {
+                int dim = perm[k];
+                st[dim] = below(6) == 0 ? -next : next;
+                size_t c = d->count[dim] ? d->count[dim] : 1;
+                next = next * (ptrdiff_t)c + (below(5) == 0 ? (ptrdiff_t)below(9) : 0);
+            }
+        }
+    }
+    for (int k = 0; k < d->ndims; k++)
+        if (below(12) == 0)
+            d->sstride[k] = 0;
+    if (below(20) == 0)
+        for (int k = 0; k < d->ndims; k++)
+            d->sstride[k] = 0; /* broadcast of one element */
+}
+
+/* Offsets that put the extents of d at 0 on both sides; the sizes. */
+static void place(tn_vis_desc_t *d, size_t *ssize, size_t *dsize)
+{
+    ptrdiff_t lo, hi;
+    d->soff = d->doff = 0;
+    tn_vis_extent(d, 0, &lo, &hi);
+    d->soff = -lo;
+    *ssize = (size_t)(hi - lo);
+    tn_vis_extent(d, 1, &lo, &hi);
+    d->doff = -lo;
+    *dsize = (size_t)(hi - lo);
+}
+
+static size_t big_calls;
+static void big_copy(int arg, void *dst, const void *src, size_t n)
+{
+    big_calls += arg == 7;
+    memcpy(dst, src, n);
+}
+
+static int property(int shapes)
+{
+    size_t cap = MAXBYTES * 2;
+    sim_t a = {.pairs = malloc(cap * 8), .cap = cap};
+    sim_t b = {.pairs = malloc(cap * 8), .cap = cap};
+    int stats_folded = 0, stats_overlap = 0, stats_32 = 0;
+    for (int it = 0; it < shapes; it++) {
+        tn_vis_desc_t d;
+        size_t ssize, dsize;
+        random_shape(&d);
+        place(&d, &ssize, &dsize);
+        tn_vis_desc_t o = d;
+        tn_vis_optimize(&o);
+        stats_32 += d.ndims == 32;
+
+        /* the extents do not change */
+        ptrdiff_t l0, h0, l1, h1;
+        for (int side = 0; side < 2; side++) {
+            tn_vis_extent(&d, side, &l0, &h0);
+            tn_vis_extent(&o, side, &l1, &h1);
+            if (l0 != l1 || h0 != h1) {
+                fprintf(stderr, "shape %d: extent of side %d changed\n", it, side);
+                return 1;
+            }
+        }
+        CHECK(o.ndims <= d.ndims && o.ndims >= 0);
+        for (int k = 0; k < o.ndims; k++)
+            CHECK(o.sstride[k] >= 0 && o.count[k] > 1);
+        stats_folded += tn_vis_pieces(&o) < tn_vis_pieces(&d);
+
+        /* walk both into id buffers, record every (dst, src) byte pair */
+        a.buf = calloc(dsize + 1, 4);
+        b.buf = calloc(dsize + 1, 4);
+        char *sb = malloc(ssize + 1), *db = malloc(dsize + 1), *db2 = malloc(dsize + 1);
+        a.npairs = b.npairs = 0;
+        a.sbase = b.sbase = sb;
+        a.dbase = b.dbase = db;
+        CHECK(naive(&d, db, sb, record, &a) == 0);
+        CHECK(tn_vis_walk(&o, db, sb, record, &b) == 0);
+        size_t na = sort_unique(a.pairs, a.npairs), nb = sort_unique(b.pairs, b.npairs);
+        if (na != nb || memcmp(a.pairs, b.pairs, na * 8) != 0) {
+            fprintf(stderr,
+                    "shape %d (%d dims, elem %zu): %zu vs %zu byte moves differ\n", it,
+                    d.ndims, d.elem, na, nb);
+            return 1;
+        }
+        /* destinations written once: the buffers and a real copy agree */
+        int overlap = 0;
+        for (size_t i = 1; i < na && !overlap; i++)
+            overlap = (a.pairs[i] >> 32) == (a.pairs[i - 1] >> 32);
+        stats_overlap += overlap;
+        if (!overlap) {
+            CHECK(memcmp(a.buf, b.buf, dsize * 4) == 0);
+            for (size_t i = 0; i < ssize; i++)
+                sb[i] = (char)(rnd() >> 24);
+            memset(db, 0x5a, dsize);
+            memset(db2, 0x5a, dsize);
+            for (size_t i = 0; i < na; i++)
+                db[a.pairs[i] >> 32] = sb[(uint32_t)a.pairs[i]];
+            if (below(2))
+                tn_vis_copy(&o, db2, sb, 16, big_copy, 7);
+            else
+                tn_vis_copy(&o, db2, sb, 0, NULL, 0);
+            if (memcmp(db, db2, dsize) != 0) {
+                fprintf(stderr, "shape %d: tn_vis_copy differs from the loop nest\n", it);
+                return 1;
+            }
+        }
+        free(a.buf);
+        free(b.buf);
+        free(sb);
+        free(db);
+        free(db2);
+    }
+    printf("%d shapes (%d of 32 dims): %d folded into fewer pieces, %d with overlapping "
+           "destinations\n",
+           shapes, stats_32, stats_folded, stats_overlap);
+    CHECK(stats_folded > shapes / 20 && stats_32 > shapes / 10 && big_calls > 0);
+    free(a.pairs);
+    free(b.pairs);
+    return 0;
+}
+
+int main(void)
+{
+    if (test_chosen())
+        return 1;
+    if (property(5000))
+        return 1;
+    printf("vis_opt: ok\n");
+    return 0;
+}
