@@ -71,6 +71,15 @@ TERN_API tern_status_t tern_team_destroy(tern_team_t team);
  * every member after it. TERN_OK, TERN_ERR_INVALID (bad team). */
 TERN_API tern_status_t tern_team_barrier(tern_team_t team);
 
+/* Non-blocking barrier: *done completes once every member has entered the
+ * barrier (TERN_EVENT_DONE when that was already so); test or wait it with
+ * tern_event_test/wait. It advances in every Tern call that polls (waits,
+ * tern_poll, tern_event_test). Another collective on the team, or another
+ * tern_team_barrier_nb, first completes it. Ordering as the blocking
+ * barrier once the event has completed. Returns TERN_OK, TERN_ERR_INVALID
+ * (bad team, done NULL). */
+TERN_API tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done);
+
 /* Broadcast nbytes from src on the member root (a team rank) into dest on
  * every member, root included (OpenSHMEM 1.5). dest and src are symmetric;
  * dest may equal src on the root. As in OpenSHMEM, dest must not be in use

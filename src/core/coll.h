@@ -19,6 +19,12 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST_MAX 4096 /* tn_teams.fast in a segment of 256 KiB or more */
+/* Largest allreduce (bytes) of a team across nodes that takes the binomial
+ * tree; above it, the reduce-scatter and allgather of whole slices. */
+#define TN_COLL_TREE_MAX (32 << 10)
+/* Bytes per network get of that reduce-scatter (private staging, two
+ * blocks, allocated at a team's first such allreduce). */
+#define TN_COLL_NET_BLOCK (256 << 10)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
@@ -49,8 +55,17 @@ typedef struct tn_cteam {
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t *vals;    /* [size] sources of network flag writes, per target */
     char *staging;     /* private, scratch bytes: network gets land here */
+    char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
     size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
+    /* A non-blocking barrier in progress (tern_team_barrier_nb): its
+     * sequence number, the next round's distance, its event. busy keeps
+     * the progress thread and the caller from advancing it at once. */
+    int nb_active;
+    uint32_t nb_seq;
+    int nb_dist;
+    tn_comp_t *nb_comp;
+    _Atomic int nb_busy;
 } tn_cteam_t;
 
 typedef struct tn_teams {
@@ -85,6 +100,14 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 /* Barrier over t: dissemination on the slot's flags (the world team uses
  * tern_barrier's hierarchical one). */
 void tn_coll_barrier(tn_cteam_t *t);
+/* Advances every non-blocking barrier in progress as far as it can
+ * without waiting (from tn_core_progress and event waits); tn_coll_nb
+ * counts them so that the callers pay one load when there are none. */
+void tn_coll_progress(void);
+extern _Atomic int tn_coll_nb;
+/* Completes t's non-blocking barrier, if any, before another collective
+ * on t (tn_team_get does it). */
+void tn_coll_nb_finish(tn_cteam_t *t);
 /* Writes this rank's flags of t have in flight, then the first error. */
 int tn_coll_drain(tn_cteam_t *t);
 
@@ -100,6 +123,12 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
  * data read in place through the mapped segments between team barriers. */
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
+/* Small fcollect and alltoall: each member's src (copy bytes) goes into
+ * one of its allreduce halves, one barrier, then dest + j * len gets len
+ * bytes at offset at of member j's half. */
+void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
+                         size_t at, size_t len);
+/* Allreduce of at most tn_teams.fast bytes. */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

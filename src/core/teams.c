@@ -21,8 +21,11 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call)
     int slot = (int)(v & 0xff) - 1;
     if (handle != TERN_TEAM_INVALID && slot >= 0 && slot < TERN_TEAMS_MAX) {
         tn_cteam_t *t = &tn_teams.t[slot];
-        if (t->live && t->gen == (uint32_t)(v >> 8))
+        if (t->live && t->gen == (uint32_t)(v >> 8)) {
+            if (t->nb_active)
+                tn_coll_nb_finish(t);
             return t;
+        }
     }
     tn_core_fail(TERN_ERR_INVALID, call,
                  handle == TERN_TEAM_INVALID
@@ -40,7 +43,9 @@ static void release(tn_cteam_t *t)
     free(t->off);
     free(t->len);
     free(t->bcount);
+    free(t->big);
     t->bcount = NULL;
+    t->big = NULL;
     t->ranks = NULL;
     t->vals = NULL;
     t->staging = NULL;

@@ -60,6 +60,10 @@ int main(int argc, char **argv)
         MP_OK(tern_team_destroy(many[--made]));
 
     /* Collectives. */
+    tern_event_t ev;
+    EXPECT(tern_team_barrier_nb(TERN_TEAM_WORLD, NULL), TERN_ERR_INVALID, "done is NULL");
+    EXPECT(tern_team_barrier_nb(TERN_TEAM_INVALID, &ev), TERN_ERR_INVALID,
+           "TERN_TEAM_INVALID");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, b, 8, n), TERN_ERR_INVALID, "root");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, b, 8, -1), TERN_ERR_INVALID, "root -1");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, NULL, b, 8, 0), TERN_ERR_INVALID,
