@@ -155,8 +155,9 @@ TSHMEM_DECL_ASET_SIZED_(64)
 #define TSHMEM_DECL_RED_ORD_(T, N) TSHMEM_DECL_RED_(T, N, max) TSHMEM_DECL_RED_(T, N, min)
 #define TSHMEM_DECL_RED_ARITH_(T, N)                                                   \
     TSHMEM_DECL_RED_(T, N, sum)                                                        \
-    TSHMEM_DECL_RED_(T, N, prod) TSHMEM_API int shmem_##N##_sum_inscan(                \
-        shmem_team_t team, T *dest, const T *source, size_t nelems);                   \
+    TSHMEM_DECL_RED_(T, N, prod)                                                       \
+    TSHMEM_API int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, \
+                                          size_t nelems);                              \
     TSHMEM_API int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, \
                                           size_t nelems);
 TSHMEM_RED_BIT_TYPES(TSHMEM_DECL_RED_BIT_)

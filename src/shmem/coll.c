@@ -224,35 +224,44 @@ static int typed_alltoalls(shmem_team_t team, void *dest, const void *source,
     return t ? alltoalls_bytes(call, t, dest, source, dst, sst, nelems, es) : 1;
 }
 
+/* The typed forms: element counts to bytes (checked), then the mem form. */
+typedef int (*coll_mem_fn)(shmem_team_t, void *, const void *, size_t);
+static int typed(const char *call, coll_mem_fn fn, shmem_team_t team, void *dest,
+                 const void *source, size_t nelems, size_t es)
+{
+    size_t b;
+    return bytes_of(call, nelems, es, &b) ? 1 : fn(team, dest, source, b);
+}
+
+static int typed_broadcast(shmem_team_t team, void *dest, const void *source,
+                           size_t nelems, int root, size_t es)
+{
+    size_t b;
+    return bytes_of("shmem_broadcast", nelems, es, &b)
+               ? 1
+               : shmem_broadcastmem(team, dest, source, b, root);
+}
+
 #define TSHMEM_DEF_COLL_(T, N)                                                           \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,               \
                               size_t nelems, int PE_root)                                \
     {                                                                                    \
-        size_t b;                                                                        \
-        return bytes_of("shmem_broadcast", nelems, sizeof(T), &b)                        \
-                   ? 1                                                                   \
-                   : shmem_broadcastmem(team, dest, source, b, PE_root);                 \
+        return typed_broadcast(team, dest, source, nelems, PE_root, sizeof(T));          \
     }                                                                                    \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
     {                                                                                    \
-        size_t b;                                                                        \
-        return bytes_of("shmem_collect", nelems, sizeof(T), &b)                          \
-                   ? 1                                                                   \
-                   : shmem_collectmem(team, dest, source, b);                            \
+        return typed("shmem_collect", shmem_collectmem, team, dest, source, nelems,      \
+                     sizeof(T));                                                         \
     }                                                                                    \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems) \
     {                                                                                    \
-        size_t b;                                                                        \
-        return bytes_of("shmem_fcollect", nelems, sizeof(T), &b)                         \
-                   ? 1                                                                   \
-                   : shmem_fcollectmem(team, dest, source, b);                           \
+        return typed("shmem_fcollect", shmem_fcollectmem, team, dest, source, nelems,    \
+                     sizeof(T));                                                         \
     }                                                                                    \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems) \
     {                                                                                    \
-        size_t b;                                                                        \
-        return bytes_of("shmem_alltoall", nelems, sizeof(T), &b)                         \
-                   ? 1                                                                   \
-                   : shmem_alltoallmem(team, dest, source, b);                           \
+        return typed("shmem_alltoall", shmem_alltoallmem, team, dest, source, nelems,    \
+                     sizeof(T));                                                         \
     }                                                                                    \
     int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,               \
                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems)               \
