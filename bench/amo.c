@@ -14,17 +14,47 @@
 
 #include <tern.h>
 
-enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_COUNT };
+enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_VS_AM, K_COUNT };
+
+/* The client's own active-message fetch-add (the baseline of K_VS_AM). */
+#define H_CLIENT_FADD  200
+#define H_CLIENT_REPLY 201
 
 typedef struct amo_ctx {
     tern_ad_t ad64, ad32;
     int me, size, peer, is64, kind;
-    uint64_t *word; /* symmetric: [0] u64 target, [1] u32 target, [8] done flag */
+    uint64_t *word; /* symmetric: [0] u64 target, [1] u32 target, [8] done flag,
+                     [10] K_VS_AM replies received */
     uint64_t epoch;
     int rc;
+    volatile uint64_t reply; /* K_VS_AM: the old value replied (word[10] counts) */
 } amo_ctx_t;
 
 static amo_ctx_t ctx;
+
+/* What a client without atomic domains writes: a Short Request whose
+ * handler fetch-adds the word in place and Replies with the old value. */
+static void client_fadd(tern_am_token_t token, void *buf, size_t len,
+                        const tern_am_arg_t *args, int nargs)
+{
+    (void)buf;
+    (void)len;
+    (void)args;
+    (void)nargs;
+    tern_am_arg_t old = __atomic_fetch_add(&ctx.word[0], 1, __ATOMIC_SEQ_CST);
+    ctx.rc |= tern_am_reply_short(token, H_CLIENT_REPLY, &old, 1, 0);
+}
+
+static void client_reply(tern_am_token_t token, void *buf, size_t len,
+                         const tern_am_arg_t *args, int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    (void)nargs;
+    ctx.reply = args[0];
+    __atomic_fetch_add(&ctx.word[10], 1, __ATOMIC_RELEASE);
+}
 
 /* The peer waits (serving the network) until rank 0 says its loop ended. */
 static void finish_loop(amo_ctx_t *c)
@@ -59,6 +89,7 @@ static uint64_t tern_loop(void *arg, long ops)
         for (long i = 0; i < ops; i++) {
             switch (c->kind) {
             case K_FADD_LAT:
+            case K_VS_AM:
                 c->rc |= c->is64 ? tern_ad_op_u64(c->ad64, c->peer, w64, TERN_OP_FADD, 1,
                                                   0, &v, 0)
                                  : tern_ad_op_u32(c->ad32, c->peer, w32, TERN_OP_FADD, 1,
@@ -81,6 +112,23 @@ static uint64_t tern_loop(void *arg, long ops)
         if (c->kind == K_FADD_RATE)
             c->rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
     }
+    uint64_t dt = tb_now_ns() - t0;
+    finish_loop(c);
+    return dt;
+}
+
+/* K_VS_AM's baseline: the client's Short AM round trip, one at a time. */
+static uint64_t client_am_loop(void *arg, long ops)
+{
+    amo_ctx_t *c = arg;
+    uint64_t t0 = tb_now_ns();
+    if (c->me == 0)
+        for (long i = 0; i < ops; i++) {
+            uint64_t seq = c->word[10] + 1;
+            c->rc |= tern_am_request_short(c->peer, H_CLIENT_FADD, NULL, 0, 0);
+            /* Waits as Tern's own blocking calls do (polls, yields). */
+            c->rc |= tern_wait_until_u64(&c->word[10], TERN_CMP_GE, seq);
+        }
     uint64_t dt = tb_now_ns() - t0;
     finish_loop(c);
     return dt;
@@ -125,10 +173,12 @@ static uint64_t raw_loop(void *arg, long ops)
 
 static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *row)
 {
-    static const char *const names[K_COUNT][2] = {{"fadd_lat_u32", "fadd_lat_u64"},
-                                                  {"fadd_rate_u32", "fadd_rate_u64"},
-                                                  {"cswap_lat_u64", "cswap_lat_u64"},
-                                                  {"hotspot_u64", "hotspot_u64"}};
+    static const char *const names[K_COUNT][2] = {
+        {"fadd_lat_u32", "fadd_lat_u64"},
+        {"fadd_rate_u32", "fadd_rate_u64"},
+        {"cswap_lat_u64", "cswap_lat_u64"},
+        {"hotspot_u64", "hotspot_u64"},
+        {"fadd_lat_u64_vs_am", "fadd_lat_u64_vs_am"}};
     ctx.kind = kind;
     ctx.is64 = is64;
     /* cswap follows the word from a known value. */
@@ -137,9 +187,9 @@ static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *r
     TB_CHECK(tern_barrier());
     tb_unit_t unit =
         kind == K_FADD_RATE || kind == K_HOTSPOT ? TB_UNIT_MMSGS : TB_UNIT_NS;
-    long ops = tb_ops_bounded(o, tern_loop, &ctx, o->iters, raw ? 2 : 1, 1);
-    tb_measure_pair(o, tern_loop, raw ? raw_loop : NULL, &ctx, ops, unit, 0, 1,
-                    &row->tern, &row->raw);
+    tb_loop_fn base = kind == K_VS_AM ? client_am_loop : raw ? raw_loop : NULL;
+    long ops = tb_ops_bounded(o, tern_loop, &ctx, o->iters, base ? 2 : 1, 1);
+    tb_measure_pair(o, tern_loop, base, &ctx, ops, unit, 0, 1, &row->tern, &row->raw);
     if (ctx.rc != TERN_OK)
         tb_die("atomics (%s) failed: %d (%s)", names[kind][is64], ctx.rc,
                tern_strerror(ctx.rc));
@@ -187,11 +237,26 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
                 ctx.peer);
         tb_table_head(o, TB_UNIT_NS);
     }
+    /* Across nodes: the domain's fetch-add against a client's own Short AM
+     * round trip doing the same (the handlers are registered everywhere
+     * before the barrier that precedes any use). */
+    int vs_am = impl != TERN_AD_IMPL_CPU; /* the same on every rank */
+    if (vs_am) {
+        TB_CHECK(tern_am_register(H_CLIENT_FADD, client_fadd, "bench client fadd"));
+        TB_CHECK(tern_am_register(H_CLIENT_REPLY, client_reply, "bench client reply"));
+        if (job->rank == 0)
+            tb_note(o, "fadd_lat_u64_vs_am: the same fetch-add latency, against a "
+                       "client's own Short AM round trip (handler: fetch-add in place, "
+                       "Reply with the old value) as the baseline");
+    }
+    TB_CHECK(tern_barrier());
     static const struct {
         int kind, is64;
-    } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1},  {K_CSWAP_LAT, 1},
-                {K_FADD_RATE, 0}, {K_FADD_RATE, 1}, {K_HOTSPOT, 1}};
+    } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1}, {K_CSWAP_LAT, 1}, {K_FADD_RATE, 0},
+                {K_FADD_RATE, 1}, {K_HOTSPOT, 1},  {K_VS_AM, 1}};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].kind == K_VS_AM && !vs_am)
+            continue;
         tb_row_t row;
         amo_row(o, rows[i].kind, rows[i].is64, raw, &row);
         if (job->rank == 0)

@@ -409,6 +409,55 @@ typedef struct tern_startup_report {
 
 TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 
+/* ---- memory report ------------------------------------------------------ */
+
+/* What this rank's Tern holds in memory, in bytes, split by what it grows
+ * with (also printed at init with TERN_VERBOSE=1: rank 0, or every rank
+ * with TERN_VERBOSE=2; tern-info --memory explains the figures). Tern's
+ * own figures are counted from the sizes of its allocations (tables sized
+ * by rank counts, queues, descriptors, message buffers as allocated,
+ * whether their pages were touched or not) at the time of the call. The
+ * provider's share is measured: growth of the process's RssAnon across
+ * the calls that load and open the network provider at start-up (its
+ * later growth, such as one connection per peer contacted with ofi_rxm,
+ * is not seen). See docs/design/scale.md. */
+typedef struct tern_memory_report {
+    int local_peers;  /* other ranks sharing memory with this one */
+    int remote_peers; /* ranks reached through the network */
+    int remote_nodes; /* other nodes of the job (TERN_SHM=off: every rank is
+                         its own node) */
+    /* Tern's private memory: own = fixed + local_peers * per_local_peer +
+     * remote_peers * per_remote_peer + remote_nodes * per_remote_node. */
+    size_t fixed; /* independent of the job's size, this rank's own table
+                     entries included */
+    size_t per_local_peer;
+    size_t per_remote_peer;
+    size_t per_remote_node;
+    size_t own;
+    /* Tern's shared memory in this rank's mapping (the control area before
+     * the segment: message queues from each local peer, barrier flags):
+     * shared = shared_fixed + local_peers * shared_per_local_peer. */
+    size_t shared_fixed;
+    size_t shared_per_local_peer;
+    size_t shared;
+    size_t untouched;   /* of own: buffers resident only once used (network
+                         message buffers, allocated whole at start-up) */
+    size_t topology;    /* the hardware topology (hwloc's objects), measured
+                         as RssAnon growth across its loading */
+    size_t provider;    /* the network provider's private memory (0: none) */
+    size_t total;       /* own + topology + provider: private memory Tern
+                         accounts for */
+    size_t init_growth; /* RssAnon growth across tern_init, measured, for
+                           comparison with total (libraries, topology, the
+                           C library's own state are in it too) */
+    size_t segment;     /* the user segment (shared memory), for reference */
+} tern_memory_report_t;
+
+/* Fills *out with this rank's figures now. TERN_OK; TERN_ERR_INVALID when
+ * out is NULL; TERN_ERR_NOT_INIT before tern_init or after
+ * tern_finalize. */
+TERN_API tern_status_t tern_memory_report(tern_memory_report_t *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -417,4 +466,5 @@ TERN_API tern_status_t tern_startup_report(tern_startup_report_t *out);
 #include "tern/signal.h" /* put with signal, waiting on signal words */
 #include "tern/team.h"   /* teams and collectives */
 #include "tern/vis.h"    /* non-contiguous put and get */
+#include "tern/acc.h"    /* accumulate */
 #endif

@@ -24,8 +24,9 @@ enum { TERN_SIGNAL_SET = 0, TERN_SIGNAL_ADD = 1 };
  * sig_op TERN_SIGNAL_SET (*sig = value) or TERN_SIGNAL_ADD (*sig += value).
  * Returns TERN_OK, the statuses of tern_ctx_put, and TERN_ERR_INVALID (bad
  * sig_op, misaligned sig), TERN_ERR_RANGE (sig outside rank's segment),
- * TERN_ERR_UNSUPPORTED (the job spans nodes and the network provider has
- * no u64 atomic set and add). Cost on a mapped peer: the copy, a release
+ * TERN_ERR_UNSUPPORTED (the job spans nodes, the network provider has no
+ * u64 atomic set and add, and TERN_OFI_ATOMICS=net refuses the
+ * active-message path). Cost on a mapped peer: the copy, a release
  * fence and one atomic store or add. */
 TERN_API tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *dst,
                                            const void *src, size_t n, uint64_t *sig,

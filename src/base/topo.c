@@ -13,6 +13,7 @@
 #include <tern/status.h>
 
 #include "base/log.h"
+#include "base/mem.h"
 
 /* ---- loading ------------------------------------------------------------- */
 
@@ -207,6 +208,16 @@ static pthread_mutex_t topo_lock = PTHREAD_MUTEX_INITIALIZER;
 /* From HWLOC_SYNTHETIC or HWLOC_XMLFILE (hwloc's order) when set. We pass
  * them to hwloc ourselves: hwloc alone would silently fall back to this
  * machine when they are malformed. */
+static size_t topo_bytes; /* RssAnon growth across the loads (topo_lock) */
+
+size_t tn_topo_bytes(void)
+{
+    pthread_mutex_lock(&topo_lock);
+    size_t b = topo_bytes;
+    pthread_mutex_unlock(&topo_lock);
+    return b;
+}
+
 static tn_topo_t *load_process(int io)
 {
     tn_topo_src_t src = {.io = io};
@@ -221,7 +232,10 @@ static tn_topo_t *load_process(int io)
     }
     char err[512];
     tn_topo_t *t = NULL;
-    if (tn_topo_load(&src, &t, err, sizeof(err)) != TERN_OK) {
+    size_t rss0 = tn_mem_rss_anon();
+    int rc = tn_topo_load(&src, &t, err, sizeof(err));
+    topo_bytes += tn_mem_growth(rss0);
+    if (rc != TERN_OK) {
         if (var)
             tn_error("%s: %s: fix it or unset %s", var, err, var);
         else

@@ -70,6 +70,9 @@ void tn_topo_destroy(tn_topo_t *t);
  * called, tn_topo_get() returns that topology too. */
 const tn_topo_t *tn_topo_get(void);
 const tn_topo_t *tn_topo_get_io(void);
+/* Private memory the process's topologies took: RssAnon growth across
+ * their loading (hwloc's objects), for memory accounting. */
+size_t tn_topo_bytes(void);
 void tn_topo_release(void);
 
 /* cpuset of NUMA domain i of the process's topology (logical order); NULL

@@ -38,6 +38,8 @@ struct tern_ad_s *tn_ad_get_quiet(tern_ad_t ad);
  * Reply ends after storing the old value in op->result (when not NULL);
  * TERN_ERR_AGAIN under TERN_FLAG_IMMEDIATE, nothing counted then. */
 void tn_ad_am_init(void);
+/* Accumulate's handlers (core/acc.c), registered with the above. */
+void tn_acc_am_init(void);
 int tn_ad_am_start(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags);
 
 #endif

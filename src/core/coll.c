@@ -73,6 +73,10 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
                             "dest and src overlap without being equal");
     if (nbytes == 0)
         return TERN_OK;
+    if (t->all_mapped) {
+        tn_coll_node_bcast(t, dest, src, nbytes, root);
+        return TERN_OK;
+    }
     int rel = (t->rank - root + n) % n;
     uint32_t seq = ++t->seq;
     int below = rel ? tn_lowbit(rel) : 1;

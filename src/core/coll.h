@@ -16,6 +16,9 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 /* The split arguments area of a slot: a symmetric source and result for
  * the small allreduces that a split runs over its parent. */
 #define TN_SLOT_ARGS 256
+/* Largest broadcast or allreduce (bytes) that a team whose members share
+ * memory runs through its fast area: one barrier and reads in place. */
+#define TN_COLL_FAST 4096
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
@@ -23,7 +26,10 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
  *           by this rank: the sequence number of the last collective in
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
- *   scratch tn_teams.scratch bytes (reduction partials, collect sizes).
+ *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
+ *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
+ *           allreduces, two by small broadcasts, of teams whose members
+ *           all share memory (core/coll_node.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
  * at destroy, after a barrier that every write to them precedes). */
 typedef struct tn_cteam {
@@ -35,6 +41,11 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
+    char *fast;        /* 4 x TN_COLL_FAST (see above) */
+    int par;           /* the allreduce half of the next small allreduce */
+    uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
+    uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
+    int all_mapped;    /* every member's segment is mapped here (one node) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t *vals;    /* [size] sources of network flag writes, per target */
     char *staging;     /* private, scratch bytes: network gets land here */
@@ -82,6 +93,13 @@ int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t 
 /* Allreduce of count elements (core/coll_reduce.c), arguments checked. */
 int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, int type,
                       int op);
+
+/* Collectives of teams whose members all share memory (core/coll_node.c):
+ * data read in place through the mapped segments between team barriers. */
+void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+                        int root);
+void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, void (*fn)(void *, const void *, size_t));
 
 /* Binomial tree over team ranks relative to a root: the parent of rel > 0
  * drops its lowest set bit; children are rel + 2^k below that bit. */

@@ -153,6 +153,10 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
             memcpy(dest, src, count * es);
         return TERN_OK;
     }
+    if (t->all_mapped) {
+        tn_coll_node_allreduce(t, dest, src, count, es, fn);
+        return TERN_OK;
+    }
     size_t chunk = tn_teams.scratch / es;
     int below = me ? tn_lowbit(me) : 1;
     if (!me)

@@ -78,6 +78,7 @@ typedef struct tn_core {
     tn_heap_t heap;       /* tern_alloc/tern_alloc_sym space */
     pthread_mutex_t lock; /* barrier, allocation, boot calls */
     tern_startup_report_t report;
+    size_t init_growth; /* RssAnon growth across tern_init (memory report) */
 } tn_core_t;
 
 extern tn_core_t tn_core;
@@ -177,6 +178,9 @@ int tn_core_progress(void);
  * transport needs polling; stop is a no-op without one. */
 int tn_core_progress_start(void);
 void tn_core_progress_stop(void);
+
+/* The memory report's line (core/memory.c), for the start-up report. */
+void tn_core_memory_log(void);
 
 /* Node map: fills node, nnodes, local_* and peers[].node/local_index from
  * every rank's node key. */

@@ -69,6 +69,12 @@ static void cache_key_make(void)
     pthread_key_create(&cache_key, cache_exit);
 }
 
+size_t tn_event_bytes(void)
+{
+    return (size_t)atomic_load_explicit(&nslabs, memory_order_acquire) * SLAB_EVENTS *
+           sizeof(tn_event_t);
+}
+
 /* Refill this thread's cache from the global list, or from a new slab. */
 static __attribute__((noinline, cold)) int refill(void)
 {

@@ -20,6 +20,8 @@ struct tern_ctx_s {
 tn_comp_t *tn_event_new(tern_event_t *out);
 /* Release an event that was never handed to the caller (error paths). */
 void tn_event_drop(tern_event_t ev);
+/* Private bytes of the event slabs allocated so far (memory accounting). */
+size_t tn_event_bytes(void);
 /* Free every event (tern_finalize). */
 void tn_event_fini(void);
 

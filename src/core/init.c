@@ -8,6 +8,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/stats.h"
 #include "base/time.h"
 #include "base/topo.h"
@@ -155,6 +156,7 @@ static void report(double t_begin, double t_boot_end, double t_map)
         tn_seg_placement_text(&tn_core.seg.placement, seg, sizeof(seg));
         tn_info("segment memory: TERN_SEGMENT_NUMA %s; pages: %s", tn_core.seg.numa_text,
                 seg);
+        tn_core_memory_log();
     }
 }
 
@@ -176,6 +178,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         return tn_core_fail(TERN_ERR_INVALID, "tern_init",
                             "thread level %d is not one of TERN_THREAD_*", thread_level);
     double t0 = tn_time_s();
+    size_t rss0 = tn_mem_rss_anon();
     /* Parse and validate, as tern-info -c does. A rank whose configuration
      * fails still joins the job, so that all ranks agree on the failure
      * instead of waiting for it. */
@@ -233,8 +236,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * any peer send. Only a job that spans nodes sends to them (a node's
      * ranks reach each other's memory directly); registering makes every
      * wait drive progress, which one node does not need. */
-    if (tn_core.nnodes > 1)
+    if (tn_core.nnodes > 1) {
         tn_ad_am_init();
+        tn_acc_am_init();
+    }
     /* Packed non-contiguous puts: to any peer reached through the network
      * (TERN_SHM=off keeps one node, so nodes alone do not say it). */
     for (int r = 0; r < tn_core.size; r++)
@@ -254,6 +259,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    tn_core.init_growth = tn_mem_growth(rss0);
     report(t0, t_boot, t_map);
     return TERN_OK;
 

@@ -39,6 +39,8 @@ static void release(tn_cteam_t *t)
     free(t->staging);
     free(t->off);
     free(t->len);
+    free(t->bcount);
+    t->bcount = NULL;
     t->ranks = NULL;
     t->vals = NULL;
     t->staging = NULL;
@@ -57,7 +59,8 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->staging = malloc(tn_teams.scratch);
     t->off = malloc((size_t)size * sizeof(size_t));
     t->len = malloc((size_t)size * sizeof(size_t));
-    if (!t->ranks || !t->vals || !t->staging || !t->off || !t->len) {
+    t->bcount = calloc((size_t)size, sizeof(uint32_t));
+    if (!t->ranks || !t->vals || !t->staging || !t->off || !t->len || !t->bcount) {
         release(t);
         return TERN_ERR_NOMEM;
     }
@@ -68,6 +71,13 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->flags = base;
     t->args = base + (size_t)tn_core.size * TN_CTRL_LINE;
     t->scratch = t->args + TN_SLOT_ARGS;
+    t->fast = t->scratch + tn_teams.scratch;
+    t->par = 0;
+    t->bseq[0] = t->bseq[1] = 0;
+    t->all_mapped = 1;
+    for (int i = 0; i < size; i++)
+        if (ranks[i] != tn_core.rank && !tn_core.peers[ranks[i]].ctrl)
+            t->all_mapped = 0;
     t->seq = 0;
     tn_comp_init(&t->comp, 0);
     if (slot > TN_SLOT_NODE) /* the predefined handles carry generation 0 */
@@ -83,7 +93,8 @@ int tn_teams_init(void)
     if ((size_t)tn_core.size * sizeof(uint64_t) > scratch)
         scratch = (size_t)tn_core.size * sizeof(uint64_t);
     tn_teams.scratch = scratch;
-    tn_teams.slot_size = (size_t)tn_core.size * TN_CTRL_LINE + TN_SLOT_ARGS + scratch;
+    tn_teams.slot_size =
+        (size_t)tn_core.size * TN_CTRL_LINE + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST;
     size_t off;
     int rc = tn_heap_alloc(&tn_core.heap, tn_teams.slot_size * TERN_TEAMS_MAX,
                            TN_CTRL_LINE, 1, &off);

@@ -38,6 +38,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .copy_info = tn_xport_no_copy_info,
         .amo = tn_xport_no_amo,
         .msg_send = tn_xport_msg_send_prepared,
+        .mem = tn_xport_no_mem,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -56,6 +57,7 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(copy_info);
     TN_FILL(amo);
     TN_FILL(msg_send);
+    TN_FILL(mem);
 #undef TN_FILL
     return TERN_OK;
 }

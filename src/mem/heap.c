@@ -220,6 +220,12 @@ int tn_heap_init(tn_heap_t *h, size_t size)
     return TERN_OK;
 }
 
+size_t tn_heap_bytes(const tn_heap_t *h)
+{
+    size_t buckets = h->bucket ? (size_t)1 << h->hash_bits : 0;
+    return (size_t)h->cap * sizeof(*h->blk) + buckets * sizeof(*h->bucket);
+}
+
 void tn_heap_fini(tn_heap_t *h)
 {
     free(h->blk);

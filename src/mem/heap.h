@@ -56,6 +56,9 @@ typedef struct tn_heap {
 /* Manage [0, size) (rounded down to the grain). TERN_OK or TERN_ERR_NOMEM. */
 int tn_heap_init(tn_heap_t *h, size_t size);
 void tn_heap_fini(tn_heap_t *h);
+/* Private bytes of h's bookkeeping (descriptors and hash table; they grow
+ * with the blocks allocated), for memory accounting. */
+size_t tn_heap_bytes(const tn_heap_t *h);
 /* Reserve len bytes aligned to align (a power of two; at least the grain is
  * used). sym = 0 takes them from the local arena, sym = 1 from the
  * symmetric one, whose placement depends only on the sequence of sym

@@ -129,3 +129,8 @@ int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *do
     (void)x, (void)op, (void)done, (void)flags;
     return TERN_ERR_UNSUPPORTED;
 }
+
+void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
+{
+    (void)x, (void)t, (void)provider;
+}

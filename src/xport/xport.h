@@ -20,6 +20,7 @@
 
 #include "base/amo.h"
 #include "base/comp.h"
+#include "base/mem.h"
 
 typedef struct tn_xport tn_xport_t;
 
@@ -189,6 +190,11 @@ typedef struct tn_xport_ops {
      * leaves it NULL) is msg_prepare, two copies, msg_commit. */
     int (*msg_send)(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags);
+    /* Memory accounting: adds the transport's own allocations to t (by
+     * what their sizes grow with) and, for a transport over a network
+     * provider, the provider's private memory as measured when it was
+     * opened to *provider. */
+    void (*mem)(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -216,5 +222,6 @@ void tn_xport_no_summary(tn_xport_t *x, char *buf, size_t len); /* the name */
 int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
                     unsigned flags);
+void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider); /* nothing */
 
 #endif

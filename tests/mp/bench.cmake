@@ -35,6 +35,9 @@ _tern_bench_mp(am_rate 2 --iters 200)
 _tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
 _tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
+_tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
+_tern_bench_mp(gups 1 --iters 2000)
+_tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
 _tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
 _tern_bench_mp(vis_elem 2 --sizes 8,1K --iters 4 --window 2)
 if(TERN_WITH_OFI)
@@ -68,6 +71,18 @@ _tern_bench_bounded(am_rate)
 _tern_bench_bounded(am_bw --sizes 256,1M)
 _tern_bench_bounded(am_sched --iters 12)
 _tern_bench_bounded(amo)
+_tern_bench_bounded(acc --sizes 8,4M)
+_tern_bench_bounded(gups)
+_tern_bench_bounded(coll --sizes 8,1M)
+
+# tern-bench-mpi coll under mpirun (its rows against MPI's collectives).
+if(TARGET tern-bench-mpi)
+  add_test(NAME mp.bench_coll_mpi.n2 COMMAND ${_tb_check} --bench coll --min-rows 9 --
+    ${PROJECT_SOURCE_DIR}/tests/mp/run_mpirun.sh 2 $<TARGET_FILE:tern-bench-mpi> coll
+    ${_tb_quick} --sizes 8,4K --iters 50)
+  set_tests_properties(mp.bench_coll_mpi.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+    LABELS "mp;bench;shm")
+endif()
 _tern_bench_bounded(vis --sizes 64,64K)
 _tern_bench_bounded(vis_elem --sizes 8,16K)
 

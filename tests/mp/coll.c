@@ -189,6 +189,33 @@ static void check_team(tern_team_t team, const char *tname)
             MP_OK(tern_team_barrier(team));
         }
 
+    /* Back to back, no barrier between: rotating roots, small and large,
+     * each checked before the next call reuses dest (as OpenSHMEM allows). */
+    for (int it = 0; it < 60; it++) {
+        int root = it % n;
+        size_t nb = it % 3 == 2 ? 9000 : (size_t)(it % 50) + 1;
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)it);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, (unsigned)it),
+                     "%s: back-to-back broadcast %d (root %d, %zu B): byte %zu", tname,
+                     it, root, nb, i);
+    }
+    for (int it = 0; it < 60; it++) {
+        size_t count = it % 3 == 2 ? 5000 : 3;
+        int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(y[i] ==
+                         (int64_t)n * (n + 1) / 2 * (it + 1) + (int64_t)n * (int64_t)i,
+                     "%s: back-to-back allreduce %d: [%zu] = %lld", tname, it, i,
+                     (long long)y[i]);
+    }
+    MP_OK(tern_team_barrier(team));
+
     /* Every type and operation, a short and a chunked count, in place. */
     for (int type = 0; type < TERN_TYPE_COUNT_; type++)
         for (int op = 0; op < TERN_RED_COUNT_; op++) {

@@ -41,6 +41,12 @@ tern_mp_test(NAME init_fail_config SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=c
 # Active messages: every category, Request/Reply, negotiated payload, a
 # flood with sleeping receivers, bad input (tests/mp/am.c).
 tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
+# The same with a flood of 10^6 messages per rank (issue 8's delivery
+# check), 2 and 8 ranks in every configuration: a few seconds on shm, up to
+# a minute and a half over tcp with 8 ranks on 2 cores (label flood; the
+# sanitizer runs leave it out).
+tern_mp_test(NAME am_flood SOURCES am.c RANKS 2 8 TIMEOUT 400 LABELS flood
+  ENV TEST_AM_FLOOD=1000000)
 tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
 # A receiver dies while its sender is blocked on it: the job ends naming it.
 add_executable(mp_am_die am_die.c)

@@ -42,6 +42,7 @@ int main(void)
     CHECK(out.query == tn_xport_no_query && out.summary == tn_xport_no_summary);
     CHECK(out.copy_info == tn_xport_no_copy_info && out.amo == tn_xport_no_amo);
     CHECK(out.msg_send == tn_xport_msg_send_prepared);
+    CHECK(out.mem == tn_xport_no_mem);
 
     /* A full table with holes. */
     tn_xport_ops_t holes = {.size = sizeof(tn_xport_ops_t),

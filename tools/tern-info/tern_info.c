@@ -2,7 +2,8 @@
  * transports, the node's topology and huge pages (default), every TERN_*
  * variable (-c), the configuration reference page (--markdown), this
  * process's binding inside a job (-b), the copy decisions inside a job
- * (--copy, which calls tern_init) or a new copy calibration (--calibrate). */
+ * (--copy, which calls tern_init), Tern's memory per rank inside a job
+ * (--memory, also tern_init) or a new copy calibration (--calibrate). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,10 @@ static void usage(FILE *out)
                  "                  of every local rank, thresholds, the copy chosen\n"
                  "                  per size); run it as a job: ternrun -n 4 tern-info\n"
                  "                  --copy\n"
+                 "      --memory    Tern's memory per rank, split into fixed, per\n"
+                 "                  local peer, per remote peer and the provider's\n"
+                 "                  share, with what each means; run it as a job:\n"
+                 "                  ternrun -n 4 tern-info --memory\n"
                  "      --calibrate measure where non-temporal copies pay, now, and\n"
                  "                  keep the result for TERN_SHM_TOPO=auto\n"
                  "      --markdown  the configuration reference page\n"
@@ -367,7 +372,7 @@ static void print_config_summary(FILE *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_MARKDOWN = 256, OPT_COPY, OPT_CALIBRATE, OPT_PARSABLE };
+    enum { OPT_MARKDOWN = 256, OPT_COPY, OPT_CALIBRATE, OPT_PARSABLE, OPT_MEMORY };
     static const struct option opts[] = {
         {"all", no_argument, NULL, 'a'},
         {"config", no_argument, NULL, 'c'},
@@ -375,6 +380,7 @@ int main(int argc, char **argv)
         {"markdown", no_argument, NULL, OPT_MARKDOWN},
         {"copy", no_argument, NULL, OPT_COPY},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
+        {"memory", no_argument, NULL, OPT_MEMORY},
         {"parsable", no_argument, NULL, OPT_PARSABLE},
         {"ranks", required_argument, NULL, 'n'},
         {"version", no_argument, NULL, 'v'},
@@ -393,9 +399,10 @@ int main(int argc, char **argv)
         case OPT_MARKDOWN:
         case OPT_COPY:
         case OPT_CALIBRATE:
+        case OPT_MEMORY:
             if (mode && mode != c) {
                 fprintf(stderr, "tern-info: choose one of -a, -c, -b, --copy, "
-                                "--calibrate, --markdown, -v\n");
+                                "--memory, --calibrate, --markdown, -v\n");
                 usage(stderr);
                 return 2;
             }
@@ -435,6 +442,7 @@ int main(int argc, char **argv)
     case 'b': return ti_print_binding();
     case OPT_COPY: return ti_print_copy(argc, argv);
     case OPT_CALIBRATE: return ti_print_calibrate();
+    case OPT_MEMORY: return ti_print_memory(argc, argv);
     default: break;
     }
     /* The transports size themselves from TERN_* (their sections print what

@@ -21,6 +21,10 @@ int ti_print_binding(void);
  * the first rank of each node prints the distance classes of its ranks,
  * the calibration and the copy decision table. Returns the exit status. */
 int ti_print_copy(int argc, char **argv);
+/* --memory: run as a job (ternrun -n 4 tern-info --memory); rank 0 prints
+ * tern_memory_report's figures and what each means. Returns the exit
+ * status. */
+int ti_print_memory(int argc, char **argv);
 /* --calibrate: measures where non-temporal copies pay, now, prints both
  * curves and updates the cache. Returns the exit status. */
 int ti_print_calibrate(void);

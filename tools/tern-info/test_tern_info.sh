@@ -26,6 +26,10 @@ run 2 "$info" --bogus;        has "$err" "Usage: tern-info"; has "$err" "bogus"
 run 2 "$info" -x;             has "$err" "Usage: tern-info"
 run 2 "$info" extra;          has "$err" "unexpected argument 'extra'"
 run 2 "$info" -c -b;          has "$err" "choose one"
+run 2 "$info" --memory -c;    has "$err" "choose one"
+# --memory alone is a job of one rank: no peers, the parts still stated
+run 0 "$info" --memory;       has "$out" "Memory of rank 0 of 1"
+has "$out" "per remote peer"; has "$out" "0 local peer(s)"; has "$out" "tern_init growth"
 run 0 "$info" -v;             has "$out" '^tern-info (Tern) [0-9]*\.[0-9]*\.[0-9]*$'
 run 0 "$info" --version;      has "$out" '^tern-info (Tern) [0-9]*\.[0-9]*\.[0-9]*$'
 run 2 "$info" --parsable -b;  has "$err" "go with -c"

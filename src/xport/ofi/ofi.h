@@ -99,6 +99,11 @@ typedef struct tn_ofi {
     int closing;
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
+    /* The provider's private memory: RssAnon growth across the calls into
+     * libfabric that open it (loading, fi_getinfo, fabric/domain/endpoint
+     * open, segment registration, address insertion, receives posted),
+     * measured around those calls alone (ofi_setup.c). */
+    size_t provider_bytes;
 } tn_ofi_t;
 
 /* Messages (ofi_msg.c): set up after the endpoint (posts the receive
@@ -108,6 +113,8 @@ int tn_ofi_msg_setup(tn_ofi_t *o);
  * buffers, from TERN_AM_* and the provider's largest message (0: none). */
 void tn_ofi_msg_plan(size_t prov_max, size_t *buf, long *nrx, long *ntx);
 void tn_ofi_msg_teardown(tn_ofi_t *o);
+/* Private bytes of the message buffers' descriptors (memory accounting). */
+size_t tn_ofi_msg_desc_bytes(const tn_ofi_t *o);
 int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
                        tn_xport_msg_t *m);
@@ -202,6 +209,8 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len);
 int tn_ofi_mr_cache_create(tn_ofi_t *o, int keep_idle);
 /* Closes every registration, in use or not (after the endpoint closed). */
 void tn_ofi_mr_cache_destroy(tn_ofi_t *o);
+/* Private bytes of the cache's table (memory accounting). */
+size_t tn_ofi_mr_cache_bytes(void);
 /* A registration covering [buf, buf+len) with access (FI_READ for the
  * local side of a get, FI_WRITE for a put), referenced until
  * tn_ofi_mr_release. TERN_OK, or the translated fi_mr_reg error (logged). */
@@ -220,6 +229,10 @@ void tn_ofi_prefetch(void);
  * tn_ofi_create calls it first, so the job's own fi_getinfo is not slowed
  * by the thread's, and nothing of it outlives start-up. */
 void tn_ofi_prefetch_wait(void);
+/* RssAnon growth across the prefetch thread's loading of libfabric and
+ * first fi_getinfo (0: none ran). Other threads of start-up run meanwhile;
+ * they allocate little private memory (the segment is shared memory). */
+size_t tn_ofi_prefetch_growth(void);
 
 /* Provider sizing (ofi_size.c, docs/design/provider-sizing.md). With
  * TERN_OFI_SIZE=tern, the provider variables below are set from Tern's

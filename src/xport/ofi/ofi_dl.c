@@ -11,6 +11,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "xport/ofi/ofi.h"
 
 tn_fi_api_t tn_fi;
@@ -64,6 +65,7 @@ int tn_fi_load(void)
 
 /* The prefetch thread's state: 0 never started, 1 running, 2 done. */
 static int pf_state;
+static size_t pf_growth; /* written by the thread before pf_state = 2 */
 static pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pf_cond = PTHREAD_COND_INITIALIZER;
 
@@ -80,6 +82,7 @@ static void prefetch_done(void)
 static void *prefetch(void *arg)
 {
     (void)arg;
+    size_t rss0 = tn_mem_rss_anon();
     /* On failure tn_ofi_create meets the same status, already logged. */
     if (tn_fi_load() == TERN_OK) {
         struct fi_info *h = tn_fi_allocinfo(), *info = NULL;
@@ -91,6 +94,7 @@ static void *prefetch(void *arg)
             tn_fi.freeinfo(h);
         }
     }
+    pf_growth = tn_mem_growth(rss0);
     prefetch_done();
     return NULL;
 }
@@ -101,6 +105,14 @@ void tn_ofi_prefetch_wait(void)
     while (pf_state == 1)
         pthread_cond_wait(&pf_cond, &pf_lock);
     pthread_mutex_unlock(&pf_lock);
+}
+
+size_t tn_ofi_prefetch_growth(void)
+{
+    pthread_mutex_lock(&pf_lock);
+    size_t g = pf_state == 2 ? pf_growth : 0;
+    pthread_mutex_unlock(&pf_lock);
+    return g;
 }
 
 void tn_ofi_prefetch(void)

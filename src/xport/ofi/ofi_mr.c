@@ -40,6 +40,11 @@ struct tn_ofi_mr_cache {
     mreg_t ent[TN_OFI_MR_ENTRIES];
 };
 
+size_t tn_ofi_mr_cache_bytes(void)
+{
+    return sizeof(tn_ofi_mr_cache_t);
+}
+
 int tn_ofi_mr_cache_create(tn_ofi_t *o, int keep_idle)
 {
     tn_ofi_mr_cache_t *c = calloc(1, sizeof(*c));

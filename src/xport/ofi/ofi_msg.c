@@ -116,6 +116,9 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         return TERN_ERR_NOMEM;
     for (int r = 0; r < o->size; r++)
         atomic_init(&o->credits[r], o->credit_init);
+    /* From here on the provider allocates (registrations, receives
+     * posted); Tern only fills the descriptors allocated above. */
+    size_t rss0 = tn_mem_rss_anon();
     int rc = reg(o, o->rx_mem, (size_t)o->nrx * o->msg_buf, FI_RECV, 3, &o->rx_mr);
     if (rc == TERN_OK)
         rc = reg(o, o->tx_mem, (size_t)o->ntx * o->msg_buf, FI_SEND, 4, &o->tx_mr);
@@ -132,8 +135,14 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         o->rx[i].mem = o->rx_mem + (size_t)i * o->msg_buf;
         rc = post_rx(o, &o->rx[i]);
     }
+    o->provider_bytes += tn_mem_growth(rss0);
     o->msg_max = o->msg_buf - HDR;
     return rc;
+}
+
+size_t tn_ofi_msg_desc_bytes(const tn_ofi_t *o)
+{
+    return (size_t)(o->nrx + o->ntx) * sizeof(tn_ofi_buf_t);
 }
 
 void tn_ofi_msg_teardown(tn_ofi_t *o)

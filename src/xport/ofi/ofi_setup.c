@@ -233,6 +233,7 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot)
     rc = boot->ops->allgather(boot, &mine, sizeof(mine), o->peers);
     if (rc != TERN_OK)
         return rc;
+    size_t rss0 = tn_mem_rss_anon(); /* the address vector's growth */
     for (int r = 0; r < o->size; r++) {
         int n = fi_av_insert(o->av, o->peers[r].name, 1, &o->fi_addrs[r], 0, NULL);
         if (n != 1) {
@@ -241,6 +242,7 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot)
             return TERN_ERR_SYS;
         }
     }
+    o->provider_bytes += tn_mem_growth(rss0);
     return TERN_OK;
 }
 
@@ -261,11 +263,15 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .fault = tn_cfg.test_fault,
     };
     tn_ofi_t *ofi;
+    size_t rss0 = tn_mem_rss_anon(); /* loading, when no prefetch did */
     int rc = tn_fi_load();
+    size_t load = tn_mem_growth(rss0);
     if (rc == TERN_OK)
         rc = create(job->boot, job->map, job->map_size, &o, &ofi);
-    if (rc == TERN_OK)
+    if (rc == TERN_OK) {
+        ofi->provider_bytes += load + tn_ofi_prefetch_growth();
         *out = &ofi->base;
+    }
     return rc;
 }
 
@@ -316,12 +322,14 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     pthread_mutex_init(&o->lock, NULL);
     o->tx_queue_tail = &o->tx_queue;
     int rc = parse_fault(opts->fault, &o->fault);
+    size_t rss0 = tn_mem_rss_anon(); /* the provider's opening */
     if (rc == TERN_OK)
         rc = get_info(opts, &o->info);
     if (rc == TERN_OK)
         rc = open_endpoint(o);
     if (rc == TERN_OK)
         rc = register_segment(o);
+    o->provider_bytes += tn_mem_growth(rss0);
     if (rc == TERN_OK) {
         o->mr_local =
             (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
@@ -478,6 +486,29 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
 }
 
+/* Tern's own: the transport, operation descriptors (and bounce slots),
+ * the registration cache, message buffers and their descriptors as
+ * allocated (receive buffers are resident once messages land in them);
+ * per rank of the job the address table, fi_addr and message credits.
+ * The provider's share was measured when it was opened. */
+static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
+{
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    t->fixed += sizeof(*o) + (size_t)o->nops * sizeof(*o->ops);
+    if (o->bounce)
+        t->fixed += (size_t)o->nops * TN_OFI_BOUNCE;
+    if (o->mrc)
+        t->fixed += tn_ofi_mr_cache_bytes();
+    if (o->rx) {
+        t->fixed += (size_t)(o->nrx + o->ntx) * o->msg_buf + tn_ofi_msg_desc_bytes(o);
+        t->untouched += (size_t)(o->nrx + o->ntx) * o->msg_buf;
+    }
+    t->each_rank += sizeof(*o->peers) + sizeof(*o->fi_addrs);
+    if (o->credits)
+        t->each_rank += sizeof(*o->credits) + sizeof(*o->consumed);
+    *provider += o->provider_bytes;
+}
+
 static const tn_xport_ops_t ofi_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "ofi",
@@ -492,4 +523,5 @@ static const tn_xport_ops_t ofi_ops = {
     .summary = tn_ofi_summary,
     .copy_info = tn_xport_no_copy_info,
     .amo = tn_ofi_amo,
+    .mem = ofi_mem,
 };

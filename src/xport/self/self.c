@@ -57,6 +57,12 @@ static void self_destroy(tn_xport_t *x)
     free(x);
 }
 
+static void self_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
+{
+    (void)x, (void)provider;
+    t->fixed += sizeof(tn_self_t);
+}
+
 static const tn_xport_ops_t self_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "self",
@@ -71,6 +77,7 @@ static const tn_xport_ops_t self_ops = {
     .summary = tn_xport_no_summary,
     .copy_info = tn_xport_no_copy_info,
     .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
+    .mem = self_mem,
 };
 
 int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out)

@@ -104,6 +104,22 @@ static void shm_destroy(tn_xport_t *x)
     free(s);
 }
 
+/* Private: the tables per local rank (mappings, message state) and the
+ * copy policy's table per rank of the job; shared: this rank's message
+ * queues, one from each local rank (its own included), in its control
+ * area. The mapped peers' segments are theirs, not counted here. */
+static void shm_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
+{
+    tn_shm_t *s = (tn_shm_t *)x;
+    (void)provider;
+    t->fixed += sizeof(*s);
+    t->each_local += sizeof(*s->maps) + sizeof(*s->map_sizes) + sizeof(*s->ctrl_bases) +
+                     tn_shm_queue_private_bytes();
+    if (s->copy_setup)
+        t->each_rank += sizeof(*tn_shm_copy_state.peers);
+    t->shared_each_local += tn_shm_ctrl_bytes(1);
+}
+
 static const tn_xport_ops_t shm_ops = {
     .size = sizeof(tn_xport_ops_t),
     .name = "shm",
@@ -119,6 +135,7 @@ static const tn_xport_ops_t shm_ops = {
     .summary = shm_summary,
     .copy_info = shm_copy_info,
     .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
+    .mem = shm_mem,
 };
 
 /* Maps the segments of the other ranks of this node (their memfds stay

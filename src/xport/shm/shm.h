@@ -37,6 +37,8 @@ int tn_shm_local_index(const tn_shm_t *s, int rank);
  * of one queue and the largest message it takes (also for tern-info). */
 size_t tn_shm_queue_bytes(void);
 size_t tn_shm_queue_msg_max(size_t ring);
+/* Private bytes per local rank for its two queues (to it and from it). */
+size_t tn_shm_queue_private_bytes(void);
 int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job);
 void tn_shm_msg_teardown(tn_shm_t *s);
 int tn_shm_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);

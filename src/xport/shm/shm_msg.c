@@ -75,6 +75,11 @@ size_t tn_shm_queue_msg_max(size_t ring)
     return ring / 2 - 2 * REC_HDR - 15;
 }
 
+size_t tn_shm_queue_private_bytes(void)
+{
+    return 2 * sizeof(shm_queue_t);
+}
+
 size_t tn_shm_ctrl_bytes(int node_ranks)
 {
     return (size_t)node_ranks * (RING_HDR + tn_shm_queue_bytes());

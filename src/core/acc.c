@@ -1,0 +1,194 @@
+/* Accumulate (include/tern/acc.h): element-wise CPU atomics in place for a
+ * mapped peer; for the others the scaled values are written straight into
+ * negotiated Medium messages (no staging copy), sent back to back, and the
+ * target's handler applies them with the same element-wise code and
+ * Replies once per message. The caller's completion object travels in each
+ * message and comes back in its Reply, as for atomic domains' am path. */
+#include <string.h>
+
+#include "base/acc.h"
+#include "base/compiler.h"
+#include "base/log.h"
+#include "core/am.h"
+#include "core/atomic.h"
+#include "core/event.h"
+
+enum { H_REQUEST = TN_AMH_ATOMIC + 2, H_REPLY = TN_AMH_ATOMIC + 3 };
+
+/* Request args: [0] type, [1] dst (target's address), [2] elements, [3]
+ * completion object. Payload: the scaled values. Reply args: [0] status,
+ * [1] completion object. */
+static void on_request(tern_am_token_t token, void *buf, size_t len,
+                       const tern_am_arg_t *a, int nargs)
+{
+    int type = (int)a[0];
+    size_t count = (size_t)a[2];
+    void *dst = (void *)(uintptr_t)a[1];
+    const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+    uintptr_t d = (uintptr_t)dst, base = (uintptr_t)seg->data_base;
+    size_t size = tn_acc_type_ok(type) ? tn_atype_size(type) : 8;
+    int st = TERN_OK;
+    /* The initiator checked all of this; a wrong message (a peer's bug)
+     * must not write outside this rank's segment. */
+    if (nargs != 4 || !tn_acc_type_ok(type) || len != count * size || (d & (size - 1)) ||
+        d < base || d - base > seg->size || len > seg->size - (d - base)) {
+        int src = -1;
+        tern_am_source(token, &src);
+        tn_error("accumulate message from rank %d is malformed (type %d, %zu elements "
+                 "in %zu bytes at %p): not applied",
+                 src, type, count, len, dst);
+        st = TERN_ERR_INVALID;
+    } else {
+        tn_acc_cpu(type, dst, buf, count, NULL);
+    }
+    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, a[3]};
+    tn_am_reply_internal("tern_acc (handler)", token, H_REPLY, TN_AM_SHORT, NULL, 0, NULL,
+                         r, 2, 0);
+}
+
+static void on_reply(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                     int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    (void)nargs;
+    tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+}
+
+void tn_acc_am_init(void)
+{
+    tn_am_register_internal(H_REQUEST, on_request, "tern accumulate request");
+    tn_am_register_internal(H_REPLY, on_reply, "tern accumulate reply");
+}
+
+static TN_NOINLINE int check_fail(const char *call, int rank, void *dst, const void *src,
+                                  size_t count, int type, tern_flags_t flags)
+{
+    if (!tn_acc_type_ok(type))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "type %d: accumulate takes TERN_AT_I32, TERN_AT_I64, "
+                            "TERN_AT_FLOAT or TERN_AT_DOUBLE",
+                            type);
+    if (flags & ~TERN_FLAGS_KNOWN_)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "flags 0x%x: bits 0x%x are not TERN_FLAG_* values", flags,
+                            flags & ~TERN_FLAGS_KNOWN_);
+    if (count && !src)
+        return tn_core_fail(TERN_ERR_INVALID, call, "src is NULL with %zu elements",
+                            count);
+    size_t size = tn_atype_size(type);
+    if (count > SIZE_MAX / size)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "%zu elements of %s overflow the address space", count,
+                            tn_atype_name(type));
+    if (rank < 0 || rank >= tn_core.size)
+        return tn_core_fail(TERN_ERR_RANK, call, "rank %d is not in [0, %d)", rank,
+                            tn_core.size);
+    if ((uintptr_t)dst & (size - 1))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "dst %p is not aligned to the %zu bytes of %s", dst, size,
+                            tn_atype_name(type));
+    return tn_core_check_remote(call, rank, dst, count * size);
+}
+
+/* 1 when every argument is right (a few compares). */
+static inline int args_ok(int rank, void *dst, const void *src, size_t count, int type,
+                          tern_flags_t flags)
+{
+    if (!tn_acc_type_ok(type) || (flags & ~TERN_FLAGS_KNOWN_) || (count && !src) ||
+        (unsigned)rank >= (unsigned)tn_core.size)
+        return 0;
+    size_t size = tn_atype_size(type);
+    uintptr_t d = (uintptr_t)dst, base = (uintptr_t)tn_core.peers[rank].seg.data_base;
+    size_t seg = tn_core.peers[rank].seg.size;
+    return !(d & (size - 1)) && count <= SIZE_MAX / size && d >= base &&
+           d - base <= seg && count * size <= seg - (d - base);
+}
+
+/* The messages of one accumulate to an unmapped peer, each counted in c.
+ * IMMEDIATE applies to the first only: once one is sent the rest must
+ * follow. */
+static int send_all(const char *call, int rank, char *dst, const char *src, size_t count,
+                    int type, const tn_aval_t *scale, tn_comp_t *c, unsigned flags)
+{
+    size_t size = tn_atype_size(type);
+    while (count) {
+        tern_am_sd_t sd;
+        size_t want = count * size;
+        int rc = tern_am_prepare_request_medium(rank, NULL, size, want, 4, flags, &sd);
+        if (rc != TERN_OK)
+            return rc;
+        size_t k = sd.len / size;
+        tn_acc_scale(type, sd.buf, src, k, scale);
+        tern_am_arg_t a[4] = {(uint64_t)type, (uint64_t)(uintptr_t)dst, (uint64_t)k,
+                              (uint64_t)(uintptr_t)c};
+        tn_comp_add(c, 1);
+        rc = tn_am_commit_request_internal(&sd, H_REQUEST, k * size, a);
+        if (rc != TERN_OK) {
+            tn_comp_add(c, -1);
+            return tn_core_fail(rc, call, "sending %zu elements to rank %d failed", k,
+                                rank);
+        }
+        dst += k * size;
+        src += k * size;
+        count -= k;
+        flags &= ~TERN_FLAG_IMMEDIATE;
+    }
+    return TERN_OK;
+}
+
+static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void *src,
+               size_t count, int type, const void *scale, tern_flags_t flags, int nbi)
+{
+    TN_CHECK_INIT(call);
+    if (tn_unlikely(!args_ok(rank, dst, src, count, type, flags)))
+        return check_fail(call, rank, dst, src, count, type, flags);
+    struct tern_ctx_s *cx = nbi ? tn_ctx_get(ctx, call) : NULL;
+    if (nbi && !cx)
+        return TERN_ERR_INVALID;
+    if (!count)
+        return TERN_OK;
+    tn_aval_t s;
+    if (scale)
+        memcpy(&s, scale, tn_atype_size(type));
+    if (tn_core.fast[rank].size) {
+        /* Mapped: in place; the release orders the updates before whatever
+         * the caller publishes next (a flag put, a barrier). */
+        tn_acc_cpu(type, (char *)dst + tn_core.fast[rank].delta, src, count,
+                   scale ? &s : NULL);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return TERN_OK;
+    }
+    TN_NOT_IN_HANDLER(call);
+    tn_trace("%s(rank %d, %p, %zu x %s)", call, rank, dst, count, tn_atype_name(type));
+    if (nbi)
+        return send_all(call, rank, dst, src, count, type, scale ? &s : NULL, &cx->rc,
+                        flags);
+    tn_comp_t c;
+    tn_comp_init(&c, 0);
+    int rc = send_all(call, rank, dst, src, count, type, scale ? &s : NULL, &c, flags);
+    /* Messages already sent complete (and are waited for) even when a later
+     * one could not be: c is on this frame. */
+    int wrc = tn_comp_wait(&c);
+    if (rc != TERN_OK)
+        return rc;
+    return wrc == TERN_OK ? TERN_OK
+                          : tn_core_fail(wrc, call,
+                                         "accumulate of %zu elements at rank %d failed "
+                                         "(cause logged above)",
+                                         count, rank);
+}
+
+tern_status_t tern_ctx_acc(tern_ctx_t ctx, int rank, void *dst, const void *src,
+                           size_t count, int type, const void *scale, tern_flags_t flags)
+{
+    return acc("tern_acc", ctx, rank, dst, src, count, type, scale, flags, 0);
+}
+
+tern_status_t tern_ctx_acc_nbi(tern_ctx_t ctx, int rank, void *dst, const void *src,
+                               size_t count, int type, const void *scale,
+                               tern_flags_t flags)
+{
+    return acc("tern_acc_nbi", ctx, rank, dst, src, count, type, scale, flags, 1);
+}

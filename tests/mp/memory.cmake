@@ -1,0 +1,17 @@
+# Memory accounting (tern_memory_report, issue 13): every configuration,
+# two job sizes in the program (mem_report.c) and compared between two job
+# sizes (mem_report.sh). Sanitizer runtimes add private memory beside every
+# allocation: the comparison with RssAnon is left out there.
+set(_mem_rss_check 1)
+if(TERN_SANITIZE)
+  set(_mem_rss_check 0)
+endif()
+tern_mp_test(NAME mem_report SOURCES mem_report.c RANKS 2 8
+  ENV TERN_SEGMENT_SIZE=1M MP_MEM_RSS_CHECK=${_mem_rss_check})
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.mem_report_sizes.${cfg} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mem_report.sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_mem_report> 2 16 $<TARGET_FILE:tern-info>)
+  set_tests_properties(mp.mem_report_sizes.${cfg} PROPERTIES TIMEOUT 180 LABELS "mp;${cfg}"
+    ENVIRONMENT MP_MEM_RSS_CHECK=${_mem_rss_check})
+endforeach()
