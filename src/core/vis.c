@@ -48,6 +48,12 @@ static int check_common(int form, int op, int rank, tern_ctx_t ctx, unsigned fla
     if (rank < 0 || rank >= tn_core.size)
         return tn_core_fail(TERN_ERR_RANK, *call, "rank %d is not in [0, %d)", rank,
                             tn_core.size);
+    /* The default context is always valid: its record (thread-local, a
+     * call into the TLS resolver from a shared library) is fetched only
+     * when nbi pieces go to the network (run_net). */
+    *c = NULL;
+    if (ctx == TERN_CTX_DEFAULT)
+        return TERN_OK;
     *c = tn_ctx_get(ctx, *call);
     return *c ? TERN_OK : TERN_ERR_INVALID;
 }
@@ -127,6 +133,8 @@ static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank,
             return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
         break;
     default:
+        if (!c)
+            c = tn_ctx_get(TERN_CTX_DEFAULT, call);
         lc = get ? NULL : &c->lc;
         rc = &c->rc;
         if (lc)
