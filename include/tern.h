@@ -451,6 +451,10 @@ typedef struct tern_memory_report {
                            comparison with total (libraries, topology, the
                            C library's own state are in it too) */
     size_t segment;     /* the user segment (shared memory), for reference */
+    int net_addresses;  /* network addresses this rank has inserted into its
+                           address vector: with TERN_OFI_LAZY_ADDR=1 (the
+                           default) only the ranks it has contacted through
+                           the network, else every rank of the job */
 } tern_memory_report_t;
 
 /* Fills *out with this rank's figures now. TERN_OK; TERN_ERR_INVALID when

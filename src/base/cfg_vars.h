@@ -100,6 +100,12 @@
       "provider's atomics only (a domain it cannot serve is refused); am "               \
       "never uses them: active messages run every op at its target with "                \
       "CPU atomics.")                                                                    \
+    X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
+      "Resolve a remote rank's network address on first contact, through the "           \
+      "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \
+      "address vector then: start-up moves no address table. 0: every "                  \
+      "address is exchanged and inserted at start-up (also where the launcher "          \
+      "has no key-value store).")                                                        \
     X(test_fault, "TERN_TEST_FAULT", STRING, "", NULL, 0,                                \
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \

@@ -21,6 +21,7 @@ typedef struct tn_mem_tally {
     size_t shared_each_local; /* shared, per rank of this node (self included) */
     size_t untouched;         /* of the private bytes: buffers whose pages are
                                  resident only once used */
+    long net_addresses;       /* network addresses in the address vector */
 } tn_mem_tally_t;
 
 /* RssAnon of this process (private resident memory) in bytes from

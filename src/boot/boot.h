@@ -28,7 +28,24 @@ typedef struct tn_boot_ops {
     /* Free what the implementation holds (whether or not fini ran);
      * NULL when it holds nothing. */
     void (*destroy)(tn_boot_t *b);
+    /* ---- key-value store (may be NULL: then start-up exchanges everything
+     * by allgather). Keys are short strings (at most TN_BOOT_KEY_MAX - 1
+     * characters), values at most TN_BOOT_VALUE_MAX bytes. ---- */
+    /* Publishes this rank's value under key; not collective. Others see it
+     * after the next barrier (or allgather) that this rank joins. */
+    int (*put)(tn_boot_t *b, const char *key, const void *val, size_t len);
+    /* rank's value under key into buf (cap bytes), its length into *len.
+     * Not collective; may be called at any time between init and fini, by
+     * one thread at a time (callers serialize). TERN_OK; TERN_ERR_RANK
+     * for a rank not in the job; TERN_ERR_BOOT when rank has published no
+     * such key or the launcher cannot be reached (logged, naming rank and
+     * key); TERN_ERR_INVALID when the value is larger than cap. */
+    int (*get)(tn_boot_t *b, int rank, const char *key, void *buf, size_t cap,
+               size_t *len);
 } tn_boot_ops_t;
+
+#define TN_BOOT_KEY_MAX   32
+#define TN_BOOT_VALUE_MAX 1024
 
 struct tn_boot {
     const tn_boot_ops_t *ops;
@@ -45,6 +62,14 @@ struct tn_boot {
     char host_key[64];
     void *impl; /* implementation state */
 };
+
+/* Whether b offers the key-value store (a table built with it and both
+ * calls set). */
+static inline int tn_boot_has_kv(const tn_boot_t *b)
+{
+    return b->ops->size >= offsetof(tn_boot_ops_t, get) + sizeof(b->ops->get) &&
+           b->ops->put && b->ops->get;
+}
 
 /* Picks the bootstrap from the environment: TERN_BOOT_ADDR set by ternrun,
  * PMIx variables (PMIX_RANK / PMIX_NAMESPACE), else a single rank.

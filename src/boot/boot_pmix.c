@@ -347,6 +347,68 @@ static int pmix_boot_fini(tn_boot_t *b)
     return TERN_OK;
 }
 
+/* The key-value store is PMIx's own: a put is committed to the local
+ * server at once, and after the next fence (the barrier, which collects
+ * nothing) a PMIx_Get of another rank's key is fetched from its server on
+ * demand (direct modex): nothing is moved for ranks never asked about. */
+static int pmix_boot_put(tn_boot_t *b, const char *key, const void *val, size_t len)
+{
+    tn_boot_pmix_t *p = b->impl;
+    char k[PMIX_MAX_KEYLEN + 1];
+    snprintf(k, sizeof(k), "tern.kv.%s", key);
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)val;
+    v.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k, &v);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        return pmix_boot_fail("PMIx_Put", rc, "publishing a start-up value",
+                              p->timeout_s);
+    return TERN_OK;
+}
+
+static int pmix_boot_get(tn_boot_t *b, int rank, const char *key, void *out, size_t cap,
+                         size_t *len)
+{
+    tn_boot_pmix_t *p = b->impl;
+    if (rank < 0 || rank >= b->size) {
+        tn_error("bootstrap lookup of '%s' for rank %d: the job has ranks 0 to %d", key,
+                 rank, b->size - 1);
+        return TERN_ERR_RANK;
+    }
+    char k[PMIX_MAX_KEYLEN + 1], doing[96];
+    snprintf(k, sizeof(k), "tern.kv.%s", key);
+    snprintf(doing, sizeof(doing), "looking up rank %d's '%s'", rank, key);
+    pmix_info_t info;
+    size_t ninfo = 0;
+    int timeout = pmix_boot_timeout_int(p->timeout_s);
+    if (timeout > 0) {
+        PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
+        ninfo = 1;
+    }
+    pmix_proc_t peer;
+    PMIX_LOAD_PROCID(&peer, p->self.nspace, (pmix_rank_t)rank);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&peer, k, ninfo ? &info : NULL, ninfo, &v);
+    if (rc != PMIX_SUCCESS)
+        return pmix_boot_fail("PMIx_Get", rc, doing, p->timeout_s);
+    if (v->type != PMIX_BYTE_OBJECT || v->data.bo.size > cap) {
+        tn_error("bootstrap %s: %zu bytes (PMIx type %d), more than the %zu expected "
+                 "(ranks of different Tern builds?)",
+                 doing, v->type == PMIX_BYTE_OBJECT ? v->data.bo.size : 0, (int)v->type,
+                 cap);
+        PMIX_VALUE_RELEASE(v);
+        return TERN_ERR_INVALID;
+    }
+    memcpy(out, v->data.bo.bytes, v->data.bo.size);
+    *len = v->data.bo.size;
+    PMIX_VALUE_RELEASE(v);
+    return TERN_OK;
+}
+
 static const tn_boot_ops_t tn_boot_pmix_ops = {
     .size = sizeof(tn_boot_ops_t),
     .name = "pmix",
@@ -355,6 +417,8 @@ static const tn_boot_ops_t tn_boot_pmix_ops = {
     .init_done = pmix_boot_init_done,
     .abort = pmix_boot_abort,
     .fini = pmix_boot_fini,
+    .put = pmix_boot_put,
+    .get = pmix_boot_get,
 };
 
 /* ---- create --------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "boot/boot.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -25,8 +26,15 @@
 #define TERNRUN_ABORT_WAIT_MS 5000
 
 typedef struct ternrun_state {
-    int fd;        /* -1 after fini */
-    int init_done; /* no deadline on waits once set */
+    int fd; /* -1 after fini */
+    /* Lookups (get) travel on a connection of their own, opened at the
+     * first one, so that a thread resolving a peer's address never waits
+     * behind another thread's collective on fd (which may itself wait for
+     * this rank's progress). */
+    int kv_fd; /* -1: not open */
+    pthread_mutex_t kv_lock;
+    const char *addr, *jobid; /* the environment's strings */
+    int init_done;            /* no deadline on waits once set */
     double timeout_s;
     unsigned ncoll; /* collectives done, to name one in messages */
 } ternrun_state_t;
@@ -180,6 +188,106 @@ static int ternrun_fini(tn_boot_t *b)
     return TERN_OK;
 }
 
+/* The key-value store lives in ternrun: a PUT is stored there (the
+ * stream's order puts it before this rank's next barrier), a GET asks for
+ * one rank's value. */
+static int ternrun_put(tn_boot_t *b, const char *key, const void *val, size_t len)
+{
+    ternrun_state_t *st = state_of(b);
+    unsigned char buf[TN_WIRE_KEY_BYTES + TN_BOOT_VALUE_MAX];
+    size_t klen = strlen(key);
+    if (klen >= TN_WIRE_KEY_BYTES || len > TN_BOOT_VALUE_MAX) {
+        tn_error("bootstrap put of '%s': key or value too long (%zu, %zu bytes)", key,
+                 klen, len);
+        return TERN_ERR_INVALID;
+    }
+    if (st->fd < 0)
+        return TERN_ERR_BOOT;
+    memset(buf, 0, TN_WIRE_KEY_BYTES);
+    memcpy(buf, key, klen);
+    memcpy(buf + TN_WIRE_KEY_BYTES, val, len);
+    int rc = tn_wire_send(st->fd, TN_WIRE_PUT, 0, buf, TN_WIRE_KEY_BYTES + len);
+    return rc == TERN_OK ? TERN_OK : wire_failed(st, "put", rc);
+}
+
+static int hello(ternrun_state_t *st, int fd, uint32_t type, const char *addr,
+                 const char *jobid, int rank, int size);
+
+/* One lookup on the lookup connection (kv_lock held). */
+static int kv_call(tn_boot_t *b, const char *what, int rank, const char *kbuf,
+                   tn_wire_hdr_t *h, void **pl)
+{
+    ternrun_state_t *st = state_of(b);
+    int rc;
+    if (st->kv_fd < 0) {
+        int fd = -1;
+        rc = tn_wire_connect(st->addr, &fd);
+        if (rc != TERN_OK) {
+            tn_error("bootstrap %s: cannot reach ternrun at %s: %s", what, st->addr,
+                     strerror(errno));
+            return TERN_ERR_BOOT;
+        }
+        rc = hello(st, fd, TN_WIRE_HELLO_LOOKUP, st->addr, st->jobid, b->rank, b->size);
+        if (rc != TERN_OK) {
+            close(fd);
+            return rc;
+        }
+        st->kv_fd = fd;
+    }
+    rc = tn_wire_send(st->kv_fd, TN_WIRE_GET, rank, kbuf, TN_WIRE_KEY_BYTES);
+    if (rc == TERN_OK)
+        rc = tn_wire_recv(st->kv_fd, 0, h, pl);
+    if (rc != TERN_OK)
+        return wire_failed(st, what, rc);
+    if (h->type == TN_WIRE_ERROR) {
+        tn_error("bootstrap %s refused by ternrun: %.*s", what, (int)h->len,
+                 *pl ? (const char *)*pl : "");
+        free(*pl);
+        *pl = NULL;
+        return TERN_ERR_BOOT;
+    }
+    if (h->type != TN_WIRE_GET_OUT) {
+        free(*pl);
+        *pl = NULL;
+        return wire_failed(st, what, TERN_ERR_BOOT);
+    }
+    return TERN_OK;
+}
+
+static int ternrun_get(tn_boot_t *b, int rank, const char *key, void *out, size_t cap,
+                       size_t *len)
+{
+    ternrun_state_t *st = state_of(b);
+    if (rank < 0 || rank >= b->size) {
+        tn_error("bootstrap lookup of '%s' for rank %d: the job has ranks 0 to %d", key,
+                 rank, b->size - 1);
+        return TERN_ERR_RANK;
+    }
+    char what[96], kbuf[TN_WIRE_KEY_BYTES];
+    snprintf(what, sizeof(what), "lookup of rank %d's '%s'", rank, key);
+    memset(kbuf, 0, sizeof(kbuf));
+    strncpy(kbuf, key, sizeof(kbuf) - 1);
+    tn_wire_hdr_t h;
+    void *pl = NULL;
+    pthread_mutex_lock(&st->kv_lock);
+    int rc = kv_call(b, what, rank, kbuf, &h, &pl);
+    pthread_mutex_unlock(&st->kv_lock);
+    if (rc != TERN_OK)
+        return rc;
+    if (h.len > cap) {
+        tn_error("bootstrap %s: %llu bytes, more than the %zu expected (ranks of "
+                 "different Tern builds?)",
+                 what, (unsigned long long)h.len, cap);
+        free(pl);
+        return TERN_ERR_INVALID;
+    }
+    if (h.len)
+        memcpy(out, pl, h.len);
+    *len = (size_t)h.len;
+    free(pl);
+    return TERN_OK;
+}
+
 static void ternrun_destroy(tn_boot_t *b);
 
 static const tn_boot_ops_t ternrun_ops = {
@@ -191,6 +299,8 @@ static const tn_boot_ops_t ternrun_ops = {
     .abort = ternrun_abort,
     .fini = ternrun_fini,
     .destroy = ternrun_destroy,
+    .put = ternrun_put,
+    .get = ternrun_get,
 };
 
 /* Reads one TERN_BOOT_* variable through the configuration table. */
@@ -212,8 +322,8 @@ static int env_value(const char *name, void *dst)
     return TERN_OK;
 }
 
-static int hello(ternrun_state_t *st, const char *addr, const char *jobid, int rank,
-                 int size)
+static int hello(ternrun_state_t *st, int fd, uint32_t type, const char *addr,
+                 const char *jobid, int rank, int size)
 {
     tn_wire_hello_t m = {.magic = TN_WIRE_MAGIC,
                          .version = TN_WIRE_VERSION,
@@ -223,12 +333,12 @@ static int hello(ternrun_state_t *st, const char *addr, const char *jobid, int r
     strncpy(m.jobid, jobid, sizeof(m.jobid) - 1);
     unsigned char buf[TN_WIRE_HELLO_BYTES];
     tn_wire_hello_pack(&m, buf);
-    int rc = tn_wire_send(st->fd, TN_WIRE_HELLO, rank, buf, sizeof(buf));
+    int rc = tn_wire_send(fd, type, rank, buf, sizeof(buf));
     if (rc != TERN_OK)
         return wire_failed(st, "hello", rc);
     tn_wire_hdr_t h;
     void *pl = NULL;
-    rc = tn_wire_recv(st->fd, idle_of(st), &h, &pl);
+    rc = tn_wire_recv(fd, idle_of(st), &h, &pl);
     if (rc != TERN_OK)
         return wire_failed(st, "hello", rc);
     if (h.type == TN_WIRE_ERROR) {
@@ -264,6 +374,10 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
     if (!st)
         return TERN_ERR_NOMEM;
     st->timeout_s = timeout_s;
+    st->kv_fd = -1;
+    st->addr = addr;
+    st->jobid = jobid;
+    pthread_mutex_init(&st->kv_lock, NULL);
     int rc = tn_wire_connect(addr, &st->fd);
     if (rc == TERN_ERR_INVALID) {
         tn_error("TERN_BOOT_ADDR='%s' is not an address this Tern can reach "
@@ -280,7 +394,7 @@ int tn_boot_ternrun_create(tn_boot_t *b, double timeout_s)
         free(st);
         return TERN_ERR_BOOT;
     }
-    rc = hello(st, addr, jobid, (int)rank, (int)size);
+    rc = hello(st, st->fd, TN_WIRE_HELLO, addr, jobid, (int)rank, (int)size);
     if (rc != TERN_OK) {
         close(st->fd);
         free(st);
@@ -302,6 +416,9 @@ static void ternrun_destroy(tn_boot_t *b)
         return;
     if (st->fd >= 0)
         close(st->fd);
+    if (st->kv_fd >= 0)
+        close(st->kv_fd);
+    pthread_mutex_destroy(&st->kv_lock);
     free(st);
     b->impl = NULL;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TN_WIRE_VERSION   1
+#define TN_WIRE_VERSION   2           /* 2: PUT, GET (key-value store) */
 #define TN_WIRE_MAGIC     0x4e524554u /* "TERN" little-endian, opens HELLO */
 #define TN_WIRE_HDR_BYTES 16
 /* Largest payload either side accepts: a garbage length must not make the
@@ -17,21 +17,28 @@
 #define TN_WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
 #define TN_WIRE_JOBID_MAX   48
 
-/* Message types. Rank -> launcher: HELLO, GATHER, INIT_DONE, ABORT, FINI.
- * Launcher -> rank: WELCOME, GATHER_OUT, FINI_ACK, ERROR. Every rank request
- * except INIT_DONE and ABORT has exactly one reply, so a rank never has
- * more than one request outstanding. */
+/* Message types. Rank -> launcher: HELLO, GATHER, INIT_DONE, ABORT, FINI,
+ * PUT, GET, HELLO_LOOKUP. Launcher -> rank: WELCOME, GATHER_OUT, FINI_ACK, ERROR,
+ * GET_OUT. Every rank request except INIT_DONE, ABORT and PUT has exactly
+ * one reply, so a rank never has more than one request outstanding. */
 enum {
-    TN_WIRE_HELLO = 1,  /* arg: rank; payload: tn_wire_hello_t, packed */
-    TN_WIRE_WELCOME,    /* arg: job size; no payload */
-    TN_WIRE_GATHER,     /* payload: this rank's contribution (may be empty) */
-    TN_WIRE_GATHER_OUT, /* payload: all contributions, rank order */
-    TN_WIRE_INIT_DONE,  /* no payload, no reply */
-    TN_WIRE_ABORT,      /* arg: exit code; payload: message text */
-    TN_WIRE_FINI,       /* no payload */
-    TN_WIRE_FINI_ACK,   /* no payload: the launcher recorded the fini */
-    TN_WIRE_ERROR,      /* payload: text; the request was refused */
+    TN_WIRE_HELLO = 1,    /* arg: rank; payload: tn_wire_hello_t, packed */
+    TN_WIRE_WELCOME,      /* arg: job size; no payload */
+    TN_WIRE_GATHER,       /* payload: this rank's contribution (may be empty) */
+    TN_WIRE_GATHER_OUT,   /* payload: all contributions, rank order */
+    TN_WIRE_INIT_DONE,    /* no payload, no reply */
+    TN_WIRE_ABORT,        /* arg: exit code; payload: message text */
+    TN_WIRE_FINI,         /* no payload */
+    TN_WIRE_FINI_ACK,     /* no payload: the launcher recorded the fini */
+    TN_WIRE_ERROR,        /* payload: text; the request was refused */
+    TN_WIRE_PUT,          /* payload: key (TN_WIRE_KEY_BYTES, NUL-padded), value */
+    TN_WIRE_GET,          /* arg: the rank asked about; payload: key */
+    TN_WIRE_GET_OUT,      /* payload: that rank's value */
+    TN_WIRE_HELLO_LOOKUP, /* as HELLO, on a joined rank's second connection,
+                             which carries only GET (answered: WELCOME) */
 };
+/* Keys of the key-value store: fixed width on the wire. */
+#define TN_WIRE_KEY_BYTES 32
 
 /* Frame header, packed little-endian on the wire (tn_wire_hdr_pack), so
  * that both ends agree whatever carries the bytes. */

@@ -69,6 +69,7 @@ static void fill(tern_memory_report_t *r)
     r->total = r->own + r->topology + r->provider;
     r->init_growth = tn_core.init_growth;
     r->segment = tn_core.seg.size;
+    r->net_addresses = (int)t.net_addresses;
 }
 
 tern_status_t tern_memory_report(tern_memory_report_t *out)

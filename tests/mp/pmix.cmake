@@ -83,3 +83,6 @@ tern_pmix_test(NAME pmix_api_abort_pmix RANKS 4
 # (tests/mp/init_fail.c, built by core.cmake).
 tern_pmix_test(NAME pmix_init_fail RANKS 2 4 COMMAND $<TARGET_FILE:mp_init_fail>
   ENV TEST_FAIL=memory)
+
+# The key-value store through PMIx (PMIx_Put, then PMIx_Get on demand).
+tern_pmix_test(NAME boot_kv.pmix RANKS 2 4 COMMAND $<TARGET_FILE:mp_boot_kv>)

@@ -40,3 +40,16 @@ foreach(c tern_ok tern_crash tern_abort tern_no_final tern_no_init)
   set_tests_properties(mp.ternrun.${c} PROPERTIES TIMEOUT 30
     SKIP_RETURN_CODE 77 LABELS "mp;ternrun")
 endforeach()
+
+# The bootstrap's key-value store (lazy network addressing, issue 13):
+# under ternrun, and alone (no store).
+add_executable(mp_boot_kv ${CMAKE_CURRENT_SOURCE_DIR}/boot_kv.c)
+target_link_libraries(mp_boot_kv PRIVATE tern_internal)
+foreach(n 2 8)
+  add_test(NAME mp.boot_kv.ternrun.n${n}
+    COMMAND $<TARGET_FILE:ternrun> -n ${n} $<TARGET_FILE:mp_boot_kv>)
+  set_tests_properties(mp.boot_kv.ternrun.n${n} PROPERTIES TIMEOUT 30
+    SKIP_RETURN_CODE 77 LABELS "mp;ternrun")
+endforeach()
+add_test(NAME mp.boot_kv.single COMMAND $<TARGET_FILE:mp_boot_kv>)
+set_tests_properties(mp.boot_kv.single PROPERTIES TIMEOUT 30 LABELS "mp;ternrun")

@@ -70,7 +70,7 @@ void tr_proto_close(tr_job_t *job, int ci)
     c->fd = -1;
     tn_wire_rx_reset(&c->rx);
     tn_wire_txq_clear(&c->tx);
-    if (c->rank >= 0) {
+    if (c->rank >= 0 && !c->lookup) {
         tr_rank_t *r = &job->ranks[c->rank];
         r->conn = -1;
         /* Lost without fini: the exit status that explains it usually
@@ -238,6 +238,70 @@ static void on_gather(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
     tn_wire_blob_release(out);
 }
 
+/* The key-value store: a rank's published values, each kept until the
+ * launcher exits (a few per rank, a few hundred bytes each). A key put
+ * again replaces its value. */
+static void on_put(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
+{
+    tr_rank_t *r = &job->ranks[rank];
+    size_t len = (size_t)rx->h.len;
+    if (len < TN_WIRE_KEY_BYTES || rx->payload[TN_WIRE_KEY_BYTES - 1] != '\0') {
+        tr_job_fail(job, 1, "rank %d sent a malformed bootstrap put (protocol error)",
+                    rank);
+        return;
+    }
+    tn_wire_blob_t *v = tn_wire_blob_create(len - TN_WIRE_KEY_BYTES);
+    if (!v) {
+        tr_job_fail(job, 1, "out of memory for rank %d's bootstrap put", rank);
+        return;
+    }
+    memcpy(v->data, rx->payload + TN_WIRE_KEY_BYTES, v->len);
+    for (int i = 0; i < r->nkv; i++)
+        if (strcmp(r->kv[i].key, (const char *)rx->payload) == 0) {
+            tn_wire_blob_release(r->kv[i].val);
+            r->kv[i].val = v;
+            return;
+        }
+    tr_kv_t *kv = realloc(r->kv, (size_t)(r->nkv + 1) * sizeof(*kv));
+    if (!kv) {
+        tn_wire_blob_release(v);
+        tr_job_fail(job, 1, "out of memory for rank %d's bootstrap put", rank);
+        return;
+    }
+    r->kv = kv;
+    memcpy(kv[r->nkv].key, rx->payload, TN_WIRE_KEY_BYTES);
+    kv[r->nkv++].val = v;
+}
+
+/* A lookup of another rank's value: the value, or an error reply that the
+ * asking rank reports (the job goes on: the caller decides). */
+static void on_get(tr_job_t *job, int ci, int rank, const tn_wire_rx_t *rx)
+{
+    int want = rx->h.arg;
+    char why[160];
+    if (rx->h.len != TN_WIRE_KEY_BYTES || rx->payload[TN_WIRE_KEY_BYTES - 1] != '\0') {
+        tr_job_fail(job, 1, "rank %d sent a malformed bootstrap lookup (protocol error)",
+                    rank);
+        return;
+    }
+    const char *key = (const char *)rx->payload;
+    if (want < 0 || want >= job->n) {
+        snprintf(why, sizeof(why), "rank %d is not in this job of %d ranks", want,
+                 job->n);
+        send_text(job, ci, TN_WIRE_ERROR, why);
+        return;
+    }
+    const tr_rank_t *r = &job->ranks[want];
+    for (int i = 0; i < r->nkv; i++)
+        if (strcmp(r->kv[i].key, key) == 0) {
+            send_frame(job, ci, TN_WIRE_GET_OUT, 0, r->kv[i].val);
+            return;
+        }
+    snprintf(why, sizeof(why), "rank %d has published no '%.32s'%s", want, key,
+             r->joined ? "" : " (it never joined the job)");
+    send_text(job, ci, TN_WIRE_ERROR, why);
+}
+
 static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
 {
     int len = (int)(rx->h.len > 4000 ? 4000 : rx->h.len);
@@ -253,14 +317,45 @@ static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
                 msg);
 }
 
+/* A joined rank's second connection, for lookups only (the first may be
+ * busy in a collective while a thread of the rank resolves a peer). */
+static void on_hello_lookup(tr_job_t *job, int ci, const tn_wire_rx_t *rx)
+{
+    tr_conn_t *c = &job->conns[ci];
+    tn_wire_hello_t m;
+    if (tn_wire_hello_unpack(rx->payload, rx->h.len, &m) != TERN_OK ||
+        m.version != TN_WIRE_VERSION || strcmp(m.jobid, job->jobid) != 0 ||
+        m.size != job->n || m.rank < 0 || m.rank >= job->n ||
+        !job->ranks[m.rank].joined) {
+        refuse(job, ci, "a lookup connection must come from a joined rank of this job");
+        return;
+    }
+    c->rank = m.rank;
+    c->lookup = 1;
+    c->rx.max = TN_WIRE_KEY_BYTES;
+    send_frame(job, ci, TN_WIRE_WELCOME, job->n, NULL);
+}
+
 static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
 {
     tr_conn_t *c = &job->conns[ci];
     if (c->rank < 0) {
         if (rx->h.type == TN_WIRE_HELLO)
             on_hello(job, ci, rx);
+        else if (rx->h.type == TN_WIRE_HELLO_LOOKUP)
+            on_hello_lookup(job, ci, rx);
         else
             refuse(job, ci, "expected hello first");
+        return;
+    }
+    if (c->lookup) {
+        if (rx->h.type == TN_WIRE_GET)
+            on_get(job, ci, c->rank, rx);
+        else
+            tr_job_fail(job, 1,
+                        "rank %d sent message type %u on its lookup connection "
+                        "(protocol error)",
+                        c->rank, rx->h.type);
         return;
     }
     int rank = c->rank;
@@ -279,6 +374,8 @@ static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
         }
         break;
     case TN_WIRE_ABORT: on_abort(job, rank, rx); break;
+    case TN_WIRE_PUT: on_put(job, rank, rx); break;
+    case TN_WIRE_GET: on_get(job, ci, rank, rx); break;
     case TN_WIRE_FINI:
         r->fini = 1;
         send_frame(job, ci, TN_WIRE_FINI_ACK, 0, NULL);

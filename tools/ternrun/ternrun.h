@@ -31,6 +31,12 @@ typedef struct tr_out {
     char *buf; /* the partial line, TR_LINE_MAX bytes */
 } tr_out_t;
 
+/* One value a rank published in the key-value store (TN_WIRE_PUT). */
+typedef struct tr_kv {
+    char key[TN_WIRE_KEY_BYTES];
+    tn_wire_blob_t *val;
+} tr_kv_t;
+
 typedef struct tr_rank {
     pid_t pid; /* 0 if never started */
     int exited;
@@ -50,12 +56,15 @@ typedef struct tr_rank {
     char nic_text[32];   /* nearest network device, "none" */
     char node[80];       /* TERN_BOOT_NODE */
     tr_out_t out[2];
+    tr_kv_t *kv; /* [nkv] what it published, looked up by other ranks */
+    int nkv;
 } tr_rank_t;
 
 typedef struct tr_conn {
     int fd;      /* -1: free slot */
     int rank;    /* -1 until HELLO */
     int closing; /* close once tx is flushed (after an ERROR reply) */
+    int lookup;  /* a joined rank's lookup connection: GET only */
     tn_wire_rx_t rx;
     tn_wire_txq_t tx;
 } tr_conn_t;

@@ -36,6 +36,12 @@ typedef struct tn_ofi_addr {
     uint8_t name[TN_OFI_NAME_MAX];
 } tn_ofi_addr_t;
 
+/* What RMA to a rank needs of its card, kept for every rank. */
+typedef struct tn_ofi_rkey {
+    uint64_t map_base;
+    uint64_t key;
+} tn_ofi_rkey_t;
+
 typedef struct tn_ofi_opts {
     const char *provider; /* TERN_OFI_PROVIDER ("" = best available) */
     const char *domain;   /* TERN_OFI_DOMAIN ("" = provider's first) */
@@ -43,6 +49,7 @@ typedef struct tn_ofi_opts {
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
     int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
+    int lazy_addr;        /* TERN_OFI_LAZY_ADDR: addresses at first contact */
     const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP */
 } tn_ofi_opts_t;
 
@@ -69,10 +76,18 @@ typedef struct tn_ofi {
     void *map; /* registered mapping: control area + segment */
     size_t map_size;
     int rank, size;
-    tn_ofi_addr_t *peers; /* [size] */
-    fi_addr_t *fi_addrs;  /* [size] */
-    int virt_addr;        /* FI_MR_VIRT_ADDR: remote addresses are virtual */
-    int mr_local;         /* local buffers need descriptors */
+    /* Per rank: where its registration is and its key (from its address
+     * card), and its address-vector entry, FI_ADDR_NOTAVAIL until the
+     * address is resolved (lazy: at first contact, tn_ofi_peer). */
+    tn_ofi_rkey_t *peers; /* [size] */
+    fi_addr_t *fi_addrs;  /* [size] written once, under addr_lock, after peers */
+    int lazy;             /* TERN_OFI_LAZY_ADDR with a key-value bootstrap */
+    int instance;         /* creation count in this process: names its card */
+    tn_boot_t *boot;      /* for lookups (lazy) */
+    pthread_mutex_t addr_lock;
+    long resolved; /* addresses inserted into the address vector */
+    int virt_addr; /* FI_MR_VIRT_ADDR: remote addresses are virtual */
+    int mr_local;  /* local buffers need descriptors */
     size_t inject_size, max_msg;
     int atomics_off;                   /* TERN_OFI_ATOMICS=am */
     uint32_t amo_caps[TN_ATYPE_COUNT]; /* ops the amo op carries out, per type */
@@ -129,6 +144,22 @@ void tn_ofi_msg_poll(tn_ofi_t *o);
  * message lists the available ones), TERN_ERR_SYS (libfabric failed: the
  * message names the call, the error and what to try). */
 void tn_ofi_destroy(tn_ofi_t *o);
+
+/* Resolves rank's address (lookup through the bootstrap, fi_av_insert)
+ * unless done: TERN_OK, or the error (logged, naming the rank). Any
+ * thread; concurrent callers for one rank wait for the first. */
+int tn_ofi_resolve(tn_ofi_t *o, int rank) __attribute__((cold, noinline));
+
+/* TERN_OK when rank's address is in the address vector: the contacted
+ * peer's cost is one load and a predictable branch (acquire: peers[rank]
+ * was written before it). */
+static inline int tn_ofi_peer(tn_ofi_t *o, int rank)
+{
+    if (__builtin_expect(
+            __atomic_load_n(&o->fi_addrs[rank], __ATOMIC_ACQUIRE) != FI_ADDR_NOTAVAIL, 1))
+        return 0;
+    return tn_ofi_resolve(o, rank);
+}
 
 /* Remote address of addr (in the peer's own address space) as the
  * provider wants it (virtual, or offset from the registration). */

@@ -125,6 +125,9 @@ int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
                unsigned flags)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
+    int pst = tn_ofi_peer(o, a->rank); /* first contact: its address */
+    if (pst != TERN_OK)
+        return pst;
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;

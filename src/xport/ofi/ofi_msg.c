@@ -217,6 +217,9 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
         return TERN_ERR_RANK;
     if (n > o->msg_max)
         return TERN_ERR_RANGE;
+    int pst = tn_ofi_peer(o, rank); /* first contact: its address */
+    if (pst != TERN_OK)
+        return pst;
     tn_ofi_buf_t *b;
     uint64_t iter = 0;
     while (!(b = reserve(o, rank))) {
@@ -280,6 +283,8 @@ int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
  * needed for it: the peer posts for it out of the credits it returns). */
 static void return_credits(tn_ofi_t *o, int rank)
 {
+    if (tn_ofi_peer(o, rank) != TERN_OK)
+        return; /* logged; the sender's next message retries */
     tn_ofi_buf_t *b = tx_take(o);
     if (!b) {
         atomic_store(&o->credits_owed, 1); /* retried by a later poll */

@@ -332,6 +332,9 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
         end_part(rc, TERN_OK);
         return TERN_OK;
     }
+    int pst = tn_ofi_peer(o, op->rank); /* first contact: its address */
+    if (pst != TERN_OK)
+        return pst;
     size_t max = o->max_msg;
     size_t nfrag = op->n / max + (op->n % max != 0); /* max may be SIZE_MAX */
     if (nfrag > 1) {                                 /* one part per fragment */

@@ -215,7 +215,80 @@ static int register_segment(tn_ofi_t *o)
     return TERN_OK;
 }
 
-static int exchange(tn_ofi_t *o, tn_boot_t *boot)
+/* Bytes of a's card as published: the header and the name's bytes. */
+static size_t card_len(const tn_ofi_addr_t *a)
+{
+    return offsetof(tn_ofi_addr_t, name) + (size_t)a->name_len;
+}
+
+/* Inserts rank's card into the address vector and keeps its key and
+ * registration base; publishes fi_addrs[rank] last (readers test it
+ * first, tn_ofi_peer). Called with addr_lock held, or before any other
+ * thread can see o. */
+static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
+{
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    int n = fi_av_insert(o->av, a->name, 1, &fa, 0, NULL);
+    if (n != 1) {
+        tn_error("libfabric fi_av_insert of rank %d's address failed (%s)", rank,
+                 n < 0 ? tn_fi.strerror(-n) : "not inserted");
+        return TERN_ERR_SYS;
+    }
+    o->peers[rank].map_base = a->map_base;
+    o->peers[rank].key = a->key;
+    o->resolved++;
+    __atomic_store_n(&o->fi_addrs[rank], fa, __ATOMIC_RELEASE);
+    return TERN_OK;
+}
+
+/* The key of this instance's card: instances are created collectively, in
+ * the same order on every rank (a test may open a second one), so the
+ * count names the same instance everywhere. */
+static int instances;
+static void card_key(const tn_ofi_t *o, char *key, size_t len)
+{
+    snprintf(key, len, "ofi.addr.%d", o->instance);
+}
+
+int tn_ofi_resolve(tn_ofi_t *o, int rank)
+{
+    if (rank < 0 || rank >= o->size) {
+        tn_error("network transport: rank %d is not in the job of %d ranks", rank,
+                 o->size);
+        return TERN_ERR_RANK;
+    }
+    pthread_mutex_lock(&o->addr_lock);
+    int rc = TERN_OK;
+    if (o->fi_addrs[rank] == FI_ADDR_NOTAVAIL) {
+        tn_ofi_addr_t card;
+        size_t len = 0;
+        char key[TN_BOOT_KEY_MAX];
+        card_key(o, key, sizeof(key));
+        rc = o->lazy ? o->boot->ops->get(o->boot, rank, key, &card, sizeof(card), &len)
+                     : TERN_ERR_BOOT;
+        if (rc == TERN_OK &&
+            (len < offsetof(tn_ofi_addr_t, name) || card.name_len > TN_OFI_NAME_MAX ||
+             len != card_len(&card))) {
+            tn_error("rank %d's network address card has %zu bytes, not what this Tern "
+                     "writes (ranks of different Tern builds?)",
+                     rank, len);
+            rc = TERN_ERR_MISMATCH;
+        }
+        if (rc == TERN_OK)
+            rc = insert(o, rank, &card);
+        if (rc != TERN_OK)
+            tn_error("network transport: first contact with rank %d failed: its address "
+                     "could not be resolved (%s)",
+                     rank, tern_strerror(rc));
+    }
+    pthread_mutex_unlock(&o->addr_lock);
+    return rc;
+}
+
+/* Start-up: this rank's card is published, lazily (through the
+ * bootstrap's key-value store: each peer fetches it at first contact) or
+ * eagerly (one allgather of every card, all inserted now). */
+static int exchange(tn_ofi_t *o, tn_boot_t *boot, int lazy)
 {
     tn_ofi_addr_t mine = {0};
     size_t len = sizeof(mine.name);
@@ -226,24 +299,30 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot)
     mine.map_base = (uint64_t)(uintptr_t)o->map;
     mine.map_size = o->map_size;
     mine.key = fi_mr_key(o->mr);
+    o->boot = boot;
+    o->lazy = lazy && tn_boot_has_kv(boot) && card_len(&mine) <= TN_BOOT_VALUE_MAX;
     o->peers = calloc((size_t)o->size, sizeof(*o->peers));
-    o->fi_addrs = calloc((size_t)o->size, sizeof(*o->fi_addrs));
+    o->fi_addrs = malloc((size_t)o->size * sizeof(*o->fi_addrs));
     if (!o->peers || !o->fi_addrs)
         return TERN_ERR_NOMEM;
-    rc = boot->ops->allgather(boot, &mine, sizeof(mine), o->peers);
-    if (rc != TERN_OK)
-        return rc;
-    size_t rss0 = tn_mem_rss_anon(); /* the address vector's growth */
-    for (int r = 0; r < o->size; r++) {
-        int n = fi_av_insert(o->av, o->peers[r].name, 1, &o->fi_addrs[r], 0, NULL);
-        if (n != 1) {
-            tn_error("libfabric fi_av_insert of rank %d's address failed (%s)", r,
-                     n < 0 ? tn_fi.strerror(-n) : "not inserted");
-            return TERN_ERR_SYS;
-        }
+    for (int r = 0; r < o->size; r++)
+        o->fi_addrs[r] = FI_ADDR_NOTAVAIL;
+    o->instance = instances++;
+    if (o->lazy) { /* seen by the others after core's start-up barrier */
+        char key[TN_BOOT_KEY_MAX];
+        card_key(o, key, sizeof(key));
+        return boot->ops->put(boot, key, &mine, card_len(&mine));
     }
+    tn_ofi_addr_t *all = calloc((size_t)o->size, sizeof(*all));
+    if (!all)
+        return TERN_ERR_NOMEM;
+    rc = boot->ops->allgather(boot, &mine, sizeof(mine), all);
+    size_t rss0 = tn_mem_rss_anon(); /* the address vector's growth */
+    for (int r = 0; r < o->size && rc == TERN_OK; r++)
+        rc = insert(o, r, &all[r]);
     o->provider_bytes += tn_mem_growth(rss0);
-    return TERN_OK;
+    free(all);
+    return rc;
 }
 
 static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
@@ -260,6 +339,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
         .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
+        .lazy_addr = tn_cfg.ofi_lazy_addr,
         .fault = tn_cfg.test_fault,
     };
     tn_ofi_t *ofi;
@@ -320,6 +400,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     o->rank = boot->rank;
     o->size = boot->size;
     pthread_mutex_init(&o->lock, NULL);
+    pthread_mutex_init(&o->addr_lock, NULL);
     o->tx_queue_tail = &o->tx_queue;
     int rc = parse_fault(opts->fault, &o->fault);
     size_t rss0 = tn_mem_rss_anon(); /* the provider's opening */
@@ -353,7 +434,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
             rc = tn_ofi_mr_cache_create(o, keep_idle);
     }
     if (rc == TERN_OK)
-        rc = exchange(o, boot);
+        rc = exchange(o, boot, opts->lazy_addr);
     if (rc == TERN_OK)
         rc = tn_ofi_msg_setup(o);
     if (rc != TERN_OK) {
@@ -395,6 +476,7 @@ void tn_ofi_destroy(tn_ofi_t *o)
     free(o->peers);
     free(o->fi_addrs);
     pthread_mutex_destroy(&o->lock);
+    pthread_mutex_destroy(&o->addr_lock);
     free(o);
 }
 
@@ -404,7 +486,7 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
-             "%s addressing, %s progress%s, %s, provider sized by %s",
+             "%s addressing, %s progress%s, %s, provider sized by %s, addresses %s",
              i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
@@ -415,7 +497,8 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
                                          : "no atomics on u64",
              tn_ofi_sizing() && tn_ofi_sizing()->mode == TN_OFI_SIZE_TERN
                  ? "Tern"
-                 : "its defaults");
+                 : "its defaults",
+             o->lazy ? "resolved at first contact" : "exchanged at start-up");
 }
 
 int tn_ofi_describe(FILE *out)
@@ -504,6 +587,7 @@ static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
         t->untouched += (size_t)(o->nrx + o->ntx) * o->msg_buf;
     }
     t->each_rank += sizeof(*o->peers) + sizeof(*o->fi_addrs);
+    t->net_addresses += o->resolved;
     if (o->credits)
         t->each_rank += sizeof(*o->credits) + sizeof(*o->consumed);
     *provider += o->provider_bytes;
