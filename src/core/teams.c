@@ -74,7 +74,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->size = size;
     t->rank = rank;
     t->flags = base;
-    t->args = base + (size_t)tn_core.size * TN_CTRL_LINE;
+    t->args = base + tn_teams.flag_bytes;
     t->scratch = t->args + TN_SLOT_ARGS;
     t->fast = t->scratch + tn_teams.scratch;
     t->par = 0;
@@ -91,15 +91,23 @@ static int claim(int slot, const int *ranks, int size, int rank)
     return TERN_OK;
 }
 
-int tn_teams_init(void)
+size_t tn_teams_pool_size(void)
 {
-    /* Scratch: at least 16 KiB, and room for every member's collect size. */
-    size_t scratch = 16384;
+    /* Scratch: at least 2 KiB, and room for every member's collect size. */
+    size_t scratch = 2048;
     if ((size_t)tn_core.size * sizeof(uint64_t) > scratch)
         scratch = (size_t)tn_core.size * sizeof(uint64_t);
     tn_teams.scratch = scratch;
-    tn_teams.slot_size =
-        (size_t)tn_core.size * TN_CTRL_LINE + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST;
+    tn_teams.flag_bytes =
+        ((size_t)tn_core.size * sizeof(tn_coll_flag_t) + TN_CTRL_LINE - 1) &
+        ~(size_t)(TN_CTRL_LINE - 1);
+    tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST;
+    return tn_teams.slot_size * TERN_TEAMS_MAX;
+}
+
+int tn_teams_init(void)
+{
+    tn_teams_pool_size();
     size_t off;
     int rc = tn_heap_alloc(&tn_core.heap, tn_teams.slot_size * TERN_TEAMS_MAX,
                            TN_CTRL_LINE, 1, &off);
