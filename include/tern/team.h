@@ -28,13 +28,12 @@ typedef struct tern_team_s *tern_team_t;
 #define TERN_TEAM_NODE ((tern_team_t)2)
 
 /* Teams alive at once in one rank, TERN_TEAM_WORLD and TERN_TEAM_NODE
- * included: at most TERN_TEAMS_MAX, fewer when the segment is small (the
- * teams' flags and scratch take at most an eighth of it; a team's share
- * grows by a cache line per rank of the job): tern_team_max() says how
- * many. A split that would need more fails with TERN_ERR_NOMEM on every
- * rank of the parent. */
+ * included (their flags and scratch are added to the segment at start-up,
+ * so the program keeps all of TERN_SEGMENT_SIZE). A split that would need
+ * more fails with TERN_ERR_NOMEM on every rank of the parent.
+ * tern_team_max() is the same number at run time (0 before init). */
 #define TERN_TEAMS_MAX 32
-TERN_API int tern_team_max(void); /* 0 before init */
+TERN_API int tern_team_max(void);
 
 /* This rank's index in team and the team's size; -1 for TERN_TEAM_INVALID,
  * a destroyed team or before init. */

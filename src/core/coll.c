@@ -138,7 +138,7 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, nbytes))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
-    if (t->all_mapped && nbytes <= tn_teams.fast) {
+    if (t->all_mapped && nbytes <= TN_COLL_FAST) {
         tn_coll_node_gather(t, dest, src, nbytes, 0, nbytes);
         return TERN_OK;
     }
@@ -206,7 +206,7 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, total))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
-    if (t->all_mapped && total <= tn_teams.fast) {
+    if (t->all_mapped && total <= TN_COLL_FAST) {
         tn_coll_node_gather(t, dest, src, total, (size_t)t->rank * nbytes, nbytes);
         return TERN_OK;
     }

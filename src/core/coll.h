@@ -13,27 +13,38 @@
 
 enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 
+/* A team flag: epoch written by its one sender, sleeping by its reader
+ * before it sleeps on epoch (futex). 8 bytes rather than a cache line
+ * each: a job of P ranks needs P of them in each of the 32 slots, and
+ * the pool must fit small segments (8 flags share a line: their writers
+ * contend only when they signal one reader at once). */
+typedef struct tn_coll_flag {
+    _Atomic uint32_t epoch;
+    _Atomic uint32_t sleeping;
+} tn_coll_flag_t;
+_Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
+
 /* The split arguments area of a slot: a symmetric source and result for
  * the small allreduces that a split runs over its parent. */
 #define TN_SLOT_ARGS 256
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
-#define TN_COLL_FAST_MAX 4096 /* tn_teams.fast in a segment of 256 KiB or more */
+#define TN_COLL_FAST 1024
 /* Largest allreduce (bytes) of a team across nodes that takes the binomial
  * tree; above it, the reduce-scatter and allgather of whole slices. */
-#define TN_COLL_TREE_MAX (32 << 10)
+#define TN_COLL_TREE_MAX (8 << 10)
 /* Bytes per network get of that reduce-scatter (private staging, two
  * blocks, allocated at a team's first such allreduce). */
 #define TN_COLL_NET_BLOCK (256 << 10)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
- *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
+ *   flags   [world size] tn_coll_flag_t: flag j is written only by team
  *           rank j (store when mapped, network write otherwise) and read
  *           by this rank: the sequence number of the last collective in
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
- *   fast    4 x tn_teams.fast bytes: two halves used in turn by small
+ *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
  *           all share memory (core/coll_node.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
@@ -47,7 +58,7 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;        /* 4 x tn_teams.fast (see above) */
+    char *fast;        /* 4 x TN_COLL_FAST (see above) */
     int par;           /* the allreduce half of the next small allreduce */
     uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
@@ -70,11 +81,10 @@ typedef struct tn_cteam {
 
 typedef struct tn_teams {
     tn_cteam_t t[TERN_TEAMS_MAX];
-    size_t pool_off;  /* segment offset of slot 0 */
-    size_t slot_size; /* bytes per slot */
-    size_t scratch;   /* scratch bytes per slot */
-    int nslots;       /* slots in the pool (tern_team_max) */
-    size_t fast;      /* TN_COLL_FAST_MAX, or less in a small segment */
+    size_t pool_off;   /* segment offset of slot 0 */
+    size_t slot_size;  /* bytes per slot */
+    size_t scratch;    /* scratch bytes per slot */
+    size_t flag_bytes; /* flags per slot, rounded up to a cache line */
 } tn_teams_t;
 
 extern tn_teams_t tn_teams;
@@ -83,6 +93,9 @@ extern tn_teams_t tn_teams;
  * heap exists and before any peer can write (every rank makes the same
  * symmetric claim first, so its offset is the same everywhere). */
 int tn_teams_init(void);
+/* Bytes of the pool (after the node map): tern_init grows the segment by
+ * them, so that the program keeps all of TERN_SEGMENT_SIZE. */
+size_t tn_teams_pool_size(void);
 void tn_teams_fini(void);
 /* Waits for every live team's network flag writes; the first error. */
 int tn_teams_drain(void);
@@ -128,7 +141,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
  * bytes at offset at of member j's half. */
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at, size_t len);
-/* Allreduce of at most tn_teams.fast bytes. */
+/* Allreduce of at most TN_COLL_FAST bytes. */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

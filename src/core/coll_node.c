@@ -2,7 +2,7 @@
  * member reads the others' buffers in place through the cross-mapped
  * segments, between team barriers, instead of the tree's hand-offs.
  *
- * Small (up to tn_teams.fast bytes), allreduce: each member copies its src
+ * Small (up to TN_COLL_FAST bytes), allreduce: each member copies its src
  * into one half of its fast area, one barrier, and each member combines
  * all halves in place. The halves alternate, so a half is written again
  * two small allreduces later, after the barrier of the one between, which
@@ -27,7 +27,7 @@ static const char *at(tn_cteam_t *t, int j, const void *buf)
 /* The allreduce half for the next small allreduce. */
 static char *reduce_half(tn_cteam_t *t)
 {
-    char *h = t->fast + (size_t)t->par * tn_teams.fast;
+    char *h = t->fast + (size_t)t->par * TN_COLL_FAST;
     t->par ^= 1;
     return h;
 }
@@ -36,7 +36,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root)
 {
     int me = t->rank, n = t->size;
-    if (nbytes <= tn_teams.fast) {
+    if (nbytes <= TN_COLL_FAST) {
         /* One way: the root fills one of its two broadcast halves and
          * signals every member, who copies it out and acknowledges. The
          * root waits for the acknowledgements of a half's last use only
@@ -44,7 +44,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
          * small broadcasts this root made, counted alike everywhere. */
         uint32_t seq = ++t->seq;
         int p = (int)(t->bcount[root]++ & 1);
-        char *h = t->fast + (size_t)(2 + p) * tn_teams.fast;
+        char *h = t->fast + (size_t)(2 + p) * TN_COLL_FAST;
         if (me == root) {
             for (int j = 0; j < n; j++)
                 if (j != me)

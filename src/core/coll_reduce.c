@@ -223,7 +223,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         return TERN_OK;
     }
     size_t total = count * es;
-    if (t->all_mapped && total <= tn_teams.fast) {
+    if (t->all_mapped && total <= TN_COLL_FAST) {
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }

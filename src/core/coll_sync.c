@@ -12,10 +12,10 @@
 void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 {
     int g = t->ranks[j];
-    size_t off =
-        (size_t)(t->flags - (char *)tn_core.seg.data) + (size_t)t->rank * TN_CTRL_LINE;
+    size_t off = (size_t)(t->flags - (char *)tn_core.seg.data) +
+                 (size_t)t->rank * sizeof(tn_coll_flag_t);
     char *remote = (char *)(uintptr_t)(tn_core.peers[g].seg.data_base + off);
-    tn_ctrl_flag_t *f = (tn_ctrl_flag_t *)tern_ptr(g, remote);
+    tn_coll_flag_t *f = (tn_coll_flag_t *)tern_ptr(g, remote);
     if (f) {
         atomic_store_explicit(&f->epoch, seq, memory_order_seq_cst);
         tn_wait_wake(&f->epoch, &f->sleeping);
@@ -36,7 +36,8 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
 {
-    tn_ctrl_flag_t *in = (tn_ctrl_flag_t *)(t->flags + (size_t)j * TN_CTRL_LINE);
+    tn_coll_flag_t *in =
+        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     int g = t->ranks[j];
     if (tn_core.peers[g].ctrl) { /* mapped writer: it wakes a sleeper */
         for (;;) {
@@ -81,7 +82,8 @@ _Atomic int tn_coll_nb;
 /* Whether this rank's flag of team rank j has reached seq (no wait). */
 static int arrived(tn_cteam_t *t, int j, uint32_t seq)
 {
-    tn_ctrl_flag_t *in = (tn_ctrl_flag_t *)(t->flags + (size_t)j * TN_CTRL_LINE);
+    tn_coll_flag_t *in =
+        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
                       "logged above)");

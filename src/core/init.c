@@ -107,7 +107,7 @@ static int node_oversubscribed(void)
 static int create_segment(void)
 {
     tn_seg_opts_t o = {
-        .size = tn_cfg.segment_size,
+        .size = tn_cfg.segment_size + tn_teams_pool_size(), /* team slots */
         .ctrl_size = tn_core.ctrl.used,
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
