@@ -56,7 +56,12 @@ static void set_predefined(struct tshmem_team_s *t, tern_team_t tt, int slot)
 int tshmem_teams_init(void)
 {
     if (!scratch_pool) { /* kept across finalize: the heap outlives it */
+        /* As many as Tern has teams, but no more than a 32nd of the heap
+         * holds at 1 KiB each (at least the world's and the shared team's):
+         * the program's own allocations come first. */
+        size_t fit = tshmem_g.heap_size / 32 / 1024;
         nslots = tern_team_max() < TSHMEM_TEAMS_MAX ? tern_team_max() : TSHMEM_TEAMS_MAX;
+        nslots = (size_t)nslots > fit ? (fit < 2 ? 2 : (int)fit) : nslots;
         size_t b = tshmem_g.heap_size / 64 / (size_t)nslots & ~(size_t)63;
         tshmem_scratch_bytes = b > 16384 ? 16384 : b < 1024 ? 1024 : b;
         int rc =

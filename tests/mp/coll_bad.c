@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     for (; made < tern_team_max() - 2; made++)
         MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 0, 1, n, &many[made]));
     EXPECT(tern_team_split_strided(TERN_TEAM_WORLD, 0, 1, n, &t), TERN_ERR_NOMEM,
-           "tern_team_max");
+           "TERN_TEAMS_MAX");
     if (made > 0)
         MP_OK(tern_allreduce(many[made - 1], b, a, 4, TERN_TYPE_INT32, TERN_RED_SUM));
     while (made > 0)
