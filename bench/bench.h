@@ -29,6 +29,7 @@ extern const tb_bench_t tb_bench_am_bw, tb_bench_am_sched;
 extern const tb_bench_t tb_bench_amo, tb_bench_acc, tb_bench_gups;
 extern const tb_bench_t tb_bench_coll;
 extern const tb_bench_t tb_bench_vis;
+extern const tb_bench_t tb_bench_vis_elem;
 
 /* The floor that startup compares a job with: seconds to fault in bytes
  * of fresh shared memory with one thread per online CPU, and to give the

@@ -28,7 +28,8 @@ static const char *const op_names[NOPS] = {"strided_1d",  "strided_3d", "strided
 typedef struct vis_ctx {
     int peer, op, window;
     char *remote, *mapped, *local;
-    size_t k; /* elements per operation */
+    size_t k;    /* elements per operation */
+    size_t elem; /* vis_elem: bytes per element (stride 4 elem) */
     size_t levels, count[TERN_VIS_MAX_DIMS];
     ptrdiff_t ss[TERN_VIS_MAX_DIMS], ds[TERN_VIS_MAX_DIMS];
     void **dl, **ml; /* indexed: remote addresses, and as mapped here */
@@ -255,4 +256,127 @@ const tb_bench_t tb_bench_vis = {
     .defaults = vis_defaults,
     .segment_need = vis_need,
     .run = vis_run,
+};
+
+/* ---- vis_elem: the piece size at which packing stops paying ------------- */
+
+#define ELEM_PAYLOAD (64u << 10) /* payload per operation */
+
+static uint64_t elem_tern(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    size_t cnt[1] = {c->k};
+    ptrdiff_t ss[1] = {(ptrdiff_t)c->elem}, ds[1] = {(ptrdiff_t)(4 * c->elem)};
+    int rc = 0;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        rc |= tern_put_strided_nbi(c->peer, c->remote, ds, c->local, ss, c->elem, cnt, 1,
+                                   0);
+        TB_COMPILER_BARRIER();
+        if ((i + 1) % c->window == 0 || i + 1 == ops)
+            rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
+    }
+    uint64_t ns = tb_now_ns() - t0;
+    c->rc |= rc;
+    return ns;
+}
+
+/* Mapped peer: a copy loop; network peer: one tern_put_nbi per piece (the
+ * per-piece RMA that packing replaces). */
+static uint64_t elem_raw(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    size_t k = c->k, e = c->elem;
+    int rc = 0;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        for (size_t j = 0; j < k; j++) {
+            if (c->mapped)
+                memcpy(c->mapped + j * 4 * e, c->local + j * e, e);
+            else
+                rc |=
+                    tern_put_nbi(c->peer, c->remote + j * 4 * e, c->local + j * e, e, 0);
+        }
+        TB_COMPILER_BARRIER();
+        if (!c->mapped && ((i + 1) % c->window == 0 || i + 1 == ops))
+            rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
+    }
+    uint64_t ns = tb_now_ns() - t0;
+    c->rc |= rc;
+    return ns;
+}
+
+static size_t elem_payload(size_t elem)
+{
+    return elem > ELEM_PAYLOAD ? elem : ELEM_PAYLOAD / elem * elem;
+}
+
+static size_t elem_need(const tb_opts_t *o)
+{
+    return 4 * elem_payload(tb_sizes_max(o));
+}
+
+static int elem_run(tb_opts_t *o, tb_job_t *job)
+{
+    void *sym;
+    size_t need = elem_need(o);
+    char *local = tb_alloc_local(need / 4);
+    TB_CHECK(tern_alloc_sym(need, &sym));
+    memset(sym, 0, need);
+    TB_CHECK(tern_barrier());
+    if (job->rank == 0) {
+        tb_note(o,
+                "size = bytes per piece; pieces at 25%% density (stride 4 x size), "
+                "%u KiB of payload per tern_put_strided_nbi; window %d operations, then "
+                "tern_nbi_sync(TERN_SYNC_REMOTE); MB/s of payload",
+                ELEM_PAYLOAD >> 10, o->window);
+        tb_table_head(o, TB_UNIT_MBPS);
+    }
+    for (int i = 0; i < o->nsizes; i++) {
+        if (job->rank == 0) {
+            size_t e = o->sizes[i], payload = elem_payload(e);
+            vis_ctx_t c = {.peer = job->peer,
+                           .remote = tern_sym_addr(job->peer, sym),
+                           .local = local,
+                           .elem = e,
+                           .k = payload / e,
+                           .window = o->window};
+            c.mapped = tern_ptr(job->peer, c.remote);
+            double one = (double)elem_tern(&c, 1) + (double)elem_raw(&c, 1);
+            double fit =
+                o->row_time * 1e9 / (o->warmup + o->trials) / (one > 1 ? one : 1);
+            long ops = tb_ops_for(o, payload, VIS_BUDGET);
+            if (fit < (double)ops)
+                ops = fit < 1 ? 1 : (long)fit;
+            ops = tb_ops_bounded(o, elem_tern, &c, ops, 2, 0);
+            tb_row_t row = {.bench = "vis_elem",
+                            .op = "strided_put",
+                            .size = e,
+                            .unit = TB_UNIT_MBPS,
+                            .ops = ops};
+            tb_measure_pair(o, elem_tern, elem_raw, &c, ops, TB_UNIT_MBPS,
+                            (double)payload, 0, &row.tern, &row.raw);
+            if (c.rc != TERN_OK)
+                tb_die("vis_elem: pieces of %zu bytes with rank %d failed: %d (%s)", e,
+                       job->peer, c.rc, tern_strerror(c.rc));
+            tb_row_print(o, job, &row);
+        }
+        TB_CHECK(tern_barrier());
+    }
+    TB_CHECK(tern_free_sym(sym));
+    free(local);
+    return 0;
+}
+
+const tb_bench_t tb_bench_vis_elem = {
+    .name = "vis_elem",
+    .help = "strided put by piece size (25% density): packing/choice vs per-piece puts",
+    .with_tern = 1,
+    .min_size = 8,
+    .max_size = 16u << 10,
+    .baseline = "network peer: one tern_put_nbi per piece (per-piece RMA); mapped peer: "
+                "a copy loop of the same pieces through tern_ptr",
+    .defaults = vis_defaults,
+    .segment_need = elem_need,
+    .run = elem_run,
 };

@@ -6,8 +6,8 @@
  * forms, with and without a context, and their C11 type-generic forms;
  * fence, quiet, pe_quiet; barrier_all and sync_all; point-to-point
  * synchronization (wait_until and test with their all/any/some and
- * vector forms). docs/shmem.md lists what is not there yet (AMOs,
- * signals, teams, collectives, locks, sessions, the profiling interface,
+ * vector forms); atomic memory operations (every type, the nbi and
+ * deprecated forms). docs/shmem.md lists what is not there yet (signals, teams, collectives, locks, sessions, the profiling interface,
  * global and static variables as symmetric objects).
  *
  * C99 and C++ includable; the type-generic interfaces need C11. Per the
@@ -278,6 +278,10 @@ TSHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *so
 TSHMEM_API void shmem_barrier_all(void);
 TSHMEM_API void shmem_sync_all(void);
 
+/* ---- teams and collectives -------------------------------------------------------- */
+
+#include "tshmem/coll.h"
+
 /* ---- point-to-point synchronization -------------------------------------------- */
 
 #define TSHMEM_DECL_P2P_(T, N)                                                           \
@@ -326,6 +330,106 @@ TSHMEM_API void shmem_longlong_wait(long long *ivar, long long cmp_value);
 /* The long-only C function of OpenSHMEM 1.3; in C11 the type-generic
  * shmem_wait_until below takes its place. */
 TSHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+
+/* ---- atomic memory operations ------------------------------------------------- */
+
+/* X(TYPE, TYPENAME) for the extended AMO types beyond the standard ones
+ * (fetch, set, swap and their nbi forms), and for the bitwise AMO types
+ * (and, or, xor and their fetching forms). */
+#define TSHMEM_AMO_FP_TYPES(X) X(float, float) X(double, double)
+#define TSHMEM_AMO_BITWISE_TYPES(X)  \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)
+
+/* Blocking AMOs return when done (fetching ones with the old value);
+ * non-fetching ones are ordered by fence and completed by quiet like puts;
+ * the _nbi forms store the old value into *fetch by the next quiet of the
+ * context. One mechanism per type keeps every AMO on a word atomic with
+ * respect to the others of the same type. */
+#define TSHMEM_DECL_AMO_EXT_(T, N)                                                       \
+    TSHMEM_API T shmem_##N##_atomic_fetch(const T *source, int pe);                      \
+    TSHMEM_API T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe); \
+    TSHMEM_API void shmem_##N##_atomic_set(T *dest, T value, int pe);                    \
+    TSHMEM_API void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value,        \
+                                               int pe);                                  \
+    TSHMEM_API T shmem_##N##_atomic_swap(T *dest, T value, int pe);                      \
+    TSHMEM_API T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    TSHMEM_API void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);     \
+    TSHMEM_API void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch,          \
+                                                     const T *source, int pe);           \
+    TSHMEM_API void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);     \
+    TSHMEM_API void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest,  \
+                                                    T value, int pe);
+TSHMEM_AMO_STD_TYPES(TSHMEM_DECL_AMO_EXT_)
+TSHMEM_AMO_FP_TYPES(TSHMEM_DECL_AMO_EXT_)
+
+#define TSHMEM_DECL_AMO_STD_(T, N)                                                     \
+    TSHMEM_API T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);    \
+    TSHMEM_API T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, \
+                                                     T value, int pe);                 \
+    TSHMEM_API T shmem_##N##_atomic_fetch_inc(T *dest, int pe);                        \
+    TSHMEM_API T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe);   \
+    TSHMEM_API void shmem_##N##_atomic_inc(T *dest, int pe);                           \
+    TSHMEM_API void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe);      \
+    TSHMEM_API T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);               \
+    TSHMEM_API T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value,   \
+                                                  int pe);                             \
+    TSHMEM_API void shmem_##N##_atomic_add(T *dest, T value, int pe);                  \
+    TSHMEM_API void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value,      \
+                                               int pe);                                \
+    TSHMEM_API void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond,     \
+                                                        T value, int pe);              \
+    TSHMEM_API void shmem_ctx_##N##_atomic_compare_swap_nbi(                           \
+        shmem_ctx_t ctx, T *fetch, T *dest, T cond, T value, int pe);                  \
+    TSHMEM_API void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);       \
+    TSHMEM_API void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch,    \
+                                                         T *dest, int pe);             \
+    TSHMEM_API void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value,       \
+                                                     int pe);                          \
+    TSHMEM_API void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch,    \
+                                                         T *dest, T value, int pe);
+TSHMEM_AMO_STD_TYPES(TSHMEM_DECL_AMO_STD_)
+
+#define TSHMEM_DECL_AMO_BIT_OP_(T, N, OP)                                              \
+    TSHMEM_API T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe);              \
+    TSHMEM_API T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T *dest, T value,  \
+                                                   int pe);                            \
+    TSHMEM_API void shmem_##N##_atomic_##OP(T *dest, T value, int pe);                 \
+    TSHMEM_API void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T *dest, T value,     \
+                                                int pe);                               \
+    TSHMEM_API void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value,    \
+                                                        int pe);                       \
+    TSHMEM_API void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T *fetch, \
+                                                            T *dest, T value, int pe);
+#define TSHMEM_DECL_AMO_BIT_(T, N)     \
+    TSHMEM_DECL_AMO_BIT_OP_(T, N, and) \
+    TSHMEM_DECL_AMO_BIT_OP_(T, N, or)  \
+    TSHMEM_DECL_AMO_BIT_OP_(T, N, xor)
+TSHMEM_AMO_BITWISE_TYPES(TSHMEM_DECL_AMO_BIT_)
+
+/* deprecated (OpenSHMEM 1.3 names, deprecated since 1.4) */
+#define TSHMEM_AMO_DEP_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define TSHMEM_DECL_AMO_DEP_EXT_(T, N)                         \
+    TSHMEM_API T shmem_##N##_fetch(const T *source, int pe);   \
+    TSHMEM_API void shmem_##N##_set(T *dest, T value, int pe); \
+    TSHMEM_API T shmem_##N##_swap(T *dest, T value, int pe);
+TSHMEM_AMO_DEP_TYPES(TSHMEM_DECL_AMO_DEP_EXT_)
+TSHMEM_AMO_FP_TYPES(TSHMEM_DECL_AMO_DEP_EXT_)
+#define TSHMEM_DECL_AMO_DEP_STD_(T, N)                                \
+    TSHMEM_API T shmem_##N##_cswap(T *dest, T cond, T value, int pe); \
+    TSHMEM_API T shmem_##N##_finc(T *dest, int pe);                   \
+    TSHMEM_API void shmem_##N##_inc(T *dest, int pe);                 \
+    TSHMEM_API T shmem_##N##_fadd(T *dest, T value, int pe);          \
+    TSHMEM_API void shmem_##N##_add(T *dest, T value, int pe);
+TSHMEM_AMO_DEP_TYPES(TSHMEM_DECL_AMO_DEP_STD_)
+/* OpenSHMEM 1.0's swap of a long; in C11 shmem_swap is type-generic
+ * (below) and this function is reached as (shmem_swap)(...). */
+TSHMEM_API long(shmem_swap)(long *dest, long value, int pe);
 
 /* ---- memory ordering --------------------------------------------------------- */
 
@@ -407,6 +511,19 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
         unsigned long: shmem_ulong_##op,                                                 \
         unsigned long long: shmem_ulonglong_##op,                                        \
         default: TSHMEM_BAD_TYPE_)
+/* The bitwise reductions: unsigned types and the exact-width signed ones. */
+#define TSHMEM_BIT_SEL_(op, e)                                                           \
+    _Generic((e),                                                                        \
+        unsigned char: shmem_uchar_##op,                                                 \
+        unsigned short: shmem_ushort_##op,                                               \
+        unsigned int: shmem_uint_##op,                                                   \
+        unsigned long: shmem_ulong_##op,                                                 \
+        unsigned long long: shmem_ulonglong_##op,                                        \
+        signed char: shmem_int8_##op,                                                    \
+        short: shmem_int16_##op,                                                         \
+        int: shmem_int32_##op,                                                           \
+        long: shmem_int64_##op,                                                          \
+        default: TSHMEM_BAD_TYPE_)
 /* clang-format on */
 
 #define shmem_put(...)     TSHMEM_RMA_GENERIC_(put, __VA_ARGS__)
@@ -445,6 +562,139 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
     TSHMEM_P2P_SEL_(test_any_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) \
     TSHMEM_P2P_SEL_(test_some_vector, *(ivars))(ivars, __VA_ARGS__)
+
+/* Collectives and reductions on the element type of dest. */
+#define shmem_broadcast(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, broadcast, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, collect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, fcollect, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, alltoall, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, alltoalls, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(and_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(or_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) \
+    TSHMEM_BIT_SEL_(xor_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, max_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, min_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, prod_reduce, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_inscan(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_inscan, *(dest))(team, dest, __VA_ARGS__)
+#define shmem_sum_exscan(team, dest, ...) \
+    TSHMEM_RMA_SEL_(, sum_exscan, *(dest))(team, dest, __VA_ARGS__)
+
+/* The AMOs: the extended types (float and double too), the standard
+ * types, and the bitwise types, whose int and long are int32_t and
+ * int64_t. */
+/* clang-format off */
+#define TSHMEM_AMO_SEL_EXT_(pre, op, e)                                                  \
+    _Generic((e),                                                                        \
+        float: shmem_##pre##float_##op,                                                  \
+        double: shmem_##pre##double_##op,                                                \
+        int: shmem_##pre##int_##op,                                                      \
+        long: shmem_##pre##long_##op,                                                    \
+        long long: shmem_##pre##longlong_##op,                                           \
+        unsigned int: shmem_##pre##uint_##op,                                            \
+        unsigned long: shmem_##pre##ulong_##op,                                          \
+        unsigned long long: shmem_##pre##ulonglong_##op,                                 \
+        default: TSHMEM_BAD_TYPE_)
+#define TSHMEM_AMO_SEL_STD_(pre, op, e)                                                  \
+    _Generic((e),                                                                        \
+        int: shmem_##pre##int_##op,                                                      \
+        long: shmem_##pre##long_##op,                                                    \
+        long long: shmem_##pre##longlong_##op,                                           \
+        unsigned int: shmem_##pre##uint_##op,                                            \
+        unsigned long: shmem_##pre##ulong_##op,                                          \
+        unsigned long long: shmem_##pre##ulonglong_##op,                                 \
+        default: TSHMEM_BAD_TYPE_)
+#define TSHMEM_AMO_SEL_BIT_(pre, op, e)                                                  \
+    _Generic((e),                                                                        \
+        int: shmem_##pre##int32_##op,                                                    \
+        long: shmem_##pre##int64_##op,                                                   \
+        unsigned int: shmem_##pre##uint_##op,                                            \
+        unsigned long: shmem_##pre##ulong_##op,                                          \
+        unsigned long long: shmem_##pre##ulonglong_##op,                                 \
+        default: TSHMEM_BAD_TYPE_)
+/* op(...) and op(ctx, ...) over the type set K (EXT, STD, BIT). */
+#define TSHMEM_AMO_GENERIC_(K, op, ...)                                                  \
+    _Generic(TSHMEM_ARG1_(__VA_ARGS__, 0),                                               \
+        shmem_ctx_t: TSHMEM_AMO_SEL_##K##_(ctx_, op,                                     \
+                                     TSHMEM_ELEM_CTX_(TSHMEM_ARG1_(__VA_ARGS__, 0),      \
+                                                      TSHMEM_ARG2_(__VA_ARGS__, 0, 0))), \
+        default: TSHMEM_AMO_SEL_##K##_(, op,                                             \
+                                       TSHMEM_ELEM_NOCTX_(TSHMEM_ARG1_(__VA_ARGS__, 0)))) \
+    (__VA_ARGS__)
+/* The deprecated generic names: no context, the 1.3 types. */
+#define TSHMEM_AMO_SEL_DEP_(op, e)                                                       \
+    _Generic((e),                                                                        \
+        float: shmem_float_##op,                                                         \
+        double: shmem_double_##op,                                                       \
+        int: shmem_int_##op,                                                             \
+        long: shmem_long_##op,                                                           \
+        long long: shmem_longlong_##op,                                                  \
+        default: TSHMEM_BAD_TYPE_)
+#define TSHMEM_AMO_SEL_DEP_INT_(op, e)                                                   \
+    _Generic((e),                                                                        \
+        int: shmem_int_##op,                                                             \
+        long: shmem_long_##op,                                                           \
+        long long: shmem_longlong_##op,                                                  \
+        default: TSHMEM_BAD_TYPE_)
+/* clang-format on */
+
+#define shmem_atomic_fetch(...) TSHMEM_AMO_GENERIC_(EXT, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...)   TSHMEM_AMO_GENERIC_(EXT, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...)  TSHMEM_AMO_GENERIC_(EXT, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) \
+    TSHMEM_AMO_GENERIC_(EXT, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) TSHMEM_AMO_GENERIC_(EXT, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) TSHMEM_AMO_GENERIC_(STD, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...) TSHMEM_AMO_GENERIC_(STD, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) \
+    TSHMEM_AMO_GENERIC_(STD, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) \
+    TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) \
+    TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_and(...) TSHMEM_AMO_GENERIC_(BIT, atomic_and, __VA_ARGS__)
+#define shmem_atomic_or(...)  TSHMEM_AMO_GENERIC_(BIT, atomic_or, __VA_ARGS__)
+#define shmem_atomic_xor(...) TSHMEM_AMO_GENERIC_(BIT, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) \
+    TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) \
+    TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) \
+    TSHMEM_AMO_GENERIC_(BIT, atomic_fetch_xor_nbi, __VA_ARGS__)
+
+/* deprecated */
+#define shmem_fetch(src, ...) TSHMEM_AMO_SEL_DEP_(fetch, *(src))(src, __VA_ARGS__)
+#define shmem_set(dst, ...)   TSHMEM_AMO_SEL_DEP_(set, *(dst))(dst, __VA_ARGS__)
+#define shmem_swap(dst, ...)  TSHMEM_AMO_SEL_DEP_(swap, *(dst))(dst, __VA_ARGS__)
+#define shmem_cswap(dst, ...) TSHMEM_AMO_SEL_DEP_INT_(cswap, *(dst))(dst, __VA_ARGS__)
+#define shmem_finc(dst, ...)  TSHMEM_AMO_SEL_DEP_INT_(finc, *(dst))(dst, __VA_ARGS__)
+#define shmem_inc(dst, ...)   TSHMEM_AMO_SEL_DEP_INT_(inc, *(dst))(dst, __VA_ARGS__)
+#define shmem_fadd(dst, ...)  TSHMEM_AMO_SEL_DEP_INT_(fadd, *(dst))(dst, __VA_ARGS__)
+#define shmem_add(dst, ...)   TSHMEM_AMO_SEL_DEP_INT_(add, *(dst))(dst, __VA_ARGS__)
 
 #endif /* C11 */
 

@@ -28,9 +28,13 @@ typedef struct tern_team_s *tern_team_t;
 #define TERN_TEAM_NODE ((tern_team_t)2)
 
 /* Teams alive at once in one rank, TERN_TEAM_WORLD and TERN_TEAM_NODE
- * included. A split that would need more fails with TERN_ERR_NOMEM on
- * every rank of the parent. */
+ * included: at most TERN_TEAMS_MAX, fewer when the segment is small (the
+ * teams' flags and scratch take at most an eighth of it; a team's share
+ * grows by a cache line per rank of the job): tern_team_max() says how
+ * many. A split that would need more fails with TERN_ERR_NOMEM on every
+ * rank of the parent. */
 #define TERN_TEAMS_MAX 32
+TERN_API int tern_team_max(void); /* 0 before init */
 
 /* This rank's index in team and the team's size; -1 for TERN_TEAM_INVALID,
  * a destroyed team or before init. */
@@ -66,6 +70,15 @@ TERN_API tern_status_t tern_team_destroy(tern_team_t team);
 /* Barrier over team: every put this rank completed before it is visible to
  * every member after it. TERN_OK, TERN_ERR_INVALID (bad team). */
 TERN_API tern_status_t tern_team_barrier(tern_team_t team);
+
+/* Non-blocking barrier: *done completes once every member has entered the
+ * barrier (TERN_EVENT_DONE when that was already so); test or wait it with
+ * tern_event_test/wait. It advances in every Tern call that polls (waits,
+ * tern_poll, tern_event_test). Another collective on the team, or another
+ * tern_team_barrier_nb, first completes it. Ordering as the blocking
+ * barrier once the event has completed. Returns TERN_OK, TERN_ERR_INVALID
+ * (bad team, done NULL). */
+TERN_API tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done);
 
 /* Broadcast nbytes from src on the member root (a team rank) into dest on
  * every member, root included (OpenSHMEM 1.5). dest and src are symmetric;

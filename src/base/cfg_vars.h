@@ -113,6 +113,11 @@
     X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, 0,                          \
       "Largest active-message Medium payload (and Long Reply over the "                  \
       "network); shared-memory queues hold at least two such messages.")                 \
+    X(vis_pack_max, "TERN_VIS_PACK_MAX", SIZE, "2K", NULL, 0,                            \
+      "Non-contiguous puts to network peers whose pieces are at most this "              \
+      "many bytes (on average) are packed into active messages and "                     \
+      "unpacked by the target, instead of one RMA per piece (bounded by "                \
+      "TERN_AM_MEDIUM_MAX). 0: never pack. Default from tern-bench vis_elem.")           \
     X(am_shm_queue, "TERN_AM_SHM_QUEUE", SIZE, "32K", NULL, 0,                           \
       "Bytes of the shared-memory queue that carries active messages from "              \
       "one rank of a node to another (raised to hold two of the largest "                \

@@ -138,6 +138,10 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, nbytes))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    if (t->all_mapped && nbytes <= tn_teams.fast) {
+        tn_coll_node_gather(t, dest, src, nbytes, 0, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;
@@ -202,6 +206,10 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, total))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    if (t->all_mapped && total <= tn_teams.fast) {
+        tn_coll_node_gather(t, dest, src, total, (size_t)t->rank * nbytes, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;

@@ -18,7 +18,13 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 #define TN_SLOT_ARGS 256
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
-#define TN_COLL_FAST 4096
+#define TN_COLL_FAST_MAX 4096 /* tn_teams.fast in a segment of 256 KiB or more */
+/* Largest allreduce (bytes) of a team across nodes that takes the binomial
+ * tree; above it, the reduce-scatter and allgather of whole slices. */
+#define TN_COLL_TREE_MAX (32 << 10)
+/* Bytes per network get of that reduce-scatter (private staging, two
+ * blocks, allocated at a team's first such allreduce). */
+#define TN_COLL_NET_BLOCK (256 << 10)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_ctrl_flag_t: flag j is written only by team
@@ -27,7 +33,7 @@ enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
- *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
+ *   fast    4 x tn_teams.fast bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
  *           all share memory (core/coll_node.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
@@ -41,7 +47,7 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;        /* 4 x TN_COLL_FAST (see above) */
+    char *fast;        /* 4 x tn_teams.fast (see above) */
     int par;           /* the allreduce half of the next small allreduce */
     uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
@@ -49,8 +55,17 @@ typedef struct tn_cteam {
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t *vals;    /* [size] sources of network flag writes, per target */
     char *staging;     /* private, scratch bytes: network gets land here */
+    char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
     size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
+    /* A non-blocking barrier in progress (tern_team_barrier_nb): its
+     * sequence number, the next round's distance, its event. busy keeps
+     * the progress thread and the caller from advancing it at once. */
+    int nb_active;
+    uint32_t nb_seq;
+    int nb_dist;
+    tn_comp_t *nb_comp;
+    _Atomic int nb_busy;
 } tn_cteam_t;
 
 typedef struct tn_teams {
@@ -58,6 +73,8 @@ typedef struct tn_teams {
     size_t pool_off;  /* segment offset of slot 0 */
     size_t slot_size; /* bytes per slot */
     size_t scratch;   /* scratch bytes per slot */
+    int nslots;       /* slots in the pool (tern_team_max) */
+    size_t fast;      /* TN_COLL_FAST_MAX, or less in a small segment */
 } tn_teams_t;
 
 extern tn_teams_t tn_teams;
@@ -83,6 +100,14 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 /* Barrier over t: dissemination on the slot's flags (the world team uses
  * tern_barrier's hierarchical one). */
 void tn_coll_barrier(tn_cteam_t *t);
+/* Advances every non-blocking barrier in progress as far as it can
+ * without waiting (from tn_core_progress and event waits); tn_coll_nb
+ * counts them so that the callers pay one load when there are none. */
+void tn_coll_progress(void);
+extern _Atomic int tn_coll_nb;
+/* Completes t's non-blocking barrier, if any, before another collective
+ * on t (tn_team_get does it). */
+void tn_coll_nb_finish(tn_cteam_t *t);
 /* Writes this rank's flags of t have in flight, then the first error. */
 int tn_coll_drain(tn_cteam_t *t);
 
@@ -98,6 +123,12 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
  * data read in place through the mapped segments between team barriers. */
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
+/* Small fcollect and alltoall: each member's src (copy bytes) goes into
+ * one of its allreduce halves, one barrier, then dest + j * len gets len
+ * bytes at offset at of member j's half. */
+void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
+                         size_t at, size_t len);
+/* Allreduce of at most tn_teams.fast bytes. */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

@@ -2,16 +2,15 @@
  * member reads the others' buffers in place through the cross-mapped
  * segments, between team barriers, instead of the tree's hand-offs.
  *
- * Small (up to TN_COLL_FAST bytes), allreduce: each member copies its src
+ * Small (up to tn_teams.fast bytes), allreduce: each member copies its src
  * into one half of its fast area, one barrier, and each member combines
  * all halves in place. The halves alternate, so a half is written again
  * two small allreduces later, after the barrier of the one between, which
  * every member passes only once it finished reading the earlier one: no
- * exit barrier. Small broadcast: one way, see below.
+ * exit barrier. Small fcollect and alltoall use the same halves the same
+ * way. Small broadcast: one way, see below.
  * Large: broadcast reads the root's src between an entry and an exit
- * barrier; allreduce is a reduce-scatter (member i combines slice i of
- * every src in team order into its dest) and an allgather of the slices
- * from the members' dests, with three barriers. Either way one member
+ * barrier; allreduce is core/coll_reduce.c's reduce-scatter. One member
  * computes each element, in the same order, so all get the same bits. */
 #include <string.h>
 
@@ -28,7 +27,7 @@ static const char *at(tn_cteam_t *t, int j, const void *buf)
 /* The allreduce half for the next small allreduce. */
 static char *reduce_half(tn_cteam_t *t)
 {
-    char *h = t->fast + (size_t)t->par * TN_COLL_FAST;
+    char *h = t->fast + (size_t)t->par * tn_teams.fast;
     t->par ^= 1;
     return h;
 }
@@ -37,7 +36,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root)
 {
     int me = t->rank, n = t->size;
-    if (nbytes <= TN_COLL_FAST) {
+    if (nbytes <= tn_teams.fast) {
         /* One way: the root fills one of its two broadcast halves and
          * signals every member, who copies it out and acknowledges. The
          * root waits for the acknowledgements of a half's last use only
@@ -45,7 +44,7 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
          * small broadcasts this root made, counted alike everywhere. */
         uint32_t seq = ++t->seq;
         int p = (int)(t->bcount[root]++ & 1);
-        char *h = t->fast + (size_t)(2 + p) * TN_COLL_FAST;
+        char *h = t->fast + (size_t)(2 + p) * tn_teams.fast;
         if (me == root) {
             for (int j = 0; j < n; j++)
                 if (j != me)
@@ -72,41 +71,25 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     tn_coll_barrier(t); /* nobody reads the root's src any more */
 }
 
+void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
+                         size_t at_off, size_t len)
+{
+    char *h = reduce_half(t);
+    memcpy(h, src, copy);
+    tn_coll_barrier(t);
+    for (int j = 0; j < t->size; j++)
+        memcpy((char *)dest + (size_t)j * len, at(t, j, h + at_off), len);
+}
+
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t))
 {
-    int n = t->size, me = t->rank;
+    int n = t->size;
     size_t bytes = count * es;
-    if (bytes <= TN_COLL_FAST) {
-        char *h = reduce_half(t);
-        memcpy(h, src, bytes); /* src may change (or be dest) after the barrier */
-        tn_coll_barrier(t);
-        memcpy(dest, at(t, 0, h), bytes);
-        for (int j = 1; j < n; j++)
-            fn(dest, at(t, j, h), count);
-        return;
-    }
-    size_t per = (count + (size_t)n - 1) / (size_t)n;
-    size_t lo = (size_t)me * per < count ? (size_t)me * per : count;
-    size_t hi = lo + per < count ? lo + per : count;
-    size_t block = tn_teams.scratch / es;
-    tn_coll_barrier(t); /* every src is ready, every dest free */
-    /* Slice me, block by block through private staging: with dest == src
-     * the slice of this rank's src must stay intact until it is combined. */
-    for (size_t b = lo; b < hi; b += block) {
-        size_t m = hi - b < block ? hi - b : block, off = b * es;
-        memcpy(t->staging, at(t, 0, (const char *)src + off), m * es);
-        for (int j = 1; j < n; j++)
-            fn(t->staging, at(t, j, (const char *)src + off), m);
-        memcpy((char *)dest + off, t->staging, m * es);
-    }
-    tn_coll_barrier(t); /* every slice is done; nobody reads a src any more */
-    for (int j = 0; j < n; j++) {
-        size_t jlo = (size_t)j * per < count ? (size_t)j * per : count;
-        size_t jhi = jlo + per < count ? jlo + per : count;
-        if (j != me && jhi > jlo)
-            memcpy((char *)dest + jlo * es, at(t, j, (char *)dest + jlo * es),
-                   (jhi - jlo) * es);
-    }
-    tn_coll_barrier(t); /* nobody reads this rank's dest any more */
+    char *h = reduce_half(t);
+    memcpy(h, src, bytes); /* src may change (or be dest) after the barrier */
+    tn_coll_barrier(t);
+    memcpy(dest, at(t, 0, h), bytes);
+    for (int j = 1; j < n; j++)
+        fn(dest, at(t, j, h), count);
 }

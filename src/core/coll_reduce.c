@@ -4,6 +4,7 @@
  * same tree by puts into each member's dest. Data larger than the team's
  * scratch goes chunk by chunk, each chunk a collective of its own. One
  * member (rank 0) combines, so every member gets the same bits. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/coll.h"
@@ -142,6 +143,74 @@ static int has_children(int c, int n)
     return c == 0 ? n > 1 : (c & 1) == 0 && c + 1 < n;
 }
 
+/* Slice [lo, hi) of member j's elements, for count elements split in n
+ * slices of per. */
+static void slice(size_t count, size_t per, int j, size_t *lo, size_t *hi)
+{
+    *lo = (size_t)j * per < count ? (size_t)j * per : count;
+    *hi = *lo + per < count ? *lo + per : count;
+}
+
+/* bytes at buf (this rank's segment) of member j: through the mapping, or
+ * one network get into tmp. */
+static const char *fetch(tn_cteam_t *t, int j, const void *buf, size_t bytes, char *tmp)
+{
+    int g = t->ranks[j];
+    void *remote = tern_sym_addr(g, buf);
+    const char *p = tern_ptr(g, remote);
+    if (p)
+        return p;
+    must(tern_get(tmp, g, remote, bytes, 0), "a slice's get");
+    return tmp;
+}
+
+/* Reduce-scatter and allgather: member i combines slice i of every src in
+ * team order (through the mapping or network gets) and writes it into its
+ * dest; then every member reads the other slices from their owners' dests.
+ * Three barriers: every src ready and dest free; every slice done and no
+ * src read any more; no dest read any more. With dest == src a member's
+ * own slice is combined in private staging, as others never read it. */
+static void rsag(tn_cteam_t *t, void *dest, const void *src, size_t count, size_t es,
+                 tn_red_fn fn)
+{
+    int n = t->size, me = t->rank;
+    size_t per = (count + (size_t)n - 1) / (size_t)n, lo, hi;
+    slice(count, per, me, &lo, &hi);
+    char *acc = t->staging, *tmp = NULL;
+    size_t block = tn_teams.scratch / es;
+    if (!t->all_mapped) {
+        if (!t->big && !(t->big = malloc(2 * (size_t)TN_COLL_NET_BLOCK)))
+            tern_abort(1, "allreduce: no memory for the network staging buffers");
+        acc = t->big;
+        tmp = t->big + TN_COLL_NET_BLOCK;
+        block = TN_COLL_NET_BLOCK / es;
+    }
+    tn_coll_barrier(t);
+    for (size_t b = lo; b < hi; b += block) {
+        size_t m = hi - b < block ? hi - b : block, off = b * es;
+        const char *s = (const char *)src + off;
+        const char *in = fetch(t, 0, s, m * es, acc);
+        if (in != acc)
+            memcpy(acc, in, m * es);
+        for (int j = 1; j < n; j++)
+            fn(acc, fetch(t, j, s, m * es, tmp), m);
+        memcpy((char *)dest + off, acc, m * es);
+    }
+    tn_coll_barrier(t);
+    for (int j = 0; j < n; j++) {
+        size_t jlo, jhi;
+        slice(count, per, j, &jlo, &jhi);
+        if (j == me || jhi == jlo)
+            continue;
+        char *d = (char *)dest + jlo * es;
+        int g = t->ranks[j];
+        must(tern_get_nbi(d, g, tern_sym_addr(g, d), (jhi - jlo) * es, 0),
+             "a slice's get");
+    }
+    must(tern_nbi_sync(TERN_SYNC_REMOTE), "a slice's get");
+    tn_coll_barrier(t);
+}
+
 int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, int type,
                       int op)
 {
@@ -153,8 +222,13 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
             memcpy(dest, src, count * es);
         return TERN_OK;
     }
-    if (t->all_mapped) {
+    size_t total = count * es;
+    if (t->all_mapped && total <= tn_teams.fast) {
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
+        return TERN_OK;
+    }
+    if (t->all_mapped || total > TN_COLL_TREE_MAX) {
+        rsag(t, dest, src, count, es, fn);
         return TERN_OK;
     }
     size_t chunk = tn_teams.scratch / es;

@@ -76,6 +76,101 @@ void tn_coll_barrier(tn_cteam_t *t)
     }
 }
 
+_Atomic int tn_coll_nb;
+
+/* Whether this rank's flag of team rank j has reached seq (no wait). */
+static int arrived(tn_cteam_t *t, int j, uint32_t seq)
+{
+    tn_ctrl_flag_t *in = (tn_ctrl_flag_t *)(t->flags + (size_t)j * TN_CTRL_LINE);
+    if (tn_comp_status(&t->comp) != TERN_OK)
+        tern_abort(1, "collective: a network write of a team flag failed (cause "
+                      "logged above)");
+    return (int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) >= 0;
+}
+
+/* The dissemination of tn_coll_barrier, one round at a time: returns 1
+ * once the last round's flag has arrived. */
+static int nb_advance(tn_cteam_t *t)
+{
+    int n = t->size;
+    while (t->nb_dist < n) {
+        if (!arrived(t, (t->rank - t->nb_dist + n) % n, t->nb_seq))
+            return 0;
+        t->nb_dist <<= 1;
+        if (t->nb_dist < n)
+            tn_coll_signal(t, (t->rank + t->nb_dist) % n, t->nb_seq);
+    }
+    return 1;
+}
+
+static void nb_try(tn_cteam_t *t)
+{
+    if (atomic_exchange_explicit(&t->nb_busy, 1, memory_order_acquire))
+        return; /* another thread is at it */
+    if (t->nb_active && nb_advance(t)) {
+        t->nb_active = 0;
+        atomic_fetch_sub_explicit(&tn_coll_nb, 1, memory_order_relaxed);
+        if (t->nb_comp)
+            tn_comp_done(t->nb_comp, TERN_OK);
+        t->nb_comp = NULL;
+    }
+    atomic_store_explicit(&t->nb_busy, 0, memory_order_release);
+}
+
+void tn_coll_progress(void)
+{
+    for (int s = 0; s < TERN_TEAMS_MAX; s++)
+        if (tn_teams.t[s].nb_active)
+            nb_try(&tn_teams.t[s]);
+}
+
+void tn_coll_nb_finish(tn_cteam_t *t)
+{
+    uint64_t iter = 0;
+    while (t->nb_active) {
+        nb_try(t);
+        if (t->nb_active) {
+            if (!tn_wait_progress_hook && (iter & 63) == 63)
+                tn_core_progress();
+            tn_wait_step(iter++);
+        }
+    }
+}
+
+tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done)
+{
+    static const char call[] = "tern_team_barrier_nb";
+    TN_CHECK_INIT(call);
+    if (!done)
+        return tn_core_fail(TERN_ERR_INVALID, call, "done is NULL");
+    tn_cteam_t *t = tn_team_get(team, call); /* finishes an earlier one */
+    if (!t)
+        return TERN_ERR_INVALID;
+    *done = TERN_EVENT_DONE;
+    if (t->size <= 1)
+        return TERN_OK;
+    t->nb_seq = ++t->seq;
+    t->nb_dist = 1;
+    t->nb_comp = NULL;
+    tn_coll_signal(t, (t->rank + 1) % t->size, t->nb_seq);
+    if (nb_advance(t))
+        return TERN_OK; /* every flag was there already */
+    tern_event_t ev;
+    tn_comp_t *c = tn_event_new(&ev);
+    if (!c) { /* no event: complete it here */
+        t->nb_active = 1;
+        atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
+        tn_coll_nb_finish(t);
+        return TERN_OK;
+    }
+    t->nb_comp = c;
+    atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->nb_busy, 0, memory_order_relaxed);
+    t->nb_active = 1; /* last: the progress thread may take it from here */
+    *done = ev;
+    return TERN_OK;
+}
+
 int tn_coll_drain(tn_cteam_t *t)
 {
     return tn_comp_wait(&t->comp);

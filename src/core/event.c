@@ -4,6 +4,7 @@
  * operation owns the slot now. Free slots sit in per-thread caches: taking
  * and releasing an event needs no lock and no malloc except when a cache
  * runs empty or full. */
+#include "core/coll.h"
 #include "core/event.h"
 
 #include <pthread.h>
@@ -181,8 +182,13 @@ int tn_comp_wait(tn_comp_t *c)
     uint64_t iter = 0, t0 = tn_stats_on ? tn_time_ns() : 0;
     /* tn_wait_step drives the transports' progress (its hook); polling
      * here as well would double the network polls per check. */
-    while (tn_comp_busy(c))
+    while (tn_comp_busy(c)) {
+        /* A non-blocking barrier's event is ended by advancing it, which
+         * the hook does not do when there is none. */
+        if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
+            tn_coll_progress();
         tn_wait_step(iter++);
+    }
     if (__builtin_expect(tn_stats_on, 0)) {
         tn_stats_t *s = tn_stats_mine();
         s->waits++;

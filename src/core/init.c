@@ -14,6 +14,7 @@
 #include "base/topo.h"
 #include "base/wait.h"
 #include "core/atomic.h"
+#include "core/vis.h"
 #include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
@@ -233,14 +234,19 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     double t_map = tn_time_s() - t_map0;
-    /* Tern's own active-message handlers, before the barrier below lets
-     * any peer send. Only a job that spans nodes sends to them (a node's
-     * ranks reach each other's memory directly); registering makes every
-     * wait drive progress, which one node does not need. */
-    if (tn_core.nnodes > 1) {
-        tn_ad_am_init();
-        tn_acc_am_init();
-    }
+    /* Tern's own active-message handlers (atomics and accumulate by
+     * message, packed non-contiguous puts), before the barrier below lets
+     * any peer send. Only a job with network peers sends to them (a node's
+     * ranks reach each other's memory directly; TERN_SHM=off keeps one
+     * node, so the node count alone does not say it); registering makes
+     * every wait drive progress, which shared memory alone does not need. */
+    for (int r = 0; r < tn_core.size; r++)
+        if (tn_core.peers[r].kind == TN_PEER_NET) {
+            tn_ad_am_init();
+            tn_acc_am_init();
+            tn_vis_am_init();
+            break;
+        }
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)

@@ -9,6 +9,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "core/coll.h"
 #include "core/core.h"
 
 int tn_core_progress(void)
@@ -19,6 +20,8 @@ int tn_core_progress(void)
     for (int i = 0; i < tn_core.nxports; i++)
         if (tn_core.xports[i].ops.poll != tn_xport_no_poll) /* self: nothing to poll */
             done += tn_core.xports[i].ops.poll(tn_core.xports[i].x);
+    if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
+        tn_coll_progress(); /* non-blocking barriers */
     return done + tn_am_progress();
 }
 

@@ -21,8 +21,11 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call)
     int slot = (int)(v & 0xff) - 1;
     if (handle != TERN_TEAM_INVALID && slot >= 0 && slot < TERN_TEAMS_MAX) {
         tn_cteam_t *t = &tn_teams.t[slot];
-        if (t->live && t->gen == (uint32_t)(v >> 8))
+        if (t->live && t->gen == (uint32_t)(v >> 8)) {
+            if (t->nb_active)
+                tn_coll_nb_finish(t);
             return t;
+        }
     }
     tn_core_fail(TERN_ERR_INVALID, call,
                  handle == TERN_TEAM_INVALID
@@ -40,7 +43,9 @@ static void release(tn_cteam_t *t)
     free(t->off);
     free(t->len);
     free(t->bcount);
+    free(t->big);
     t->bcount = NULL;
+    t->big = NULL;
     t->ranks = NULL;
     t->vals = NULL;
     t->staging = NULL;
@@ -88,24 +93,33 @@ static int claim(int slot, const int *ranks, int size, int rank)
 
 int tn_teams_init(void)
 {
-    /* Scratch: at least 16 KiB, and room for every member's collect size. */
-    size_t scratch = 16384;
+    /* Scratch: 16 KiB (reductions go through it chunk by chunk), less in a
+     * small segment (down to 1 KiB), and room for every member's collect
+     * size. */
+    size_t scratch = tn_core.seg.size / 64 & ~(size_t)63;
+    scratch = scratch > 16384 ? 16384 : scratch < 1024 ? 1024 : scratch;
+    tn_teams.fast = scratch / 4 < TN_COLL_FAST_MAX ? scratch / 4 : TN_COLL_FAST_MAX;
     if ((size_t)tn_core.size * sizeof(uint64_t) > scratch)
         scratch = (size_t)tn_core.size * sizeof(uint64_t);
     tn_teams.scratch = scratch;
     tn_teams.slot_size =
-        (size_t)tn_core.size * TN_CTRL_LINE + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST;
-    size_t off;
-    int rc = tn_heap_alloc(&tn_core.heap, tn_teams.slot_size * TERN_TEAMS_MAX,
-                           TN_CTRL_LINE, 1, &off);
+        (size_t)tn_core.size * TN_CTRL_LINE + TN_SLOT_ARGS + scratch + 4 * tn_teams.fast;
+    /* As many slots as fit in an eighth of the segment, at most
+     * TERN_TEAMS_MAX and at least the world's and the node's: the pool must
+     * not take a small segment away from the program (a slot grows with
+     * the job's size: a flag line per rank). */
+    size_t fit = tn_core.seg.size / 8 / tn_teams.slot_size;
+    tn_teams.nslots = fit > TERN_TEAMS_MAX ? TERN_TEAMS_MAX : fit < 2 ? 2 : (int)fit;
+    size_t off, pool = tn_teams.slot_size * (size_t)tn_teams.nslots;
+    int rc = tn_heap_alloc(&tn_core.heap, pool, TN_CTRL_LINE, 1, &off);
     if (rc != TERN_OK) {
-        tn_error("the team pool needs %zu bytes of the segment (%d teams of %zu): raise "
-                 "TERN_SEGMENT_SIZE",
-                 tn_teams.slot_size * TERN_TEAMS_MAX, TERN_TEAMS_MAX, tn_teams.slot_size);
+        tn_error("the world and node teams need %zu bytes of the segment (2 of %zu, a "
+                 "flag line per rank and %zu bytes of scratch): raise TERN_SEGMENT_SIZE",
+                 pool, tn_teams.slot_size, tn_teams.scratch);
         return rc;
     }
     tn_teams.pool_off = off;
-    memset((char *)tn_core.seg.data + off, 0, tn_teams.slot_size * TERN_TEAMS_MAX);
+    memset((char *)tn_core.seg.data + off, 0, pool);
     int *world = malloc((size_t)tn_core.size * sizeof(int));
     if (!world)
         return TERN_ERR_NOMEM;
@@ -129,6 +143,11 @@ void tn_teams_fini(void)
         }
         t->gen = 0;
     }
+}
+
+int tern_team_max(void)
+{
+    return tn_core.initialized ? tn_teams.nslots : 0;
 }
 
 int tn_teams_drain(void)
@@ -196,7 +215,7 @@ static int agree(tn_cteam_t *p, const char *call, const int64_t *args, int nargs
                  uint64_t *free_out)
 {
     uint64_t mine = 0;
-    for (int s = 0; s < TERN_TEAMS_MAX; s++)
+    for (int s = 0; s < tn_teams.nslots; s++)
         if (!tn_teams.t[s].live)
             mine |= 1ull << s;
     uint64_t *in = (uint64_t *)p->args, *out = in + 8;
@@ -226,7 +245,7 @@ static int agree(tn_cteam_t *p, const char *call, const int64_t *args, int nargs
 /* The lowest set bit of mask at or above bit from, or -1. */
 static int lowest(uint64_t mask, int from)
 {
-    for (int s = from; s < TERN_TEAMS_MAX; s++)
+    for (int s = from; s < tn_teams.nslots; s++)
         if (mask & (1ull << s))
             return s;
     return -1;
@@ -283,8 +302,9 @@ tern_status_t tern_team_split_strided(tern_team_t parent, int start, int stride,
     if (slot < 0)
         return tn_core_fail(TERN_ERR_NOMEM, call,
                             "some member of the parent team has %d teams alive "
-                            "(TERN_TEAMS_MAX): destroy teams no longer used",
-                            TERN_TEAMS_MAX);
+                            "(tern_team_max: TERN_TEAMS_MAX, or fewer when the segment "
+                            "is small): destroy teams no longer used",
+                            tn_teams.nslots);
     int *m = malloc((size_t)size * sizeof(int));
     if (!m)
         return TERN_ERR_NOMEM;
@@ -326,8 +346,8 @@ tern_status_t tern_team_split_2d(tern_team_t parent, int xrange, tern_team_t *xt
     if (sy < 0)
         return tn_core_fail(TERN_ERR_NOMEM, call,
                             "some member of the parent team has no two free team slots "
-                            "of %d (TERN_TEAMS_MAX): destroy teams no longer used",
-                            TERN_TEAMS_MAX);
+                            "of %d (tern_team_max): destroy teams no longer used",
+                            tn_teams.nslots);
     int x = p->rank % xrange, y = p->rank / xrange;
     int *m = malloc((size_t)p->size * sizeof(int));
     if (!m)

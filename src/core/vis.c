@@ -10,7 +10,7 @@
 #include "base/log.h"
 #include "core/core.h"
 #include "core/event.h"
-#include "core/vis_opt.h"
+#include "core/vis.h"
 
 _Static_assert(TERN_VIS_MAX_DIMS == TN_VIS_MAXDIM, "one limit for the API and optimizer");
 
@@ -78,17 +78,9 @@ static inline int in_segment(int rank, uintptr_t a, size_t n)
 
 /* ---- network execution: one RMA per piece ------------------------------ */
 
-typedef struct issue {
-    int kind, rank;
-    tn_xport_done_t done;
-    unsigned flags; /* IMMEDIATE for the first piece only */
-    size_t started;
-    int err;
-} issue_t;
-
 static int issue_piece(void *arg, char *dst, const char *src, size_t n)
 {
-    issue_t *is = arg;
+    tn_vis_issue_t *is = arg;
     tn_rma_t d = {is->kind, is->rank, is->kind == TN_RMA_PUT ? (void *)src : dst,
                   is->kind == TN_RMA_PUT ? dst : (void *)src, n};
     int rc = tn_core_rma_start(&d, &is->done, is->flags);
@@ -102,16 +94,16 @@ static int issue_piece(void *arg, char *dst, const char *src, size_t n)
     return 0;
 }
 
-/* Runs every piece of a transfer through walk(spec, issue_piece, ..) with
- * the completion the form asks: a stack object waited for (blocking, and
+/* Issues every piece of a transfer with issue(spec, ..) (one RMA each, or
+ * packed into active messages) with the completion the form asks: a stack object waited for (blocking, and
  * _nb without a remote event), events, or the context's nbi objects. Each
  * object holds one extra part while pieces are issued, so that it cannot
  * complete before the last piece is counted. */
-typedef int (*walk_fn)(const void *spec, tn_vis_piece_fn fn, void *arg);
+typedef void (*issue_fn)(const void *spec, tn_vis_issue_t *is);
 
-static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank, walk_fn walk,
-                   const void *spec, tern_event_t *lc_ev, tern_event_t *rc_ev,
-                   unsigned flags)
+static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank,
+                   issue_fn issue, const void *spec, tern_event_t *lc_ev,
+                   tern_event_t *rc_ev, unsigned flags)
 {
     int get = op_is_get(op), mode = op / 2;
     if (mode == MODE_NB && !rc_ev)
@@ -141,8 +133,9 @@ static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank, wal
             tn_comp_add(lc, 1);
         tn_comp_add(rc, 1);
     }
-    issue_t is = {get ? TN_RMA_GET : TN_RMA_PUT, rank, {lc, rc}, flags, 0, TERN_OK};
-    walk(spec, issue_piece, &is);
+    tn_vis_issue_t is = {
+        get ? TN_RMA_GET : TN_RMA_PUT, rank, {lc, rc}, flags, 0, TERN_OK};
+    issue(spec, &is);
     if (is.err != TERN_OK && is.started == 0) {
         /* nothing was issued: the call fails as a whole */
         if (mode == MODE_NB) {
@@ -354,6 +347,18 @@ static TN_NOINLINE int totals_fail(const char *call, size_t dt, size_t srct)
                         dt, srct);
 }
 
+static void lists_rma(const void *spec, tn_vis_issue_t *is)
+{
+    vwalk(spec, issue_piece, is);
+}
+
+static void lists_pack(const void *spec, tn_vis_issue_t *is)
+{
+    tn_vis_packer_t p = {.is = is};
+    if (vwalk(spec, tn_vis_pack_piece, &p) == 0)
+        tn_vis_pack_flush(&p);
+}
+
 static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
                      tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
 {
@@ -406,7 +411,11 @@ static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
         }
         return done_now(op, lc, rc);
     }
-    return run_net(call, op, c, rank, vwalk, v, lc, rc, flags);
+    /* Pieces no larger than the packing limit (on average) go packed
+     * into active messages when putting; see docs/design/non-contiguous.md. */
+    size_t pieces = v->dst.count > v->src.count ? v->dst.count : v->src.count;
+    int pack = !get && dt / pieces <= tn_vis_pack_limit(rank, 0);
+    return run_net(call, op, c, rank, pack ? lists_pack : lists_rma, v, lc, rc, flags);
 }
 
 tern_status_t tern_vis_vector_(tern_ctx_t ctx, int op, int rank, size_t dstcount,
@@ -443,10 +452,16 @@ typedef struct sspec {
     const char *src;
 } sspec_t;
 
-static int swalk(const void *spec, tn_vis_piece_fn fn, void *arg)
+static void strided_rma(const void *spec, tn_vis_issue_t *is)
 {
     const sspec_t *s = spec;
-    return tn_vis_walk(&s->d, s->dst, s->src, fn, arg);
+    tn_vis_walk(&s->d, s->dst, s->src, issue_piece, is);
+}
+
+static void strided_pack(const void *spec, tn_vis_issue_t *is)
+{
+    const sspec_t *s = spec;
+    tn_vis_pack_strided(&s->d, s->dst, s->src, is);
 }
 
 /* Adds dimension's span (count-1)*stride to the low or high end of ext;
@@ -551,5 +566,7 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
             tn_vis_copy(&s.d, (char *)dst + p->delta, src, p->copy_min, tern_copy_, rank);
         return done_now(op, lc, rc);
     }
-    return run_net(call, op, c, rank, swalk, &s, lc, rc, flags);
+    int pack = !get && s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
+    return run_net(call, op, c, rank, pack ? strided_pack : strided_rma, &s, lc, rc,
+                   flags);
 }

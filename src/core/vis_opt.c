@@ -177,6 +177,40 @@ int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece
     return 0;
 }
 
+int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
+                      size_t n, tn_vis_piece_fn fn, void *arg)
+{
+    if (is_empty(d) || n == 0)
+        return 0;
+    size_t idx[TN_VIS_MAXDIM], rem = first;
+    char *dp = dst + d->doff;
+    const char *sp = src + d->soff;
+    for (int k = 0; k < d->ndims; k++) { /* first as mixed-radix digits */
+        idx[k] = rem % d->count[k];
+        rem /= d->count[k];
+        dp += (ptrdiff_t)idx[k] * d->dstride[k];
+        sp += (ptrdiff_t)idx[k] * d->sstride[k];
+    }
+    for (;;) {
+        int rc = fn(arg, dp, sp, d->elem);
+        if (rc || --n == 0)
+            return rc;
+        int k = 0;
+        for (; k < d->ndims; k++) {
+            if (++idx[k] < d->count[k]) {
+                dp += d->dstride[k];
+                sp += d->sstride[k];
+                break;
+            }
+            idx[k] = 0;
+            dp -= (ptrdiff_t)(d->count[k] - 1) * d->dstride[k];
+            sp -= (ptrdiff_t)(d->count[k] - 1) * d->sstride[k];
+        }
+        if (k == d->ndims)
+            return 0; /* past the last piece */
+    }
+}
+
 /* One row of c pieces of a fixed size: memcpy of a constant size compiles
  * to one or two moves. */
 #define ROW(size)                                           \

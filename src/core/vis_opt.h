@@ -60,6 +60,10 @@ typedef int (*tn_vis_piece_fn)(void *arg, char *dst, const char *src, size_t n);
 int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
                 void *arg);
 
+/* Calls fn for pieces first .. first+n-1 of d (in loop-nest order). */
+int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
+                      size_t n, tn_vis_piece_fn fn, void *arg);
+
 /* Copies every piece of d from src to dst (both mapped here), with
  * memcpy, inlined for the common element sizes. Pieces of copy_min bytes
  * or more go through big(arg, dst, src, n) when big is not NULL. */

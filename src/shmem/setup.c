@@ -276,7 +276,7 @@ static int init(int requested, const char *call)
     }
     if (!tshmem_g.tern_up && start_tern(requested) != 0)
         return -1;
-    if (tshmem_ctx_init() != 0)
+    if (tshmem_ctx_init() != 0 || tshmem_teams_init() != 0 || tshmem_amo_init() != 0)
         return -1;
     tshmem_g.npes = (uint32_t)tern_size();
     tshmem_g.init_count = 1;
@@ -339,6 +339,7 @@ static void release(void)
     int rc = tern_barrier();
     if (rc != TERN_OK)
         tshmem_fatal("shmem_finalize: barrier failed: %s", tern_strerror(rc));
+    tshmem_teams_fini();
     tshmem_ctx_fini();
     tshmem_alloc_fini();
     tshmem_g.npes = 0;

@@ -22,9 +22,10 @@
 #define TSHMEM_CTX_LIVE 0x6374786cu
 #define TSHMEM_CTX_DEAD 0x64656164u
 struct tshmem_ctx_s {
-    uint32_t magic;  /* TSHMEM_CTX_LIVE while usable */
-    tern_ctx_t tctx; /* where its nbi operations are counted */
-    long options;    /* SHMEM_CTX_* given at creation */
+    uint32_t magic;    /* TSHMEM_CTX_LIVE while usable */
+    tern_ctx_t tctx;   /* where its nbi operations are counted */
+    long options;      /* SHMEM_CTX_* given at creation */
+    shmem_team_t team; /* shmem_team_create_ctx's team; NULL: the world */
 };
 
 /* Library state. The first fields are what every RMA call reads; they are
@@ -115,6 +116,48 @@ static inline size_t tshmem_rma_args(const char *call, int pe, size_t nelems, si
                      nelems, es);
     return n;
 }
+
+/* ---- teams and collectives (team.c, coll.c) ------------------------------------ */
+
+/* A team: the Tern team, its configuration, and its slot of the symmetric
+ * scratch pool (the same slot on every member). Handles are addresses of
+ * these: the two predefined ones or a slot of the table in team.c. */
+#define TSHMEM_TEAM_LIVE 0x7465616du
+#define TSHMEM_TEAMS_MAX 32 /* as TERN_TEAMS_MAX */
+/* Symmetric bytes per team for collectives: 16 KiB, less in a small heap
+ * (down to 1 KiB); set at initialization. */
+extern size_t tshmem_scratch_bytes;
+struct tshmem_team_s {
+    uint32_t magic;
+    tern_team_t tt;
+    int reversed; /* negative stride: team PE i is Tern team rank size-1-i */
+    int slot;     /* scratch slot */
+    shmem_team_config_t config;
+    long config_mask;
+    int nctx; /* contexts made by shmem_team_create_ctx, alive */
+};
+
+/* The team behind a handle, or NULL after a message naming call (invalid
+ * or destroyed). */
+struct tshmem_team_s *tshmem_team_get(shmem_team_t team, const char *call);
+/* Tern team rank of team PE pe (negative-stride teams are reversed). */
+static inline int tshmem_team_trank(const struct tshmem_team_s *t, int pe)
+{
+    return t->reversed ? tern_team_size(t->tt) - 1 - pe : pe;
+}
+/* This team's symmetric scratch (TSHMEM_SCRATCH bytes). */
+void *tshmem_team_scratch(const struct tshmem_team_s *t);
+int tshmem_teams_init(void);
+void tshmem_teams_fini(void);
+
+/* ---- atomics ---------------------------------------------------------------- */
+
+/* Creates the atomic domains of the AMOs (amo.c), once per process; 0. */
+int tshmem_amo_init(void);
+/* The domain of Tern atomic type (TERN_AT_*) that every AMO of that type
+ * uses, or NULL if it could not be created: other layers that update
+ * words with atomics (locks) use it so that one mechanism serves a word. */
+tern_ad_t tshmem_amo_domain(int type);
 
 /* ---- waiting ---------------------------------------------------------------- */
 

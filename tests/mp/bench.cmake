@@ -39,6 +39,7 @@ _tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
 _tern_bench_mp(gups 1 --iters 2000)
 _tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
 _tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
+_tern_bench_mp(vis_elem 2 --sizes 8,1K --iters 4 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
 endif()
@@ -83,6 +84,7 @@ if(TARGET tern-bench-mpi)
     LABELS "mp;bench;shm")
 endif()
 _tern_bench_bounded(vis --sizes 64,64K)
+_tern_bench_bounded(vis_elem --sizes 8,16K)
 
 # Subcommands that start their own processes (no ternrun around them).
 add_test(NAME mp.bench_faultin COMMAND ${_tb_check} --bench faultin --min-rows 4 --

@@ -172,6 +172,32 @@ static void check_team(tern_team_t team, const char *tname)
         MP_OK(tern_team_barrier(team));
     }
 
+    /* Non-blocking barrier: the same check, completed by a wait or by
+     * testing until done (which polls). */
+    for (uint64_t round = 21; round <= 30; round++) {
+        for (int p = 0; p < n; p++) {
+            int g = tern_team_translate(team, p, TERN_TEAM_WORLD);
+            MP_OK(tern_put(g, tern_sym_addr(g, &slots[me]), &round, sizeof(round), 0));
+        }
+        tern_event_t ev;
+        MP_OK(tern_team_barrier_nb(team, &ev));
+        if (round % 2) {
+            MP_OK(tern_event_wait(ev));
+        } else {
+            int rc;
+            while ((rc = tern_event_test(ev)) == TERN_INPROGRESS)
+                ;
+            MP_OK(rc);
+        }
+        for (int p = 0; p < n; p++)
+            MP_CHECK(slots[p] == round, "%s: nb barrier round %llu: slot %d holds %llu",
+                     tname, (unsigned long long)round, p, (unsigned long long)slots[p]);
+        MP_OK(tern_team_barrier(team));
+    }
+    /* One left pending: the next collective completes it first. */
+    tern_event_t pending;
+    MP_OK(tern_team_barrier_nb(team, &pending));
+
     /* Broadcast from every root, small and large (and into src on root). */
     static const size_t bsz[] = {1, 8, 1000, 100000};
     for (int root = 0; root < n; root++)
@@ -216,6 +242,8 @@ static void check_team(tern_team_t team, const char *tname)
     }
     MP_OK(tern_team_barrier(team));
 
+    MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
+
     /* Every type and operation, a short and a chunked count, in place. */
     for (int type = 0; type < TERN_TYPE_COUNT_; type++)
         for (int op = 0; op < TERN_RED_COUNT_; op++) {
@@ -227,8 +255,8 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname);
 
     /* fcollect and collect. */
-    static const size_t fsz[] = {8, 1000};
-    for (size_t k = 0; k < 2; k++) {
+    static const size_t fsz[] = {8, 1000, 5000};
+    for (size_t k = 0; k < 3; k++) {
         size_t nb = fsz[k];
         for (size_t i = 0; i < nb; i++)
             sym_src[i] = (char)mp_pattern(me, i, 7);
@@ -253,8 +281,8 @@ static void check_team(tern_team_t team, const char *tname)
     MP_OK(tern_team_barrier(team));
 
     /* All-to-all: block j of member i carries (i, j). */
-    static const size_t asz[] = {8, 300};
-    for (size_t k = 0; k < 2; k++) {
+    static const size_t asz[] = {8, 300, 2000};
+    for (size_t k = 0; k < 3; k++) {
         size_t nb = asz[k];
         for (int j = 0; j < n; j++)
             for (size_t i = 0; i < nb; i++)

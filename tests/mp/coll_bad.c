@@ -44,18 +44,26 @@ int main(int argc, char **argv)
     MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 0, 1, n, &t));
     MP_OK(tern_team_destroy(t));
     EXPECT(tern_team_barrier(t), TERN_ERR_INVALID, "not a live team");
-    /* The limit: TERN_TEAMS_MAX alive, world and node included. */
+    /* The limit: tern_team_max() alive (TERN_TEAMS_MAX with this segment),
+     * world and node included. */
+    MP_CHECK(tern_team_max() >= 2 && tern_team_max() <= TERN_TEAMS_MAX, "team max %d",
+             tern_team_max());
     tern_team_t many[TERN_TEAMS_MAX];
     int made = 0;
-    for (; made < TERN_TEAMS_MAX - 2; made++)
+    for (; made < tern_team_max() - 2; made++)
         MP_OK(tern_team_split_strided(TERN_TEAM_WORLD, 0, 1, n, &many[made]));
     EXPECT(tern_team_split_strided(TERN_TEAM_WORLD, 0, 1, n, &t), TERN_ERR_NOMEM,
-           "TERN_TEAMS_MAX");
-    MP_OK(tern_allreduce(many[made - 1], b, a, 4, TERN_TYPE_INT32, TERN_RED_SUM));
+           "tern_team_max");
+    if (made > 0)
+        MP_OK(tern_allreduce(many[made - 1], b, a, 4, TERN_TYPE_INT32, TERN_RED_SUM));
     while (made > 0)
         MP_OK(tern_team_destroy(many[--made]));
 
     /* Collectives. */
+    tern_event_t ev;
+    EXPECT(tern_team_barrier_nb(TERN_TEAM_WORLD, NULL), TERN_ERR_INVALID, "done is NULL");
+    EXPECT(tern_team_barrier_nb(TERN_TEAM_INVALID, &ev), TERN_ERR_INVALID,
+           "TERN_TEAM_INVALID");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, b, 8, n), TERN_ERR_INVALID, "root");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, b, 8, -1), TERN_ERR_INVALID, "root -1");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, NULL, b, 8, 0), TERN_ERR_INVALID,

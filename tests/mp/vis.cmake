@@ -2,3 +2,10 @@
 # shape byte for byte, IMMEDIATE, overlapping destinations; bad input.
 tern_mp_test(NAME vis SOURCES vis.c RANKS 1 2 4 TIMEOUT 120)
 tern_mp_test(NAME vis_bad SOURCES vis_bad.c RANKS 1 2)
+# The network paths one by one: one RMA per piece (packing off), and
+# packing into small messages (many per call, list pieces split across
+# messages).
+tern_mp_test(NAME vis_rma SOURCES vis.c RANKS 2 4 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_VIS_PACK_MAX=0)
+tern_mp_test(NAME vis_pack_small SOURCES vis.c RANKS 2 4 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_VIS_PACK_MAX=64K TERN_AM_MEDIUM_MAX=600)

@@ -2,7 +2,8 @@
  * the message): contexts used after destroy, invalid contexts, addresses
  * that are not symmetric, bad PEs, calls outside init/finalize, a heap
  * request beyond the heap, shmem_global_exit while others wait, a program
- * that forgets shmem_finalize, a bad comparison, bad frees and alignments.
+ * that forgets shmem_finalize, a bad comparison, bad frees and alignments,
+ * AMOs on a non-symmetric or misaligned address, a bad PE or a dead context.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -59,6 +60,17 @@ int main(int argc, char **argv)
         size_t size;
         CHECK(tern_segment_query(me, &base, &size) == TERN_OK, "segment query");
         shmem_putmem((char *)base + size - 8, local, 32, right);
+    } else if (strcmp(c, "amo_nonsym") == 0) {
+        shmem_long_atomic_fetch_add(local, 1, right); /* dest on the stack */
+    } else if (strcmp(c, "amo_misaligned") == 0) {
+        shmem_int_atomic_inc((int *)((char *)x + 2), right);
+    } else if (strcmp(c, "amo_bad_pe") == 0) {
+        shmem_uint64_atomic_fetch((uint64_t *)x, n);
+    } else if (strcmp(c, "amo_ctx_destroyed") == 0) {
+        shmem_ctx_t ctx;
+        CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_long_atomic_compare_swap(ctx, x, 0, 1, right);
     } else if (strcmp(c, "bad_pe") == 0) {
         shmem_long_p(x, 1, n);
     } else if (strcmp(c, "negative_pe") == 0) {

@@ -69,6 +69,18 @@ past_end)
     expect_fatal 'shmem_putmem: \[0x[0-9a-f]+, 0x[0-9a-f]+\) \(32 bytes to or from PE [0-9]+\) runs past the end of the symmetric heap'
     run SHMEM_DEBUG=1
     expect_fatal 'runs past the end of the symmetric heap' ;;
+amo_nonsym)
+    run
+    expect_fatal 'shmem_long_atomic_fetch_add: 0x[0-9a-f]+ is not a symmetric address' ;;
+amo_misaligned)
+    run
+    expect_fatal 'shmem_int_atomic_inc: 0x[0-9a-f]+ is not aligned to the 4 bytes of its type' ;;
+amo_bad_pe)
+    run
+    expect_fatal "shmem_uint64_atomic_fetch: PE $np is not a PE of this program" ;;
+amo_ctx_destroyed)
+    run
+    expect_fatal 'shmem_ctx_long_atomic_compare_swap: context 0x[0-9a-f]+ was destroyed' ;;
 bad_pe)
     run
     expect_fatal "shmem_long_p: PE $np is not a PE of this program: PEs are 0 \\.\\. $((np - 1))" ;;
