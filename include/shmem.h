@@ -7,9 +7,10 @@
  * fence, quiet, pe_quiet; barrier_all and sync_all; point-to-point
  * synchronization (wait_until and test with their all/any/some and
  * vector forms); atomic memory operations (every type, the nbi and
- * deprecated forms); signaling operations. docs/shmem.md lists what is
- * not there yet (teams, collectives, locks, sessions, the profiling
- * interface, global and static variables as symmetric objects).
+ * deprecated forms); signaling operations; distributed locks.
+ * docs/shmem.md lists what is not there yet (teams, collectives, sessions,
+ * the profiling interface, global and static variables as symmetric
+ * objects).
  *
  * C99 and C++ includable; the type-generic interfaces need C11. Per the
  * specification this header declares only OpenSHMEM names, plus helpers
@@ -500,6 +501,24 @@ TSHMEM_API void shmem_quiet(void);
 TSHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
 TSHMEM_API void shmem_pe_quiet(const int *target_pes, size_t npes);
 TSHMEM_API void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/* ---- distributed locks ---------------------------------------------------------- */
+
+/* lock: a symmetric long, zero before its first use. set_lock waits for
+ * the lock (first come, first served); test_lock takes it only if free
+ * (0) and returns 1 otherwise; clear_lock completes the caller's
+ * operations on the default context (a quiet), then releases it. */
+TSHMEM_API void shmem_set_lock(long *lock);
+TSHMEM_API int shmem_test_lock(long *lock);
+TSHMEM_API void shmem_clear_lock(long *lock);
+
+/* deprecated cache management: no-ops (memory is coherent) */
+TSHMEM_API void shmem_clear_cache_inv(void);
+TSHMEM_API void shmem_set_cache_inv(void);
+TSHMEM_API void shmem_clear_cache_line_inv(void *dest);
+TSHMEM_API void shmem_set_cache_line_inv(void *dest);
+TSHMEM_API void shmem_udcflush(void);
+TSHMEM_API void shmem_udcflush_line(void *dest);
 
 /* ---- C11 type-generic interfaces ------------------------------------------------ */
 

@@ -90,6 +90,12 @@ amo_ctx_destroyed)
 bad_pe)
     run
     expect_fatal "shmem_long_p: PE $np is not a PE of this program: PEs are 0 \\.\\. $((np - 1))" ;;
+lock_nonsym)
+    run
+    expect_fatal 'shmem_set_lock: the lock 0x[0-9a-f]+ is not a symmetric address' ;;
+lock_not_held)
+    run
+    expect_fatal 'shmem_clear_lock: the lock 0x[0-9a-f]+ is not held' ;;
 negative_pe)
     run
     expect_fatal 'shmem_long_get: PE -1 is not a PE of this program' ;;
