@@ -7,8 +7,10 @@
  * fence, quiet, pe_quiet; barrier_all and sync_all; point-to-point
  * synchronization (wait_until and test with their all/any/some and
  * vector forms); atomic memory operations (every type, the nbi and
- * deprecated forms). docs/shmem.md lists what is not there yet (signals, teams, collectives, locks, sessions, the profiling interface,
- * global and static variables as symmetric objects).
+ * deprecated forms); signaling operations; distributed locks.
+ * docs/shmem.md lists what is not there yet (teams, collectives, sessions,
+ * the profiling interface, global and static variables as symmetric
+ * objects).
  *
  * C99 and C++ includable; the type-generic interfaces need C11. Per the
  * specification this header declares only OpenSHMEM names, plus helpers
@@ -68,6 +70,10 @@ extern "C" {
 #define _SHMEM_CMP_GE SHMEM_CMP_GE
 #define _SHMEM_CMP_LT SHMEM_CMP_LT
 #define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+/* Signal operators of the put-with-signal routines (Tern's TERN_SIGNAL_*). */
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
 
 /* Context options (shmem_ctx_create). */
 #define SHMEM_CTX_SERIALIZED (1L << 0)
@@ -273,6 +279,66 @@ TSHMEM_API void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, 
 TSHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
                                      size_t nelems, int pe);
 
+/* ---- signaling operations ------------------------------------------------------- */
+
+/* Put nelems elements to dest on pe, then update the signal word sig_addr
+ * on pe (SHMEM_SIGNAL_SET: = signal; SHMEM_SIGNAL_ADD: += signal): a PE
+ * that sees the signal sees the data. Blocking forms return when source
+ * may be reused; the _nbi forms complete at the context's quiet. */
+#define TSHMEM_DECL_PUT_SIGNAL_(T, N)                                                   \
+    TSHMEM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,     \
+                                           uint64_t *sig_addr, uint64_t signal,         \
+                                           int sig_op, int pe);                         \
+    TSHMEM_API void shmem_ctx_##N##_put_signal(                                         \
+        shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr,   \
+        uint64_t signal, int sig_op, int pe);                                           \
+    TSHMEM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, \
+                                               uint64_t *sig_addr, uint64_t signal,     \
+                                               int sig_op, int pe);                     \
+    TSHMEM_API void shmem_ctx_##N##_put_signal_nbi(                                     \
+        shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, uint64_t *sig_addr,   \
+        uint64_t signal, int sig_op, int pe);
+TSHMEM_RMA_TYPES(TSHMEM_DECL_PUT_SIGNAL_)
+#define TSHMEM_DECL_PUT_SIGNAL_SIZED_(S)                                                 \
+    TSHMEM_API void shmem_put##S##_signal(void *dest, const void *source, size_t nelems, \
+                                          uint64_t *sig_addr, uint64_t signal,           \
+                                          int sig_op, int pe);                           \
+    TSHMEM_API void shmem_ctx_put##S##_signal(                                           \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,                  \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);                        \
+    TSHMEM_API void shmem_put##S##_signal_nbi(void *dest, const void *source,            \
+                                              size_t nelems, uint64_t *sig_addr,         \
+                                              uint64_t signal, int sig_op, int pe);      \
+    TSHMEM_API void shmem_ctx_put##S##_signal_nbi(                                       \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,                  \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+TSHMEM_RMA_SIZES(TSHMEM_DECL_PUT_SIGNAL_SIZED_)
+TSHMEM_API void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                    int pe);
+TSHMEM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,
+                                        size_t nelems, uint64_t *sig_addr,
+                                        uint64_t signal, int sig_op, int pe);
+TSHMEM_API void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                        int pe);
+TSHMEM_API void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest,
+                                            const void *source, size_t nelems,
+                                            uint64_t *sig_addr, uint64_t signal,
+                                            int sig_op, int pe);
+/* Update the signal word on pe without data (1.6); complete at quiet. */
+TSHMEM_API void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+TSHMEM_API void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                     int pe);
+TSHMEM_API void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+TSHMEM_API void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                     int pe);
+/* The local signal word, read atomically; wait until it compares true
+ * (SHMEM_CMP_*) and return the value that did. */
+TSHMEM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+TSHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp,
+                                            uint64_t cmp_value);
+
 /* ---- collectives without a team ------------------------------------------------ */
 
 TSHMEM_API void shmem_barrier_all(void);
@@ -440,6 +506,24 @@ TSHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
 TSHMEM_API void shmem_pe_quiet(const int *target_pes, size_t npes);
 TSHMEM_API void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
+/* ---- distributed locks ---------------------------------------------------------- */
+
+/* lock: a symmetric long, zero before its first use. set_lock waits for
+ * the lock (first come, first served); test_lock takes it only if free
+ * (0) and returns 1 otherwise; clear_lock completes the caller's
+ * operations on the default context (a quiet), then releases it. */
+TSHMEM_API void shmem_set_lock(long *lock);
+TSHMEM_API int shmem_test_lock(long *lock);
+TSHMEM_API void shmem_clear_lock(long *lock);
+
+/* deprecated cache management: no-ops (memory is coherent) */
+TSHMEM_API void shmem_clear_cache_inv(void);
+TSHMEM_API void shmem_set_cache_inv(void);
+TSHMEM_API void shmem_clear_cache_line_inv(void *dest);
+TSHMEM_API void shmem_set_cache_line_inv(void *dest);
+TSHMEM_API void shmem_udcflush(void);
+TSHMEM_API void shmem_udcflush_line(void *dest);
+
 /* ---- C11 type-generic interfaces ------------------------------------------------ */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
@@ -536,6 +620,9 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
 #define shmem_ibget(...)   TSHMEM_RMA_GENERIC_(ibget, __VA_ARGS__)
 #define shmem_put_nbi(...) TSHMEM_RMA_GENERIC_(put_nbi, __VA_ARGS__)
 #define shmem_get_nbi(...) TSHMEM_RMA_GENERIC_(get_nbi, __VA_ARGS__)
+
+#define shmem_put_signal(...)     TSHMEM_RMA_GENERIC_(put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) TSHMEM_RMA_GENERIC_(put_signal_nbi, __VA_ARGS__)
 
 #define shmem_wait_until(ivar, ...) \
     TSHMEM_P2P_SEL_SHORT_(wait_until, *(ivar))(ivar, __VA_ARGS__)

@@ -3,7 +3,9 @@
  * that are not symmetric, bad PEs, calls outside init/finalize, a heap
  * request beyond the heap, shmem_global_exit while others wait, a program
  * that forgets shmem_finalize, a bad comparison, bad frees and alignments,
- * AMOs on a non-symmetric or misaligned address, a bad PE or a dead context.
+ * AMOs on a non-symmetric or misaligned address, a bad PE or a dead context,
+ * a bad signal operator and a signal word that is not symmetric, a lock
+ * that is not symmetric and the clear of a lock nobody holds.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -71,6 +73,14 @@ int main(int argc, char **argv)
         CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
         shmem_ctx_destroy(ctx);
         shmem_ctx_long_atomic_compare_swap(ctx, x, 0, 1, right);
+    } else if (strcmp(c, "signal_bad_op") == 0) {
+        shmem_putmem_signal(x, local, 8, (uint64_t *)&x[8], 1, 7, right);
+    } else if (strcmp(c, "signal_nonsym") == 0) {
+        shmem_signal_add((uint64_t *)local, 1, right); /* signal word on the stack */
+    } else if (strcmp(c, "lock_nonsym") == 0) {
+        shmem_set_lock(&local[1]); /* a lock on the stack */
+    } else if (strcmp(c, "lock_not_held") == 0) {
+        shmem_clear_lock(&x[16]);
     } else if (strcmp(c, "bad_pe") == 0) {
         shmem_long_p(x, 1, n);
     } else if (strcmp(c, "negative_pe") == 0) {

@@ -75,6 +75,12 @@ amo_nonsym)
 amo_misaligned)
     run
     expect_fatal 'shmem_int_atomic_inc: 0x[0-9a-f]+ is not aligned to the 4 bytes of its type' ;;
+signal_bad_op)
+    run
+    expect_fatal 'shmem_putmem_signal: sig_op 7 is not SHMEM_SIGNAL_SET \(0\) or SHMEM_SIGNAL_ADD \(1\)' ;;
+signal_nonsym)
+    run
+    expect_fatal 'shmem_signal_add: the signal address 0x[0-9a-f]+ is not a symmetric address' ;;
 amo_bad_pe)
     run
     expect_fatal "shmem_uint64_atomic_fetch: PE $np is not a PE of this program" ;;
@@ -84,6 +90,12 @@ amo_ctx_destroyed)
 bad_pe)
     run
     expect_fatal "shmem_long_p: PE $np is not a PE of this program: PEs are 0 \\.\\. $((np - 1))" ;;
+lock_nonsym)
+    run
+    expect_fatal 'shmem_set_lock: the lock 0x[0-9a-f]+ is not a symmetric address' ;;
+lock_not_held)
+    run
+    expect_fatal 'shmem_clear_lock: the lock 0x[0-9a-f]+ is not held' ;;
 negative_pe)
     run
     expect_fatal 'shmem_long_get: PE -1 is not a PE of this program' ;;
