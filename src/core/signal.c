@@ -66,7 +66,8 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
             int rc = check_signal(call, rank, sig, sig_op);
             return rc != TERN_OK ? rc : TERN_ERR_INVALID; /* rc is an error */
         }
-        int rc = tern_ctx_put(ctx, rank, dst, src, n, flags);
+        /* A signal alone (n 0, src may be NULL) copies nothing. */
+        int rc = n ? tern_ctx_put(ctx, rank, dst, src, n, flags) : TERN_OK;
         if (rc != TERN_OK)
             return rc;
         _Atomic uint64_t *w = (_Atomic uint64_t *)((char *)sig + d);

@@ -50,6 +50,8 @@ static inline void put_signal_(shmem_ctx_t ctx, void *dest, const void *src,
     }
     uint64_t *rs = tshmem_remote(pe, sig);
     void *rd = n ? tshmem_remote(pe, dest) : rs; /* Tern checks even an empty range */
+    if (!n)
+        src = &signal; /* an empty copy still wants a valid source */
     int rc = nbi ? tern_ctx_put_signal_nbi(t, pe, rd, src, n, rs, signal, sig_op, 0)
                  : tern_ctx_put_signal(t, pe, rd, src, n, rs, signal, sig_op, 0);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))

@@ -28,50 +28,55 @@ static shmem_ctx_t ctx;
 
 /* The standard and extended ops on x (symmetric) of the right neighbour;
  * each PE checks what its left neighbour left in its own x. */
-#define TEST_STD(T, N, R)                                                              \
-    static void std_##N##_##R(T *x)                                                    \
-    {                                                                                  \
-        T v0 = VAL(T, me, 0), v1 = VAL(T, me, 1), v2 = VAL(T, me, 2), f;               \
-        *x = 0;                                                                        \
-        shmem_barrier_all();                                                           \
-        A(R, N, set, x, v0, right);                                                    \
-        Q(R);                                                                          \
-        shmem_barrier_all();                                                           \
-        CHECK(*x == VAL(T, left, 0), #N " r" #R " set: %lld want %lld", (long long)*x, \
-              (long long)VAL(T, left, 0));                                             \
-        shmem_barrier_all(); /* before the left neighbour goes on with x */            \
-        CHECK(A(R, N, fetch, x, right) == v0, #N " r" #R " fetch");                    \
-        CHECK(A(R, N, swap, x, v1, right) == v0, #N " r" #R " swap");                  \
-        CHECK(A(R, N, compare_swap, x, v0, v2, right) == v1,                           \
-              #N " r" #R " failing cswap");                                            \
-        CHECK(A(R, N, fetch, x, right) == v1, #N " r" #R " failing cswap changed x");  \
-        CHECK(A(R, N, compare_swap, x, v1, v2, right) == v1, #N " r" #R " cswap");     \
-        CHECK(A(R, N, fetch_inc, x, right) == v2, #N " r" #R " fetch_inc");            \
-        A(R, N, inc, x, right);                                                        \
-        CHECK(A(R, N, fetch_add, x, (T)5, right) == (T)(v2 + 2),                       \
-              #N " r" #R " fetch_add");                                                \
-        A(R, N, add, x, v1, right);                                                    \
-        Q(R);                                                                          \
-        CHECK(A(R, N, fetch, x, right) == (T)(v2 + 7 + v1), #N " r" #R " add");        \
-        /* nbi fetching forms, completed by quiet */                                   \
-        T g[5];                                                                        \
-        memset(g, 0, sizeof(g));                                                       \
-        A(R, N, fetch_nbi, &g[0], x, right);                                           \
-        Q(R);                                                                          \
-        A(R, N, swap_nbi, &g[1], x, v0, right);                                        \
-        Q(R);                                                                          \
-        A(R, N, compare_swap_nbi, &g[2], x, v0, v1, right);                            \
-        Q(R);                                                                          \
-        A(R, N, fetch_inc_nbi, &g[3], x, right);                                       \
-        Q(R);                                                                          \
-        A(R, N, fetch_add_nbi, &g[4], x, (T)-3, right);                                \
-        Q(R);                                                                          \
-        T want[5] = {(T)(v2 + 7 + v1), (T)(v2 + 7 + v1), v0, v1, (T)(v1 + 1)};         \
-        CHECK(memcmp(g, want, sizeof(g)) == 0, #N " r" #R " nbi fetches");             \
-        f = A(R, N, fetch, x, right);                                                  \
-        CHECK(f == (T)(v1 - 2), #N " r" #R " after nbi");                              \
-        shmem_barrier_all();                                                           \
-        CHECK(*x == (T)(VAL(T, left, 1) - 2), #N " r" #R " final value at target");    \
+#define TEST_STD(T, N, R)                                                               \
+    static void std_##N##_##R(T *x)                                                     \
+    {                                                                                   \
+        T v0 = VAL(T, me, 0), v1 = VAL(T, me, 1), v2 = VAL(T, me, 2), f;                \
+        *x = 0;                                                                         \
+        shmem_barrier_all();                                                            \
+        A(R, N, set, x, v0, right);                                                     \
+        Q(R);                                                                           \
+        shmem_barrier_all();                                                            \
+        CHECK(*x == VAL(T, left, 0), #N " r" #R " set: %lld want %lld", (long long)*x,  \
+              (long long)VAL(T, left, 0));                                              \
+        shmem_barrier_all(); /* before the left neighbour goes on with x */             \
+        CHECK(A(R, N, fetch, x, right) == v0, #N " r" #R " fetch");                     \
+        CHECK(A(R, N, swap, x, v1, right) == v0, #N " r" #R " swap");                   \
+        CHECK(A(R, N, compare_swap, x, v0, v2, right) == v1,                            \
+              #N " r" #R " failing cswap");                                             \
+        CHECK(A(R, N, fetch, x, right) == v1, #N " r" #R " failing cswap changed x");   \
+        CHECK(A(R, N, compare_swap, x, v1, v2, right) == v1, #N " r" #R " cswap");      \
+        CHECK(A(R, N, fetch_inc, x, right) == v2, #N " r" #R " fetch_inc");             \
+        A(R, N, inc, x, right);                                                         \
+        CHECK(A(R, N, fetch_add, x, (T)5, right) == (T)((unsigned long long)v2 + 2u),   \
+              #N " r" #R " fetch_add");                                                 \
+        A(R, N, add, x, v1, right);                                                     \
+        Q(R);                                                                           \
+        CHECK(A(R, N, fetch, x, right) ==                                               \
+                  (T)((unsigned long long)v2 + 7u + (unsigned long long)v1),            \
+              #N " r" #R " add");                                                       \
+        /* nbi fetching forms, completed by quiet */                                    \
+        T g[5];                                                                         \
+        memset(g, 0, sizeof(g));                                                        \
+        A(R, N, fetch_nbi, &g[0], x, right);                                            \
+        Q(R);                                                                           \
+        A(R, N, swap_nbi, &g[1], x, v0, right);                                         \
+        Q(R);                                                                           \
+        A(R, N, compare_swap_nbi, &g[2], x, v0, v1, right);                             \
+        Q(R);                                                                           \
+        A(R, N, fetch_inc_nbi, &g[3], x, right);                                        \
+        Q(R);                                                                           \
+        A(R, N, fetch_add_nbi, &g[4], x, (T)-3, right);                                 \
+        Q(R);                                                                           \
+        T want[5] = {(T)((unsigned long long)v2 + 7u + (unsigned long long)v1),         \
+                     (T)((unsigned long long)v2 + 7u + (unsigned long long)v1), v0, v1, \
+                     (T)((unsigned long long)v1 + 1u)};                                 \
+        CHECK(memcmp(g, want, sizeof(g)) == 0, #N " r" #R " nbi fetches");              \
+        f = A(R, N, fetch, x, right);                                                   \
+        CHECK(f == (T)((unsigned long long)v1 - 2u), #N " r" #R " after nbi");          \
+        shmem_barrier_all();                                                            \
+        CHECK(*x == (T)((unsigned long long)VAL(T, left, 1) - 2u),                      \
+              #N " r" #R " final value at target");                                     \
     }
 #define TEST_STD2(T, N) TEST_STD(T, N, 0) TEST_STD(T, N, 1)
 TSHMEM_AMO_STD_TYPES(TEST_STD2)
