@@ -69,6 +69,19 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
     return rc == TERN_OK ? 0 : fail(call, rc);
 }
 
+/* Elements per member that half the team's scratch holds for n members
+ * (the chunk of the scratch-based collectives), or 0 after a message. */
+static size_t chunk_elems(const char *call, int n, size_t es)
+{
+    size_t per = (size_t)n * es;
+    if (per > HALF_SCRATCH) {
+        tshmem_error("%s: %d PEs x %zu-byte elements exceed the team's scratch", call, n,
+                     es);
+        return 0;
+    }
+    return HALF_SCRATCH / per;
+}
+
 /* Reverses the order of n blocks of b bytes at p (a team in reverse
  * order gets Tern's gather in Tern's order). */
 static int reverse_blocks(char *p, int n, size_t b)
@@ -164,13 +177,9 @@ static int alltoalls_bytes(const char *call, struct tshmem_team_s *t, char *dest
                      sst);
         return 1;
     }
-    size_t per = (size_t)n * es;
-    if (per > HALF_SCRATCH) {
-        tshmem_error("%s: %d PEs x %zu-byte elements exceed the team's scratch", call, n,
-                     es);
+    size_t c = chunk_elems(call, n, es);
+    if (!c)
         return 1;
-    }
-    size_t c = HALF_SCRATCH / per;
     char *s_out = tshmem_team_scratch(t), *s_in = s_out + HALF_SCRATCH;
     for (size_t k0 = 0; k0 < nelems; k0 += c) {
         size_t cnt = nelems - k0 < c ? nelems - k0 : c;
@@ -304,13 +313,9 @@ static int gather_apply(const char *call, shmem_team_t team, char *dest,
     if (!t)
         return 1;
     int n = tern_team_size(t->tt), me = shmem_team_my_pe(team);
-    size_t per = (size_t)n * es;
-    if (per > HALF_SCRATCH) {
-        tshmem_error("%s: %d PEs x %zu-byte elements exceed the team's scratch", call, n,
-                     es);
+    size_t c = chunk_elems(call, n, es);
+    if (!c)
         return 1;
-    }
-    size_t c = HALF_SCRATCH / per;
     char *s_all = tshmem_team_scratch(t), *s_mine = s_all + HALF_SCRATCH;
     for (size_t k0 = 0; k0 < nelems; k0 += c) {
         size_t cnt = nelems - k0 < c ? nelems - k0 : c;
