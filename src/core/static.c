@@ -7,6 +7,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/core.h"
 
 void tn_core_static_prepare(void)
@@ -23,11 +24,13 @@ void tn_core_static_prepare(void)
     /* Peers of the node map it only if it is shared memory; alone on a
      * node (or TERN_SHM=off), its private pages are registered as they
      * are. */
+    double t0 = tn_time_s();
     if (tn_core.local_size > 1 && tn_cfg.shm && tn_static_share(s) != TERN_OK) {
         s->size = 0; /* every rank learns of it and goes without */
         return;
     }
-    tn_debug("static region: %s%s", s->what, s->fd >= 0 ? ", shared" : "");
+    tn_debug("static region: %s%s (%.3f ms)", s->what,
+             s->fd >= 0 ? ", moved into shared memory" : "", (tn_time_s() - t0) * 1e3);
 }
 
 void tn_core_static_agree(tn_seg_info_t *all)
