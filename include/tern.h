@@ -2,9 +2,10 @@
  *
  * A job is a set of ranks 0..tern_size()-1. Each rank owns a segment, a
  * fixed range of memory allocated at tern_init that every other rank can
- * read and write with put and get. Remote addresses are always addresses
- * inside the target rank's segment *as the target sees it* (tern_segment_query
- * gives every rank's base); local addresses may be any memory.
+ * read and write with put and get. Remote addresses are addresses inside
+ * the target rank's segment *as the target sees it* (tern_segment_query
+ * gives every rank's base), or of its global variables (tern_static_query,
+ * below); local addresses may be any memory.
  *
  * Every call returns a status: TERN_OK (0), TERN_INPROGRESS (1, a test that
  * is not done yet) or a negative TERN_ERR_* code (tern/status.h); with
