@@ -15,7 +15,8 @@ lines (a provenance record first) for bench/plot.py (tern-bench-plot).
 
 Configurations: shm (Tern: same-node shared memory; OSHMEM: UCX with its
 shared-memory transports), net (Tern: TERN_SHM=off, its libfabric path;
-OSHMEM: UCX_TLS=self,tcp). Exit status 0; 77 with --skip-status when Open
+OSHMEM: UCX_TLS=self,tcp), mixed (Tern: two simulated nodes, oshrun
+--nodes 2; OSHMEM as in net). Exit status 0; 77 with --skip-status when Open
 MPI's oshcc is absent (the Tern side has then run alone); 1 on failure.
 """
 import argparse
@@ -97,6 +98,7 @@ def main():
     ap.add_argument("--rows", default="all", help="families: lat,bw,rate,amo,signal,barrier,"
                     "bcast,reduce,gups,sort,native (default all)")
     ap.add_argument("--sizes", help="sizes of the size rows, e.g. 8,64,4K")
+    ap.add_argument("--trials", default="7", help="trials per row (default 7)")
     ap.add_argument("--gups-log2", default="20", help="GUPS table words per PE, log2")
     ap.add_argument("--sort-keys", default="65536", help="integer sort keys per PE")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
@@ -112,8 +114,8 @@ def main():
 
     configs = [c for c in a.config.split(",") if c]
     for c in configs:
-        if c not in ("shm", "net"):
-            ap.error(f"--config: unknown configuration {c!r} (shm, net)")
+        if c not in ("shm", "net", "mixed"):
+            ap.error(f"--config: unknown configuration {c!r} (shm, net, mixed)")
     t_oshcc = os.path.join(a.build_dir, "src", "shmem", "oshcc")
     t_oshrun = os.path.join(a.build_dir, "src", "shmem", "oshrun")
     for f in (t_oshcc, t_oshrun):
@@ -134,7 +136,7 @@ def main():
         ompi_bin = build(a.oshmem_cc, "oshmem", os.path.join(work, "shmem-bench-oshmem"),
                          False)
 
-    args = ["--json", "--row-time", a.row_time, "--rows", a.rows, "--gups-log2",
+    args = ["--json", "--row-time", a.row_time, "--trials", a.trials, "--rows", a.rows, "--gups-log2",
             a.gups_log2, "--sort-keys", a.sort_keys]
     if a.sizes:
         args += ["--sizes", a.sizes]
@@ -154,7 +156,10 @@ def main():
         tenv = dict(env)
         if cfg == "net":
             tenv["TERN_SHM"] = "off"
-        tcmd = [t_oshrun, "-np", str(a.np), tern_bin, *args]
+        tcmd = [t_oshrun, "-np", str(a.np)]
+        if cfg == "mixed":
+            tcmd += ["--nodes", "2"]  # simulated nodes: the network between them
+        tcmd += [tern_bin, *args]
         trows = parse_rows(run(tcmd, tenv, a.timeout), "Tern's shmem-bench")
         orows, ocmd = [], None
         if ompi_bin:
@@ -162,14 +167,14 @@ def main():
                     "-x", f"SHMEM_SYMMETRIC_SIZE={a.heap}"]
             if os.geteuid() == 0:
                 ocmd.append("--allow-run-as-root")
-            if cfg == "net":
+            if cfg in ("net", "mixed"):
                 ocmd += ["-x", "UCX_TLS=self,tcp"]
             ocmd += [ompi_bin, *args]
             orows = parse_rows(run(ocmd, env, a.timeout), "Open MPI's shmem-bench")
         tern_env = {k: v for k, v in tenv.items() if k.startswith(("TERN_", "SHMEM_"))}
         p = dict(prov, bench=f"shmem-{cfg}", config=cfg, tern_env=tern_env,
                  tern_cmd=" ".join(tcmd), oshmem_cmd=" ".join(ocmd) if ocmd else None,
-                 oshmem_transport=("UCX (spml ucx), UCX_TLS=self,tcp" if cfg == "net" else
+                 oshmem_transport=("UCX (spml ucx), UCX_TLS=self,tcp" if cfg != "shm" else
                                    "UCX (spml ucx), its default shared-memory transports")
                  if ompi_bin else None)
         out_rows.append(p)
