@@ -82,6 +82,10 @@ int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int ca
  * tn_am_commit_request_internal with the id. */
 int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
                                   const tern_am_arg_t *args);
+/* The same for a negotiated-payload Medium Reply (tern_am_prepare_reply_medium
+ * from the Request's handler, then this with the id). */
+int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
+                                const tern_am_arg_t *args);
 
 /* The token of the innermost handler running on this thread, or NULL. */
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;

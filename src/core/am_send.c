@@ -582,3 +582,9 @@ int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
 {
     return commit("tn_am_commit_request_internal", sd, 0, id, 1, len, args);
 }
+
+int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
+                                const tern_am_arg_t *args)
+{
+    return commit("tn_am_commit_reply_internal", sd, 1, id, 1, len, args);
+}
