@@ -789,4 +789,10 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
 #ifdef __cplusplus
 }
 #endif
+
+/* Inline fast paths of the hottest calls (tshmem/fast.h); libtshmem's own
+ * sources define the functions themselves and go without. */
+#if !defined(TSHMEM_NO_INLINE) && !defined(TSHMEM_BUILDING_)
+#include "tshmem/fast.h"
+#endif
 #endif

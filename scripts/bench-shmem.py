@@ -15,7 +15,7 @@ lines (a provenance record first) for bench/plot.py (tern-bench-plot).
 
 Configurations: shm (Tern: same-node shared memory; OSHMEM: UCX with its
 shared-memory transports), net (Tern: TERN_SHM=off, its libfabric path;
-OSHMEM: UCX_TLS=self,tcp), mixed (Tern: two simulated nodes, oshrun
+OSHMEM: UCX_TLS=self,tcp and MPI's btl self,tcp), mixed (Tern: two simulated nodes, oshrun
 --nodes 2; OSHMEM as in net). Exit status 0; 77 with --skip-status when Open
 MPI's oshcc is absent (the Tern side has then run alone); 1 on failure.
 """
@@ -168,13 +168,17 @@ def main():
             if os.geteuid() == 0:
                 ocmd.append("--allow-run-as-root")
             if cfg in ("net", "mixed"):
-                ocmd += ["-x", "UCX_TLS=self,tcp"]
+                # UCX (spml ucx: RMA and AMOs) over TCP, and MPI's byte
+                # transfer layer too: OSHMEM's collectives (scoll mpi) and
+                # barrier go through MPI, which would use shared memory.
+                ocmd += ["-x", "UCX_TLS=self,tcp", "--mca", "btl", "self,tcp"]
             ocmd += [ompi_bin, *args]
             orows = parse_rows(run(ocmd, env, a.timeout), "Open MPI's shmem-bench")
         tern_env = {k: v for k, v in tenv.items() if k.startswith(("TERN_", "SHMEM_"))}
         p = dict(prov, bench=f"shmem-{cfg}", config=cfg, tern_env=tern_env,
                  tern_cmd=" ".join(tcmd), oshmem_cmd=" ".join(ocmd) if ocmd else None,
-                 oshmem_transport=("UCX (spml ucx), UCX_TLS=self,tcp" if cfg != "shm" else
+                 oshmem_transport=("UCX (spml ucx), UCX_TLS=self,tcp; MPI btl self,tcp"
+                                   if cfg != "shm" else
                                    "UCX (spml ucx), its default shared-memory transports")
                  if ompi_bin else None)
         out_rows.append(p)

@@ -152,7 +152,11 @@ void shb_run(const shb_row_t *row, size_t size)
         iters = cap;
     if (iters < 1)
         iters = 1;
+    /* Both from PE 0: every PE must run the same trials of the same length
+     * (their own timings differ, and a PE running one more trial would
+     * wait for the others forever). */
     iters = share(iters);
+    trials = (int)share(trials);
     double vals[64];
     for (int i = 0; i < trials; i++) {
         shmem_barrier_all();
