@@ -314,10 +314,11 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
 /* ---- fixed payload --------------------------------------------------------- */
 
 /* The general path of a fixed-payload Request: every check, the wait for
- * room, Long. */
-static TN_NOINLINE int request(const char *call, int rank, int handler, int cat,
-                               const void *buf, size_t len, void *dest,
-                               const tern_am_arg_t *args, int nargs, unsigned flags)
+ * room, Long. Out of line but not cold: every Long takes it. */
+static __attribute__((noinline)) int request(const char *call, int rank, int handler,
+                                             int cat, const void *buf, size_t len,
+                                             void *dest, const tern_am_arg_t *args,
+                                             int nargs, unsigned flags)
 {
     TN_CHECK_INIT(call);
     TN_NOT_IN_HANDLER(call);
@@ -364,10 +365,10 @@ static int reply(am_send_t *s, tern_am_token_t token)
     return rc;
 }
 
-/* The general path of a fixed-payload Reply. */
-static TN_NOINLINE int reply_slow(const char *call, tern_am_token_t token, int handler,
-                                  int cat, const void *buf, size_t len, void *dest,
-                                  const tern_am_arg_t *args, int nargs, unsigned flags)
+/* The general path of a fixed-payload Reply (every Long Reply). */
+static __attribute__((noinline)) int
+reply_slow(const char *call, tern_am_token_t token, int handler, int cat, const void *buf,
+           size_t len, void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
 {
     am_send_t s = {call, -1, 1, cat, handler, buf, len, dest, args, nargs, flags};
     return reply(&s, token);
@@ -415,6 +416,82 @@ typedef struct am_sd_state {
 _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
                "tern_am_sd_t holds the prepared state");
 #define SD_MAGIC 0x53445052u
+
+/* Prepare by the fast path (a peer with a direct queue, every check
+ * passed, room in the ring): 0 when done, 1 for the general path. The
+ * state is the general path's, so that either Commit takes it. */
+static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t token,
+                                         const void *client_buf, size_t min_len,
+                                         size_t max_len, int nargs, unsigned flags,
+                                         tern_am_sd_t *sd)
+{
+    if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
+              ((unsigned)rank < (unsigned)tn_core.size) &
+              ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (min_len <= max_len) &&
+          tn_core.peers[rank].msgq && min_len <= tn_core.peers[rank].am_medium_max))
+        return 1;
+    size_t max = tn_core.peers[rank].am_medium_max;
+    size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
+    tn_msgq_t *q = tn_core.peers[rank].msgq;
+    tn_msgq_rec_t *r = tn_msgq_try_begin(q, head + granted);
+    if (tn_unlikely(!r))
+        return 1;
+    am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
+    st->magic = SD_MAGIC;
+    st->rank = rank;
+    st->nargs = nargs;
+    st->is_reply = is_reply;
+    st->granted = granted;
+    st->client_buf = client_buf;
+    st->deferred = NULL;
+    st->token = token;
+    st->m.buf = r + 1;
+    st->m.cap = head + granted;
+    st->m.slot = q;
+    st->m.aux = q->pos;
+    sd->buf = client_buf ? (void *)client_buf : (char *)(r + 1) + head;
+    sd->len = granted;
+    return 0;
+}
+
+/* Commit by the fast path, for a message prepared in a direct queue (by
+ * either Prepare) with every check passed: the payload is in place (or
+ * copied from the client's buffer), header and arguments are written
+ * last, then published. 0 when sent, 1 for the general path. */
+static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int internal,
+                                        size_t len, const tern_am_arg_t *args)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    tn_msgq_t *q = st->m.slot;
+    if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
+              (st->nargs == 0 || args != NULL) & (st->deferred == NULL) &&
+          q == tn_core.peers[st->rank].msgq && q &&
+          atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+        return 1;
+    st->magic = 0;
+    int nargs = st->nargs;
+    size_t head = tn_am_head_bytes(nargs), n = head + len;
+    tn_msgq_rec_t *r = tn_msgq_rec(q, q->pos);
+    tn_msgq_mark_next(q, n);
+    tn_am_hdr_t *h = (tn_am_hdr_t *)(r + 1);
+    if (st->client_buf && len)
+        memcpy((char *)h + head, st->client_buf, len);
+    h->handler = (uint16_t)handler;
+    h->kind = (uint8_t)(TN_AM_MEDIUM | (st->is_reply ? TN_AM_REPLY : 0));
+    h->nargs = (uint8_t)nargs;
+    h->len = (uint32_t)len;
+    h->dest = 0;
+    tern_am_arg_t *a = (tern_am_arg_t *)(h + 1);
+    for (int i = 0; i < nargs; i++) {
+        a[i] = args[i];
+        __asm__("" ::: "memory");
+    }
+    tn_msgq_publish(q, r, n);
+    if (st->is_reply)
+        st->token->replied = 1;
+    return 0;
+}
 
 static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t max_len,
                    tern_am_token_t token, tern_am_sd_t *sd)
@@ -510,6 +587,9 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
                                    size_t max_len, int nargs, unsigned flags,
                                    tern_am_sd_t *sd)
 {
+    if (tn_likely(!tn_am_in_handler && !fast_prepare(rank, 0, NULL, client_buf, min_len,
+                                                     max_len, nargs, flags, sd)))
+        return TERN_OK;
     TN_CHECK_INIT("tern_am_prepare_request_medium");
     TN_NOT_IN_HANDLER("tern_am_prepare_request_medium");
     am_send_t s = {"tern_am_prepare_request_medium",
@@ -526,9 +606,22 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
     return prepare(&s, client_buf, min_len, max_len, NULL, sd);
 }
 
+/* A Commit's fast path: sd holds a Prepare of this kind (is_reply). */
+static TN_ALWAYS_INLINE int fast_commit_sd(tern_am_sd_t *sd, int is_reply, int handler,
+                                           int internal, size_t len,
+                                           const tern_am_arg_t *args)
+{
+    am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    return !(st && st->magic == SD_MAGIC && st->is_reply == is_reply &&
+             tn_core.initialized) ||
+           fast_commit(st, handler, internal, len, args);
+}
+
 int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,
                                   const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 0, handler, 0, len, args)))
+        return TERN_OK;
     return commit("tern_am_commit_request_medium", sd, 0, handler, 0, len, args);
 }
 
@@ -536,6 +629,10 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
                                  size_t min_len, size_t max_len, int nargs,
                                  unsigned flags, tern_am_sd_t *sd)
 {
+    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
+                  !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
+                                flags, sd)))
+        return TERN_OK;
     const char *call = "tern_am_prepare_reply_medium";
     TN_CHECK_INIT(call);
     int rank = -1;
@@ -549,6 +646,8 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
 int tern_am_commit_reply_medium(tern_am_sd_t *sd, int handler, size_t len,
                                 const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 1, handler, 0, len, args)))
+        return TERN_OK;
     return commit("tern_am_commit_reply_medium", sd, 1, handler, 0, len, args);
 }
 
@@ -580,6 +679,8 @@ int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int ca
 int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
                                   const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 0, id, 1, len, args)))
+        return TERN_OK;
     return commit("tn_am_commit_request_internal", sd, 0, id, 1, len, args);
 }
 

@@ -57,13 +57,19 @@ static TN_ALWAYS_INLINE tn_msgq_rec_t *tn_msgq_rec(const tn_msgq_t *q, uint64_t 
     return (tn_msgq_rec_t *)(q->data + (size_t)(pos & q->mask));
 }
 
-static TN_ALWAYS_INLINE void tn_msgq_lock(tn_msgq_t *q)
+/* The turn when another thread of this process holds it: out of line, so
+ * that the fast path keeps its registers. */
+static TN_NOINLINE __attribute__((unused)) void tn_msgq_lock_wait(tn_msgq_t *q)
 {
-    if (!q->threads)
-        return;
     for (uint64_t i = 0; atomic_exchange_explicit(&q->turn, 1, memory_order_acquire); i++)
         if (i > 64)
             sched_yield();
+}
+
+static TN_ALWAYS_INLINE void tn_msgq_lock(tn_msgq_t *q)
+{
+    if (q->threads && atomic_exchange_explicit(&q->turn, 1, memory_order_acquire))
+        tn_msgq_lock_wait(q);
 }
 
 static TN_ALWAYS_INLINE int tn_msgq_trylock(tn_msgq_t *q)
