@@ -75,6 +75,14 @@
       "Use shared memory between ranks of one node; 0 sends everything, "                \
       "even to a rank on the same node, through the network transport (the "             \
       "nodes that tern_node_* and tern_local_* report do not change).")                  \
+    X(static_data, "TERN_STATIC_DATA", BOOL, "1", NULL, 0,                               \
+      "Make the program's global and static variables (the executable's "                \
+      "data and bss) remotely accessible, as OpenSHMEM's symmetric data "                \
+      "objects are: at tern_init they move into shared memory at the same "              \
+      "addresses (when the node has several ranks) and are registered with "             \
+      "the network transport. 0: only the segment is remotely accessible "               \
+      "(for programs that fork children which must not share their "                     \
+      "parent's variables).")                                                            \
     X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
       "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
       "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \

@@ -192,7 +192,7 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
         return send_one(s, TN_AM_MEDIUM, s->payload, s->len, NULL);
     }
     /* Long: the destination lies in the target's segment. */
-    rc = tn_core_check_remote(s->call, s->rank, s->dest, s->len);
+    rc = tn_core_check_seg(s->call, s->rank, s->dest, s->len);
     if (rc != TERN_OK)
         return rc;
     if (s->len > UINT32_MAX)

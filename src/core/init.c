@@ -208,6 +208,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     tn_wait_policy.oversubscribed = node_oversubscribed();
+    /* The program's global variables move into shared memory now, before
+     * Tern starts a thread that could write one of them (setenv's
+     * environ, in the program's bss when it refers to it). */
+    tn_core_static_prepare();
     /* A transport's fixed start-up cost (loading libfabric) overlaps the
      * segment's creation. */
     tn_xport_prepare(TN_REACH_SELF | TN_REACH_NODE |

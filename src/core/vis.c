@@ -70,9 +70,10 @@ static TN_NOINLINE int range_fail(const char *call, int rank, const char *what,
                             what, (void *)a, n);
     return tn_core_fail(TERN_ERR_RANGE, call,
                         "%s [%p, %p) is outside the segment of rank %d [%p, %p) (%zu "
-                        "bytes); nothing was transferred",
+                        "bytes); nothing was transferred%s",
                         what, (void *)a, (void *)(a + n), rank, (void *)base,
-                        (void *)(base + size), size);
+                        (void *)(base + size), size,
+                        tn_core_static_note(rank, (void *)a));
 }
 
 static inline int in_segment(int rank, uintptr_t a, size_t n)

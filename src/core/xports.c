@@ -237,6 +237,8 @@ static void fill_peer(int r, const tn_seg_info_t *info)
         f->delta = m.delta;
         f->copy_min = m.copy_min;
         p->ctrl = (char *)(uintptr_t)(info->data_base - info->ctrl_size + m.delta);
+        p->static_mapped = p->static_size && m.static_mapped;
+        p->static_delta = p->static_mapped ? m.static_delta : 0;
     }
 }
 
@@ -250,6 +252,9 @@ int tn_core_xports_init(void)
         .ctrl_size = tn_core.seg.ctrl_size,
         .pid = (int32_t)getpid(),
         .fd = tn_core.seg.fd,
+        .static_base = (uint64_t)(uintptr_t)tn_core.stat.base,
+        .static_size = tn_core.stat.size,
+        .static_fd = tn_core.stat.fd,
     };
     tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
     int *node = calloc((size_t)n, sizeof(*node));
@@ -260,6 +265,7 @@ int tn_core_xports_init(void)
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
+    tn_core_static_agree(all);
     for (int r = 0; r < n; r++)
         node[r] = tn_core.peers[r].node;
     tn_xport_job_t job = {
@@ -284,6 +290,7 @@ int tn_core_xports_init(void)
     if (rc != TERN_OK)
         goto out;
     tn_seg_close_fd(&tn_core.seg);
+    tn_static_close_fd(&tn_core.stat);
     for (int r = 0; r < n && rc == TERN_OK; r++) {
         rc = choose(r);
         if (rc == TERN_OK)

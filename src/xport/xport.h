@@ -34,8 +34,14 @@ typedef struct tn_seg_info {
     uint64_t ctrl_size; /* the control area precedes the data */
     int32_t pid;
     int32_t fd;
+    /* The program's global and static variables (mem/static.h), the same
+     * size on every rank; static_size 0: not remotely accessible. */
+    uint64_t static_base; /* in the owner's space */
+    uint64_t static_size;
+    int32_t static_fd; /* memfd backing it for node-local peers, or -1 */
+    int32_t reserved_;
 } tn_seg_info_t;
-_Static_assert(sizeof(tn_seg_info_t) == 40,
+_Static_assert(sizeof(tn_seg_info_t) == 64,
                "tn_seg_info_t is exchanged between processes");
 
 /* Completion objects of one operation, created by core. Before calling an
@@ -56,8 +62,13 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * from inside a message handler must not run other handlers). */
 #define TN_XPORT_FLAG_NOPOLL 0x40000000u
 
+/* The region of a rank that a remote address is in: its segment mapping
+ * (segment or control area), or its static region (the program's global
+ * and static variables, tn_seg_info_t.static_*). */
+enum { TN_REGION_SEG = 0, TN_REGION_STATIC = 1 };
+
 /* One contiguous transfer between local memory and rank's segment (or
- * its control area). */
+ * its control area, or its static region). */
 typedef struct tn_rma {
     int kind;     /* TN_RMA_PUT: local -> remote; TN_RMA_GET: remote -> local */
     int rank;     /* the peer (global rank) */
@@ -65,6 +76,7 @@ typedef struct tn_rma {
     void *remote; /* in the peer's mapping, in the peer's own address space,
                      already bounds-checked by core */
     size_t n;
+    int region; /* TN_REGION_* of remote (set by tn_core_rma_start) */
 } tn_rma_t;
 
 /* One remote atomic on a naturally aligned word of rank's segment. */
@@ -78,6 +90,7 @@ typedef struct tn_amo {
     tn_aval_t a2; /* CSWAP: the new value */
     void *result; /* fetching ops: the old value lands here (4 or 8 bytes)
                        before rc ends; NULL for the others */
+    int region;   /* TN_REGION_* of remote */
 } tn_amo_t;
 
 /* ---- capabilities ------------------------------------------------------ */
@@ -109,9 +122,11 @@ typedef struct tn_xport_caps {
 
 /* A peer whose mapping (control area + segment) is mapped here. */
 typedef struct tn_xport_map {
-    intptr_t delta;  /* add to an address in the peer's mapping (its own
+    intptr_t delta;        /* add to an address in the peer's mapping (its own
                         address space) to reach it here */
-    size_t copy_min; /* copies with it of this many bytes or more choose
+    intptr_t static_delta; /* the same for its static region, when mapped */
+    int static_mapped;     /* 1: its static region is mapped here too */
+    size_t copy_min;       /* copies with it of this many bytes or more choose
                         their kind (tern_copy_); SIZE_MAX: never */
 } tn_xport_map_t;
 

@@ -17,9 +17,14 @@ typedef struct tn_shm {
     const int *ranks; /* global rank of each local index, ascending */
     void **maps;      /* per local index: mapping of its segment here */
     size_t *map_sizes;
-    uint64_t *ctrl_bases; /* per local index: its mapping's start in its
+    uint64_t *ctrl_bases;   /* per local index: its mapping's start in its
                              own address space (data_base - ctrl_size) */
-    int copy_setup;       /* tn_shm_copy_setup done: teardown at destroy */
+    void **static_maps;     /* per local index: its static region mapped here
+                             (NULL: none, or this rank's own) */
+    uint64_t *static_bases; /* per local index: its static region's start in
+                               its own address space (0: none) */
+    size_t static_size;     /* of every static region (the same on all ranks) */
+    int copy_setup;         /* tn_shm_copy_setup done: teardown at destroy */
     /* messages (shm_msg.c) */
     size_t ring_off;     /* queues in every local rank's control area */
     size_t ring_bytes;   /* of one queue */
