@@ -97,7 +97,8 @@ def plot_lines(plt, bench, rows, out, sub=""):
                             color=c, alpha=0.2)
         base = [num(r.get("baseline")) for r in rs]
         if not all(math.isnan(b) for b in base):
-            ax.plot(x, base, "s--", color=c, alpha=0.7, label=f"raw baseline ({op})")
+            name = rs[0].get("baseline_name", "raw baseline")
+            ax.plot(x, base, "s--", color=c, alpha=0.7, label=f"{name} ({op})")
     if xkey == "size":
         ax.set_xscale("log", base=2)
         xs = sorted({r.get("size", 0) for r in rows})
@@ -151,10 +152,19 @@ def main():
         benches.setdefault(r.get("bench", "unknown"), []).append(r)
     for bench, rs in benches.items():
         out = f"{args.out}-{bench}.png"
-        sub = prov_line(prov.get(bench))
-        if bench in ("faultin", "summary"):
+        # scripts/bench-shmem.py: rows "shmem-<config>-<family>" under the
+        # provenance record "shmem-<config>".
+        sub = prov_line(prov.get(bench, prov.get(bench.rsplit("-", 1)[0])))
+        if bench in ("faultin", "summary") or bench.endswith("-summary"):
             title = None
-            if bench == "summary":
+            if bench.endswith("-summary") and rs[0].get("baseline_name"):
+                rs = [dict(r, op=f"{r.get('op')} {size_label(r.get('size', 0))}",
+                           value=rel_speed(r), baseline=1.0,
+                           unit=f"speed relative to {r['baseline_name']}")
+                      for r in rs]
+                title = (f"{bench}: Tern's speed relative to {rs[0]['baseline_name']} "
+                         "(>1: faster)")
+            elif bench == "summary":
                 # Mixed units and directions: plot each line as Tern's speed
                 # relative to raw (raw/tern where lower is better, tern/raw
                 # where higher is), so that above 1 always means faster.

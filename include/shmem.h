@@ -347,6 +347,7 @@ TSHMEM_API void shmem_sync_all(void);
 /* ---- teams and collectives -------------------------------------------------------- */
 
 #include "tshmem/coll.h"
+#include "tshmem/compat.h" /* profiling control, sessions */
 
 /* ---- point-to-point synchronization -------------------------------------------- */
 
@@ -787,5 +788,11 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
 
 #ifdef __cplusplus
 }
+#endif
+
+/* Inline fast paths of the hottest calls (tshmem/fast.h); libtshmem's own
+ * sources define the functions themselves and go without. */
+#if !defined(TSHMEM_NO_INLINE) && !defined(TSHMEM_BUILDING_)
+#include "tshmem/fast.h"
 #endif
 #endif

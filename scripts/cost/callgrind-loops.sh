@@ -11,7 +11,9 @@ shift 3
 command -v valgrind >/dev/null || { echo "$0: install valgrind" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -g -Iinclude "$src" -o "$tmp/cost" -L"$build/src" -ltern -Wl,-rpath,"$PWD/$build/src"
+# COST_LIBS: libraries before libtern (scripts/shmem-cost.sh: libtshmem).
+cc -O2 -g -Iinclude "$src" -o "$tmp/cost" ${COST_LIBS:-} -L"$build/src" -ltern \
+    -Wl,-rpath,"$PWD/$build/src"
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$tmp/cost" >/dev/null 2>&1
 callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null | awk -v iters=100000 \
     -v ref="$ref" -v loops="$*" '

@@ -57,12 +57,17 @@
       "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: "            \
       "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")                \
     X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,             \
-      "How waiting calls wait: auto spins briefly then yields when this "                \
-      "machine runs more of the job's ranks than it has CPUs (counting "                 \
-      "every simulated node of ternrun --nodes); spin never yields; yield "              \
-      "always yields; block sleeps in the kernel between checks.")                       \
+      "How waiting calls wait: auto spins when this machine has a CPU for "              \
+      "each of the job's ranks on it (counting every simulated node of "                 \
+      "ternrun --nodes), and otherwise yields at once, then sleeps in the "              \
+      "kernel after TERN_YIELD_COUNT yields; spin never yields; yield "                  \
+      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls.")          \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
-      "Polls before a waiting call starts yielding (auto mode).")                        \
+      "Polls before a waiting call sleeps (block mode).")                                \
+    X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
+      "Auto mode with more ranks than CPUs: yields before a waiting call "               \
+      "sleeps in the kernel until its flag is written (shared-memory flags "             \
+      "of barriers and collectives); 0 never sleeps.")                                   \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

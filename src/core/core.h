@@ -41,6 +41,8 @@ typedef struct tn_peer {
     int local_index;        /* index among its node's ranks */
     tn_core_xport_t *xport; /* transport serving it */
     tn_core_xport_t *msg;   /* transport carrying messages to it, or NULL */
+    tn_msgq_t *msgq;        /* msg's direct queue to it (xport/msgq.h), or NULL */
+    size_t am_medium_max;   /* tn_am_medium_max(it), cached at start-up */
     tn_seg_info_t seg;      /* its segment as it published it */
     char *ctrl;             /* its control area mapped here, or NULL */
     /* Its static region (the program's global variables): base in its own
@@ -79,7 +81,12 @@ typedef struct tn_core {
     tn_team_t world;         /* the world team: barrier state */
     tn_core_xport_t *xports; /* [nxports] in registry order, polled by progress */
     int nxports;
-    int needs_poll;     /* some transport progresses only when polled */
+    int needs_poll;           /* some transport progresses only when polled */
+    tn_core_xport_t **polled; /* [npolled] the transports progress polls */
+    int npolled;
+    tn_msgq_t *msg_in; /* [msg_nin] direct queues into this rank, drained by
+                          progress in place of their transport's poll */
+    int msg_nin;
     size_t *xport_ctrl; /* [registry count] offset of each transport's
                            control-area claim (SIZE_MAX: none) */
     pthread_t progress; /* TERN_PROGRESS_THREAD */

@@ -470,7 +470,10 @@ static void strided_rma(const void *spec, tn_vis_issue_t *is)
 static void strided_pack(const void *spec, tn_vis_issue_t *is)
 {
     const sspec_t *s = spec;
-    tn_vis_pack_strided(&s->d, s->dst, s->src, is);
+    if (is->kind == TN_RMA_GET)
+        tn_vis_pack_strided_get(&s->d, s->dst, s->src, is);
+    else
+        tn_vis_pack_strided(&s->d, s->dst, s->src, is);
 }
 
 /* Adds dimension's span (count-1)*stride to the low or high end of ext;
@@ -575,7 +578,7 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
             tn_vis_copy(&s.d, (char *)dst + p->delta, src, p->copy_min, tern_copy_, rank);
         return done_now(op, lc, rc);
     }
-    int pack = !get && s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
+    int pack = s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
     return run_net(call, op, c, rank, pack ? strided_pack : strided_rma, &s, lc, rc,
                    flags);
 }

@@ -9,6 +9,7 @@
 #include "base/cfg.h"
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/am.h"
 #include "core/core.h"
 
 int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
@@ -39,6 +40,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .amo = tn_xport_no_amo,
         .msg_send = tn_xport_msg_send_prepared,
         .mem = tn_xport_no_mem,
+        .msg_queue = tn_xport_no_msg_queue,
+        .msg_inqueues = tn_xport_no_msg_inqueues,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -58,6 +61,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(amo);
     TN_FILL(msg_send);
     TN_FILL(mem);
+    TN_FILL(msg_queue);
+    TN_FILL(msg_inqueues);
 #undef TN_FILL
     return TERN_OK;
 }
@@ -140,6 +145,39 @@ static int create_all(tn_xport_job_t *job)
         tn_core.nxports++;
         if (xp->caps.flags & TN_XCAP_POLL)
             tn_core.needs_poll = 1;
+    }
+    return TERN_OK;
+}
+
+/* The fast paths of small messages (core/am.h): the first transport with
+ * direct queues (xport/msgq.h) has its incoming queues drained by
+ * progress itself, in place of its poll, and its outgoing queues written
+ * by the Short and Medium sends; every other transport that needs it is
+ * polled. Also caches each peer's largest Medium. */
+static int setup_direct(void)
+{
+    tn_core.polled = calloc((size_t)tn_core.nxports + 1, sizeof(*tn_core.polled));
+    if (!tn_core.polled)
+        return TERN_ERR_NOMEM;
+    tn_core_xport_t *direct = NULL;
+    for (int i = 0; i < tn_core.nxports; i++) {
+        tn_core_xport_t *xp = &tn_core.xports[i];
+        tn_msgq_t *in = NULL;
+        int n = (xp->caps.flags & TN_XCAP_MSG) && !direct
+                    ? xp->ops.msg_inqueues(xp->x, &in)
+                    : 0;
+        if (n > 0) {
+            direct = xp;
+            tn_core.msg_in = in;
+            tn_core.msg_nin = n;
+        } else if (xp->ops.poll != tn_xport_no_poll) { /* self: nothing to poll */
+            tn_core.polled[tn_core.npolled++] = xp;
+        }
+    }
+    for (int r = 0; r < tn_core.size; r++) {
+        tn_peer_t *p = &tn_core.peers[r];
+        p->msgq = p->msg && p->msg == direct ? direct->ops.msg_queue(direct->x, r) : NULL;
+        p->am_medium_max = tn_am_medium_max(r);
     }
     return TERN_OK;
 }
@@ -264,6 +302,9 @@ int tn_core_xports_init(void)
     for (int i = 0; i < tn_core.nxports; i++)
         if (tn_core.xports[i].caps.flags & TN_XCAP_MSG)
             tn_core.xports[i].ops.set_recv(tn_core.xports[i].x, tn_am_recv, NULL);
+    rc = setup_direct();
+    if (rc != TERN_OK)
+        goto out;
     /* Manual-progress transports move data only when polled: every wait
      * drives them. */
     if (tn_core.needs_poll)
@@ -279,6 +320,13 @@ void tn_core_xports_destroy(void)
 {
     tn_core_progress_stop();
     tn_wait_progress_hook = NULL;
+    tn_core.msg_nin = 0;
+    tn_core.msg_in = NULL;
+    tn_core.npolled = 0;
+    free(tn_core.polled);
+    tn_core.polled = NULL;
+    for (int r = 0; tn_core.peers && r < tn_core.size; r++)
+        tn_core.peers[r].msgq = NULL;
     for (int i = tn_core.nxports; i-- > 0;)
         tn_core.xports[i].ops.destroy(tn_core.xports[i].x);
     free(tn_core.xports);

@@ -300,6 +300,7 @@ static int init(int requested, const char *call)
         return -1;
     tshmem_g.npes = (uint32_t)tern_size();
     tshmem_g.init_count = 1;
+    tshmem_fast_on();
     if (tshmem_g.ever_finalized && requested > tshmem_g.thread_level)
         tshmem_debug_note("%s: thread level %d asked on re-initialization; this "
                           "process keeps the level of its first one, %d",
@@ -355,6 +356,7 @@ void shmem_query_thread(int *provided)
  * complete before anything is released. */
 static void release(void)
 {
+    tshmem_fast_off(); /* from here every call checks, as after finalize */
     tshmem_ctx_quiet_(SHMEM_CTX_DEFAULT, "shmem_finalize");
     int rc = tern_barrier();
     if (rc != TERN_OK)

@@ -189,6 +189,13 @@ int tshmem_amo_init(void);
  * words with atomics (locks) use it so that one mechanism serves a word. */
 tern_ad_t tshmem_amo_domain(int type);
 
+/* ---- inline fast paths (fast.c, include/tshmem/fast.h) ------------------------ */
+
+/* Turn shmem.h's inline paths on (end of an initialization; not under
+ * SHMEM_DEBUG) and off (start of the last finalization). */
+void tshmem_fast_on(void);
+void tshmem_fast_off(void);
+
 /* ---- waiting ---------------------------------------------------------------- */
 
 /* One step of a wait after iter unsuccessful checks: drives Tern's

@@ -23,6 +23,7 @@
 #include "base/mem.h"
 
 typedef struct tn_xport tn_xport_t;
+typedef struct tn_msgq tn_msgq_t; /* xport/msgq.h */
 
 /* What a rank publishes about its segment (exchanged by allgather at
  * start-up; transports get every rank's). */
@@ -210,6 +211,17 @@ typedef struct tn_xport_ops {
      * provider, the provider's private memory as measured when it was
      * opened to *provider. */
     void (*mem)(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider);
+    /* Direct queues (optional: a transport whose messages travel in the
+     * rings of xport/msgq.h). msg_queue: this process's side of the queue
+     * toward rank, or NULL; the caller may write a message straight into
+     * it (tn_msgq_try_begin .. tn_msgq_publish) instead of msg_send, and
+     * falls back to msg_send when it is full. msg_inqueues: the queues
+     * into this rank (the count; *in the array). Core drains those itself,
+     * calling the function it gave set_recv's for each message, and then
+     * does not call poll: a transport that offers them does nothing else
+     * in poll. */
+    tn_msgq_t *(*msg_queue)(tn_xport_t *x, int rank);
+    int (*msg_inqueues)(tn_xport_t *x, tn_msgq_t **in);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -238,5 +250,7 @@ int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
                     unsigned flags);
 void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider); /* nothing */
+tn_msgq_t *tn_xport_no_msg_queue(tn_xport_t *x, int rank);                /* NULL */
+int tn_xport_no_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);              /* 0 */
 
 #endif

@@ -114,6 +114,9 @@ typedef struct tn_ofi {
     tn_ofi_buf_t *rx, *tx, *free_tx;
     tn_ofi_buf_t *tx_queue, **tx_queue_tail; /* sends refused with -FI_EAGAIN */
     _Atomic int tx_queued;                   /* tx_queue is not empty */
+    tn_ofi_buf_t *packing; /* buffers filling with messages to peers out of
+                              credit, one per such peer (under lock) */
+    _Atomic int npacking;  /* how many */
     char *rx_mem, *tx_mem;
     struct fid_mr *rx_mr, *tx_mr;
     int credit_init;
@@ -143,8 +146,13 @@ int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
                        tn_xport_msg_t *m);
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
+                    const void *payload, size_t len, unsigned flags);
 void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status);
 void tn_ofi_msg_poll(tn_ofi_t *o);
+/* Sends the packed buffers of peers that have a credit again (after
+ * completions brought credits back). */
+void tn_ofi_msg_flush(tn_ofi_t *o);
 
 /* tn_ofi_create (registry.h) opens the endpoint with the TERN_OFI_*
  * values in force, registers the rank's whole mapping and exchanges

@@ -481,8 +481,12 @@ void tn_ofi_destroy(tn_ofi_t *o)
 {
     if (!o)
         return;
-    /* Drain what is still in flight so no completion targets freed memory. */
-    for (int spins = 0; o->cq && o->inflight > 0 && spins < 1000000; spins++)
+    /* Drain what is still in flight so no completion targets freed memory,
+     * and send what still waits (packed messages wait for a credit). */
+    for (int spins = 0;
+         o->cq && spins < 1000000 &&
+         (o->inflight > 0 || atomic_load(&o->npacking) || atomic_load(&o->tx_queued));
+         spins++)
         tn_ofi_poll(&o->base);
     o->closing = 1;
     if (o->ep)
@@ -635,6 +639,7 @@ static const tn_xport_ops_t ofi_ops = {
     .set_recv = tn_ofi_set_recv,
     .msg_prepare = tn_ofi_msg_prepare,
     .msg_commit = tn_ofi_msg_commit,
+    .msg_send = tn_ofi_msg_send,
     .summary = tn_ofi_summary,
     .copy_info = tn_xport_no_copy_info,
     .amo = tn_ofi_amo,

@@ -150,6 +150,8 @@ static const tn_xport_ops_t shm_ops = {
     .copy_info = shm_copy_info,
     .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
     .mem = shm_mem,
+    .msg_queue = tn_shm_msg_queue,
+    .msg_inqueues = tn_shm_msg_inqueues,
 };
 
 /* Maps the segments of the other ranks of this node (their memfds stay

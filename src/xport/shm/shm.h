@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xport/msgq.h"
 #include "xport/registry.h"
 
 typedef struct tn_shm {
@@ -25,12 +26,12 @@ typedef struct tn_shm {
     size_t static_size;     /* of every static region (the same on all ranks) */
     int copy_setup;         /* tn_shm_copy_setup done: teardown at destroy */
     /* messages (shm_msg.c) */
-    size_t ring_off;               /* queues in every local rank's control area */
-    size_t ring_bytes;             /* of one queue */
-    size_t msg_max;                /* largest message */
-    int threads;                   /* job->threads: queue turns are taken */
-    struct tn_shm_queue *out, *in; /* [nlocal] this process's side of the
-                                      queue to / from each local rank */
+    size_t ring_off;     /* queues in every local rank's control area */
+    size_t ring_bytes;   /* of one queue */
+    size_t msg_max;      /* largest message */
+    int threads;         /* job->threads: queue turns are taken */
+    tn_msgq_t *out, *in; /* [nlocal] this process's side of the queue to /
+                            from each local rank */
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
 } tn_shm_t;
@@ -53,5 +54,7 @@ int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 int tn_shm_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags);
 int tn_shm_poll(tn_xport_t *x);
+tn_msgq_t *tn_shm_msg_queue(tn_xport_t *x, int rank);
+int tn_shm_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);
 
 #endif

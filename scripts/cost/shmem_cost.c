@@ -1,0 +1,169 @@
+/* Instructions per OpenSHMEM call on the fast path (1 PE, to itself: a
+ * mapped peer) against the Tern-native call doing the same, counted by
+ * callgrind: run by scripts/shmem-cost.sh. noinline keeps each loop a
+ * function of its own. */
+#include <shmem.h>
+#include <stdio.h>
+#include <tern.h>
+
+#define ITERS     100000
+#define BARRIER() __asm__ __volatile__("" ::: "memory")
+
+static tern_ad_t ad;
+
+__attribute__((noinline)) void loop_tern_put(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_put(pe, dst + (i & 63) * 8, src, 8, 0);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_putmem(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_putmem(dst + (i & 63) * 8, src, 8, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_tern_get(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_get(dst + (i & 63) * 8, pe, src, 8, 0);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_getmem(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_getmem(dst + (i & 63) * 8, src, 8, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_tern_put_nbi(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_put_nbi(pe, dst + (i & 63) * 8, src, 8, 0);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_putmem_nbi(char *dst, const char *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_putmem_nbi(dst + (i & 63) * 8, src, 8, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_long_p(long *dst, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_long_p(dst + (i & 63), i, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) long loop_tern_fadd(long *w, int pe)
+{
+    int64_t s = 0, r;
+    for (int i = 0; i < ITERS; i++) {
+        tern_ad_op_i64(ad, pe, w, TERN_OP_FADD, 1, 0, &r, 0);
+        s += r;
+        BARRIER();
+    }
+    return (long)s;
+}
+
+__attribute__((noinline)) long loop_shmem_fetch_add(long *w, int pe)
+{
+    long s = 0;
+    for (int i = 0; i < ITERS; i++) {
+        s += shmem_long_atomic_fetch_add(w, 1, pe);
+        BARRIER();
+    }
+    return s;
+}
+
+__attribute__((noinline)) void loop_tern_add(long *w, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_ad_op_i64(ad, pe, w, TERN_OP_ADD, 1, 0, NULL, 0);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_add(long *w, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_long_atomic_add(w, 1, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) long loop_tern_cswap(long *w, int pe)
+{
+    int64_t s = 0;
+    for (int i = 0; i < ITERS; i++) {
+        tern_ad_op_i64(ad, pe, w, TERN_OP_CSWAP, s, s + 1, &s, 0);
+        BARRIER();
+    }
+    return (long)s;
+}
+
+__attribute__((noinline)) long loop_shmem_cswap(long *w, int pe)
+{
+    long s = 0;
+    for (int i = 0; i < ITERS; i++) {
+        s = shmem_long_atomic_compare_swap(w, s, s + 1, pe);
+        BARRIER();
+    }
+    return s;
+}
+
+__attribute__((noinline)) void loop_tern_barrier(void)
+{
+    for (int i = 0; i < ITERS; i++)
+        tern_barrier();
+}
+
+__attribute__((noinline)) void loop_shmem_barrier_all(void)
+{
+    for (int i = 0; i < ITERS; i++)
+        shmem_barrier_all();
+}
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe();
+    char *seg = shmem_malloc(4096), src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    static char local[4096];
+    long *w = shmem_calloc(2, sizeof(long));
+    if (!seg || !w ||
+        tern_ad_create(TERN_AT_I64, TERN_OP_FADD | TERN_OP_ADD | TERN_OP_CSWAP, 0, &ad) !=
+            TERN_OK)
+        return 1;
+    loop_tern_put(seg, src, me);
+    loop_shmem_putmem(seg, src, me);
+    loop_tern_get(local, seg, me);
+    loop_shmem_getmem(local, seg, me);
+    loop_tern_put_nbi(seg, src, me);
+    loop_shmem_putmem_nbi(seg, src, me);
+    loop_shmem_long_p((long *)seg, me);
+    long s = loop_tern_fadd(w, me) + loop_shmem_fetch_add(w + 1, me);
+    loop_tern_add(w, me);
+    loop_shmem_add(w + 1, me);
+    s += loop_tern_cswap(w, me) + loop_shmem_cswap(w + 1, me);
+    loop_tern_barrier();
+    loop_shmem_barrier_all();
+    printf("iterations %d (%ld)\n", ITERS, s);
+    tern_ad_destroy(ad);
+    shmem_free(w);
+    shmem_free(seg);
+    shmem_finalize();
+    return 0;
+}
