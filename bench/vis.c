@@ -21,9 +21,10 @@
 #define VIS_STRIDE  32 /* 25% density */
 #define VIS_MAXELEM ((size_t)1 << 20)
 
-enum { OP_S1, OP_S3, OP_S8, OP_S32, OP_INDEXED, OP_LOOP, NOPS };
-static const char *const op_names[NOPS] = {"strided_1d",  "strided_3d", "strided_8d",
-                                           "strided_32d", "indexed",    "put_loop"};
+enum { OP_S1, OP_S3, OP_S8, OP_S32, OP_INDEXED, OP_LOOP, OP_GET1, OP_GETLOOP, NOPS };
+static const char *const op_names[NOPS] = {"strided_1d",     "strided_3d", "strided_8d",
+                                           "strided_32d",    "indexed",    "put_loop",
+                                           "get_strided_1d", "get_loop"};
 
 typedef struct vis_ctx {
     int peer, op, window;
@@ -71,6 +72,16 @@ static int one_op(vis_ctx_t *c)
                                c->local + j * VIS_ELEM, VIS_ELEM, 0);
         return rc;
     }
+    case OP_GET1:
+        return tern_get_strided_nbi(c->local, c->ss, c->peer, c->remote, c->ds, VIS_ELEM,
+                                    c->count, c->levels, 0);
+    case OP_GETLOOP: {
+        int rc = 0;
+        for (size_t j = 0; j < c->k; j++)
+            rc |= tern_get_nbi(c->local + j * VIS_ELEM, c->peer,
+                               c->remote + j * VIS_STRIDE, VIS_ELEM, 0);
+        return rc;
+    }
     default:
         return tern_put_strided_nbi(c->peer, c->remote, c->ds, c->local, c->ss, VIS_ELEM,
                                     c->count, c->levels, 0);
@@ -111,6 +122,22 @@ static uint64_t vis_raw_copy(void *ctx, long ops)
     return tb_now_ns() - t0;
 }
 
+/* A get from a mapped peer: the same loop the other way. */
+static uint64_t vis_raw_copy_get(void *ctx, long ops)
+{
+    vis_ctx_t *c = ctx;
+    const char *src = c->mapped;
+    char *dst = c->local;
+    size_t k = c->k;
+    uint64_t t0 = tb_now_ns();
+    for (long i = 0; i < ops; i++) {
+        for (size_t j = 0; j < k; j++)
+            memcpy(dst + j * VIS_ELEM, src + j * VIS_STRIDE, VIS_ELEM);
+        TB_COMPILER_BARRIER();
+    }
+    return tb_now_ns() - t0;
+}
+
 /* Indexed to a mapped peer: the copy loop a program holding the same
  * address lists would write (lists translated through tern_ptr once). */
 static uint64_t vis_raw_lists(void *ctx, long ops)
@@ -128,12 +155,12 @@ static uint64_t vis_raw_lists(void *ctx, long ops)
     return tb_now_ns() - t0;
 }
 
-/* Network peers: the same pieces as contiguous nbi puts. */
+/* Network peers: the same pieces as contiguous nbi puts (gets). */
 static uint64_t vis_raw_loop(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
     int op = c->op;
-    c->op = OP_LOOP;
+    c->op = op == OP_GET1 || op == OP_GETLOOP ? OP_GETLOOP : OP_LOOP;
     uint64_t ns = vis_tern(ctx, ops);
     c->op = op;
     return ns;
@@ -172,6 +199,8 @@ static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
     static const size_t levels[] = {[OP_S1] = 1, [OP_S3] = 3, [OP_S8] = 8, [OP_S32] = 32};
     if (op <= OP_S32)
         describe(&c, levels[op]);
+    if (op == OP_GET1)
+        describe(&c, 1);
     if (op == OP_INDEXED)
         for (size_t j = 0; j < c.k; j++) {
             dl[j] = c.remote + j * VIS_STRIDE;
@@ -180,9 +209,10 @@ static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
         }
     long ops = tb_ops_for(o, payload, VIS_BUDGET);
     c.window = o->window;
-    tb_loop_fn raw = !c.mapped          ? vis_raw_loop
-                     : op == OP_INDEXED ? vis_raw_lists
-                                        : vis_raw_copy;
+    tb_loop_fn raw = !c.mapped                           ? vis_raw_loop
+                     : op == OP_INDEXED                  ? vis_raw_lists
+                     : op == OP_GET1 || op == OP_GETLOOP ? vis_raw_copy_get
+                                                         : vis_raw_copy;
     /* One operation first: over the network one of 64 KiB is tens of
      * milliseconds, and the harness's calibration starts at 16. */
     double one = (double)vis_tern(&c, 1) + (double)raw(&c, 1);

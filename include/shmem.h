@@ -347,6 +347,7 @@ TSHMEM_API void shmem_sync_all(void);
 /* ---- teams and collectives -------------------------------------------------------- */
 
 #include "tshmem/coll.h"
+#include "tshmem/compat.h" /* profiling control, sessions */
 
 /* ---- point-to-point synchronization -------------------------------------------- */
 

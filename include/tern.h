@@ -100,14 +100,37 @@ TERN_API int tern_node_count(void);
  * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_NOT_INIT, TERN_ERR_INVALID. */
 TERN_API tern_status_t tern_segment_query(int rank, void **base, size_t *size);
 
+/* Behind tern_ptr for addresses outside the segment (the static region).
+ * Not to be called directly. */
+TERN_API void *tern_ptr_slow_(int rank, const void *remote_addr);
+
 /* Address in this process through which [remote_addr, remote_addr+1) on
  * rank can be read and written with plain loads and stores (this rank or a
- * rank on the same node sharing memory), or NULL. Like shmem_ptr. */
+ * rank on the same node sharing memory), or NULL. remote_addr may be in
+ * rank's segment or its static region. Like shmem_ptr. */
 static inline void *tern_ptr(int rank, const void *remote_addr)
 {
     intptr_t d;
-    return tern_fast_ok_(rank, remote_addr, 1, &d) ? (char *)remote_addr + d : NULL;
+    return tern_fast_ok_(rank, remote_addr, 1, &d) ? (char *)remote_addr + d
+                                                   : tern_ptr_slow_(rank, remote_addr);
 }
+
+/* The static region: the program's global and static variables (the
+ * executable's data and bss; not those of shared libraries) are remotely
+ * accessible as well, like the segment, when every rank runs the same
+ * executable (TERN_STATIC_DATA=1, the default). A remote address may be
+ * in rank's segment or in its static region, as rank sees it: rank's
+ * static base differs from this rank's under address-space randomization,
+ * so translate with tern_sym_addr(rank, &variable). RMA (blocking, nb,
+ * nbi), atomic domains, signals and the collectives' buffers accept such
+ * addresses; they take the out-of-line path (the inline fast path serves
+ * the segment only). Active messages' Long payloads, accumulate and the
+ * VIS calls accept the segment only and say so.
+ * tern_static_query: rank's static region, its base as rank sees it and
+ * its size (0: none; a job whose ranks' regions differ in size has none,
+ * with a warning at tern_init). Returns TERN_OK, TERN_ERR_RANK,
+ * TERN_ERR_NOT_INIT, TERN_ERR_INVALID (base and size both NULL). */
+TERN_API tern_status_t tern_static_query(int rank, void **base, size_t *size);
 
 /* Allocate size bytes (aligned to 64) from this rank's own segment, so
  * that other ranks can reach them. NULL when the segment is full, size is 0,
@@ -125,8 +148,9 @@ TERN_API tern_status_t tern_alloc_sym(size_t size, void **out);
 TERN_API tern_status_t tern_free_sym(void *ptr);
 
 /* Address on rank of the object at local_addr in this rank's segment,
- * assuming the same offset (symmetric allocation); NULL if local_addr is
- * not in this rank's segment or rank is bad. */
+ * assuming the same offset (symmetric allocation), or of the global
+ * variable at local_addr (the same offset in rank's static region); NULL
+ * if local_addr is in neither or rank is bad. */
 TERN_API void *tern_sym_addr(int rank, const void *local_addr);
 
 /* ---- RMA ---------------------------------------------------------------- */

@@ -4,6 +4,7 @@
  * is the whole software path of one message. Run by scripts/am-cost.sh,
  * which divides each loop's inclusive count by the iterations. */
 #include <stdio.h>
+#include <string.h>
 #include <tern.h>
 
 #define ITERS 100000
@@ -54,6 +55,22 @@ __attribute__((noinline)) void loop_medium8(int me)
     }
 }
 
+/* An 8-byte negotiated-payload Medium Request (Prepare, the payload
+ * written into the buffer it returns, Commit) with one argument. */
+__attribute__((noinline)) void loop_neg8(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_sd_t sd;
+        tern_am_prepare_request_medium(me, NULL, 8, 8, 1, 0, &sd);
+        memset(sd.buf, i, 8);
+        tern_am_commit_request_medium(&sd, 1, 8, a);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
 /* A Short Request answered by a Short Reply: two messages. */
 __attribute__((noinline)) void loop_round_trip(int me)
 {
@@ -78,7 +95,8 @@ int main(int argc, char **argv)
     loop_poll_empty();
     loop_short(me);
     loop_medium8(me);
+    loop_neg8(me);
     loop_round_trip(me);
     printf("iterations %d, handled %lu\n", ITERS, handled);
-    return tern_finalize() == TERN_OK && handled == 3ul * ITERS ? 0 : 1;
+    return tern_finalize() == TERN_OK && handled == 4ul * ITERS ? 0 : 1;
 }

@@ -57,12 +57,17 @@
       "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: "            \
       "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")                \
     X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,             \
-      "How waiting calls wait: auto spins briefly then yields when this "                \
-      "machine runs more of the job's ranks than it has CPUs (counting "                 \
-      "every simulated node of ternrun --nodes); spin never yields; yield "              \
-      "always yields; block sleeps in the kernel between checks.")                       \
+      "How waiting calls wait: auto spins when this machine has a CPU for "              \
+      "each of the job's ranks on it (counting every simulated node of "                 \
+      "ternrun --nodes), and otherwise yields at once, then sleeps in the "              \
+      "kernel after TERN_YIELD_COUNT yields; spin never yields; yield "                  \
+      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls.")          \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
-      "Polls before a waiting call starts yielding (auto mode).")                        \
+      "Polls before a waiting call sleeps (block mode).")                                \
+    X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
+      "Auto mode with more ranks than CPUs: yields before a waiting call "               \
+      "sleeps in the kernel until its flag is written (shared-memory flags "             \
+      "of barriers and collectives); 0 never sleeps.")                                   \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \
@@ -70,6 +75,14 @@
       "Use shared memory between ranks of one node; 0 sends everything, "                \
       "even to a rank on the same node, through the network transport (the "             \
       "nodes that tern_node_* and tern_local_* report do not change).")                  \
+    X(static_data, "TERN_STATIC_DATA", BOOL, "1", NULL, 0,                               \
+      "Make the program's global and static variables (the executable's "                \
+      "data and bss) remotely accessible, as OpenSHMEM's symmetric data "                \
+      "objects are: at tern_init they move into shared memory at the same "              \
+      "addresses (when the node has several ranks) and are registered with "             \
+      "the network transport. 0: only the segment is remotely accessible "               \
+      "(for programs that fork children which must not share their "                     \
+      "parent's variables).")                                                            \
     X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
       "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
       "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,15 @@ int tn_topo_allowed_pus(void)
         return 1;
     int n = CPU_COUNT(&set);
     return n > 0 ? n : 1;
+}
+
+int tn_topo_job_pus(const tn_topo_t *t)
+{
+    int pus = t ? t->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (t && !t->thissystem)
+        return pus; /* a simulated machine: the test sets its own layout */
+    int allowed = tn_topo_allowed_pus();
+    return allowed > 1 && allowed < pus ? allowed : pus;
 }
 
 int tn_topo_my_cpuset(const tn_topo_t *t, hwloc_bitmap_t out)

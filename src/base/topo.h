@@ -80,6 +80,13 @@ void tn_topo_release(void);
 hwloc_const_cpuset_t tn_topo_numa_cpuset(int i);
 /* Number of PUs this process may run on (its affinity mask). */
 int tn_topo_allowed_pus(void);
+/* The CPUs that this host's ranks of a job share, for judging
+ * oversubscription: the machine's PUs, or fewer when this process may run
+ * on more than one but not all of them (the whole job started under
+ * taskset or a cgroup: its ranks share that set). A rank bound to a single
+ * CPU (ternrun binding) says nothing about the others' CPUs: the machine
+ * counts. t may be NULL (no topology: the online CPUs). */
+int tn_topo_job_pus(const tn_topo_t *t);
 
 /* The CPUs this process stands on in t: its affinity when t describes this
  * machine; in a simulated topology the set ternrun planned for the rank

@@ -13,6 +13,7 @@ typedef struct tn_wait_policy {
     int mode;           /* TN_WAIT_* as configured */
     int oversubscribed; /* more of the job's ranks on this machine than CPUs */
     long spin_count;    /* polls before yielding/sleeping */
+    long yield_count;   /* auto, oversubscribed: yields before sleeping; 0 never */
 } tn_wait_policy_t;
 
 extern tn_wait_policy_t tn_wait_policy;
@@ -36,8 +37,10 @@ static inline void tn_cpu_relax(void)
 void tn_wait_step(uint64_t iter);
 
 /* Wait until *word != old, sleeping in the kernel (futex) in block mode
- * and when oversubscribed past the spin count; *sleeping is raised while
- * asleep so that writers know to wake (tn_wait_wake). */
+ * past the spin count, and in auto mode when oversubscribed past the
+ * yield count (no progress hook: a sleeper could not drive the network);
+ * *sleeping is raised while asleep so that writers know to wake
+ * (tn_wait_wake). */
 void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping);
 /* Called by a writer after changing *word. */
 void tn_wait_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);

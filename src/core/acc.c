@@ -105,7 +105,7 @@ static TN_NOINLINE int check_fail(const char *call, int rank, void *dst, const v
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "dst %p is not aligned to the %zu bytes of %s", dst, size,
                             tn_atype_name(type));
-    return tn_core_check_remote(call, rank, dst, count * size);
+    return tn_core_check_seg(call, rank, dst, count * size);
 }
 
 /* 1 when every argument is right (a few compares). */

@@ -138,8 +138,16 @@ void *tern_sym_addr(int rank, const void *local_addr)
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return NULL;
     size_t off;
-    if (segment_offset(local_addr, &off) != TERN_OK ||
-        off >= tn_core.peers[rank].seg.size)
+    if (segment_offset(local_addr, &off) != TERN_OK) {
+        /* A global variable: the same offset in rank's static region (the
+         * same executable, loaded at another address). */
+        const tn_peer_t *me = &tn_core.peers[tn_core.rank];
+        off = (uintptr_t)local_addr - me->static_base;
+        if (off >= me->static_size)
+            return NULL;
+        return (void *)(tn_core.peers[rank].static_base + off);
+    }
+    if (off >= tn_core.peers[rank].seg.size)
         return NULL;
     return (void *)(uintptr_t)(tn_core.peers[rank].seg.data_base + off);
 }

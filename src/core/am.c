@@ -73,14 +73,13 @@ int tern_am_source(tern_am_token_t token, int *rank)
     return TERN_OK;
 }
 
-void tn_am_recv(void *arg, int src, void *buf, size_t n)
+void tn_am_recv_slow(int src, void *buf, size_t n)
 {
-    (void)arg;
     tn_am_hdr_t *h = buf;
     if (n >= sizeof(*h) && h->kind == TN_AM_VOID)
         return;
     if (n < sizeof(*h) || n < tn_am_head_bytes(h->nargs) || h->nargs > TERN_AM_MAX_ARGS ||
-        h->handler >= TN_AM_HANDLER_SLOTS) {
+        h->handler >= TN_AM_HANDLER_SLOTS || (h->kind & TN_AM_CAT) > TN_AM_LONG_INLINE) {
         tn_error("active message of %zu bytes from rank %d is malformed: dropped", n,
                  src);
         return;
@@ -101,7 +100,7 @@ void tn_am_recv(void *arg, int src, void *buf, size_t n)
     case TN_AM_SHORT: len = 0; break;
     case TN_AM_MEDIUM: b = payload; break;
     case TN_AM_LONG: b = (void *)(uintptr_t)h->dest; break;
-    default: /* LONG_INLINE */
+    default: /* LONG_INLINE: the payload goes into place before the handler */
         b = (void *)(uintptr_t)h->dest;
         memcpy(b, payload, len);
         break;
@@ -113,7 +112,15 @@ void tn_am_recv(void *arg, int src, void *buf, size_t n)
     fn(&tok, b, len, args, h->nargs);
     tn_am_in_handler--;
     tn_am_token = outer;
-    tok.magic = 0; /* a token kept past its handler is refused */
+}
+
+void tn_am_recv(void *arg, int src, void *buf, size_t n)
+{
+    (void)arg;
+    if (n < sizeof(tn_am_hdr_t))
+        tn_am_recv_slow(src, buf, n);
+    else
+        tn_am_dispatch(src, buf, n);
 }
 
 int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size_t len)

@@ -9,6 +9,7 @@
 #include <tern.h>
 
 #include "core/core.h"
+#include "xport/msgq.h"
 
 /* Categories on the wire; TN_AM_REPLY marks a Reply. LONG: the payload is
  * in the target's segment already; LONG_INLINE: it follows the arguments
@@ -81,6 +82,10 @@ int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int ca
  * tn_am_commit_request_internal with the id. */
 int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
                                   const tern_am_arg_t *args);
+/* The same for a negotiated-payload Medium Reply (tern_am_prepare_reply_medium
+ * from the Request's handler, then this with the id). */
+int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
+                                const tern_am_arg_t *args);
 
 /* The token of the innermost handler running on this thread, or NULL. */
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
@@ -93,5 +98,62 @@ size_t tn_am_medium_max(int rank);
  * then payload, len bytes), sent by later progress (tn_am_progress).
  * TERN_OK or TERN_ERR_NOMEM. */
 int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size_t len);
+
+/* ---- the fast path of a small message ------------------------------------ */
+
+/* A message the fast dispatch does not take (void, Long-inline, or bad):
+ * checked and handled as tn_am_recv does. */
+void tn_am_recv_slow(int src, void *buf, size_t n);
+
+/* Runs the handler of the message buf (n bytes, at least a header's worth
+ * readable) from src, with its token on the stack. Every check of a
+ * well-formed message is one rarely taken branch; about 30 instructions
+ * around the handler. */
+static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
+{
+    tn_am_hdr_t *h = buf;
+    unsigned kind = h->kind, cat = kind & ~TN_AM_REPLY, nargs = h->nargs;
+    unsigned handler = h->handler;
+    tern_am_handler_t fn = NULL;
+    if (tn_unlikely((cat > TN_AM_LONG) | (nargs > TERN_AM_MAX_ARGS) |
+                        (handler >= TN_AM_HANDLER_SLOTS) ||
+                    n < tn_am_head_bytes((int)nargs) ||
+                    !(fn = atomic_load_explicit(&tn_am_handlers[handler].fn,
+                                                memory_order_acquire)))) {
+        tn_am_recv_slow(src, buf, n);
+        return;
+    }
+    tern_am_arg_t *args = (tern_am_arg_t *)(h + 1);
+    void *b = cat == TN_AM_MEDIUM ? (void *)(args + nargs)
+              : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
+                                  : NULL;
+    size_t len = cat == TN_AM_SHORT ? 0 : h->len;
+    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY), 0};
+    struct tern_am_token_s *outer = tn_am_token;
+    tn_am_token = &tok;
+    tn_am_in_handler++;
+    fn(&tok, b, len, args, (int)nargs);
+    tn_am_in_handler--;
+    tn_am_token = outer;
+}
+
+/* Handles what the direct queue q holds (up to TN_MSGQ_DRAIN_MAX messages),
+ * each read in place and consumed after its handler returns; threads of
+ * this rank take turns per queue (a try: a queue another thread drains is
+ * skipped). The messages handled. */
+static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
+{
+    if (!tn_msgq_trylock(q))
+        return 0;
+    int n = 0;
+    tn_msgq_rec_t *r;
+    while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
+        tn_am_dispatch(q->peer, r + 1, r->len);
+        tn_msgq_consume(q, r);
+        n++;
+    }
+    tn_msgq_unlock(q);
+    return n;
+}
 
 #endif

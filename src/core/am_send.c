@@ -192,7 +192,7 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
         return send_one(s, TN_AM_MEDIUM, s->payload, s->len, NULL);
     }
     /* Long: the destination lies in the target's segment. */
-    rc = tn_core_check_remote(s->call, s->rank, s->dest, s->len);
+    rc = tn_core_check_seg(s->call, s->rank, s->dest, s->len);
     if (rc != TERN_OK)
         return rc;
     if (s->len > UINT32_MAX)
@@ -223,31 +223,134 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
     return send_one(s, TN_AM_LONG, NULL, s->len, s->dest);
 }
 
+/* ---- the fast path --------------------------------------------------------- */
+
+/* A Short or fixed-payload Medium to a peer with a direct queue (a node
+ * peer, or this rank, on shm) is written straight into the receiver's ring
+ * (xport/msgq.h): no descriptor, no staging on the stack, no call through
+ * the transport. Every check of check_common and the Medium limit is one
+ * rarely taken branch (fast_ok); a send that fails it, or finds the ring
+ * full, takes the general path, which says what was wrong or waits for
+ * room (or queues a Reply) exactly as before. */
+static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
+                                    const void *payload, size_t len,
+                                    const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    return tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
+               ((unsigned)rank < (unsigned)tn_core.size) & (handler >= lo) &
+               (handler < hi) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
+               (nargs == 0 || args != NULL) & (len == 0 || payload != NULL) &&
+           tn_core.peers[rank].msgq && len <= tn_core.peers[rank].am_medium_max &&
+           atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
+}
+
+/* Writes the message into rank's ring and publishes it: 0, or 1 when the
+ * ring is full (nothing written). The first line of the record, which the
+ * receiver polls, is written last and in one burst: the payload past it
+ * first, then header, arguments and the payload's first bytes, then the
+ * record header with release. About 40 instructions for a Short with one
+ * argument. */
+static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
+                                      const void *payload, size_t len,
+                                      const tern_am_arg_t *args, int nargs)
+{
+    tn_msgq_t *q = tn_core.peers[rank].msgq;
+    size_t hn = tn_am_head_bytes(nargs), n = hn + len;
+    tn_msgq_rec_t *r = tn_msgq_try_begin(q, n);
+    if (tn_unlikely(!r))
+        return 1;
+    tn_msgq_mark_next(q, n);
+    size_t in_first = len ? tn_msgq_payload_tail(r, hn, payload, len) : 0;
+    tn_am_hdr_t *h = (tn_am_hdr_t *)(r + 1);
+    h->handler = (uint16_t)handler;
+    h->kind = (uint8_t)kind;
+    h->nargs = (uint8_t)nargs;
+    h->len = (uint32_t)len;
+    h->dest = 0;
+    tern_am_arg_t *a = (tern_am_arg_t *)(h + 1);
+    for (int i = 0; i < nargs; i++) {
+        a[i] = args[i];
+        __asm__("" ::: "memory"); /* a few words: no memcpy call */
+    }
+    tn_msgq_copy_small((char *)(a + nargs), payload, in_first);
+    tn_msgq_publish(q, r, n);
+    return 0;
+}
+
+/* A Request by the fast path: 0 when sent. */
+static TN_ALWAYS_INLINE int fast_request(int rank, int handler, int internal, int cat,
+                                         const void *payload, size_t len,
+                                         const tern_am_arg_t *args, int nargs,
+                                         unsigned flags)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    if (cat == TN_AM_SHORT) /* a Short carries no payload, whatever len says */
+        payload = NULL, len = 0;
+    return !(fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags) &&
+             !tn_am_in_handler) ||
+           fast_send(rank, handler, (unsigned)cat, payload, len, args, nargs);
+}
+
+/* A Reply by the fast path: 0 when sent (the token then marked). */
+static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int internal,
+                                       int cat, const void *payload, size_t len,
+                                       const tern_am_arg_t *args, int nargs,
+                                       unsigned flags)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    if (cat == TN_AM_SHORT)
+        payload = NULL, len = 0;
+    if (!(t && t == tn_am_token && t->is_request && !t->replied &&
+          fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
+        fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len, args,
+                  nargs))
+        return 1;
+    t->replied = 1;
+    return 0;
+}
+
 /* ---- fixed payload --------------------------------------------------------- */
 
-#define REQUEST(callname, cat_, payload_, len_, dest_)              \
-    TN_CHECK_INIT(callname);                                        \
-    TN_NOT_IN_HANDLER(callname);                                    \
-    am_send_t s = {callname, rank,  0,    cat_,  handler, payload_, \
-                   len_,     dest_, args, nargs, flags};            \
-    return am_send(&s)
+/* The general path of a fixed-payload Request: every check, the wait for
+ * room, Long. Out of line but not cold: every Long takes it. */
+static __attribute__((noinline)) int request(const char *call, int rank, int handler,
+                                             int cat, const void *buf, size_t len,
+                                             void *dest, const tern_am_arg_t *args,
+                                             int nargs, unsigned flags)
+{
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    am_send_t s = {call, rank, 0, cat, handler, buf, len, dest, args, nargs, flags};
+    return am_send(&s);
+}
 
 int tern_am_request_short(int rank, int handler, const tern_am_arg_t *args, int nargs,
                           unsigned flags)
 {
-    REQUEST("tern_am_request_short", TN_AM_SHORT, NULL, 0, NULL);
+    if (tn_likely(
+            !fast_request(rank, handler, 0, TN_AM_SHORT, NULL, 0, args, nargs, flags)))
+        return TERN_OK;
+    return request("tern_am_request_short", rank, handler, TN_AM_SHORT, NULL, 0, NULL,
+                   args, nargs, flags);
 }
 
 int tern_am_request_medium(int rank, int handler, const void *buf, size_t len,
                            const tern_am_arg_t *args, int nargs, unsigned flags)
 {
-    REQUEST("tern_am_request_medium", TN_AM_MEDIUM, buf, len, NULL);
+    if (tn_likely(
+            !fast_request(rank, handler, 0, TN_AM_MEDIUM, buf, len, args, nargs, flags)))
+        return TERN_OK;
+    return request("tern_am_request_medium", rank, handler, TN_AM_MEDIUM, buf, len, NULL,
+                   args, nargs, flags);
 }
 
 int tern_am_request_long(int rank, int handler, const void *buf, size_t len, void *dest,
                          const tern_am_arg_t *args, int nargs, unsigned flags)
 {
-    REQUEST("tern_am_request_long", TN_AM_LONG, buf, len, dest);
+    return request("tern_am_request_long", rank, handler, TN_AM_LONG, buf, len, dest,
+                   args, nargs, flags);
 }
 
 static int reply(am_send_t *s, tern_am_token_t token)
@@ -262,27 +365,40 @@ static int reply(am_send_t *s, tern_am_token_t token)
     return rc;
 }
 
-#define REPLY(callname, cat_, payload_, len_, dest_)                \
-    am_send_t s = {callname, -1,    1,    cat_,  handler, payload_, \
-                   len_,     dest_, args, nargs, flags};            \
-    return reply(&s, token)
+/* The general path of a fixed-payload Reply (every Long Reply). */
+static __attribute__((noinline)) int
+reply_slow(const char *call, tern_am_token_t token, int handler, int cat, const void *buf,
+           size_t len, void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
+{
+    am_send_t s = {call, -1, 1, cat, handler, buf, len, dest, args, nargs, flags};
+    return reply(&s, token);
+}
 
 int tern_am_reply_short(tern_am_token_t token, int handler, const tern_am_arg_t *args,
                         int nargs, unsigned flags)
 {
-    REPLY("tern_am_reply_short", TN_AM_SHORT, NULL, 0, NULL);
+    if (tn_likely(
+            !fast_reply(token, handler, 0, TN_AM_SHORT, NULL, 0, args, nargs, flags)))
+        return TERN_OK;
+    return reply_slow("tern_am_reply_short", token, handler, TN_AM_SHORT, NULL, 0, NULL,
+                      args, nargs, flags);
 }
 
 int tern_am_reply_medium(tern_am_token_t token, int handler, const void *buf, size_t len,
                          const tern_am_arg_t *args, int nargs, unsigned flags)
 {
-    REPLY("tern_am_reply_medium", TN_AM_MEDIUM, buf, len, NULL);
+    if (tn_likely(
+            !fast_reply(token, handler, 0, TN_AM_MEDIUM, buf, len, args, nargs, flags)))
+        return TERN_OK;
+    return reply_slow("tern_am_reply_medium", token, handler, TN_AM_MEDIUM, buf, len,
+                      NULL, args, nargs, flags);
 }
 
 int tern_am_reply_long(tern_am_token_t token, int handler, const void *buf, size_t len,
                        void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
 {
-    REPLY("tern_am_reply_long", TN_AM_LONG, buf, len, dest);
+    return reply_slow("tern_am_reply_long", token, handler, TN_AM_LONG, buf, len, dest,
+                      args, nargs, flags);
 }
 
 /* ---- negotiated payload ---------------------------------------------------- */
@@ -300,6 +416,82 @@ typedef struct am_sd_state {
 _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
                "tern_am_sd_t holds the prepared state");
 #define SD_MAGIC 0x53445052u
+
+/* Prepare by the fast path (a peer with a direct queue, every check
+ * passed, room in the ring): 0 when done, 1 for the general path. The
+ * state is the general path's, so that either Commit takes it. */
+static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t token,
+                                         const void *client_buf, size_t min_len,
+                                         size_t max_len, int nargs, unsigned flags,
+                                         tern_am_sd_t *sd)
+{
+    if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
+              ((unsigned)rank < (unsigned)tn_core.size) &
+              ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (min_len <= max_len) &&
+          tn_core.peers[rank].msgq && min_len <= tn_core.peers[rank].am_medium_max))
+        return 1;
+    size_t max = tn_core.peers[rank].am_medium_max;
+    size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
+    tn_msgq_t *q = tn_core.peers[rank].msgq;
+    tn_msgq_rec_t *r = tn_msgq_try_begin(q, head + granted);
+    if (tn_unlikely(!r))
+        return 1;
+    am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
+    st->magic = SD_MAGIC;
+    st->rank = rank;
+    st->nargs = nargs;
+    st->is_reply = is_reply;
+    st->granted = granted;
+    st->client_buf = client_buf;
+    st->deferred = NULL;
+    st->token = token;
+    st->m.buf = r + 1;
+    st->m.cap = head + granted;
+    st->m.slot = q;
+    st->m.aux = q->pos;
+    sd->buf = client_buf ? (void *)client_buf : (char *)(r + 1) + head;
+    sd->len = granted;
+    return 0;
+}
+
+/* Commit by the fast path, for a message prepared in a direct queue (by
+ * either Prepare) with every check passed: the payload is in place (or
+ * copied from the client's buffer), header and arguments are written
+ * last, then published. 0 when sent, 1 for the general path. */
+static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int internal,
+                                        size_t len, const tern_am_arg_t *args)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    tn_msgq_t *q = st->m.slot;
+    if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
+              (st->nargs == 0 || args != NULL) & (st->deferred == NULL) &&
+          q == tn_core.peers[st->rank].msgq && q &&
+          atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+        return 1;
+    st->magic = 0;
+    int nargs = st->nargs;
+    size_t head = tn_am_head_bytes(nargs), n = head + len;
+    tn_msgq_rec_t *r = tn_msgq_rec(q, q->pos);
+    tn_msgq_mark_next(q, n);
+    tn_am_hdr_t *h = (tn_am_hdr_t *)(r + 1);
+    if (st->client_buf && len)
+        memcpy((char *)h + head, st->client_buf, len);
+    h->handler = (uint16_t)handler;
+    h->kind = (uint8_t)(TN_AM_MEDIUM | (st->is_reply ? TN_AM_REPLY : 0));
+    h->nargs = (uint8_t)nargs;
+    h->len = (uint32_t)len;
+    h->dest = 0;
+    tern_am_arg_t *a = (tern_am_arg_t *)(h + 1);
+    for (int i = 0; i < nargs; i++) {
+        a[i] = args[i];
+        __asm__("" ::: "memory");
+    }
+    tn_msgq_publish(q, r, n);
+    if (st->is_reply)
+        st->token->replied = 1;
+    return 0;
+}
 
 static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t max_len,
                    tern_am_token_t token, tern_am_sd_t *sd)
@@ -395,6 +587,9 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
                                    size_t max_len, int nargs, unsigned flags,
                                    tern_am_sd_t *sd)
 {
+    if (tn_likely(!tn_am_in_handler && !fast_prepare(rank, 0, NULL, client_buf, min_len,
+                                                     max_len, nargs, flags, sd)))
+        return TERN_OK;
     TN_CHECK_INIT("tern_am_prepare_request_medium");
     TN_NOT_IN_HANDLER("tern_am_prepare_request_medium");
     am_send_t s = {"tern_am_prepare_request_medium",
@@ -411,9 +606,22 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
     return prepare(&s, client_buf, min_len, max_len, NULL, sd);
 }
 
+/* A Commit's fast path: sd holds a Prepare of this kind (is_reply). */
+static TN_ALWAYS_INLINE int fast_commit_sd(tern_am_sd_t *sd, int is_reply, int handler,
+                                           int internal, size_t len,
+                                           const tern_am_arg_t *args)
+{
+    am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    return !(st && st->magic == SD_MAGIC && st->is_reply == is_reply &&
+             tn_core.initialized) ||
+           fast_commit(st, handler, internal, len, args);
+}
+
 int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,
                                   const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 0, handler, 0, len, args)))
+        return TERN_OK;
     return commit("tern_am_commit_request_medium", sd, 0, handler, 0, len, args);
 }
 
@@ -421,6 +629,10 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
                                  size_t min_len, size_t max_len, int nargs,
                                  unsigned flags, tern_am_sd_t *sd)
 {
+    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
+                  !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
+                                flags, sd)))
+        return TERN_OK;
     const char *call = "tern_am_prepare_reply_medium";
     TN_CHECK_INIT(call);
     int rank = -1;
@@ -434,6 +646,8 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
 int tern_am_commit_reply_medium(tern_am_sd_t *sd, int handler, size_t len,
                                 const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 1, handler, 0, len, args)))
+        return TERN_OK;
     return commit("tern_am_commit_reply_medium", sd, 1, handler, 0, len, args);
 }
 
@@ -443,6 +657,9 @@ int tn_am_request_internal(const char *call, int rank, int id, int cat, const vo
                            size_t len, void *dest, const tern_am_arg_t *args, int nargs,
                            unsigned flags)
 {
+    if (cat != TN_AM_LONG &&
+        tn_likely(!fast_request(rank, id, 1, cat, buf, len, args, nargs, flags)))
+        return TERN_OK;
     TN_NOT_IN_HANDLER(call);
     am_send_t s = {call, rank, 0, cat, id, buf, len, dest, args, nargs, flags, 1};
     return am_send(&s);
@@ -452,6 +669,9 @@ int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int ca
                          const void *buf, size_t len, void *dest,
                          const tern_am_arg_t *args, int nargs, unsigned flags)
 {
+    if (cat != TN_AM_LONG &&
+        tn_likely(!fast_reply(token, id, 1, cat, buf, len, args, nargs, flags)))
+        return TERN_OK;
     am_send_t s = {call, -1, 1, cat, id, buf, len, dest, args, nargs, flags, 1};
     return reply(&s, token);
 }
@@ -459,5 +679,13 @@ int tn_am_reply_internal(const char *call, tern_am_token_t token, int id, int ca
 int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
                                   const tern_am_arg_t *args)
 {
+    if (tn_likely(!fast_commit_sd(sd, 0, id, 1, len, args)))
+        return TERN_OK;
     return commit("tn_am_commit_request_internal", sd, 0, id, 1, len, args);
+}
+
+int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
+                                const tern_am_arg_t *args)
+{
+    return commit("tn_am_commit_reply_internal", sd, 1, id, 1, len, args);
 }

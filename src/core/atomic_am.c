@@ -32,13 +32,13 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     int src = -1;
     tern_am_source(token, &src);
     /* The initiator checked all of this; a message that is wrong anyway
-     * (a peer's bug) must not write outside this rank's segment. */
-    const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
-    uintptr_t w = (uintptr_t)p, base = (uintptr_t)seg->data_base;
+     * (a peer's bug) must not write outside this rank's segment and
+     * static region. */
+    uintptr_t w = (uintptr_t)p;
     size_t size = type >= 0 && type < TN_ATYPE_COUNT ? tn_atype_size(type) : 8;
     if (nargs != 6 || type < 0 || type >= TN_ATYPE_COUNT || op < 0 ||
-        op >= TN_AOP_COUNT || (w & (size - 1)) || w < base ||
-        w - base > seg->size - size) {
+        op >= TN_AOP_COUNT || (w & (size - 1)) ||
+        tn_core_region(tn_core.rank, w, size) < 0) { /* segment or static region */
         tn_error("atomic request from rank %d is malformed (type %d, op %d, word %p, "
                  "%d args): not run",
                  src, type, op, p, nargs);

@@ -58,14 +58,8 @@ static TN_NOINLINE int check_fail(const char *call, const struct tern_ad_s *d, i
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "address %p is not aligned to the %zu bytes of %s", addr,
                             size, tn_atype_name(d->type));
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t seg = (size_t)tn_core.peers[rank].seg.size;
-    if (a < base || a - base > seg - size)
-        return tn_core_fail(TERN_ERR_RANGE, call,
-                            "%p is outside the segment of rank %d [%p, %p): a remote "
-                            "address is an address in the target's segment as the target "
-                            "sees it (tern_sym_addr)",
-                            addr, rank, (void *)base, (void *)(base + seg));
+    if (tn_core_region(rank, a, size) < 0)
+        return tn_core_range_fail(call, rank, addr, size);
     return TERN_OK;
 }
 
@@ -79,8 +73,7 @@ static inline int args_ok(const struct tern_ad_s *d, int type, int rank, void *a
         (flags & ~TERN_FLAGS_KNOWN_) || (!result && (op & TN_AOPS_FETCHING)) ||
         (unsigned)rank >= (unsigned)tn_core.size || (a & (size - 1)))
         return 0;
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    return a >= base && a - base <= tn_core.peers[rank].seg.size - size;
+    return tn_core_region(rank, a, size) >= 0; /* segment or static region */
 }
 
 /* Starts op through the domain's network transport, or as an active
@@ -155,20 +148,27 @@ tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int 
     tn_amo_t o = {.rank = rank, .type = type, .op = __builtin_ctz(op), .remote = addr};
     memcpy(&o.a1, a1, size);
     memcpy(&o.a2, a2, size);
-    if (tn_likely(d->impl != TERN_AD_IMPL_NET && tn_core.fast[rank].size)) {
+    char *mapped;
+    if (tn_likely(d->impl != TERN_AD_IMPL_NET &&
+                  (mapped = tn_core_mapped(rank, addr, size)) != NULL)) {
         /* A mapped peer (every peer of a cpu domain, this node's of an am
          * one): CPU atomics in place, atomic with respect to those the am
          * path's handler runs at the target. */
         tn_aval_t old;
-        intptr_t delta = tn_core.fast[rank].delta;
-        tn_amo_cpu(type, o.op, (char *)addr + delta, &o.a1, &o.a2, &old);
+        tn_amo_cpu(type, o.op, mapped, &o.a1, &o.a2, &old);
         if (op & TN_AOPS_FETCHING)
             memcpy(result, &old, size);
         if (mode == TERN_AD_NB_ && ev)
             *ev = TERN_EVENT_DONE;
         return TERN_OK;
     }
+    if (tn_unlikely(d->impl == TERN_AD_IMPL_CPU))
+        return tn_core_fail(TERN_ERR_RANGE, call,
+                            "%p on rank %d is not mapped here, and this domain uses CPU "
+                            "atomics only",
+                            addr, rank);
     o.result = (op & TN_AOPS_FETCHING) ? result : NULL;
+    o.region = tn_core_region(rank, (uintptr_t)addr, size);
     tn_trace("%s(rank %d, %p, %s)", call, rank, addr, tn_aop_name(o.op));
     return run_remote(call, d, ctx, mode, &o, ev, flags);
 }

@@ -14,12 +14,15 @@ int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t 
     uintptr_t b = (uintptr_t)tn_core.seg.data, a = (uintptr_t)p;
     if (!p)
         return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL", what);
-    if (a < b || a - b > tn_core.seg.size || n > tn_core.seg.size - (a - b))
-        return tn_core_fail(TERN_ERR_INVALID, call,
-                            "%s [%p, +%zu) is not inside this rank's segment [%p, +%zu): "
-                            "collectives take symmetric memory (tern_alloc_sym)",
-                            what, p, n, (void *)b, tn_core.seg.size);
-    return TERN_OK;
+    if (a >= b && a - b <= tn_core.seg.size && n <= tn_core.seg.size - (a - b))
+        return TERN_OK;
+    if (tn_core_region(tn_core.rank, a, n) == TN_REGION_STATIC)
+        return TERN_OK; /* a global variable: symmetric as well */
+    return tn_core_fail(TERN_ERR_INVALID, call,
+                        "%s [%p, +%zu) is not inside this rank's segment [%p, +%zu) nor "
+                        "its global variables: collectives take symmetric memory "
+                        "(tern_alloc_sym, or global and static variables)",
+                        what, p, n, (void *)b, tn_core.seg.size);
 }
 
 static int overlap(const void *a, size_t na, const void *b, size_t nb)

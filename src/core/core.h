@@ -12,6 +12,7 @@
 #include "boot/boot.h"
 #include "mem/heap.h"
 #include "mem/segment.h"
+#include "mem/static.h"
 #include "core/team.h"
 #include "mem/ctrl.h"
 #include "xport/registry.h"
@@ -40,8 +41,17 @@ typedef struct tn_peer {
     int local_index;        /* index among its node's ranks */
     tn_core_xport_t *xport; /* transport serving it */
     tn_core_xport_t *msg;   /* transport carrying messages to it, or NULL */
+    tn_msgq_t *msgq;        /* msg's direct queue to it (xport/msgq.h), or NULL */
+    size_t am_medium_max;   /* tn_am_medium_max(it), cached at start-up */
     tn_seg_info_t seg;      /* its segment as it published it */
     char *ctrl;             /* its control area mapped here, or NULL */
+    /* Its static region (the program's global variables): base in its own
+     * space and size (0: not remotely accessible in this job), and when
+     * mapped here, the delta to add to reach it. */
+    uintptr_t static_base;
+    size_t static_size;
+    intptr_t static_delta;
+    int static_mapped;
 } tn_peer_t;
 
 /* Nodes as the program sees them (see build_view in nodes.c). */
@@ -63,13 +73,20 @@ typedef struct tn_core {
     int host_ranks;             /* ranks on this host (shm or not) */
     int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
+    tn_static_t stat;        /* this rank's global variables (static.c) */
+    int static_on;           /* every rank's static region is reachable */
     tn_ctrl_space_t ctrl;    /* claims on the control area (same on every rank) */
     int *node_leaders;       /* [nnodes] lowest rank of each node */
     tn_node_view_t view;     /* what tern_node_* and tern_local_* answer */
     tn_team_t world;         /* the world team: barrier state */
     tn_core_xport_t *xports; /* [nxports] in registry order, polled by progress */
     int nxports;
-    int needs_poll;     /* some transport progresses only when polled */
+    int needs_poll;           /* some transport progresses only when polled */
+    tn_core_xport_t **polled; /* [npolled] the transports progress polls */
+    int npolled;
+    tn_msgq_t *msg_in; /* [msg_nin] direct queues into this rank, drained by
+                          progress in place of their transport's poll */
+    int msg_nin;
     size_t *xport_ctrl; /* [registry count] offset of each transport's
                            control-area claim (SIZE_MAX: none) */
     pthread_t progress; /* TERN_PROGRESS_THREAD */
@@ -130,9 +147,53 @@ static inline int tn_cmp_u64(uint64_t v, int cmp, uint64_t value)
     }
 }
 
-/* Checks rank and [addr, addr+n) against rank's segment; logs and returns
- * the error naming rank, address and the segment's range (core/rma.c). */
+/* Checks rank and [addr, addr+n) against rank's segment and static
+ * region; logs and returns the error naming rank, address and the
+ * regions (core/rma.c). */
 int tn_core_check_remote(const char *call, int rank, const void *addr, size_t n);
+/* The error of an address in neither region of rank (valid). */
+int tn_core_range_fail(const char *call, int rank, const void *addr, size_t n);
+/* As tn_core_check_remote, for calls that take the segment only: an
+ * address in the static region is TERN_ERR_RANGE, saying so. */
+int tn_core_check_seg(const char *call, int rank, const void *addr, size_t n);
+/* Static regions (core/static.c). tn_core_static_prepare: finds this
+ * rank's and shares it with the node's peers (before Tern starts any
+ * thread); tn_core_static_agree: after the exchange of every rank's
+ * tn_seg_info_t, keeps the regions only when every rank has one of the
+ * same size (else zeroes them in all, with a warning naming the ranks). */
+void tn_core_static_prepare(void);
+void tn_core_static_agree(tn_seg_info_t *all);
+/* The region of rank (valid) that [a, a+n) is in: TN_REGION_SEG (its
+ * segment), TN_REGION_STATIC, or -1. Cost: two or four compares. */
+static inline int tn_core_region(int rank, uintptr_t a, size_t n)
+{
+    const tn_peer_t *p = &tn_core.peers[rank];
+    uintptr_t off = a - (uintptr_t)p->seg.data_base;
+    if (off <= p->seg.size && n <= p->seg.size - off)
+        return TN_REGION_SEG;
+    off = a - p->static_base;
+    if (off <= p->static_size && n <= p->static_size - off && p->static_size)
+        return TN_REGION_STATIC;
+    return -1;
+}
+/* Where [addr, addr+n) on rank (valid) is reached here with loads and
+ * stores (its segment or static region, mapped), or NULL. */
+static inline char *tn_core_mapped(int rank, const void *addr, size_t n)
+{
+    const tern_peer_fast_t *f = &tn_core.fast[rank];
+    uintptr_t off = (uintptr_t)addr - f->base;
+    if (f->size && off <= f->size && n <= f->size - off)
+        return (char *)addr + f->delta;
+    const tn_peer_t *p = &tn_core.peers[rank];
+    off = (uintptr_t)addr - p->static_base;
+    if (p->static_mapped && off <= p->static_size && n <= p->static_size - off)
+        return (char *)addr + p->static_delta;
+    return NULL;
+}
+/* The message's tail for an address that is in rank's static region but
+ * not accepted by call (" (a global variable: ...)"), or "". */
+const char *tn_core_static_note(int rank, const void *addr);
+
 /* Starts d through its peer's transport with one part counted in each
  * non-NULL object of done (core/rma.c); on an error nothing started and
  * the parts are taken back. */

@@ -197,14 +197,6 @@ int tn_comp_wait(tn_comp_t *c)
     return tn_comp_status(c);
 }
 
-tern_status_t tern_poll(void)
-{
-    TN_CHECK_INIT("tern_poll");
-    TN_NOT_IN_HANDLER("tern_poll");
-    tn_core_progress();
-    return TERN_OK;
-}
-
 /* A failed operation's status as the caller gets it: logged with the
  * call's name (the transport logged the cause), or the job ends. */
 static int op_failed(const char *call, int status)

@@ -97,9 +97,7 @@ static void release_all(void)
 
 static int node_oversubscribed(void)
 {
-    const tn_topo_t *t = tn_topo_get();
-    int pus = t ? t->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    return tn_core.host_ranks > pus;
+    return tn_core.host_ranks > tn_topo_job_pus(tn_topo_get());
 }
 
 /* The control area holds what start-up claimed in tn_core.ctrl (the world
@@ -187,6 +185,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_core.thread_level = thread_level;
     tn_wait_policy.mode = tn_cfg.wait_mode;
     tn_wait_policy.spin_count = tn_cfg.spin_count;
+    tn_wait_policy.yield_count = tn_cfg.yield_count;
 
     int rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
     if (rc != TERN_OK)
@@ -209,6 +208,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     tn_wait_policy.oversubscribed = node_oversubscribed();
+    /* The program's global variables move into shared memory now, before
+     * Tern starts a thread that could write one of them (setenv's
+     * environ, in the program's bss when it refers to it). */
+    tn_core_static_prepare();
     /* A transport's fixed start-up cost (loading libfabric) overlaps the
      * segment's creation. */
     tn_xport_prepare(TN_REACH_SELF | TN_REACH_NODE |

@@ -21,9 +21,26 @@ TN_NOINLINE int tn_core_check_remote(const char *call, int rank, const void *add
     if (a + n < a)
         return tn_core_fail(TERN_ERR_OVERFLOW, call,
                             "address %p + %zu bytes wraps around", addr, n);
+    if (tn_core_region(rank, a, n) >= 0) /* its segment or static region */
+        return TERN_OK;
+    return tn_core_range_fail(call, rank, addr, n);
+}
+
+/* Why [addr, addr+n) is in neither region of rank: the message. */
+TN_NOINLINE int tn_core_range_fail(const char *call, int rank, const void *addr, size_t n)
+{
+    uintptr_t a = (uintptr_t)addr;
     uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
     size_t size = (size_t)tn_core.peers[rank].seg.size;
     uintptr_t own = (uintptr_t)tn_core.seg.data;
+    const tn_peer_t *me = &tn_core.peers[tn_core.rank];
+    const tn_peer_t *p = &tn_core.peers[rank];
+    if (rank != tn_core.rank && me->static_size && a - me->static_base < me->static_size)
+        return tn_core_fail(TERN_ERR_RANGE, call,
+                            "%p is a global variable of this rank, not of rank %d: a "
+                            "remote address is an address as the target sees it; use "
+                            "tern_sym_addr(%d, &variable)",
+                            addr, rank, rank);
     if ((a < base || a + n > base + size) && rank != tn_core.rank && a >= own &&
         a + n <= own + tn_core.seg.size)
         return tn_core_fail(TERN_ERR_RANGE, call,
@@ -32,13 +49,33 @@ TN_NOINLINE int tn_core_check_remote(const char *call, int rank, const void *add
                             "the target sees it; for a symmetric object use "
                             "tern_sym_addr(%d, ptr)",
                             addr, rank, rank);
-    if (a < base || a + n > base + size)
+    if (p->static_size)
         return tn_core_fail(TERN_ERR_RANGE, call,
-                            "[%p, %p) is outside the segment of rank %d "
-                            "[%p, %p) (%zu bytes)",
+                            "[%p, %p) is outside the segment of rank %d [%p, %p) (%zu "
+                            "bytes) and outside its global variables [%p, %p): not a "
+                            "symmetric address (stack or malloc memory cannot be "
+                            "reached remotely)",
                             addr, (void *)(a + n), rank, (void *)base,
-                            (void *)(base + size), size);
-    return TERN_OK;
+                            (void *)(base + size), size, (void *)p->static_base,
+                            (void *)(p->static_base + p->static_size));
+    return tn_core_fail(TERN_ERR_RANGE, call,
+                        "[%p, %p) is outside the segment of rank %d "
+                        "[%p, %p) (%zu bytes)",
+                        addr, (void *)(a + n), rank, (void *)base, (void *)(base + size),
+                        size);
+}
+
+/* The segment only (calls that do not take the static region). */
+TN_NOINLINE int tn_core_check_seg(const char *call, int rank, const void *addr, size_t n)
+{
+    int rc = tn_core_check_remote(call, rank, addr, n);
+    if (rc != TERN_OK || tn_core_region(rank, (uintptr_t)addr, n) == TN_REGION_SEG)
+        return rc;
+    return tn_core_fail(TERN_ERR_RANGE, call,
+                        "[%p, %p) is a global or static variable of rank %d: this call "
+                        "accepts addresses in the segment only (allocate the object "
+                        "with tern_alloc or tern_alloc_sym)",
+                        addr, (void *)((uintptr_t)addr + n), rank);
 }
 
 static TN_NOINLINE int check_local(const char *call, const void *buf, size_t n)
@@ -78,6 +115,11 @@ static const struct {
 int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
 {
     tn_core_xport_t *x = tn_core.peers[d->rank].xport; /* init chose one */
+    tn_rma_t op = *d;
+    op.region = tn_core_region(d->rank, (uintptr_t)d->remote, d->n) == TN_REGION_STATIC
+                    ? TN_REGION_STATIC
+                    : TN_REGION_SEG; /* the segment, or core's control area */
+    d = &op;
     if (done->lc)
         tn_comp_add(done->lc, 1);
     if (done->rc)

@@ -39,17 +39,12 @@ static TN_NOINLINE int check_signal(const char *call, int rank, uint64_t *sig, i
     if (rank < 0 || rank >= tn_core.size)
         return tn_core_fail(TERN_ERR_RANK, call, "rank %d is not in [0, %d)", rank,
                             tn_core.size);
-    uintptr_t a = (uintptr_t)sig, base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t a = (uintptr_t)sig;
     if (a & 7)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "signal address %p is not 8-byte aligned", (void *)sig);
-    if (a < base || a - base > size - 8)
-        return tn_core_fail(TERN_ERR_RANGE, call,
-                            "signal address %p is outside the segment of rank %d [%p, "
-                            "%p): it is an address in the target's segment as the "
-                            "target sees it (tern_sym_addr)",
-                            (void *)sig, rank, (void *)base, (void *)(base + size));
+    if (tn_core_region(rank, a, 8) < 0)
+        return tn_core_range_fail(call, rank, sig, 8);
     return TERN_OK;
 }
 
@@ -64,7 +59,10 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
         if (tn_unlikely((unsigned)sig_op > TERN_SIGNAL_ADD || ((uintptr_t)sig & 7) ||
                         !tern_fast_ok_(rank, sig, 8, &d))) {
             int rc = check_signal(call, rank, sig, sig_op);
-            return rc != TERN_OK ? rc : TERN_ERR_INVALID; /* rc is an error */
+            char *m = rc == TERN_OK ? tn_core_mapped(rank, sig, 8) : NULL;
+            if (!m) /* a global variable of an unmapped rank cannot be */
+                return rc != TERN_OK ? rc : tn_core_range_fail(call, rank, sig, 8);
+            d = (intptr_t)((uintptr_t)m - (uintptr_t)sig); /* a global variable */
         }
         /* A signal alone (n 0, src may be NULL) copies nothing. */
         int rc = n ? tern_ctx_put(ctx, rank, dst, src, n, flags) : TERN_OK;

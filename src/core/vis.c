@@ -70,9 +70,10 @@ static TN_NOINLINE int range_fail(const char *call, int rank, const char *what,
                             what, (void *)a, n);
     return tn_core_fail(TERN_ERR_RANGE, call,
                         "%s [%p, %p) is outside the segment of rank %d [%p, %p) (%zu "
-                        "bytes); nothing was transferred",
+                        "bytes); nothing was transferred%s",
                         what, (void *)a, (void *)(a + n), rank, (void *)base,
-                        (void *)(base + size), size);
+                        (void *)(base + size), size,
+                        tn_core_static_note(rank, (void *)a));
 }
 
 static inline int in_segment(int rank, uintptr_t a, size_t n)
@@ -469,7 +470,10 @@ static void strided_rma(const void *spec, tn_vis_issue_t *is)
 static void strided_pack(const void *spec, tn_vis_issue_t *is)
 {
     const sspec_t *s = spec;
-    tn_vis_pack_strided(&s->d, s->dst, s->src, is);
+    if (is->kind == TN_RMA_GET)
+        tn_vis_pack_strided_get(&s->d, s->dst, s->src, is);
+    else
+        tn_vis_pack_strided(&s->d, s->dst, s->src, is);
 }
 
 /* Adds dimension's span (count-1)*stride to the low or high end of ext;
@@ -574,7 +578,7 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
             tn_vis_copy(&s.d, (char *)dst + p->delta, src, p->copy_min, tern_copy_, rank);
         return done_now(op, lc, rc);
     }
-    int pack = !get && s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
+    int pack = s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
     return run_net(call, op, c, rank, pack ? strided_pack : strided_rma, &s, lc, rc,
                    flags);
 }

@@ -37,6 +37,12 @@ size_t tn_vis_pack_limit(int rank, int ndims);
 void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
                          tn_vis_issue_t *is);
 
+/* Gets every piece of d (sources in is->rank's segment, destinations
+ * here): Requests carry the source's description, the target gathers the
+ * pieces into Medium Replies, whose handler scatters them here. */
+void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
+                             tn_vis_issue_t *is);
+
 /* The same for pieces fed one by one (vector and indexed): tn_vis_pack_piece
  * is a tn_vis_piece_fn over a packer; tn_vis_pack_flush sends the last
  * message. */

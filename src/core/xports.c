@@ -9,6 +9,7 @@
 #include "base/cfg.h"
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/am.h"
 #include "core/core.h"
 
 int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
@@ -39,6 +40,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
         .amo = tn_xport_no_amo,
         .msg_send = tn_xport_msg_send_prepared,
         .mem = tn_xport_no_mem,
+        .msg_queue = tn_xport_no_msg_queue,
+        .msg_inqueues = tn_xport_no_msg_inqueues,
     };
     *out = stubs;
     memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
@@ -58,6 +61,8 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     TN_FILL(amo);
     TN_FILL(msg_send);
     TN_FILL(mem);
+    TN_FILL(msg_queue);
+    TN_FILL(msg_inqueues);
 #undef TN_FILL
     return TERN_OK;
 }
@@ -144,6 +149,39 @@ static int create_all(tn_xport_job_t *job)
     return TERN_OK;
 }
 
+/* The fast paths of small messages (core/am.h): the first transport with
+ * direct queues (xport/msgq.h) has its incoming queues drained by
+ * progress itself, in place of its poll, and its outgoing queues written
+ * by the Short and Medium sends; every other transport that needs it is
+ * polled. Also caches each peer's largest Medium. */
+static int setup_direct(void)
+{
+    tn_core.polled = calloc((size_t)tn_core.nxports + 1, sizeof(*tn_core.polled));
+    if (!tn_core.polled)
+        return TERN_ERR_NOMEM;
+    tn_core_xport_t *direct = NULL;
+    for (int i = 0; i < tn_core.nxports; i++) {
+        tn_core_xport_t *xp = &tn_core.xports[i];
+        tn_msgq_t *in = NULL;
+        int n = (xp->caps.flags & TN_XCAP_MSG) && !direct
+                    ? xp->ops.msg_inqueues(xp->x, &in)
+                    : 0;
+        if (n > 0) {
+            direct = xp;
+            tn_core.msg_in = in;
+            tn_core.msg_nin = n;
+        } else if (xp->ops.poll != tn_xport_no_poll) { /* self: nothing to poll */
+            tn_core.polled[tn_core.npolled++] = xp;
+        }
+    }
+    for (int r = 0; r < tn_core.size; r++) {
+        tn_peer_t *p = &tn_core.peers[r];
+        p->msgq = p->msg && p->msg == direct ? direct->ops.msg_queue(direct->x, r) : NULL;
+        p->am_medium_max = tn_am_medium_max(r);
+    }
+    return TERN_OK;
+}
+
 /* The transport of rank: the first created one that reaches its class;
  * and the first that reaches it and carries messages. */
 static int choose(int rank)
@@ -199,6 +237,8 @@ static void fill_peer(int r, const tn_seg_info_t *info)
         f->delta = m.delta;
         f->copy_min = m.copy_min;
         p->ctrl = (char *)(uintptr_t)(info->data_base - info->ctrl_size + m.delta);
+        p->static_mapped = p->static_size && m.static_mapped;
+        p->static_delta = p->static_mapped ? m.static_delta : 0;
     }
 }
 
@@ -212,6 +252,9 @@ int tn_core_xports_init(void)
         .ctrl_size = tn_core.seg.ctrl_size,
         .pid = (int32_t)getpid(),
         .fd = tn_core.seg.fd,
+        .static_base = (uint64_t)(uintptr_t)tn_core.stat.base,
+        .static_size = tn_core.stat.size,
+        .static_fd = tn_core.stat.fd,
     };
     tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
     int *node = calloc((size_t)n, sizeof(*node));
@@ -222,6 +265,7 @@ int tn_core_xports_init(void)
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
+    tn_core_static_agree(all);
     for (int r = 0; r < n; r++)
         node[r] = tn_core.peers[r].node;
     tn_xport_job_t job = {
@@ -246,6 +290,7 @@ int tn_core_xports_init(void)
     if (rc != TERN_OK)
         goto out;
     tn_seg_close_fd(&tn_core.seg);
+    tn_static_close_fd(&tn_core.stat);
     for (int r = 0; r < n && rc == TERN_OK; r++) {
         rc = choose(r);
         if (rc == TERN_OK)
@@ -257,6 +302,9 @@ int tn_core_xports_init(void)
     for (int i = 0; i < tn_core.nxports; i++)
         if (tn_core.xports[i].caps.flags & TN_XCAP_MSG)
             tn_core.xports[i].ops.set_recv(tn_core.xports[i].x, tn_am_recv, NULL);
+    rc = setup_direct();
+    if (rc != TERN_OK)
+        goto out;
     /* Manual-progress transports move data only when polled: every wait
      * drives them. */
     if (tn_core.needs_poll)
@@ -272,6 +320,13 @@ void tn_core_xports_destroy(void)
 {
     tn_core_progress_stop();
     tn_wait_progress_hook = NULL;
+    tn_core.msg_nin = 0;
+    tn_core.msg_in = NULL;
+    tn_core.npolled = 0;
+    free(tn_core.polled);
+    tn_core.polled = NULL;
+    for (int r = 0; tn_core.peers && r < tn_core.size; r++)
+        tn_core.peers[r].msgq = NULL;
     for (int i = tn_core.nxports; i-- > 0;)
         tn_core.xports[i].ops.destroy(tn_core.xports[i].x);
     free(tn_core.xports);

@@ -29,15 +29,16 @@ static inline uint64_t *lock_word(const long *lock, int *home, const char *call)
     if (TSHMEM_UNLIKELY(tshmem_g.npes == 0))
         tshmem_bad_pe(call, 0); /* says: before init or after finalize */
     uintptr_t a = (uintptr_t)lock, b = tshmem_g.heap_base;
-    if (TSHMEM_UNLIKELY(a < b || a - b > tshmem_g.heap_size - sizeof(long)))
-        tshmem_fatal("%s: the lock %p is not a symmetric address: it is outside the "
-                     "symmetric heap [%p, %p) of this PE (locks are symmetric longs, "
-                     "made by shmem_malloc and the like)",
-                     call, (const void *)lock, (void *)b,
-                     (void *)(b + tshmem_g.heap_size));
+    if (TSHMEM_UNLIKELY(!tshmem_is_sym(lock, sizeof(long))))
+        tshmem_fatal("%s: the lock %p is not a symmetric address: it is outside %s of "
+                     "this PE (locks are symmetric longs: global or static variables, "
+                     "or made by shmem_malloc and the like)",
+                     call, (const void *)lock, tshmem_sym_ranges());
     if (TSHMEM_UNLIKELY(a & 7))
         tshmem_fatal("%s: the lock %p is not 8-byte aligned", call, (const void *)lock);
-    *home = (int)(((a - b) >> 3) % tshmem_g.npes);
+    /* The offset in its region is the same on every PE: so is the home. */
+    uintptr_t off = a - b < tshmem_g.heap_size ? a - b : a - tshmem_g.static_base;
+    *home = (int)((off >> 3) % tshmem_g.npes);
     return tshmem_remote(*home, lock);
 }
 

@@ -9,6 +9,7 @@
  * to a PE whose heap is mapped here (self, same node) a put or get is a
  * bounds check and a copy, with no call into libtern. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tshmem.h"
@@ -25,17 +26,24 @@ void tshmem_bad_pe(const char *call, int pe)
 
 void tshmem_rma_fail(const char *call, int status, int pe, const void *sym, size_t n)
 {
-    uintptr_t a = (uintptr_t)sym, b = tshmem_g.heap_base, e = b + tshmem_g.heap_size;
+    uintptr_t a = (uintptr_t)sym;
     if (status == TERN_ERR_RANGE || status == TERN_ERR_OVERFLOW) {
-        if (a < b || a >= e)
-            tshmem_fatal("%s: %p is not a symmetric address: it is outside the symmetric "
-                         "heap [%p, %p) of this PE (objects made by shmem_malloc and the "
-                         "like are symmetric; global and static variables are not yet in "
-                         "Tern's OpenSHMEM)",
-                         call, sym, (void *)b, (void *)e);
-        tshmem_fatal("%s: [%p, %p) (%zu bytes to or from PE %d) runs past the end of the "
-                     "symmetric heap [%p, %p)",
-                     call, sym, (void *)(a + n), n, pe, (void *)b, (void *)e);
+        if (!tshmem_is_sym(sym, 1))
+            tshmem_fatal("%s: %p is not a symmetric address: it is outside %s of this "
+                         "PE (objects made by shmem_malloc and the like, and global and "
+                         "static variables of the program, are symmetric; stack and "
+                         "malloc memory are not)",
+                         call, sym, tshmem_sym_ranges());
+        uintptr_t b = tshmem_g.heap_base, e = b + tshmem_g.heap_size;
+        const char *what = "symmetric heap";
+        if (a - b >= tshmem_g.heap_size) { /* a global variable */
+            b = tshmem_g.static_base;
+            e = b + tshmem_g.static_size;
+            what = "program's global variables";
+        }
+        tshmem_fatal("%s: [%p, %p) (%zu bytes to or from PE %d) runs past the end of "
+                     "the %s [%p, %p)",
+                     call, sym, (void *)(a + n), n, pe, what, (void *)b, (void *)e);
     }
     tshmem_fatal("%s: %zu bytes at %p with PE %d failed: %s (the cause is logged above)",
                  call, n, sym, pe, tern_strerror(status));
@@ -44,11 +52,35 @@ void tshmem_rma_fail(const char *call, int status, int pe, const void *sym, size
 void tshmem_rma_debug_check(const char *call, int pe, const void *sym, const void *local,
                             size_t n)
 {
-    uintptr_t a = (uintptr_t)sym, b = tshmem_g.heap_base;
-    if (n && (a < b || a - b > tshmem_g.heap_size || n > tshmem_g.heap_size - (a - b)))
+    if (n && !tshmem_is_sym(sym, n))
         tshmem_rma_fail(call, TERN_ERR_RANGE, pe, sym, n);
     if (n && !local)
         tshmem_fatal("%s: the local buffer is NULL (%zu bytes with PE %d)", call, n, pe);
+}
+
+void *tshmem_remote_static(int pe, const void *sym)
+{
+    uintptr_t off = (uintptr_t)sym - tshmem_g.static_base;
+    if (off < tshmem_g.static_size)
+        return (void *)(tshmem_g.peer_static[pe] + off);
+    return (void *)sym;
+}
+
+const char *tshmem_sym_ranges(void)
+{
+    static char buf[160];
+    uintptr_t b = tshmem_g.heap_base, s = tshmem_g.static_base;
+    if (tshmem_g.static_size)
+        snprintf(buf, sizeof(buf),
+                 "the symmetric heap [%p, %p) and the global variables [%p, %p)",
+                 (void *)b, (void *)(b + tshmem_g.heap_size), (void *)s,
+                 (void *)(s + tshmem_g.static_size));
+    else
+        snprintf(buf, sizeof(buf),
+                 "the symmetric heap [%p, %p) (global variables are not accessible in "
+                 "this job: see the warning at start-up, or TERN_STATIC_DATA)",
+                 (void *)b, (void *)(b + tshmem_g.heap_size));
+    return buf;
 }
 
 /* ---- contiguous transfers ------------------------------------------------------- */

@@ -232,6 +232,26 @@ static int build_tables(void)
     }
     tshmem_g.peer_base = base;
     tshmem_g.peer_mapped = mapped;
+    /* Global and static variables: Tern's static region (absent: size 0). */
+    uintptr_t *sbase = calloc((size_t)n, sizeof(*sbase));
+    if (!sbase) {
+        tshmem_error("no memory for the tables of %d PEs", n);
+        return -1;
+    }
+    size_t ssz = 0;
+    for (int pe = 0; pe < n; pe++) {
+        void *b = NULL;
+        int rc = tern_static_query(pe, &b, pe == tern_rank() ? &ssz : NULL);
+        if (rc != TERN_OK) {
+            free(sbase);
+            tshmem_error("tern_static_query(%d): %s", pe, tern_strerror(rc));
+            return -1;
+        }
+        sbase[pe] = (uintptr_t)b;
+    }
+    tshmem_g.peer_static = sbase;
+    tshmem_g.static_base = sbase[tern_rank()];
+    tshmem_g.static_size = ssz;
     return 0;
 }
 
@@ -445,19 +465,18 @@ int shmem_pe_accessible(int pe)
     return (unsigned)pe < tshmem_g.npes;
 }
 
-/* Symmetric objects are, for now, those of the symmetric heap: global and
- * static variables are not remotely accessible yet (docs/shmem.md). */
+/* Symmetric objects: those of the symmetric heap, and the program's global
+ * and static variables (Tern's static region, docs/shmem.md). */
 int shmem_addr_accessible(const void *addr, int pe)
 {
     if ((unsigned)pe >= tshmem_g.npes)
         return 0;
-    return (uintptr_t)addr - tshmem_g.heap_base < tshmem_g.heap_size;
+    return tshmem_is_sym(addr, 1);
 }
 
 void *shmem_ptr(const void *dest, int pe)
 {
-    if ((unsigned)pe >= tshmem_g.npes ||
-        (uintptr_t)dest - tshmem_g.heap_base >= tshmem_g.heap_size)
+    if ((unsigned)pe >= tshmem_g.npes || !tshmem_is_sym(dest, 1))
         return NULL;
     return tern_ptr(pe, tshmem_remote(pe, dest));
 }

@@ -20,15 +20,15 @@ TSHMEM_NOINLINE TSHMEM_NORETURN static void signal_fail(const char *call, int rc
                                                         const uint64_t *sig, int sig_op,
                                                         size_t n)
 {
-    uintptr_t b = tshmem_g.heap_base, e = b + tshmem_g.heap_size, s = (uintptr_t)sig;
+    uintptr_t s = (uintptr_t)sig;
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         tshmem_fatal(
             "%s: sig_op %d is not SHMEM_SIGNAL_SET (%d) or SHMEM_SIGNAL_ADD (%d)", call,
             sig_op, SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD);
-    if (s < b || s >= e || s + sizeof(*sig) > e)
+    if (!tshmem_is_sym(sig, sizeof(*sig)))
         tshmem_fatal("%s: the signal address %p is not a symmetric address: it is "
-                     "outside the symmetric heap [%p, %p) of this PE",
-                     call, (const void *)sig, (void *)b, (void *)e);
+                     "outside %s of this PE",
+                     call, (const void *)sig, tshmem_sym_ranges());
     if (s & (sizeof(*sig) - 1))
         tshmem_fatal("%s: the signal address %p is not 8-byte aligned", call,
                      (const void *)sig);
@@ -177,9 +177,9 @@ static void local_sig_check(const char *call, const uint64_t *sig)
     if (TSHMEM_UNLIKELY(!sig || (s & 7)))
         tshmem_fatal("%s: the signal address %p is NULL or not 8-byte aligned", call,
                      (const void *)sig);
-    if (TSHMEM_UNLIKELY(tshmem_g.debug) &&
-        (s < tshmem_g.heap_base || s - tshmem_g.heap_base >= tshmem_g.heap_size))
-        tshmem_debug_note("%s: %p is not in the symmetric heap: no PE can signal it",
+    if (TSHMEM_UNLIKELY(tshmem_g.debug) && !tshmem_is_sym(sig, sizeof(*sig)))
+        tshmem_debug_note("%s: %p is not symmetric (neither in the symmetric heap nor "
+                          "a global variable): no PE can signal it",
                           call, (const void *)sig);
 }
 

@@ -39,6 +39,11 @@ typedef struct tshmem_state {
     const uintptr_t *peer_base;       /* heap base of every PE, as that PE sees it */
     const unsigned char *peer_mapped; /* 1: plain loads and stores reach the PE */
     int put_local; /* blocking puts to network PEs wait for local completion only */
+    /* Global and static variables (Tern's static region): this PE's and
+     * every PE's base, as that PE sees it; static_size 0: not accessible. */
+    uintptr_t static_base;
+    size_t static_size;
+    const uintptr_t *peer_static;
 
     /* setup */
     int mype;
@@ -97,12 +102,37 @@ TSHMEM_NOINLINE TSHMEM_NORETURN void tshmem_rma_fail(const char *call, int statu
 void tshmem_rma_debug_check(const char *call, int pe, const void *sym, const void *local,
                             size_t n);
 
-/* Address on pe of the symmetric object at sym in this PE's heap: the same
- * offset from pe's heap base. pe must be valid. */
+/* tshmem_remote for what is not in the heap: a global variable's address
+ * on pe (the same offset from pe's static base), or sym itself (not
+ * symmetric: Tern's check then names it). */
+void *tshmem_remote_static(int pe, const void *sym);
+
+/* Address on pe of the symmetric object at sym: the same offset from pe's
+ * heap base (objects of shmem_malloc and the like), or from its static
+ * base (global and static variables, out of line). pe must be valid.
+ * Cost for the heap: a subtract, a compare, a load and an add. */
 static inline void *tshmem_remote(int pe, const void *sym)
 {
-    return (void *)(tshmem_g.peer_base[pe] + ((uintptr_t)sym - tshmem_g.heap_base));
+    uintptr_t off = (uintptr_t)sym - tshmem_g.heap_base;
+    if (TSHMEM_LIKELY(off < tshmem_g.heap_size))
+        return (void *)(tshmem_g.peer_base[pe] + off);
+    return tshmem_remote_static(pe, sym);
 }
+
+/* 1 when [sym, sym+n) is symmetric here: in the heap or among the global
+ * and static variables. */
+static inline int tshmem_is_sym(const void *sym, size_t n)
+{
+    uintptr_t a = (uintptr_t)sym, h = a - tshmem_g.heap_base,
+              s = a - tshmem_g.static_base;
+    return (h <= tshmem_g.heap_size && n <= tshmem_g.heap_size - h) ||
+           (tshmem_g.static_size && s <= tshmem_g.static_size &&
+            n <= tshmem_g.static_size - s);
+}
+
+/* "the symmetric heap [a, b) and the global variables [c, d)" for
+ * messages (a static buffer). */
+const char *tshmem_sym_ranges(void);
 
 /* Checks pe and the byte count of nelems elements of size es, and returns
  * the byte count. */

@@ -134,3 +134,16 @@ void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
 {
     (void)x, (void)t, (void)provider;
 }
+
+tn_msgq_t *tn_xport_no_msg_queue(tn_xport_t *x, int rank)
+{
+    (void)x, (void)rank;
+    return NULL;
+}
+
+int tn_xport_no_msg_inqueues(tn_xport_t *x, tn_msgq_t **in)
+{
+    (void)x;
+    *in = NULL;
+    return 0;
+}

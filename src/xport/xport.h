@@ -23,6 +23,7 @@
 #include "base/mem.h"
 
 typedef struct tn_xport tn_xport_t;
+typedef struct tn_msgq tn_msgq_t; /* xport/msgq.h */
 
 /* What a rank publishes about its segment (exchanged by allgather at
  * start-up; transports get every rank's). */
@@ -33,8 +34,14 @@ typedef struct tn_seg_info {
     uint64_t ctrl_size; /* the control area precedes the data */
     int32_t pid;
     int32_t fd;
+    /* The program's global and static variables (mem/static.h), the same
+     * size on every rank; static_size 0: not remotely accessible. */
+    uint64_t static_base; /* in the owner's space */
+    uint64_t static_size;
+    int32_t static_fd; /* memfd backing it for node-local peers, or -1 */
+    int32_t reserved_;
 } tn_seg_info_t;
-_Static_assert(sizeof(tn_seg_info_t) == 40,
+_Static_assert(sizeof(tn_seg_info_t) == 64,
                "tn_seg_info_t is exchanged between processes");
 
 /* Completion objects of one operation, created by core. Before calling an
@@ -55,8 +62,13 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * from inside a message handler must not run other handlers). */
 #define TN_XPORT_FLAG_NOPOLL 0x40000000u
 
+/* The region of a rank that a remote address is in: its segment mapping
+ * (segment or control area), or its static region (the program's global
+ * and static variables, tn_seg_info_t.static_*). */
+enum { TN_REGION_SEG = 0, TN_REGION_STATIC = 1 };
+
 /* One contiguous transfer between local memory and rank's segment (or
- * its control area). */
+ * its control area, or its static region). */
 typedef struct tn_rma {
     int kind;     /* TN_RMA_PUT: local -> remote; TN_RMA_GET: remote -> local */
     int rank;     /* the peer (global rank) */
@@ -64,6 +76,7 @@ typedef struct tn_rma {
     void *remote; /* in the peer's mapping, in the peer's own address space,
                      already bounds-checked by core */
     size_t n;
+    int region; /* TN_REGION_* of remote (set by tn_core_rma_start) */
 } tn_rma_t;
 
 /* One remote atomic on a naturally aligned word of rank's segment. */
@@ -77,6 +90,7 @@ typedef struct tn_amo {
     tn_aval_t a2; /* CSWAP: the new value */
     void *result; /* fetching ops: the old value lands here (4 or 8 bytes)
                        before rc ends; NULL for the others */
+    int region;   /* TN_REGION_* of remote */
 } tn_amo_t;
 
 /* ---- capabilities ------------------------------------------------------ */
@@ -108,9 +122,11 @@ typedef struct tn_xport_caps {
 
 /* A peer whose mapping (control area + segment) is mapped here. */
 typedef struct tn_xport_map {
-    intptr_t delta;  /* add to an address in the peer's mapping (its own
+    intptr_t delta;        /* add to an address in the peer's mapping (its own
                         address space) to reach it here */
-    size_t copy_min; /* copies with it of this many bytes or more choose
+    intptr_t static_delta; /* the same for its static region, when mapped */
+    int static_mapped;     /* 1: its static region is mapped here too */
+    size_t copy_min;       /* copies with it of this many bytes or more choose
                         their kind (tern_copy_); SIZE_MAX: never */
 } tn_xport_map_t;
 
@@ -195,6 +211,17 @@ typedef struct tn_xport_ops {
      * provider, the provider's private memory as measured when it was
      * opened to *provider. */
     void (*mem)(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider);
+    /* Direct queues (optional: a transport whose messages travel in the
+     * rings of xport/msgq.h). msg_queue: this process's side of the queue
+     * toward rank, or NULL; the caller may write a message straight into
+     * it (tn_msgq_try_begin .. tn_msgq_publish) instead of msg_send, and
+     * falls back to msg_send when it is full. msg_inqueues: the queues
+     * into this rank (the count; *in the array). Core drains those itself,
+     * calling the function it gave set_recv's for each message, and then
+     * does not call poll: a transport that offers them does nothing else
+     * in poll. */
+    tn_msgq_t *(*msg_queue)(tn_xport_t *x, int rank);
+    int (*msg_inqueues)(tn_xport_t *x, tn_msgq_t **in);
 } tn_xport_ops_t;
 
 /* The table's size up to and including destroy: a table shorter than that
@@ -223,5 +250,7 @@ int tn_xport_no_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out);
 int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *done,
                     unsigned flags);
 void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider); /* nothing */
+tn_msgq_t *tn_xport_no_msg_queue(tn_xport_t *x, int rank);                /* NULL */
+int tn_xport_no_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);              /* 0 */
 
 #endif

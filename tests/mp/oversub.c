@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 
     /* The same CPU count tern_init judges by. */
     const tn_topo_t *t = tn_topo_get();
-    int pus = t ? t->npus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int pus = tn_topo_job_pus(t);
     int want = n > pus;
     MP_CHECK(tn_wait_policy.oversubscribed == want, "waits %s with %d ranks on %d CPUs",
              want ? "spin" : "yield", n, pus);

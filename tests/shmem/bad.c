@@ -13,6 +13,7 @@
 #include "shmem_test.h"
 
 static int me, n;
+static long g_bad[8]; /* a global: symmetric (the static region) */
 
 static void start(void)
 {
@@ -51,6 +52,17 @@ int main(int argc, char **argv)
         shmem_ctx_putmem(SHMEM_CTX_INVALID, x, local, 8, right);
     } else if (strcmp(c, "ctx_garbage") == 0) { /* with SHMEM_DEBUG=1 */
         shmem_ctx_putmem((shmem_ctx_t)(uintptr_t)local, x, local, 8, right);
+    } else if (strcmp(c, "global_stack") == 0) {
+        shmem_long_put(g_bad, local, 4, right); /* a global: fine */
+        shmem_barrier_all();
+        shmem_long_put(local, g_bad, 4, right); /* dest on the stack */
+    } else if (strcmp(c, "global_past_end") == 0) {
+        void *base;
+        size_t size;
+        CHECK(tern_static_query(me, &base, &size) == TERN_OK && size, "static query");
+        shmem_putmem((char *)base + size - 8, local, 32, right);
+    } else if (strcmp(c, "global_off") == 0) { /* with TERN_STATIC_DATA=off */
+        shmem_long_put(g_bad, local, 4, right);
     } else if (strcmp(c, "nonsym_put") == 0) {
         shmem_long_put(local, x, 4, right); /* dest on the stack */
     } else if (strcmp(c, "nonsym_get") == 0) {

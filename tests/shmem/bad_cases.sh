@@ -123,6 +123,19 @@ no_finalize)
     expect_fail
     expect_msg 'exiting while OpenSHMEM is initialized: every shmem_init needs a matching shmem_finalize'
     [ $secs -le 10 ] || fail "took $secs s" ;;
+global_stack)
+    run
+    expect_fatal 'shmem_long_put: 0x[0-9a-f]+ is not a symmetric address: it is outside the symmetric heap \[0x[0-9a-f]+, 0x[0-9a-f]+\) and the global variables \[0x[0-9a-f]+, 0x[0-9a-f]+\) of this PE'
+    run SHMEM_DEBUG=1
+    expect_fatal 'shmem_long_put: 0x[0-9a-f]+ is not a symmetric address.*stack and malloc memory are not' ;;
+global_past_end)
+    run
+    expect_fatal 'shmem_putmem: \[0x[0-9a-f]+, 0x[0-9a-f]+\) \(32 bytes to or from PE [0-9]+\) runs past the end of the program.s global variables'
+    run SHMEM_DEBUG=1
+    expect_fatal 'runs past the end of the program.s global variables' ;;
+global_off)
+    run TERN_STATIC_DATA=off
+    expect_fatal 'shmem_long_put: 0x[0-9a-f]+ is not a symmetric address: it is outside the symmetric heap .*global variables are not accessible in this job' ;;
 bad_cmp)
     run
     expect_fatal 'shmem_long_wait_until: comparison 42 is not one of SHMEM_CMP_EQ' ;;

@@ -1,8 +1,9 @@
-/* shmem.h and shmemx.h are strict C99: compiled with -std=c99
+/* shmem.h, shmemx.h and pshmem.h are strict C99: compiled with -std=c99
  * -pedantic-errors (no type-generic interfaces there). Run without a
  * launcher and without shmem_init: only the queries allowed then. */
 #include <shmem.h>
 #include <shmemx.h>
+#include <pshmem.h>
 
 int main(void)
 {
@@ -11,7 +12,7 @@ int main(void)
     shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
     shmem_query_initialized(&init);
     shmemx_query_finalized(&fin);
-    shmem_info_get_version(&major, &minor);
+    pshmem_info_get_version(&major, &minor);
     shmem_info_get_name(name);
     return init == 0 && fin == 0 && major == 1 && minor == 6 && ctx != SHMEM_CTX_INVALID
                ? 0

@@ -1,6 +1,7 @@
 // shmem.h and shmemx.h from C++ (the type-generic macros are C11 only).
 #include <shmem.h>
 #include <shmemx.h>
+#include <pshmem.h>
 
 int main()
 {

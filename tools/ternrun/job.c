@@ -34,6 +34,10 @@ void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
 {
     if (job->ending)
         return;
+    if (job->fail_at > 0 && code < 128) { /* the earlier error exit first */
+        tr_job_fail_pending(job);
+        return;
+    }
     char msg[4500];
     va_list ap;
     va_start(ap, fmt);
@@ -141,10 +145,15 @@ static void rank_exited(tr_job_t *job, int i, int status)
                     (int)r->pid, sig, strsignal(sig),
                     WCOREDUMP(status) ? ", core dumped" : "");
     } else if (WEXITSTATUS(status) != 0) {
-        tr_job_fail(job, WEXITSTATUS(status),
-                    "rank %d (pid %d) exited with "
-                    "code %d",
-                    i, (int)r->pid, WEXITSTATUS(status));
+        /* Its peers' death by a signal often comes to light here first
+         * (the dead rank's sockets close before it can be reaped). */
+        if (job->fail_at == 0) {
+            job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
+            job->fail_code = WEXITSTATUS(status);
+            snprintf(job->fail_msg, sizeof(job->fail_msg),
+                     "rank %d (pid %d) exited with code %d", i, (int)r->pid,
+                     WEXITSTATUS(status));
+        }
     } else if (r->joined && !r->fini) {
         tr_job_fail(job, 1,
                     "rank %d (pid %d) exited with code 0 after joining "
@@ -155,23 +164,37 @@ static void rank_exited(tr_job_t *job, int i, int status)
     }
 }
 
+/* Handles the exits waiting to be reaped, deaths by signal first: a rank
+ * killed by a signal is usually why its peers then fail with an error, and
+ * only the first failure is reported. */
 void tr_job_reap(tr_job_t *job)
 {
+    enum { BATCH = 64 };
     for (;;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
-        if (pid == job->holder) { /* someone killed it; the group lives on
-                                     while ranks are in it */
-            job->holder = 0;
-            continue;
-        }
-        for (int i = 0; i < job->n; i++)
-            if (job->ranks[i].pid == pid && !job->ranks[i].exited) {
-                rank_exited(job, i, status);
+        int st[BATCH], idx[BATCH], n = 0;
+        while (n < BATCH) {
+            int status;
+            pid_t pid = waitpid(-1, &status, WNOHANG);
+            if (pid <= 0)
                 break;
+            if (pid == job->holder) { /* someone killed it; the group lives on
+                                         while ranks are in it */
+                job->holder = 0;
+                continue;
             }
+            for (int i = 0; i < job->n; i++)
+                if (job->ranks[i].pid == pid && !job->ranks[i].exited) {
+                    idx[n] = i;
+                    st[n++] = status;
+                    break;
+                }
+        }
+        if (n == 0)
+            return;
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < n; k++)
+                if ((pass == 0) == (WIFSIGNALED(st[k]) != 0))
+                    rank_exited(job, idx[k], st[k]);
     }
 }
 
@@ -266,6 +289,8 @@ double tr_job_next_timer(const tr_job_t *job)
     } while (0)
     if (!job->killed)
         TR_EARLIER_(job->kill_at);
+    if (!job->ending)
+        TR_EARLIER_(job->fail_at);
     TR_EARLIER_(boot_deadline(job));
     for (int i = 0; i < job->n && !job->ending; i++)
         if (job->ranks[i].eof_at > 0 && !job->ranks[i].exited)
@@ -274,8 +299,19 @@ double tr_job_next_timer(const tr_job_t *job)
     return t;
 }
 
+void tr_job_fail_pending(tr_job_t *job)
+{
+    if (job->fail_at > 0 && !job->ending) {
+        job->fail_at = 0;
+        tr_job_fail(job, job->fail_code, "%s", job->fail_msg);
+    }
+    job->fail_at = 0;
+}
+
 void tr_job_timers(tr_job_t *job, double now)
 {
+    if (job->fail_at > 0 && now >= job->fail_at)
+        tr_job_fail_pending(job);
     if (job->kill_at > 0 && !job->killed && now >= job->kill_at) {
         killpg(job->pgid, SIGKILL);
         job->killed = 1;
@@ -316,6 +352,7 @@ static void remove_shm(const tr_job_t *job)
 
 void tr_job_finish(tr_job_t *job)
 {
+    tr_job_fail_pending(job);
     tn_wire_unlisten(job->addr);
     /* Whatever a rank left in the group (a forked helper) goes too; the
      * holder keeps the group id ours until this point. */

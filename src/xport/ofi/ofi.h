@@ -31,7 +31,9 @@ typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
 typedef struct tn_ofi_addr {
     uint64_t map_base; /* start of the registered mapping, owner's address */
     uint64_t map_size;
-    uint64_t key; /* remote key of that registration */
+    uint64_t key;         /* remote key of that registration */
+    uint64_t static_base; /* the registered static region (0: none) */
+    uint64_t static_key;
     uint64_t name_len;
     uint8_t name[TN_OFI_NAME_MAX];
 } tn_ofi_addr_t;
@@ -40,6 +42,8 @@ typedef struct tn_ofi_addr {
 typedef struct tn_ofi_rkey {
     uint64_t map_base;
     uint64_t key;
+    uint64_t static_base; /* its static region (TN_REGION_STATIC) */
+    uint64_t static_key;
 } tn_ofi_rkey_t;
 
 typedef struct tn_ofi_opts {
@@ -51,6 +55,8 @@ typedef struct tn_ofi_opts {
     int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
     int lazy_addr;        /* TERN_OFI_LAZY_ADDR: addresses at first contact */
     const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP */
+    void *static_base;    /* this rank's static region to register, or NULL */
+    size_t static_size;
 } tn_ofi_opts_t;
 
 /* Faults injected for tests (TERN_TEST_FAULT): every issue_every-th
@@ -73,6 +79,9 @@ typedef struct tn_ofi {
     struct fid_cq *cq;
     struct fid_mr *mr; /* the segment mapping */
     void *mr_desc;
+    struct fid_mr *static_mr; /* the static region (global variables), or NULL */
+    void *static_base;
+    size_t static_size;
     void *map; /* registered mapping: control area + segment */
     size_t map_size;
     int rank, size;
@@ -105,6 +114,9 @@ typedef struct tn_ofi {
     tn_ofi_buf_t *rx, *tx, *free_tx;
     tn_ofi_buf_t *tx_queue, **tx_queue_tail; /* sends refused with -FI_EAGAIN */
     _Atomic int tx_queued;                   /* tx_queue is not empty */
+    tn_ofi_buf_t *packing; /* buffers filling with messages to peers out of
+                              credit, one per such peer (under lock) */
+    _Atomic int npacking;  /* how many */
     char *rx_mem, *tx_mem;
     struct fid_mr *rx_mr, *tx_mr;
     int credit_init;
@@ -134,8 +146,13 @@ int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg);
 int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
                        tn_xport_msg_t *m);
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
+int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
+                    const void *payload, size_t len, unsigned flags);
 void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status);
 void tn_ofi_msg_poll(tn_ofi_t *o);
+/* Sends the packed buffers of peers that have a credit again (after
+ * completions brought credits back). */
+void tn_ofi_msg_flush(tn_ofi_t *o);
 
 /* tn_ofi_create (registry.h) opens the endpoint with the TERN_OFI_*
  * values in force, registers the rank's whole mapping and exchanges
@@ -161,12 +178,21 @@ static inline int tn_ofi_peer(tn_ofi_t *o, int rank)
     return tn_ofi_resolve(o, rank);
 }
 
-/* Remote address of addr (in the peer's own address space) as the
- * provider wants it (virtual, or offset from the registration). */
-static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *addr)
+/* Remote address of addr (in the peer's own address space, in region
+ * TN_REGION_*) as the provider wants it (virtual, or offset from the
+ * registration), and the key of that registration. */
+static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *addr,
+                                    int region)
 {
     uint64_t a = (uint64_t)(uintptr_t)addr;
-    return o->virt_addr ? a : a - o->peers[rank].map_base;
+    if (o->virt_addr)
+        return a;
+    return a - (region == TN_REGION_STATIC ? o->peers[rank].static_base
+                                           : o->peers[rank].map_base);
+}
+static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
+{
+    return region == TN_REGION_STATIC ? o->peers[rank].static_key : o->peers[rank].key;
 }
 
 #define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */

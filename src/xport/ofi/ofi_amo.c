@@ -97,9 +97,9 @@ static ssize_t post(tn_ofi_t *o, const tn_amo_t *a, tn_ofi_op_t *op, char *buf,
                     void *desc)
 {
     struct fi_ioc ioc = {.addr = buf, .count = 1};
-    struct fi_rma_ioc rioc = {.addr = tn_ofi_raddr(o, a->rank, a->remote),
+    struct fi_rma_ioc rioc = {.addr = tn_ofi_raddr(o, a->rank, a->remote, a->region),
                               .count = 1,
-                              .key = o->peers[a->rank].key};
+                              .key = tn_ofi_rkey(o, a->rank, a->region)};
     struct fi_msg_atomic msg = {.msg_iov = &ioc,
                                 .desc = &desc,
                                 .iov_count = 1,

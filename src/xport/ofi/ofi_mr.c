@@ -17,8 +17,8 @@
 #include "xport/ofi/ofi_dl.h"
 
 /* Requested keys 1 and 2 are the segment's and the bounce slots', 3 and 4
- * the message buffers' (ofi_msg.c). */
-#define KEY_FIRST 5
+ * the message buffers' (ofi_msg.c), 5 the static region's (ofi_setup.c). */
+#define KEY_FIRST 6
 
 typedef struct mreg {
     struct fid_mr *mr; /* NULL: slot free */

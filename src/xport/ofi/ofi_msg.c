@@ -169,12 +169,24 @@ int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg)
     return TERN_OK;
 }
 
-static tn_ofi_buf_t *tx_take(tn_ofi_t *o)
+static tn_ofi_buf_t *tx_take_locked(tn_ofi_t *o)
 {
-    pthread_mutex_lock(&o->lock);
     tn_ofi_buf_t *b = o->free_tx;
     if (b)
         o->free_tx = b->next;
+    return b;
+}
+
+static void tx_give_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
+{
+    b->next = o->free_tx;
+    o->free_tx = b;
+}
+
+static tn_ofi_buf_t *tx_take(tn_ofi_t *o)
+{
+    pthread_mutex_lock(&o->lock);
+    tn_ofi_buf_t *b = tx_take_locked(o);
     pthread_mutex_unlock(&o->lock);
     return b;
 }
@@ -182,8 +194,7 @@ static tn_ofi_buf_t *tx_take(tn_ofi_t *o)
 static void tx_give(tn_ofi_t *o, tn_ofi_buf_t *b)
 {
     pthread_mutex_lock(&o->lock);
-    b->next = o->free_tx;
-    o->free_tx = b;
+    tx_give_locked(o, b);
     pthread_mutex_unlock(&o->lock);
 }
 
@@ -207,34 +218,229 @@ static tn_ofi_buf_t *reserve(tn_ofi_t *o, int rank)
     return b;
 }
 
-int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
-                       tn_xport_msg_t *m)
+/* The header of b (len: bytes after it), returning the credits owed. */
+static void seal(tn_ofi_t *o, tn_ofi_buf_t *b, size_t len, unsigned flags)
 {
-    tn_ofi_t *o = (tn_ofi_t *)x;
+    wire_hdr_t *h = (wire_hdr_t *)b->mem;
+    h->src = o->rank;
+    h->len = (uint32_t)len;
+    h->credits = (uint16_t)atomic_exchange(&o->consumed[b->rank], 0);
+    h->flags = (uint16_t)flags;
+    b->len = HDR + len;
+}
+
+/* Queues b behind the sends the provider refused (o->lock held). */
+static void queue_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
+{
+    b->next = NULL;
+    *o->tx_queue_tail = b;
+    o->tx_queue_tail = &b->next;
+    atomic_store_explicit(&o->tx_queued, 1, memory_order_relaxed);
+}
+
+/* fi_send of b: 0, -FI_EAGAIN, or another error (logged, b given back). */
+static ssize_t try_send(tn_ofi_t *o, tn_ofi_buf_t *b, int locked)
+{
+    ssize_t r =
+        fi_send(o->ep, b->mem, b->len, desc_of(o, o->tx_mr), o->fi_addrs[b->rank], b);
+    if (r != 0 && r != -FI_EAGAIN) {
+        tn_error("libfabric fi_send of a %zu-byte message to rank %d failed: %s", b->len,
+                 b->rank, tn_fi.strerror((int)-r));
+        if (locked)
+            tx_give_locked(o, b);
+        else
+            tx_give(o, b);
+    }
+    return r;
+}
+
+/* Posts b, or queues it for the next poll when the provider refuses it
+ * (-FI_EAGAIN; a send from a handler may not poll) or refused an earlier
+ * one still queued: messages leave in the order they were sent. */
+static void post_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
+{
+    if (atomic_load_explicit(&o->tx_queued, memory_order_relaxed) ||
+        try_send(o, b, 1) == -FI_EAGAIN)
+        queue_locked(o, b);
+}
+
+static void post(tn_ofi_t *o, tn_ofi_buf_t *b)
+{
+    if (!atomic_load_explicit(&o->tx_queued, memory_order_relaxed) &&
+        try_send(o, b, 0) != -FI_EAGAIN)
+        return;
+    pthread_mutex_lock(&o->lock);
+    queue_locked(o, b);
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* ---- packing ----------------------------------------------------------------
+ * A sender out of credit toward a peer does not wait: its messages to that
+ * peer fill one send buffer (records of an 8-byte length word and the
+ * message, padded to 8), sent as one message when a credit comes back (at
+ * the next send to that peer or the next poll). Under a flood one credit
+ * then carries a buffer of messages instead of one, and what a peer
+ * receives stays bounded by its posted buffers. */
+#define PACKED 0x2u /* header flag: the payload is packed records */
+#define SUB    8u
+
+static size_t sub_bytes(size_t n)
+{
+    return SUB + ((n + 7) & ~(size_t)7);
+}
+
+static void pack(tn_ofi_buf_t *b, const void *head, size_t hn, const void *payload,
+                 size_t len)
+{
+    char *p = b->mem + b->len;
+    uint32_t w[2] = {(uint32_t)(hn + len), 0};
+    memcpy(p, w, SUB);
+    memcpy(p + SUB, head, hn);
+    if (len)
+        memcpy(p + SUB + hn, payload, len);
+    b->len += sub_bytes(hn + len);
+}
+
+/* rank's packing buffer's link, or NULL (o->lock held). */
+static tn_ofi_buf_t **packing_of(tn_ofi_t *o, int rank)
+{
+    for (tn_ofi_buf_t **pp = &o->packing; *pp; pp = &(*pp)->next)
+        if ((*pp)->rank == rank)
+            return pp;
+    return NULL;
+}
+
+/* Sends the packing buffer at *pp if its peer has a credit (o->lock held):
+ * 1 when it went (or was queued behind refused sends). */
+static int send_packed_locked(tn_ofi_t *o, tn_ofi_buf_t **pp)
+{
+    tn_ofi_buf_t *b = *pp;
+    if (!take_credit(o, b->rank))
+        return 0;
+    *pp = b->next;
+    seal(o, b, b->len - HDR, PACKED);
+    post_locked(o, b);
+    atomic_fetch_sub_explicit(&o->npacking, 1, memory_order_release);
+    return 1;
+}
+
+void tn_ofi_msg_flush(tn_ofi_t *o)
+{
+    if (!atomic_load_explicit(&o->npacking, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&o->lock);
+    tn_ofi_buf_t **pp = &o->packing;
+    while (*pp)
+        if (!send_packed_locked(o, pp))
+            pp = &(*pp)->next;
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* No packing buffer toward rank is left (its messages went first), so a
+ * message of its own may be sent now: 1, or 0 while one waits for a credit. */
+static int packing_gone(tn_ofi_t *o, int rank)
+{
+    if (!atomic_load_explicit(&o->npacking, memory_order_acquire))
+        return 1;
+    pthread_mutex_lock(&o->lock);
+    tn_ofi_buf_t **pp = packing_of(o, rank);
+    int gone = !pp || send_packed_locked(o, pp);
+    pthread_mutex_unlock(&o->lock);
+    return gone;
+}
+
+enum { SENT, RETRY, WAIT };
+
+/* The slow path of a send (some peer has a packing buffer, or rank is out
+ * of credit or buffers): into rank's packing buffer, or alone with a credit,
+ * or in a new packing buffer; WAIT when none of those is possible now. */
+static int send_slow(tn_ofi_t *o, int rank, const void *head, size_t hn,
+                     const void *payload, size_t len)
+{
+    size_t n = hn + len;
+    int rc = WAIT;
+    pthread_mutex_lock(&o->lock);
+    tn_ofi_buf_t **pp = packing_of(o, rank);
+    if (pp) {
+        tn_ofi_buf_t *b = *pp;
+        if (b->len + sub_bytes(n) <= o->msg_buf) {
+            pack(b, head, hn, payload, len);
+            send_packed_locked(o, pp);
+            rc = SENT;
+        } else if (send_packed_locked(o, pp)) {
+            rc = RETRY; /* full and gone: this message starts afresh */
+        }
+    } else if (take_credit(o, rank)) {
+        tn_ofi_buf_t *b = tx_take_locked(o);
+        if (b) {
+            b->rank = rank;
+            memcpy(b->mem + HDR, head, hn);
+            if (len)
+                memcpy(b->mem + HDR + hn, payload, len);
+            seal(o, b, n, 0);
+            post_locked(o, b);
+            rc = SENT;
+        } else {
+            atomic_fetch_add(&o->credits[rank], 1);
+        }
+    } else if (HDR + sub_bytes(n) <= o->msg_buf) {
+        tn_ofi_buf_t *b = tx_take_locked(o);
+        if (b) {
+            b->rank = rank;
+            b->len = HDR;
+            pack(b, head, hn, payload, len);
+            b->next = o->packing;
+            o->packing = b;
+            atomic_fetch_add_explicit(&o->npacking, 1, memory_order_release);
+            rc = SENT;
+        }
+    }
+    pthread_mutex_unlock(&o->lock);
+    return rc;
+}
+
+/* Nothing can be sent toward rank now: TERN_ERR_AGAIN under IMMEDIATE
+ * (after one poll unless NOPOLL), else one round of progress (the peer
+ * returns credits as its handlers run; everything this rank is owed runs
+ * here, the hook drives all). */
+static int wait_room(tn_xport_t *x, unsigned flags, uint64_t *iter, int *polled)
+{
+    if (flags & TERN_FLAG_IMMEDIATE) {
+        if ((flags & TN_XPORT_FLAG_NOPOLL) || *polled || tn_ofi_poll(x) == 0)
+            return TERN_ERR_AGAIN;
+        *polled = 1;
+        return TERN_OK;
+    }
+    int done = tn_wait_progress_hook ? tn_wait_progress_hook() : tn_ofi_poll(x);
+    if (done == 0)
+        tn_wait_step((*iter)++);
+    return TERN_OK;
+}
+
+static int check_send(tn_ofi_t *o, int rank, size_t n)
+{
     if (!o->msg_max)
         return TERN_ERR_UNSUPPORTED;
     if (rank < 0 || rank >= o->size)
         return TERN_ERR_RANK;
     if (n > o->msg_max)
         return TERN_ERR_RANGE;
-    int pst = tn_ofi_peer(o, rank); /* first contact: its address */
-    if (pst != TERN_OK)
-        return pst;
+    return tn_ofi_peer(o, rank); /* first contact: its address */
+}
+
+int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
+                       tn_xport_msg_t *m)
+{
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    int rc = check_send(o, rank, n);
+    if (rc != TERN_OK)
+        return rc;
     tn_ofi_buf_t *b;
     uint64_t iter = 0;
-    while (!(b = reserve(o, rank))) {
-        if (flags & TERN_FLAG_IMMEDIATE) {
-            if ((flags & TN_XPORT_FLAG_NOPOLL) || tn_ofi_poll(x) == 0 ||
-                !(b = reserve(o, rank)))
-                return TERN_ERR_AGAIN;
-            break;
-        }
-        /* The peer returns credits as its handlers run; everything this
-         * rank is owed meanwhile runs here (the hook drives all). */
-        int done = tn_wait_progress_hook ? tn_wait_progress_hook() : tn_ofi_poll(x);
-        if (done == 0)
-            tn_wait_step(iter++);
-    }
+    int polled = 0;
+    while (!packing_gone(o, rank) || !(b = reserve(o, rank)))
+        if ((rc = wait_room(x, flags, &iter, &polled)) != TERN_OK)
+            return rc;
     b->rank = rank;
     m->buf = b->mem + HDR;
     m->cap = n;
@@ -243,40 +449,43 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
     return TERN_OK;
 }
 
-/* Posts b (len bytes with header); -FI_EAGAIN puts it on the list that
- * every poll retries (a send from a handler may not poll). */
-static void send_or_queue(tn_ofi_t *o, tn_ofi_buf_t *b)
-{
-    ssize_t r =
-        fi_send(o->ep, b->mem, b->len, desc_of(o, o->tx_mr), o->fi_addrs[b->rank], b);
-    if (r == 0)
-        return;
-    if (r != -FI_EAGAIN) {
-        tn_error("libfabric fi_send of a %zu-byte message to rank %d failed: %s", b->len,
-                 b->rank, tn_fi.strerror((int)-r));
-        tx_give(o, b);
-        return;
-    }
-    pthread_mutex_lock(&o->lock);
-    b->next = NULL;
-    *o->tx_queue_tail = b;
-    o->tx_queue_tail = &b->next;
-    atomic_store_explicit(&o->tx_queued, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&o->lock);
-}
-
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
     tn_ofi_buf_t *b = m->slot;
-    wire_hdr_t *h = (wire_hdr_t *)b->mem;
-    h->src = o->rank;
-    h->len = (uint32_t)n;
-    h->credits = (uint16_t)atomic_exchange(&o->consumed[b->rank], 0);
-    h->flags = 0;
-    b->len = HDR + n;
-    send_or_queue(o, b);
+    seal(o, b, n, 0);
+    post(o, b);
     return TERN_OK;
+}
+
+int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
+                    const void *payload, size_t len, unsigned flags)
+{
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    size_t n = hn + len;
+    int rc = check_send(o, rank, n);
+    if (rc != TERN_OK)
+        return rc;
+    uint64_t iter = 0;
+    int polled = 0;
+    for (;;) {
+        tn_ofi_buf_t *b;
+        if (!atomic_load_explicit(&o->npacking, memory_order_acquire) &&
+            (b = reserve(o, rank))) { /* the common case: a credit, no packing */
+            b->rank = rank;
+            memcpy(b->mem + HDR, head, hn);
+            if (len)
+                memcpy(b->mem + HDR + hn, payload, len);
+            seal(o, b, n, 0);
+            post(o, b);
+            return TERN_OK;
+        }
+        int st = send_slow(o, rank, head, hn, payload, len);
+        if (st == SENT)
+            return TERN_OK;
+        if (st == WAIT && (rc = wait_room(x, flags, &iter, &polled)) != TERN_OK)
+            return rc;
+    }
 }
 
 /* Credits owed to rank go back on a message of their own (no credit is
@@ -290,19 +499,31 @@ static void return_credits(tn_ofi_t *o, int rank)
         atomic_store(&o->credits_owed, 1); /* retried by a later poll */
         return;
     }
-    int c = atomic_exchange(&o->consumed[rank], 0);
-    if (c == 0) {
+    if (atomic_load(&o->consumed[rank]) == 0) {
         tx_give(o, b);
         return;
     }
-    wire_hdr_t *h = (wire_hdr_t *)b->mem;
-    h->src = o->rank;
-    h->len = 0;
-    h->credits = (uint16_t)c;
-    h->flags = CREDITED;
     b->rank = rank;
-    b->len = HDR;
-    send_or_queue(o, b);
+    seal(o, b, 0, CREDITED);
+    post(o, b);
+}
+
+/* Hands the records of a packed message to fn, each once. */
+static void unpack(tn_ofi_t *o, tn_xport_recv_fn fn, int src, char *p, size_t len)
+{
+    char *end = p + len;
+    while ((size_t)(end - p) >= SUB) {
+        uint32_t w[2];
+        memcpy(w, p, SUB);
+        if (w[0] > (size_t)(end - p) - SUB) {
+            tn_error("a packed network message from rank %d is malformed: the rest "
+                     "dropped",
+                     src);
+            return;
+        }
+        fn(o->recv_arg, src, p + SUB, w[0]);
+        p += sub_bytes(w[0]);
+    }
 }
 
 void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
@@ -326,11 +547,15 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
         post_rx(o, b);
         return;
     }
-    if (h->credits)
+    if (h->credits) {
         atomic_fetch_add(&o->credits[src], h->credits);
+        tn_ofi_msg_flush(o); /* what waited for them goes now */
+    }
     if (!(h->flags & CREDITED)) {
         tn_xport_recv_fn fn = atomic_load_explicit(&o->recv_fn, memory_order_acquire);
-        if (fn && h->len <= o->msg_max)
+        if (fn && h->len <= o->msg_max && (h->flags & PACKED))
+            unpack(o, fn, src, b->mem + HDR, h->len);
+        else if (fn && h->len <= o->msg_max)
             fn(o->recv_arg, src, b->mem + HDR, h->len);
         else
             tn_error("a message of %u bytes from rank %d %s: dropped", h->len, src,
@@ -346,20 +571,23 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
 void tn_ofi_msg_poll(tn_ofi_t *o)
 {
     if (atomic_load_explicit(&o->tx_queued, memory_order_relaxed)) {
+        /* In order, up to the first the provider refuses again. */
         pthread_mutex_lock(&o->lock);
-        tn_ofi_buf_t *q = o->tx_queue;
-        o->tx_queue = NULL;
-        o->tx_queue_tail = &o->tx_queue;
-        atomic_store_explicit(&o->tx_queued, 0, memory_order_relaxed);
-        pthread_mutex_unlock(&o->lock);
-        while (q) {
-            tn_ofi_buf_t *next = q->next;
-            send_or_queue(o, q);
-            q = next;
+        while (o->tx_queue) {
+            tn_ofi_buf_t *b = o->tx_queue, *next = b->next;
+            if (try_send(o, b, 1) == -FI_EAGAIN)
+                break;
+            o->tx_queue = next;
         }
+        if (!o->tx_queue) {
+            o->tx_queue_tail = &o->tx_queue;
+            atomic_store_explicit(&o->tx_queued, 0, memory_order_relaxed);
+        }
+        pthread_mutex_unlock(&o->lock);
     }
     if (atomic_exchange(&o->credits_owed, 0))
         for (int r = 0; r < o->size; r++)
             if (atomic_load(&o->consumed[r]) >= o->credit_init / 2)
                 return_credits(o, r);
+    tn_ofi_msg_flush(o);
 }

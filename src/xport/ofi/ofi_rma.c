@@ -235,7 +235,7 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
 /* One fragment: a write or read of len bytes. Returns TERN_OK or
  * TERN_ERR_AGAIN (IMMEDIATE and the first fragment only) or an error. */
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
-                 size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
+                 uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
 {
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
@@ -259,7 +259,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         op->copy_len = len;
     }
     struct iovec iov = {.iov_base = (void *)use, .iov_len = len};
-    struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = o->peers[rank].key};
+    struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = key};
     struct fi_msg_rma msg = {.msg_iov = &iov,
                              .desc = &desc,
                              .iov_count = 1,
@@ -297,7 +297,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
                      is_get ? "read" : "write", len, rank, (unsigned long long)raddr,
-                     (unsigned long long)o->peers[rank].key, (unsigned long long)iter);
+                     (unsigned long long)key, (unsigned long long)iter);
             break;
         }
         if (r != -FI_EAGAIN) {
@@ -343,12 +343,13 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
         if (rc)
             tn_comp_add(rc, (int64_t)nfrag - 1);
     }
-    uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote);
+    uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote, op->region);
+    uint64_t key = tn_ofi_rkey(o, op->rank, op->region);
     for (size_t f = 0; f < nfrag; f++) {
         size_t off = f * max;
         size_t len = op->n - off < max ? op->n - off : max;
-        int st = issue(o, is_get, op->rank, (char *)op->local + off, raddr + off, len, lc,
-                       rc, f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE);
+        int st = issue(o, is_get, op->rank, (char *)op->local + off, raddr + off, key,
+                       len, lc, rc, f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE);
         if (st == TERN_OK)
             continue;
         if (f == 0) { /* nothing issued: the caller takes back its part */

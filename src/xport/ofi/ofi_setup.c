@@ -212,6 +212,25 @@ static int register_segment(tn_ofi_t *o)
     }
     o->mr_desc = fi_mr_desc(o->mr);
     o->virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
+    if (!o->static_size)
+        return TERN_OK;
+    /* The program's global variables: key 5 (the bounce buffers have 2,
+     * the message buffers 3 and 4, private local buffers 6 and up,
+     * ofi_mr.c). */
+    rc = fi_mr_reg(o->domain, o->static_base, o->static_size, access, 0, 5, 0,
+                   &o->static_mr, NULL);
+    if (rc) {
+        tn_error("libfabric cannot register the program's global variables [%p, +%zu) "
+                 "for remote access: %s (set TERN_STATIC_DATA=off to run without it)",
+                 o->static_base, o->static_size, tn_fi.strerror(-rc));
+        return tn_ofi_status(rc);
+    }
+    if (mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(o->static_mr, &o->ep->fid, 0)))
+            return fi_fail("fi_mr_bind (global variables)", rc);
+        if ((rc = fi_mr_enable(o->static_mr)))
+            return fi_fail("fi_mr_enable (global variables)", rc);
+    }
     return TERN_OK;
 }
 
@@ -236,6 +255,8 @@ static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
     }
     o->peers[rank].map_base = a->map_base;
     o->peers[rank].key = a->key;
+    o->peers[rank].static_base = a->static_base;
+    o->peers[rank].static_key = a->static_key;
     o->resolved++;
     __atomic_store_n(&o->fi_addrs[rank], fa, __ATOMIC_RELEASE);
     return TERN_OK;
@@ -299,6 +320,10 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot, int lazy)
     mine.map_base = (uint64_t)(uintptr_t)o->map;
     mine.map_size = o->map_size;
     mine.key = fi_mr_key(o->mr);
+    if (o->static_mr) {
+        mine.static_base = (uint64_t)(uintptr_t)o->static_base;
+        mine.static_key = fi_mr_key(o->static_mr);
+    }
     o->boot = boot;
     o->lazy = lazy && tn_boot_has_kv(boot) && card_len(&mine) <= TN_BOOT_VALUE_MAX;
     o->peers = calloc((size_t)o->size, sizeof(*o->peers));
@@ -341,6 +366,8 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
         .lazy_addr = tn_cfg.ofi_lazy_addr,
         .fault = tn_cfg.test_fault,
+        .static_base = (void *)(uintptr_t)job->segs[job->rank].static_base,
+        .static_size = (size_t)job->segs[job->rank].static_size,
     };
     tn_ofi_t *ofi;
     size_t rss0 = tn_mem_rss_anon(); /* loading, when no prefetch did */
@@ -397,6 +424,8 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     o->base.ops = &ofi_ops;
     o->map = map;
     o->map_size = map_size;
+    o->static_base = opts->static_base;
+    o->static_size = opts->static_size;
     o->rank = boot->rank;
     o->size = boot->size;
     pthread_mutex_init(&o->lock, NULL);
@@ -452,8 +481,12 @@ void tn_ofi_destroy(tn_ofi_t *o)
 {
     if (!o)
         return;
-    /* Drain what is still in flight so no completion targets freed memory. */
-    for (int spins = 0; o->cq && o->inflight > 0 && spins < 1000000; spins++)
+    /* Drain what is still in flight so no completion targets freed memory,
+     * and send what still waits (packed messages wait for a credit). */
+    for (int spins = 0;
+         o->cq && spins < 1000000 &&
+         (o->inflight > 0 || atomic_load(&o->npacking) || atomic_load(&o->tx_queued));
+         spins++)
         tn_ofi_poll(&o->base);
     o->closing = 1;
     if (o->ep)
@@ -461,6 +494,8 @@ void tn_ofi_destroy(tn_ofi_t *o)
     tn_ofi_msg_teardown(o);
     tn_ofi_op_pool_destroy(o);
     tn_ofi_mr_cache_destroy(o);
+    if (o->static_mr)
+        fi_close(&o->static_mr->fid);
     if (o->mr)
         fi_close(&o->mr->fid);
     if (o->av)
@@ -604,6 +639,7 @@ static const tn_xport_ops_t ofi_ops = {
     .set_recv = tn_ofi_set_recv,
     .msg_prepare = tn_ofi_msg_prepare,
     .msg_commit = tn_ofi_msg_commit,
+    .msg_send = tn_ofi_msg_send,
     .summary = tn_ofi_summary,
     .copy_info = tn_xport_no_copy_info,
     .amo = tn_ofi_amo,

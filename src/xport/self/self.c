@@ -45,6 +45,8 @@ static int self_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
     if (rank != ((tn_self_t *)x)->rank)
         return TERN_ERR_UNSUPPORTED;
     out->delta = 0;
+    out->static_delta = 0; /* its own variables, at their own addresses */
+    out->static_mapped = 1;
     /* Copies within this process follow the copy policy of mapped memory,
      * which the shm transport sets up for every mapped rank, this one
      * included (it is created on every rank). */

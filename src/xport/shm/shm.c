@@ -46,6 +46,11 @@ static int shm_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)
     if (li < 0)
         return TERN_ERR_UNSUPPORTED;
     out->delta = (intptr_t)((uintptr_t)s->maps[li] - (uintptr_t)s->ctrl_bases[li]);
+    out->static_mapped = s->static_bases[li] != 0;
+    out->static_delta =
+        li == s->me || !out->static_mapped
+            ? 0
+            : (intptr_t)((uintptr_t)s->static_maps[li] - (uintptr_t)s->static_bases[li]);
     out->copy_min = tn_shm_copy_min(rank);
     return TERN_OK;
 }
@@ -66,7 +71,10 @@ static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *don
     tn_xport_map_t m;
     if (shm_peer_map(x, op->rank, &m) != TERN_OK)
         return TERN_ERR_RANK;
-    char *mapped = (char *)((uintptr_t)op->remote + (uintptr_t)m.delta);
+    if (op->region == TN_REGION_STATIC && !m.static_mapped)
+        return TERN_ERR_RANGE; /* core checks first: not reached */
+    intptr_t delta = op->region == TN_REGION_STATIC ? m.static_delta : m.delta;
+    char *mapped = (char *)((uintptr_t)op->remote + (uintptr_t)delta);
     if (op->kind == TN_RMA_PUT)
         memmove(mapped, op->local, op->n);
     else
@@ -98,6 +106,11 @@ static void shm_destroy(tn_xport_t *x)
     for (int i = 0; s->maps && i < s->nlocal; i++)
         if (i != s->me && s->maps[i])
             tn_seg_unmap_peer(s->maps[i], s->map_sizes[i]);
+    for (int i = 0; s->static_maps && i < s->nlocal; i++)
+        if (s->static_maps[i])
+            tn_seg_unmap_peer(s->static_maps[i], s->static_size);
+    free(s->static_maps);
+    free(s->static_bases);
     free(s->maps);
     free(s->map_sizes);
     free(s->ctrl_bases);
@@ -114,6 +127,7 @@ static void shm_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
     (void)provider;
     t->fixed += sizeof(*s);
     t->each_local += sizeof(*s->maps) + sizeof(*s->map_sizes) + sizeof(*s->ctrl_bases) +
+                     sizeof(*s->static_maps) + sizeof(*s->static_bases) +
                      tn_shm_queue_private_bytes();
     if (s->copy_setup)
         t->each_rank += sizeof(*tn_shm_copy_state.peers);
@@ -136,6 +150,8 @@ static const tn_xport_ops_t shm_ops = {
     .copy_info = shm_copy_info,
     .amo = tn_xport_no_amo, /* core runs CPU atomics on mapped peers */
     .mem = shm_mem,
+    .msg_queue = tn_shm_msg_queue,
+    .msg_inqueues = tn_shm_msg_inqueues,
 };
 
 /* Maps the segments of the other ranks of this node (their memfds stay
@@ -154,7 +170,10 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
     s->maps = calloc((size_t)n, sizeof(*s->maps));
     s->map_sizes = calloc((size_t)n, sizeof(*s->map_sizes));
     s->ctrl_bases = calloc((size_t)n, sizeof(*s->ctrl_bases));
-    if (!s->maps || !s->map_sizes || !s->ctrl_bases) {
+    s->static_maps = calloc((size_t)n, sizeof(*s->static_maps));
+    s->static_bases = calloc((size_t)n, sizeof(*s->static_bases));
+    if (!s->maps || !s->map_sizes || !s->ctrl_bases || !s->static_maps ||
+        !s->static_bases) {
         shm_destroy(&s->base);
         return TERN_ERR_NOMEM;
     }
@@ -174,6 +193,28 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
             return rc;
         }
         s->map_sizes[i] = in->map_size;
+    }
+    /* The static regions (core publishes them only when every rank has
+     * one of the same size): this rank's own at its own addresses, the
+     * others' through their memfds, as the segments. */
+    for (int i = 0; i < n; i++) {
+        const tn_seg_info_t *in = &job->segs[s->ranks[i]];
+        if (!in->static_size || (i != s->me && in->static_fd < 0))
+            continue;
+        s->static_size = in->static_size;
+        if (i != s->me) {
+            int rc = tn_seg_map_peer(in->pid, in->static_fd, in->static_size,
+                                     &s->static_maps[i]);
+            if (rc != TERN_OK) {
+                tn_error("mapping the global variables of local rank %d (global %d) "
+                         "failed: set TERN_STATIC_DATA=off to run without remote "
+                         "access to global and static variables",
+                         i, s->ranks[i]);
+                shm_destroy(&s->base);
+                return rc;
+            }
+        }
+        s->static_bases[i] = in->static_base;
     }
     int mrc = tn_shm_msg_setup(s, job);
     if (mrc != TERN_OK) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xport/msgq.h"
 #include "xport/registry.h"
 
 typedef struct tn_shm {
@@ -16,16 +17,21 @@ typedef struct tn_shm {
     const int *ranks; /* global rank of each local index, ascending */
     void **maps;      /* per local index: mapping of its segment here */
     size_t *map_sizes;
-    uint64_t *ctrl_bases; /* per local index: its mapping's start in its
+    uint64_t *ctrl_bases;   /* per local index: its mapping's start in its
                              own address space (data_base - ctrl_size) */
-    int copy_setup;       /* tn_shm_copy_setup done: teardown at destroy */
+    void **static_maps;     /* per local index: its static region mapped here
+                             (NULL: none, or this rank's own) */
+    uint64_t *static_bases; /* per local index: its static region's start in
+                               its own address space (0: none) */
+    size_t static_size;     /* of every static region (the same on all ranks) */
+    int copy_setup;         /* tn_shm_copy_setup done: teardown at destroy */
     /* messages (shm_msg.c) */
-    size_t ring_off;               /* queues in every local rank's control area */
-    size_t ring_bytes;             /* of one queue */
-    size_t msg_max;                /* largest message */
-    int threads;                   /* job->threads: queue turns are taken */
-    struct tn_shm_queue *out, *in; /* [nlocal] this process's side of the
-                                      queue to / from each local rank */
+    size_t ring_off;     /* queues in every local rank's control area */
+    size_t ring_bytes;   /* of one queue */
+    size_t msg_max;      /* largest message */
+    int threads;         /* job->threads: queue turns are taken */
+    tn_msgq_t *out, *in; /* [nlocal] this process's side of the queue to /
+                            from each local rank */
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
 } tn_shm_t;
@@ -48,5 +54,7 @@ int tn_shm_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 int tn_shm_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags);
 int tn_shm_poll(tn_xport_t *x);
+tn_msgq_t *tn_shm_msg_queue(tn_xport_t *x, int rank);
+int tn_shm_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);
 
 #endif
