@@ -52,8 +52,9 @@ int shb_rma_nsizes = 7;
 const size_t *shb_small_sizes = small_sizes_default;
 int shb_small_nsizes = 5;
 
-static long *share_word; /* symmetric (heap, not a global: Tern does not map those
+static long *share_word;   /* symmetric (heap, not a global: Tern does not map those
                           * yet): PE 0's decisions */
+static double *trial_time; /* symmetric, on PE 0: every PE's time of a trial */
 static double t_start;
 static int rows_done;
 
@@ -161,6 +162,14 @@ void shb_run(const shb_row_t *row, size_t size)
     for (int i = 0; i < trials; i++) {
         shmem_barrier_all();
         double ti = row->loop(iters, size);
+        /* The slowest PE's time: a collective's root may return long
+         * before the others have their data. */
+        if (shb_me != 0)
+            shmem_double_p(&trial_time[shb_me], ti, 0);
+        shmem_barrier_all();
+        for (int pe = 1; shb_me == 0 && pe < shb_npes; pe++)
+            if (trial_time[pe] > ti)
+                ti = trial_time[pe];
         vals[i] = value_of(row, size, iters, ti);
     }
     shmem_barrier_all();
@@ -609,6 +618,7 @@ int main(int argc, char **argv)
     shb_dst = shmem_malloc(shb_max_bytes);
     amo_word = shmem_calloc(1, sizeof(long));
     share_word = shmem_calloc(1, sizeof(long));
+    trial_time = shmem_calloc((size_t)shb_npes, sizeof(double));
     sig_word = shmem_calloc(1, sizeof(uint64_t));
     for (int k = 0; k < 2; k++) {
         psync[k] = shmem_malloc(SHMEM_REDUCE_SYNC_SIZE * sizeof(long) +
@@ -623,8 +633,8 @@ int main(int argc, char **argv)
     if (wrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE)
         wrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
     pwrk = shmem_malloc(wrk * sizeof(long));
-    if (!shb_src || !shb_dst || !amo_word || !share_word || !sig_word || !psync[0] ||
-        !psync[1] || !pwrk)
+    if (!shb_src || !shb_dst || !amo_word || !share_word || !trial_time || !sig_word ||
+        !psync[0] || !psync[1] || !pwrk)
         usage("shmem_malloc failed: raise SHMEM_SYMMETRIC_SIZE");
     memset(shb_src, 1, shb_max_bytes);
     memset(shb_dst, 0, shb_max_bytes);
