@@ -48,19 +48,21 @@ TSHMEM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 
 TSHMEM_API int shmem_team_sync(shmem_team_t team);
 /* Deprecated active-set forms (PE_start, 2^logPE_stride, PE_size; pSync
- * of SHMEM_*_SYNC_SIZE longs set to SHMEM_SYNC_VALUE). */
+ * of SHMEM_*_SYNC_SIZE longs set to SHMEM_SYNC_VALUE). A set that is not
+ * every PE synchronizes on pSync: 30 barrier rounds (2^30 PEs) and a chain
+ * word, hence 32 longs. */
 TSHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 TSHMEM_API void tshmem_sync_aset_(int PE_start, int logPE_stride, int PE_size,
                                   long *pSync);
 
 #define SHMEM_SYNC_VALUE              0L
-#define SHMEM_SYNC_SIZE               8
-#define SHMEM_BCAST_SYNC_SIZE         8
-#define SHMEM_BARRIER_SYNC_SIZE       8
-#define SHMEM_REDUCE_SYNC_SIZE        8
-#define SHMEM_COLLECT_SYNC_SIZE       8
-#define SHMEM_ALLTOALL_SYNC_SIZE      8
-#define SHMEM_ALLTOALLS_SYNC_SIZE     8
+#define SHMEM_SYNC_SIZE               32
+#define SHMEM_BCAST_SYNC_SIZE         32
+#define SHMEM_BARRIER_SYNC_SIZE       32
+#define SHMEM_REDUCE_SYNC_SIZE        32
+#define SHMEM_COLLECT_SYNC_SIZE       32
+#define SHMEM_ALLTOALL_SYNC_SIZE      32
+#define SHMEM_ALLTOALLS_SYNC_SIZE     32
 #define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
 
 /* ---- data movement ------------------------------------------------------------ */

@@ -1,27 +1,25 @@
 /* The deprecated active-set collectives (PE_start, 2^logPE_stride,
- * PE_size, pSync, pWrk). They run on a team of exactly the active set:
- * the world team when the set is every PE; any other set would need a
- * team made collectively over every PE, which these calls cannot ask of
- * PEs outside the set, so they end the job with a message saying to use
- * the team routines (a known gap, docs/shmem.md). pSync and pWrk are not
- * used: Tern's collectives keep their own synchronization and space, so
- * pSync stays at SHMEM_SYNC_VALUE as the specification requires. */
+ * PE_size, pSync, pWrk). When the set is every PE they run on the world
+ * team with Tern's collectives, which keep their own synchronization and
+ * space (pSync and pWrk untouched, so pSync stays at SHMEM_SYNC_VALUE as
+ * the specification requires). Any other set cannot have a team (making
+ * one is collective over every PE, and only the set's PEs call): those go
+ * to coll_aset_sub.c, which synchronizes on pSync. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "tshmem.h"
+#include "coll_aset_sub.h"
 
+/* The world team when the set is every PE; otherwise NULL with *a the
+ * checked subset. */
 static shmem_team_t aset_team(const char *call, int PE_start, int logPE_stride,
-                              int PE_size)
+                              int PE_size, long *pSync, tshmem_aset_t *a)
 {
     if (PE_start == 0 && (logPE_stride == 0 || PE_size == 1) &&
         (uint32_t)PE_size == tshmem_g.npes)
         return SHMEM_TEAM_WORLD;
-    tshmem_fatal(
-        "%s: the active set (PE_start %d, logPE_stride %d, PE_size %d) is not "
-        "every PE; Tern's OpenSHMEM runs active-set collectives on all PEs only: "
-        "use a team (shmem_team_split_strided) and the team routines",
-        call, PE_start, logPE_stride, PE_size);
+    tshmem_aset_make(a, call, PE_start, logPE_stride, PE_size, pSync);
+    return NULL;
 }
 
 static void check(const char *call, int rc)
@@ -32,17 +30,24 @@ static void check(const char *call, int rc)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    (void)pSync;
-    shmem_team_t t = aset_team("shmem_barrier", PE_start, logPE_stride, PE_size);
+    tshmem_aset_t a;
+    shmem_team_t t =
+        aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, &a);
     shmem_quiet();
-    check("shmem_barrier", shmem_team_sync(t));
+    if (!t)
+        tshmem_aset_sync(&a);
+    else
+        check("shmem_barrier", shmem_team_sync(t));
 }
 
 void tshmem_sync_aset_(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    (void)pSync;
-    check("shmem_sync",
-          shmem_team_sync(aset_team("shmem_sync", PE_start, logPE_stride, PE_size)));
+    tshmem_aset_t a;
+    shmem_team_t t = aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync, &a);
+    if (!t)
+        tshmem_aset_sync(&a);
+    else
+        check("shmem_sync", shmem_team_sync(t));
 }
 
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -69,81 +74,120 @@ static void aset_broadcast(const char *call, shmem_team_t t, void *dest,
     }
 }
 
-#define TSHMEM_DEF_ASET_SIZED_(B)                                                        \
-    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,  \
-                            int PE_start, int logPE_stride, int PE_size, long *pSync)    \
-    {                                                                                    \
-        (void)pSync;                                                                     \
-        shmem_team_t t =                                                                 \
-            aset_team("shmem_broadcast" #B, PE_start, logPE_stride, PE_size);            \
-        aset_broadcast("shmem_broadcast" #B, t, dest, source, nelems *(B / 8), PE_root); \
-    }                                                                                    \
-    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,   \
-                          int logPE_stride, int PE_size, long *pSync)                    \
-    {                                                                                    \
-        (void)pSync;                                                                     \
-        check("shmem_collect" #B,                                                        \
-              shmem_collectmem(                                                          \
-                  aset_team("shmem_collect" #B, PE_start, logPE_stride, PE_size), dest,  \
-                  source, nelems *(B / 8)));                                             \
-    }                                                                                    \
-    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,  \
-                           int logPE_stride, int PE_size, long *pSync)                   \
-    {                                                                                    \
-        (void)pSync;                                                                     \
-        check("shmem_fcollect" #B,                                                       \
-              shmem_fcollectmem(                                                         \
-                  aset_team("shmem_fcollect" #B, PE_start, logPE_stride, PE_size), dest, \
-                  source, nelems *(B / 8)));                                             \
-    }                                                                                    \
-    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,  \
-                           int logPE_stride, int PE_size, long *pSync)                   \
-    {                                                                                    \
-        (void)pSync;                                                                     \
-        check("shmem_alltoall" #B,                                                       \
-              shmem_alltoallmem(                                                         \
-                  aset_team("shmem_alltoall" #B, PE_start, logPE_stride, PE_size), dest, \
-                  source, nelems *(B / 8)));                                             \
-    }                                                                                    \
-    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,               \
-                            ptrdiff_t sst, size_t nelems, int PE_start,                  \
-                            int logPE_stride, int PE_size, long *pSync)                  \
-    {                                                                                    \
-        (void)pSync;                                                                     \
-        shmem_team_t t =                                                                 \
-            aset_team("shmem_alltoalls" #B, PE_start, logPE_stride, PE_size);            \
-        check("shmem_alltoalls" #B,                                                      \
-              shmem_uint##B##_alltoalls(t, dest, source, dst, sst, nelems));             \
+#define TSHMEM_DEF_ASET_SIZED_(B)                                                       \
+    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root, \
+                            int PE_start, int logPE_stride, int PE_size, long *pSync)   \
+    {                                                                                   \
+        const char *call = "shmem_broadcast" #B;                                        \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_broadcast(&a, dest, source, nelems *(B / 8), PE_root);          \
+        else                                                                            \
+            aset_broadcast(call, t, dest, source, nelems *(B / 8), PE_root);            \
+    }                                                                                   \
+    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,  \
+                          int logPE_stride, int PE_size, long *pSync)                   \
+    {                                                                                   \
+        const char *call = "shmem_collect" #B;                                          \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_collect(&a, dest, source, nelems *(B / 8), 0);                  \
+        else                                                                            \
+            check(call, shmem_collectmem(t, dest, source, nelems *(B / 8)));            \
+    }                                                                                   \
+    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start, \
+                           int logPE_stride, int PE_size, long *pSync)                  \
+    {                                                                                   \
+        const char *call = "shmem_fcollect" #B;                                         \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_collect(&a, dest, source, nelems *(B / 8), 1);                  \
+        else                                                                            \
+            check(call, shmem_fcollectmem(t, dest, source, nelems *(B / 8)));           \
+    }                                                                                   \
+    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start, \
+                           int logPE_stride, int PE_size, long *pSync)                  \
+    {                                                                                   \
+        const char *call = "shmem_alltoall" #B;                                         \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_alltoall(&a, dest, source, nelems *(B / 8));                    \
+        else                                                                            \
+            check(call, shmem_alltoallmem(t, dest, source, nelems *(B / 8)));           \
+    }                                                                                   \
+    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,              \
+                            ptrdiff_t sst, size_t nelems, int PE_start,                 \
+                            int logPE_stride, int PE_size, long *pSync)                 \
+    {                                                                                   \
+        const char *call = "shmem_alltoalls" #B;                                        \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_alltoalls(&a, dest, source, dst, sst, nelems, B);               \
+        else                                                                            \
+            check(call, shmem_uint##B##_alltoalls(t, dest, source, dst, sst, nelems));  \
     }
 TSHMEM_DEF_ASET_SIZED_(32)
 TSHMEM_DEF_ASET_SIZED_(64)
 
+/* The combining step of a subset's reduction: acc = acc OP mine. */
+#define TSHMEM_ASET_OP_and(x, y)  ((x) & (y))
+#define TSHMEM_ASET_OP_or(x, y)   ((x) | (y))
+#define TSHMEM_ASET_OP_xor(x, y)  ((x) ^ (y))
+#define TSHMEM_ASET_OP_max(x, y)  ((x) > (y) ? (x) : (y))
+#define TSHMEM_ASET_OP_min(x, y)  ((x) < (y) ? (x) : (y))
+#define TSHMEM_ASET_OP_sum(x, y)  ((x) + (y))
+#define TSHMEM_ASET_OP_prod(x, y) ((x) * (y))
+#define TSHMEM_DEF_COMBINE_(T, N, OP)                                     \
+    static void combine_##N##_##OP(void *acc, const void *mine, size_t n) \
+    {                                                                     \
+        T *x = acc;                                                       \
+        const T *y = mine;                                                \
+        for (size_t i = 0; i < n; i++)                                    \
+            x[i] = TSHMEM_ASET_OP_##OP(x[i], y[i]);                       \
+    }
+
 #define TSHMEM_DEF_TOALL_(T, N, OP)                                                     \
+    TSHMEM_DEF_COMBINE_(T, N, OP)                                                       \
     void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, \
                                    int logPE_stride, int PE_size, T *pWrk, long *pSync) \
     {                                                                                   \
-        (void)pWrk, (void)pSync;                                                        \
+        (void)pWrk;                                                                     \
         const char *call = "shmem_" #N "_" #OP "_to_all";                               \
         if (nreduce < 0)                                                                \
             tshmem_fatal("%s: nreduce %d is negative", call, nreduce);                  \
-        check(call, shmem_##N##_##OP##_reduce(                                          \
-                        aset_team(call, PE_start, logPE_stride, PE_size), dest, source, \
-                        (size_t)nreduce));                                              \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_reduce(&a, call, dest, source, (size_t)nreduce, sizeof(T),      \
+                               combine_##N##_##OP);                                     \
+        else                                                                            \
+            check(call, shmem_##N##_##OP##_reduce(t, dest, source, (size_t)nreduce));   \
     }
 /* Bitwise: the team routines exist for the exact-width types; these are
  * of the same sizes on LP64 (checked). */
-#define TSHMEM_DEF_TOALL_AS_(T, N, OP, W)                                                \
-    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,  \
-                                   int logPE_stride, int PE_size, T *pWrk, long *pSync)  \
-    {                                                                                    \
-        _Static_assert(sizeof(T) == sizeof(W##_t), #T " is not " #W "_t");               \
-        (void)pWrk, (void)pSync;                                                         \
-        const char *call = "shmem_" #N "_" #OP "_to_all";                                \
-        if (nreduce < 0)                                                                 \
-            tshmem_fatal("%s: nreduce %d is negative", call, nreduce);                   \
-        check(call, shmem_##W##_##OP##_reduce(                                           \
-                        aset_team(call, PE_start, logPE_stride, PE_size), (W##_t *)dest, \
-                        (const W##_t *)source, (size_t)nreduce));                        \
+#define TSHMEM_DEF_TOALL_AS_(T, N, OP, W)                                               \
+    TSHMEM_DEF_COMBINE_(T, N, OP)                                                       \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start, \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync) \
+    {                                                                                   \
+        _Static_assert(sizeof(T) == sizeof(W##_t), #T " is not " #W "_t");              \
+        (void)pWrk;                                                                     \
+        const char *call = "shmem_" #N "_" #OP "_to_all";                               \
+        if (nreduce < 0)                                                                \
+            tshmem_fatal("%s: nreduce %d is negative", call, nreduce);                  \
+        tshmem_aset_t a;                                                                \
+        shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
+        if (!t)                                                                         \
+            tshmem_aset_reduce(&a, call, dest, source, (size_t)nreduce, sizeof(T),      \
+                               combine_##N##_##OP);                                     \
+        else                                                                            \
+            check(call, shmem_##W##_##OP##_reduce(                                      \
+                            t, (W##_t *)dest, (const W##_t *)source, (size_t)nreduce)); \
     }
 #define TSHMEM_DEF_TOALL_BIT_(T, N, W) \
     TSHMEM_DEF_TOALL_AS_(T, N, and, W) \

@@ -5,7 +5,8 @@
  * that forgets shmem_finalize, a bad comparison, bad frees and alignments,
  * AMOs on a non-symmetric or misaligned address, a bad PE or a dead context,
  * a bad signal operator and a signal word that is not symmetric, a lock
- * that is not symmetric and the clear of a lock nobody holds.
+ * that is not symmetric and the clear of a lock nobody holds, active sets
+ * without the caller or past the PEs and a pSync that is not symmetric.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -93,6 +94,13 @@ int main(int argc, char **argv)
         shmem_set_lock(&local[1]); /* a lock on the stack */
     } else if (strcmp(c, "lock_not_held") == 0) {
         shmem_clear_lock(&x[16]);
+    } else if (strcmp(c, "aset_not_member") == 0) { /* PE 0 is not in (1, 0, 1) */
+        shmem_barrier(1, 0, 1, x + 32);
+    } else if (strcmp(c, "aset_range") == 0) { /* PEs 0, 2: past the 2 PEs */
+        shmem_long_sum_to_all(x, x + 8, 1, 0, 1, 2, x + 16, x + 32);
+    } else if (strcmp(c, "aset_nonsym") == 0) { /* pSync on the stack */
+        long ps[SHMEM_SYNC_SIZE] = {0};
+        shmem_broadcast64(x, x + 8, 1, 0, me, 0, 1, ps);
     } else if (strcmp(c, "bad_pe") == 0) {
         shmem_long_p(x, 1, n);
     } else if (strcmp(c, "negative_pe") == 0) {

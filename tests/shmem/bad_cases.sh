@@ -93,6 +93,15 @@ bad_pe)
 lock_nonsym)
     run
     expect_fatal 'shmem_set_lock: the lock 0x[0-9a-f]+ is not a symmetric address' ;;
+aset_not_member)
+    run
+    expect_fatal 'shmem_barrier: PE 0 is not in the active set \(PE_start 1, logPE_stride 0, PE_size 1\)' ;;
+aset_range)
+    run
+    expect_fatal 'shmem_long_sum_to_all: the active set \(PE_start 0, logPE_stride 1, PE_size 2\) is not a set of the 2 PEs' ;;
+aset_nonsym)
+    run
+    expect_fatal 'shmem_broadcast64: pSync 0x[0-9a-f]+ is not an aligned symmetric array' ;;
 lock_not_held)
     run
     expect_fatal 'shmem_clear_lock: the lock 0x[0-9a-f]+ is not held' ;;
