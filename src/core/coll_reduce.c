@@ -240,23 +240,24 @@ static void push_tree(tn_cteam_t *t, void *dest, const void *src, size_t count, 
     if (!me)
         while (below < n)
             below <<= 1;
+    /* An inner member combines in its dest: free since it entered, and
+     * nobody reads its src (with dest == src the src is consumed here). */
     const void *part = src;
     if (has_children(me, n)) {
-        memcpy(t->scratch, src, bytes);
+        if (dest != src)
+            memcpy(dest, src, bytes);
         size_t lvl = 0;
         for (int k = 1; k < below && me + k < n; k <<= 1, lvl++) {
             tn_coll_wait(t, me + k, seq); /* its partial is in region lvl */
-            fn(t->scratch, t->fast + lvl * region, count);
+            fn(dest, t->fast + lvl * region, count);
         }
-        part = t->scratch;
+        part = dest;
     }
     if (me) {
         int parent = me - below;
         size_t lvl = (size_t)__builtin_ctz((unsigned)below);
         tn_coll_put_flag(t, parent, t->fast + lvl * region, part, bytes, seq);
         tn_coll_wait(t, parent, seq); /* dest holds the result */
-    } else {
-        memcpy(dest, t->scratch, bytes);
     }
     for (int k = below >> 1; k >= 1; k >>= 1)
         if (me + k < n)
@@ -279,8 +280,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    /* The pushed tree's partial is combined in scratch: both bound it. */
-    if (!t->all_mapped && total <= push_region(n) && total <= tn_teams.scratch) {
+    if (!t->all_mapped && total <= push_region(n)) {
         push_tree(t, dest, src, count, es, fn);
         return TERN_OK;
     }
