@@ -97,10 +97,9 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     for (int k = below >> 1; k >= 1; k >>= 1) {
         if (rel + k >= n)
             continue;
-        int c = (rel + k + root) % n, g = t->ranks[c];
-        tn_coll_wait(t, c, seq);
-        must(tern_put(g, tern_sym_addr(g, dest), dest, nbytes, 0), "a broadcast put");
-        tn_coll_signal(t, c, seq);
+        int c = (rel + k + root) % n;
+        tn_coll_wait(t, c, seq);                         /* c's dest is free */
+        tn_coll_put_flag(t, c, dest, dest, nbytes, seq); /* data, then flag */
     }
     return TERN_OK;
 }

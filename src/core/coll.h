@@ -105,8 +105,9 @@ int tn_teams_drain(void);
 tn_cteam_t *tn_team_get(tern_team_t handle, const char *call);
 
 /* Synchronization (core/coll_sync.c). Flag of this rank at team rank j,
- * value seq: a store and wake when j is mapped here, else a network write
- * (a failed one ends the job, as in the world barrier). */
+ * value seq: a store and wake when j is mapped here, else a Short active
+ * message whose handler raises it (a failed send ends the job, as in the
+ * world barrier). */
 void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
 /* Until this rank's flag of team rank j reaches seq. */
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
@@ -123,6 +124,18 @@ extern _Atomic int tn_coll_nb;
 void tn_coll_nb_finish(tn_cteam_t *t);
 /* Writes this rank's flags of t have in flight, then the first error. */
 int tn_coll_drain(tn_cteam_t *t);
+
+/* Data with its flag (core/coll_am.c): n bytes from src into member j's
+ * copy of dest (this rank's symmetric address), then this rank's flag at
+ * j raised to seq, so that j's wait for seq sees the data: one active
+ * message to a network member (j's handler raises the flag) up to the
+ * Medium payload limit, a blocking put and the flag write above it; a
+ * copy and the flag store to a mapped member. n == 0: the flag alone, to
+ * a network member (a Short message). A failed send ends the job. */
+void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t n,
+                      uint32_t seq);
+/* Registers the handler of those messages (tern_init, with network peers). */
+void tn_coll_am_init(void);
 
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
  * NULL); logs and returns TERN_ERR_INVALID naming what for call. */

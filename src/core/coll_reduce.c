@@ -211,6 +211,59 @@ static void rsag(tn_cteam_t *t, void *dest, const void *src, size_t count, size_
     tn_coll_barrier(t);
 }
 
+/* Bytes of each child's region in a parent's fast area for the pushed
+ * tree (teams not all mapped, whose fast area is otherwise unused): the
+ * area split among the most children a member has, ceil(log2 n). */
+static size_t push_region(int n)
+{
+    size_t levels = 0;
+    while (((size_t)1 << levels) < (size_t)n)
+        levels++;
+    return (4 * (size_t)TN_COLL_FAST / levels) & ~(size_t)63;
+}
+
+/* The binomial tree with the data pushed, each transfer carrying its flag
+ * (tn_coll_put_flag: one network message each way per level, instead of
+ * a signal, a get and a put awaited for its remote completion). A child
+ * puts its partial into region log2(k) of its parent's fast area; the
+ * parent combines its children's regions in order of k, as the pulled
+ * tree does, and the result comes down into each child's dest. A region
+ * is written again only in a later allreduce, which its writer enters
+ * after the result of this one came down, after the parent read it. */
+static void push_tree(tn_cteam_t *t, void *dest, const void *src, size_t count, size_t es,
+                      tn_red_fn fn)
+{
+    int n = t->size, me = t->rank;
+    size_t bytes = count * es, region = push_region(n);
+    uint32_t seq = ++t->seq;
+    int below = me ? tn_lowbit(me) : 1;
+    if (!me)
+        while (below < n)
+            below <<= 1;
+    /* An inner member combines in its dest: free since it entered, and
+     * nobody reads its src (with dest == src the src is consumed here). */
+    const void *part = src;
+    if (has_children(me, n)) {
+        if (dest != src)
+            memcpy(dest, src, bytes);
+        size_t lvl = 0;
+        for (int k = 1; k < below && me + k < n; k <<= 1, lvl++) {
+            tn_coll_wait(t, me + k, seq); /* its partial is in region lvl */
+            fn(dest, t->fast + lvl * region, count);
+        }
+        part = dest;
+    }
+    if (me) {
+        int parent = me - below;
+        size_t lvl = (size_t)__builtin_ctz((unsigned)below);
+        tn_coll_put_flag(t, parent, t->fast + lvl * region, part, bytes, seq);
+        tn_coll_wait(t, parent, seq); /* dest holds the result */
+    }
+    for (int k = below >> 1; k >= 1; k >>= 1)
+        if (me + k < n)
+            tn_coll_put_flag(t, me + k, dest, dest, bytes, seq);
+}
+
 int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, int type,
                       int op)
 {
@@ -225,6 +278,10 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
     size_t total = count * es;
     if (t->all_mapped && total <= TN_COLL_FAST) {
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
+        return TERN_OK;
+    }
+    if (!t->all_mapped && total <= push_region(n)) {
+        push_tree(t, dest, src, count, es, fn);
         return TERN_OK;
     }
     if (t->all_mapped || total > TN_COLL_TREE_MAX) {

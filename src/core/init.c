@@ -248,6 +248,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
             tn_ad_am_init();
             tn_acc_am_init();
             tn_vis_am_init();
+            tn_coll_am_init();
             break;
         }
 
