@@ -76,9 +76,11 @@ void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t 
         return;
     }
     int rc;
-    if (n > tn_am_medium_max(g)) {
-        /* Beyond one message: a put (blocking until remotely complete,
-         * zero copy), then the flag. */
+    if (n > tn_am_medium_max(g) ||
+        tn_core_region(g, (uintptr_t)remote, n) != TN_REGION_SEG) {
+        /* Beyond one message, or into the peer's global variables (which
+         * a Long message does not take): a put (blocking until remotely
+         * complete, zero copy), then the flag. */
         rc = tern_put(g, remote, src, n, 0);
         if (rc == TERN_OK) {
             tn_coll_signal(t, j, seq);
