@@ -6,7 +6,8 @@
  * AMOs on a non-symmetric or misaligned address, a bad PE or a dead context,
  * a bad signal operator and a signal word that is not symmetric, a lock
  * that is not symmetric and the clear of a lock nobody holds, active sets
- * without the caller or past the PEs and a pSync that is not symmetric.
+ * without the caller or past the PEs and a pSync that is not symmetric, a
+ * session on a destroyed context or without the config its mask names.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -101,6 +102,13 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "aset_nonsym") == 0) { /* pSync on the stack */
         long ps[SHMEM_SYNC_SIZE] = {0};
         shmem_broadcast64(x, x + 8, 1, 0, me, 0, 1, ps);
+    } else if (strcmp(c, "session_ctx_destroyed") == 0) {
+        shmem_ctx_t ctx;
+        CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_session_start(ctx, SHMEM_CTX_SESSION_BATCH, NULL, 0);
+    } else if (strcmp(c, "session_null_config") == 0) {
+        shmem_ctx_session_start(SHMEM_CTX_DEFAULT, 0, NULL, SHMEM_CTX_SESSION_TOTAL_OPS);
     } else if (strcmp(c, "bad_pe") == 0) {
         shmem_long_p(x, 1, n);
     } else if (strcmp(c, "negative_pe") == 0) {

@@ -102,6 +102,12 @@ aset_range)
 aset_nonsym)
     run
     expect_fatal 'shmem_broadcast64: pSync 0x[0-9a-f]+ is not an aligned symmetric array' ;;
+session_ctx_destroyed)
+    run
+    expect_fatal 'shmem_ctx_session_start: context 0x[0-9a-f]+ was destroyed' ;;
+session_null_config)
+    run
+    expect_fatal 'shmem_ctx_session_start: config is NULL but config_mask 0x1 asks for its fields' ;;
 lock_not_held)
     run
     expect_fatal 'shmem_clear_lock: the lock 0x[0-9a-f]+ is not held' ;;
