@@ -28,6 +28,8 @@ static int member(const aset_t *s, int i)
 /* pSync is back at SHMEM_SYNC_VALUE on return, but a member that has
  * returned may already start the next call on it: check where no member
  * can, between two barriers on another pSync (ps + SHMEM_SYNC_SIZE). */
+static long psync_global[2 * SHMEM_SYNC_SIZE]; /* a symmetric global */
+
 static void psync_clean(const aset_t *s, long *ps, const char *after)
 {
     long *other = ps + SHMEM_SYNC_SIZE;
@@ -220,14 +222,15 @@ int main(void)
     B.rd = shmem_malloc(2 * M * sizeof(double));
     B.rz = shmem_malloc(2 * M * sizeof(double _Complex));
     B.touched = shmem_calloc(M, sizeof(long));
-    /* three pairs of pSyncs, on the heap (global and static variables are not yet
-     * symmetric in libtshmem) */
+    /* pairs of pSyncs on the heap; the odd PEs' set below uses a global */
     long *ps = shmem_malloc(6 * SHMEM_SYNC_SIZE * sizeof(long));
     CHECK(B.s32 && B.d32 && B.s64 && B.d64 && B.ri && B.rl && B.rll && B.rs && B.rd &&
               B.rz && B.touched && ps,
           "shmem_malloc");
     for (int i = 0; i < 6 * SHMEM_SYNC_SIZE; i++)
         ps[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < 2 * SHMEM_SYNC_SIZE; i++)
+        psync_global[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
 
     /* 1. PEs 1..n-1 (stride 2^0); PE 0 puts into their memory meanwhile */
@@ -246,13 +249,14 @@ int main(void)
             for (int r = 0; r < 50; r++)
                 CHECK(B.touched[r] == r + me, "PE 0's put %d: %ld", r, B.touched[r]);
     }
-    /* 2. the even and the odd PEs at once (stride 2^1), own pSyncs */
+    /* 2. the even and the odd PEs at once (stride 2^1), own pSyncs (the
+     * odd set's a global variable) */
     {
         aset_t even = {0, 1, (n + 1) / 2, 2}, odd = {1, 1, n / 2, 2};
         if (me % 2 == 0)
             run(&even, ps);
         else
-            run(&odd, ps + 2 * SHMEM_SYNC_SIZE);
+            run(&odd, psync_global);
         shmem_barrier_all();
     }
     /* 3. a set of one PE (the last), with another pSync, the rest idle */
