@@ -14,5 +14,13 @@
 /* For the few small functions of a fast path that GCC would keep out of
  * line (their callers are measured with callgrind: scripts/am-cost.sh). */
 #define TN_ALWAYS_INLINE inline __attribute__((always_inline))
+/* Reads of memory that AddressSanitizer must not check: the bytes between
+ * a program's globals (their redzones) when the whole data segment is
+ * copied (mem/static.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TN_NO_ASAN __attribute__((no_sanitize_address))
+#else
+#define TN_NO_ASAN
+#endif
 
 #endif
