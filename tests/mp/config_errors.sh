@@ -81,6 +81,11 @@ TERN_SEGMENT_SIZE=0.1% timeout 20 "$ternrun" -n 2 "$hello" >/dev/null 2>&1 || fa
 # may take a second or two.
 sleep 0.2
 name=$(basename "$hello" | cut -c1-15)
-left=$(ps -eo stat=,pid=,comm= | awk -v n="$name" '$1 !~ /^Z/ && $3 == n { print $2 }')
+# Only ranks whose ternrun is gone: other tests running at the same time
+# (ctest -j) start the same program under ternruns of their own.
+left=$(ps -eo stat=,pid=,ppid=,comm= | awk -v n="$name" '
+  { st[NR] = $1; pid[NR] = $2; pp[NR] = $3; cm[NR] = $4; comm[$2] = $4 }
+  END { for (i = 1; i <= NR; i++)
+          if (st[i] !~ /^Z/ && cm[i] == n && comm[pp[i]] != "ternrun") print pid[i] }')
 [ -n "$left" ] && fail "processes left behind: $left"
 echo "config_errors: PASS"
