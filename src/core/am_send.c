@@ -302,6 +302,7 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     if (cat == TN_AM_SHORT)
         payload = NULL, len = 0;
+    tn_core_effects_release();
     if (!(t && t == tn_am_token && t->is_request && !t->replied &&
           fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
         fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len, args,
@@ -356,6 +357,7 @@ int tern_am_request_long(int rank, int handler, const void *buf, size_t len, voi
 static int reply(am_send_t *s, tern_am_token_t token)
 {
     TN_CHECK_INIT(s->call);
+    tn_core_effects_release();
     int rc = check_token(s->call, token, &s->rank);
     if (rc != TERN_OK)
         return rc;
@@ -635,6 +637,7 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
         return TERN_OK;
     const char *call = "tern_am_prepare_reply_medium";
     TN_CHECK_INIT(call);
+    tn_core_effects_release();
     int rank = -1;
     int rc = check_token(call, token, &rank);
     if (rc != TERN_OK)

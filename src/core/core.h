@@ -100,6 +100,29 @@ typedef struct tn_core {
 
 extern tn_core_t tn_core;
 
+/* A handler's effects, made visible to the thread that later returns from
+ * a barrier when another thread (the progress thread, a polling thread
+ * under THREAD_MULTIPLE) ran the handler: a Reply, sent after its
+ * handler's effects, releases; a barrier's return acquires. The hardware
+ * orders them through the network round trip between the two already;
+ * this is the edge within the process that ThreadSanitizer (and a weaker
+ * memory model) can see. Free with one thread. */
+extern _Atomic unsigned long tn_core_effects;
+static inline int tn_core_handler_threads(void)
+{
+    return tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_core.have_progress;
+}
+static inline void tn_core_effects_release(void)
+{
+    if (tn_core_handler_threads())
+        atomic_fetch_add_explicit(&tn_core_effects, 1, memory_order_release);
+}
+static inline void tn_core_effects_acquire(void)
+{
+    if (tn_core_handler_threads())
+        (void)atomic_load_explicit(&tn_core_effects, memory_order_acquire);
+}
+
 /* Logs msg as an error of the named call and returns status, or ends the
  * job when TERN_ERROR_MODE=abort. */
 int tn_core_fail(int status, const char *call, const char *fmt, ...)

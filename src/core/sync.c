@@ -8,6 +8,8 @@
 #include "core/core.h"
 #include "core/event.h"
 
+_Atomic unsigned long tn_core_effects;
+
 tern_status_t tern_barrier(void)
 {
     TN_CHECK_INIT("tern_barrier");
@@ -16,6 +18,7 @@ tern_status_t tern_barrier(void)
     tn_core_lock();
     tn_team_barrier(&tn_core.world);
     tn_core_unlock();
+    tn_core_effects_acquire();
     if (__builtin_expect(tn_stats_on, 0)) {
         tn_stats_t *s = tn_stats_mine();
         s->barriers++;
