@@ -7,6 +7,7 @@
  * inexact values is compared with a relative tolerance of 1e-12 and
  * checked to be the same bits on every member. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "mp_util.h"
 
@@ -347,6 +348,11 @@ int main(int argc, char **argv)
     }
     MP_CHECK(tern_team_size(TERN_TEAM_NODE) == mapped, "node team of %d, %d mapped",
              tern_team_size(TERN_TEAM_NODE), mapped);
+    /* Under mpirun with scripts/mpirun-nodes.sh: the simulated nodes took. */
+    const char *want_nodes = getenv("MP_EXPECT_NODES");
+    if (want_nodes)
+        MP_CHECK(tern_node_count() == atoi(want_nodes), "%d nodes, expected %s",
+                 tern_node_count(), want_nodes);
     check_team(TERN_TEAM_WORLD, "world");
     check_team(TERN_TEAM_NODE, "node");
 
