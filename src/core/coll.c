@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "core/coll.h"
 
 int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n)
@@ -126,6 +127,35 @@ static void gather(tn_cteam_t *t, char *dest, const size_t *dest_off, const char
     must(tern_nbi_sync(TERN_SYNC_REMOTE), "a gather get");
 }
 
+/* Pushed exchange of a team across nodes, after one barrier (every dest
+ * free, every src ready): member me sends nbytes at src + src_step * p to
+ * member p's dest + me * nbytes with its flag (one message up to the
+ * Medium limit), starting after itself, copies its own block, and waits
+ * for every member's flag. No exit barrier: nobody reads a src after its
+ * owner sent it, and every write into this dest is awaited here. */
+static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step,
+                     size_t nbytes)
+{
+    int n = t->size, me = t->rank;
+    tn_coll_barrier(t);
+    uint32_t seq = ++t->seq;
+    char *mine = dest + (size_t)me * nbytes;
+    for (int s = 1; s < n; s++) {
+        int p = (me + s) % n;
+        tn_coll_put_flag(t, p, mine, src + src_step * (size_t)p, nbytes, seq);
+    }
+    memcpy(mine, src + src_step * (size_t)me, nbytes);
+    for (int s = 1; s < n; s++)
+        tn_coll_wait(t, (me - s + n) % n, seq);
+}
+
+/* Whether blocks of nbytes go by push_all: each one message (a team whose
+ * members all share memory reads in place instead). */
+static int pushed(const tn_cteam_t *t, size_t nbytes)
+{
+    return !t->all_mapped && nbytes <= tn_cfg.am_medium_max;
+}
+
 tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_t nbytes)
 {
     static const char call[] = "tern_fcollect";
@@ -149,6 +179,10 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
     }
     if (!t->all_mapped && tn_coll_eager_fcollect(t, dest, src, nbytes))
         return TERN_OK;
+    if (pushed(t, nbytes)) {
+        push_all(t, dest, src, 0, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;
@@ -219,6 +253,10 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
     }
     if (!t->all_mapped && tn_coll_eager_alltoall(t, dest, src, nbytes))
         return TERN_OK;
+    if (pushed(t, nbytes)) {
+        push_all(t, dest, src, nbytes, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;
