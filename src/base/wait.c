@@ -53,6 +53,12 @@ void tn_wait_step(uint64_t iter)
     sched_yield();
 }
 
+void tn_wait_refused(void)
+{
+    if (should_yield(0))
+        sched_yield();
+}
+
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val)
 {
     /* Shared (not PRIVATE) futex: the word lives in memory mapped by

@@ -4,7 +4,7 @@
  * first; a cap on the retries turns a livelock into a failure. */
 #include "mp_util.h"
 
-#define OPS         500
+#define OPS         2000
 #define MAX_RETRIES 20000000L
 
 int main(int argc, char **argv)
