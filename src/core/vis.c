@@ -8,6 +8,7 @@
 
 #include "base/compiler.h"
 #include "base/log.h"
+#include "core/am.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "core/vis.h"
@@ -361,8 +362,42 @@ static void lists_rma(const void *spec, tn_vis_issue_t *is)
     vwalk(spec, issue_piece, is);
 }
 
+/* A get's pieces, split at chunk bytes (what one Reply carries): counted
+ * (out NULL) or recorded. */
+typedef struct lget_fill {
+    size_t chunk, n;
+    tn_vis_lpiece_t *out;
+} lget_fill_t;
+
+static int lget_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    lget_fill_t *f = arg;
+    for (size_t at = 0; at < n; at += f->chunk) {
+        size_t k = n - at < f->chunk ? n - at : f->chunk;
+        if (f->out)
+            f->out[f->n] = (tn_vis_lpiece_t){dst + at, src + at, k};
+        f->n++;
+    }
+    return 0;
+}
+
 static void lists_pack(const void *spec, tn_vis_issue_t *is)
 {
+    if (is->kind == TN_RMA_GET) {
+        /* the pieces are walked twice (count, then record) rather than
+         * grown: one allocation of the exact size */
+        lget_fill_t f = {tn_am_medium_max(is->rank), 0, NULL};
+        vwalk(spec, lget_piece, &f);
+        tn_vis_lget_t *g = tn_vis_lget_new(f.n, &f.out);
+        if (!g) {
+            is->err = TERN_ERR_NOMEM;
+            return;
+        }
+        f.n = 0;
+        vwalk(spec, lget_piece, &f);
+        tn_vis_pack_list_get(g, f.n, is);
+        return;
+    }
     tn_vis_packer_t p = {.is = is};
     if (vwalk(spec, tn_vis_pack_piece, &p) == 0)
         tn_vis_pack_flush(&p);
@@ -421,9 +456,10 @@ static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
         return done_now(op, lc, rc);
     }
     /* Pieces no larger than the packing limit (on average) go packed
-     * into active messages when putting; see docs/design/non-contiguous.md. */
+     * into active messages, puts and gets alike; see
+     * docs/design/non-contiguous.md. */
     size_t pieces = v->dst.count > v->src.count ? v->dst.count : v->src.count;
-    int pack = !get && dt / pieces <= tn_vis_pack_limit(rank, 0);
+    int pack = dt / pieces <= tn_vis_pack_limit(rank, 0);
     return run_net(call, op, c, rank, pack ? lists_pack : lists_rma, v, lc, rc, flags);
 }
 

@@ -43,6 +43,21 @@ void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
 void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
                              tn_vis_issue_t *is);
 
+/* Vector and indexed gets packed: the pieces of the call (each at most
+ * tn_am_medium_max(rank) bytes, sources in the peer's segment), in a
+ * record that the Replies scatter from and the last one frees.
+ * tn_vis_lget_new: a record for n pieces (NULL: no memory);
+ * tn_vis_pack_list_get: Requests carry {address, length} of the sources,
+ * the target gathers them into Medium Replies; takes the record. */
+typedef struct tn_vis_lpiece {
+    char *dst;
+    const char *src;
+    size_t n;
+} tn_vis_lpiece_t;
+typedef struct tn_vis_lget tn_vis_lget_t;
+tn_vis_lget_t *tn_vis_lget_new(size_t n, tn_vis_lpiece_t **pieces);
+void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is);
+
 /* The same for pieces fed one by one (vector and indexed): tn_vis_pack_piece
  * is a tn_vis_piece_fn over a packer; tn_vis_pack_flush sends the last
  * message. */
