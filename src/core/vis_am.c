@@ -30,11 +30,13 @@
 #include "base/compiler.h"
 #include "base/log.h"
 #include "core/am.h"
+#include "core/atomic.h"
 #include "core/vis.h"
 
 enum { H_PUT = TN_AMH_VIS, H_ACK = TN_AMH_VIS + 1, H_GET = TN_AMH_VIS + 2 };
 enum { H_GOT = TN_AMH_VIS + 3, H_LGET = TN_AMH_VIS + 4, H_LGOT = TN_AMH_VIS + 5 };
-enum { MSG_STRIDED = 1, MSG_LIST = 2, MSG_GET = 3, MSG_LIST_GET = 4 };
+enum { H_ACC = TN_AMH_VIS + 6 };
+enum { MSG_STRIDED = 1, MSG_LIST = 2, MSG_GET = 3, MSG_LIST_GET = 4, MSG_ACC = 5 };
 
 typedef struct vis_head {
     uint32_t kind;  /* MSG_* */
@@ -240,6 +242,64 @@ static void on_ack(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
 }
 
+/* Strided accumulate: the pieces added under this rank's stripe locks. */
+typedef struct acc_cursor {
+    const char *p;
+    uintptr_t base; /* this rank's segment */
+    tn_acc_run_t run;
+} acc_cursor_t;
+
+static int acc_piece(void *arg, char *dst, const char *unused, size_t n)
+{
+    (void)unused;
+    acc_cursor_t *c = arg;
+    size_t size = tn_atype_size(c->run.type);
+    tn_acc_run_piece(&c->run, dst, (uintptr_t)dst - c->base, c->p, n / size);
+    c->p += n;
+    return 0;
+}
+
+/* Request: the strided message (MSG_ACC) of already scaled values; args [0]
+ * the completion object, [1] the type. Reply: H_ACK. */
+static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                   int nargs)
+{
+    vis_head_t h;
+    tn_vis_desc_t d;
+    const char *p = NULL, *why = NULL;
+    int type = nargs == 2 ? (int)a[1] : -1;
+    size_t size = tn_acc_type_ok(type) ? tn_atype_size(type) : 8;
+    if (nargs != 2)
+        why = "its argument count is not 2";
+    else if (!tn_acc_type_ok(type))
+        why = "its type is not one accumulate takes";
+    else if (!(why = parse_strided(buf, len, &h, &d, &p))) {
+        int aligned = h.elem % size == 0 && h.elem && h.dbase % size == 0;
+        for (int k = 0; k < d.ndims; k++)
+            aligned &= (uint64_t)d.dstride[k] % size == 0;
+        if (h.kind != MSG_ACC)
+            why = "not an accumulate";
+        else if (!aligned)
+            why = "its elements are not aligned to their type";
+        else if (h.npieces * h.elem != (size_t)((const char *)buf + len - p))
+            why = "its data is not npieces x elem bytes";
+    }
+    if (why) {
+        malformed(token, "accumulate", len, why);
+    } else {
+        const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+        acc_cursor_t c = {
+            p, (uintptr_t)seg->data_base, {type, NULL, tn_acc_locks(tn_core.rank), NULL}};
+        char *base = (char *)(uintptr_t)h.dbase;
+        tn_vis_walk_range(&d, base, base, h.first, h.npieces, acc_piece, &c);
+        tn_acc_run_end(&c.run);
+    }
+    int st = why ? TERN_ERR_INVALID : TERN_OK;
+    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
+    tn_am_reply_internal("strided accumulate (handler)", token, H_ACK, TN_AM_SHORT, NULL,
+                         0, NULL, r, 2, 0);
+}
+
 /* A packed get being answered: where the Reply's data goes, for every
  * message of the call; freed by the Reply of the last one. */
 typedef struct vis_get {
@@ -440,6 +500,7 @@ void tn_vis_am_init(void)
     tn_am_register_internal(H_GOT, on_got, "tern vis packed get data");
     tn_am_register_internal(H_LGET, on_lget, "tern vis packed list get");
     tn_am_register_internal(H_LGOT, on_lgot, "tern vis packed list get data");
+    tn_am_register_internal(H_ACC, on_acc, "tern vis strided accumulate");
 }
 
 /* ---- initiator ----------------------------------------------------------- */
@@ -498,6 +559,63 @@ void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
         tn_vis_walk_range(d, dst, src, first, np, pack_piece, &c);
         if (send_msg(is, &sd, head + np * d->elem) != TERN_OK)
             return;
+        first += np;
+    }
+}
+
+typedef struct scale_cursor {
+    char *p;
+    int type;
+    const tn_aval_t *scale;
+} scale_cursor_t;
+
+static int scale_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    (void)dst;
+    scale_cursor_t *c = arg;
+    tn_acc_scale(c->type, c->p, src, n / tn_atype_size(c->type), c->scale);
+    c->p += n;
+    return 0;
+}
+
+void tn_vis_pack_acc(const tn_vis_desc_t *d, char *dst, const char *src, int type,
+                     const void *scale, tn_vis_issue_t *is)
+{
+    size_t total = tn_vis_pieces(d), head = strided_head(d->ndims);
+    size_t per = (tn_am_medium_max(is->rank) - head) / d->elem; /* >= 1: see limit */
+    tern_am_arg_t a[2] = {(uint64_t)(uintptr_t)is->done.rc, (uint64_t)type};
+    for (size_t first = 0; first < total;) {
+        size_t want = total - first < per ? total - first : per;
+        tern_am_sd_t sd;
+        int rc = tern_am_prepare_request_medium(is->rank, NULL, head + d->elem,
+                                                head + want * d->elem, 2, is->flags, &sd);
+        if (rc != TERN_OK) {
+            is->err = rc;
+            return;
+        }
+        size_t np = (sd.len - head) / d->elem;
+        np = np < want ? np : want;
+        vis_head_t h = {MSG_ACC, (uint32_t)d->ndims,
+                        d->elem, first,
+                        np,      (uint64_t)(uintptr_t)(dst + d->doff)};
+        char *p = sd.buf;
+        memcpy(p, &h, sizeof h);
+        p += sizeof h;
+        for (int k = 0; k < d->ndims; k++, p += DIM_BYTES) {
+            memcpy(p, &d->count[k], 8);
+            memcpy(p + 8, &d->dstride[k], 8);
+        }
+        scale_cursor_t c = {p, type, scale};
+        tn_vis_walk_range(d, dst, src, first, np, scale_piece, &c);
+        tn_comp_add(is->done.rc, 1);
+        rc = tn_am_commit_request_internal(&sd, H_ACC, head + np * d->elem, a);
+        if (rc != TERN_OK) {
+            tn_comp_add(is->done.rc, -1);
+            is->err = rc;
+            return;
+        }
+        is->started++;
+        is->flags &= ~TERN_FLAG_IMMEDIATE;
         first += np;
     }
 }
