@@ -61,7 +61,8 @@
       "each of the job's ranks on it (counting every simulated node of "                 \
       "ternrun --nodes), and otherwise yields at once, then sleeps in the "              \
       "kernel after TERN_YIELD_COUNT yields; spin never yields; yield "                  \
-      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls.")          \
+      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls "           \
+      "(yielding between them when oversubscribed).")                                    \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
       "Polls before a waiting call sleeps (block mode).")                                \
     X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
