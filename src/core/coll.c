@@ -59,6 +59,29 @@ static void must(int rc, const char *what)
     }
 }
 
+/* Root's node first, so that a binomial tree over positions crosses
+ * between nodes only at its top levels: with nodes of 2^k members each
+ * node's block is a subtree under its first member, so only those leaders
+ * exchange network messages and the rest get the data through the mapping
+ * (a copy and a flag store). With TERN_SHM=off (a node per rank) it is
+ * root, then team order. O(n) per call. */
+int tn_coll_tree_order(tn_cteam_t *t, int root)
+{
+    int n = t->size, k = 0, me = 0;
+    int rnode = tn_core.peers[t->ranks[root]].node;
+    t->order[k++] = root;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            int j = t->bynode[i];
+            int same = tn_core.peers[t->ranks[j]].node == rnode;
+            if (j != root && same == (pass == 0))
+                t->order[k++] = j;
+        }
+    while (t->order[me] != t->rank)
+        me++;
+    return me;
+}
+
 tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size_t nbytes,
                              int root)
 {
@@ -84,7 +107,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     }
     if (tn_coll_eager_bcast(t, dest, src, nbytes, root))
         return TERN_OK;
-    int rel = (t->rank - root + n) % n;
+    int rel = tn_coll_tree_order(t, root);
     uint32_t seq = ++t->seq;
     int below = rel ? tn_lowbit(rel) : 1;
     if (rel == 0) {
@@ -93,7 +116,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
         while (below < n)
             below <<= 1;
     } else {
-        int parent = (rel - below + root) % n;
+        int parent = t->order[rel - below];
         tn_coll_signal(t, parent, seq); /* my dest is free */
         tn_coll_wait(t, parent, seq);   /* and holds the data */
     }
@@ -101,7 +124,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     for (int k = below >> 1; k >= 1; k >>= 1) {
         if (rel + k >= n)
             continue;
-        int c = (rel + k + root) % n;
+        int c = t->order[rel + k];
         tn_coll_wait(t, c, seq);                         /* c's dest is free */
         tn_coll_put_flag(t, c, dest, dest, nbytes, seq); /* data, then flag */
     }
