@@ -138,6 +138,9 @@ static int order_run(tb_opts_t *o, tb_job_t *job)
     for (int mode = TERN_ORDER_STRICT; mode <= TERN_ORDER_NONE; mode++)
         TB_CHECK(tern_ctx_destroy(c.ctx[mode]));
     TB_CHECK(tern_ad_destroy(c.ad));
+    TB_CHECK(tern_free_sym(c.word));
+    TB_CHECK(tern_free_sym(c.dst));
+    free(c.src);
     return 0;
 }
 
