@@ -5,7 +5,11 @@
  * 0, aggregate rate). Baseline on one node: the same operation as a raw
  * CPU atomic on the same cross-mapped word, in the same run; across nodes
  * there is no raw baseline here (n/a). The domain's implementation is in
- * the header. */
+ * the header. In tern-bench-mpi (started with mpirun) the baseline of
+ * every row is MPI-3 RMA instead: MPI_Fetch_and_op / MPI_Compare_and_swap
+ * on a window allocated with MPI_Win_allocate under a passive-target
+ * MPI_Win_lock_all, each op completed by MPI_Win_flush (latency) or all
+ * by one flush (rate), in the same run. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -13,6 +17,9 @@
 #include <string.h>
 
 #include <tern.h>
+#ifdef TB_MPI
+#include <mpi.h>
+#endif
 
 enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_VS_AM, K_COUNT };
 
@@ -28,6 +35,9 @@ typedef struct amo_ctx {
     uint64_t epoch;
     int rc;
     volatile uint64_t reply; /* K_VS_AM: the old value replied (word[10] counts) */
+#ifdef TB_MPI
+    MPI_Win win; /* [0] u64 target, [1] u32 target (disp unit 8) */
+#endif
 } amo_ctx_t;
 
 static amo_ctx_t ctx;
@@ -134,6 +144,7 @@ static uint64_t client_am_loop(void *arg, long ops)
     return dt;
 }
 
+#ifndef TB_MPI
 /* The same operations as CPU atomics on the cross-mapped word (one node). */
 static uint64_t raw_loop(void *arg, long ops)
 {
@@ -170,6 +181,65 @@ static uint64_t raw_loop(void *arg, long ops)
     finish_loop(c);
     return dt;
 }
+#endif
+
+#ifdef TB_MPI
+/* The baseline in tern-bench-mpi: the same operations through MPI-3 RMA
+ * (passive target, the window locked by every rank once). The peer
+ * waits in MPI_Barrier, which drives MPI's progress as Tern's waits drive
+ * Tern's. */
+static uint64_t mpi_loop(void *arg, long ops)
+{
+    amo_ctx_t *c = arg;
+    int target = c->kind == K_HOTSPOT ? 0 : c->peer;
+    uint64_t one = 1, v = 0, nv, res;
+    uint32_t one32 = 1, res32;
+    int rc = MPI_SUCCESS;
+    uint64_t t0 = tb_now_ns(), dt = 0;
+    if (c->kind == K_HOTSPOT || c->me == 0) {
+        for (long i = 0; i < ops; i++) {
+            switch (c->kind) {
+            case K_FADD_LAT:
+            case K_HOTSPOT:
+                if (c->is64)
+                    rc |= MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, target, 0, MPI_SUM,
+                                           c->win);
+                else
+                    rc |= MPI_Fetch_and_op(&one32, &res32, MPI_UINT32_T, target, 1,
+                                           MPI_SUM, c->win);
+                rc |= MPI_Win_flush(target, c->win);
+                break;
+            case K_FADD_RATE:
+                if (c->is64)
+                    rc |= MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, target, 0, MPI_SUM,
+                                           c->win);
+                else
+                    rc |= MPI_Fetch_and_op(&one32, &res32, MPI_UINT32_T, target, 1,
+                                           MPI_SUM, c->win);
+                break;
+            default: /* K_CSWAP_LAT: v follows the word, as in tern_loop */
+                nv = v + 1;
+                rc |=
+                    MPI_Compare_and_swap(&nv, &v, &res, MPI_UINT64_T, target, 0, c->win);
+                rc |= MPI_Win_flush(target, c->win);
+                v = res == v ? v + 1 : res;
+                break;
+            }
+            TB_COMPILER_BARRIER();
+        }
+        if (c->kind == K_FADD_RATE)
+            rc |= MPI_Win_flush(target, c->win);
+    }
+    if (c->kind != K_HOTSPOT)
+        dt = tb_now_ns() - t0;
+    rc |= MPI_Barrier(MPI_COMM_WORLD);
+    if (c->kind == K_HOTSPOT) /* aggregate, as tern_loop */
+        dt = (tb_now_ns() - t0) / (uint64_t)c->size;
+    if (rc != MPI_SUCCESS)
+        c->rc |= TERN_ERR_SYS;
+    return dt;
+}
+#endif
 
 static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *row)
 {
@@ -187,7 +257,12 @@ static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *r
     TB_CHECK(tern_barrier());
     tb_unit_t unit =
         kind == K_FADD_RATE || kind == K_HOTSPOT ? TB_UNIT_MMSGS : TB_UNIT_NS;
+#ifdef TB_MPI
+    (void)raw;
+    tb_loop_fn base = kind == K_VS_AM ? client_am_loop : mpi_loop;
+#else
     tb_loop_fn base = kind == K_VS_AM ? client_am_loop : raw ? raw_loop : NULL;
+#endif
     long ops = tb_ops_bounded(o, tern_loop, &ctx, o->iters, base ? 2 : 1, 1);
     tb_measure_pair(o, tern_loop, base, &ctx, ops, unit, 0, 1, &row->tern, &row->raw);
     if (ctx.rc != TERN_OK)
@@ -228,6 +303,26 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_ad_info(ctx.ad64, &impl, why, sizeof(why)));
     /* A cpu domain means every segment is mapped: the raw baseline runs. */
     int raw = impl == TERN_AD_IMPL_CPU;
+#ifdef TB_MPI
+    int provided, msize;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        tb_die("MPI_Init_thread failed");
+    MPI_Comm_size(MPI_COMM_WORLD, &msize);
+    if (msize != job->size)
+        tb_die("MPI sees %d ranks and Tern %d: start tern-bench-mpi with mpirun", msize,
+               job->size);
+    uint64_t *mbase;
+    if (MPI_Win_allocate(16 * sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL,
+                         MPI_COMM_WORLD, &mbase, &ctx.win) != MPI_SUCCESS ||
+        MPI_Win_lock_all(0, ctx.win) != MPI_SUCCESS)
+        tb_die("MPI_Win_allocate or MPI_Win_lock_all failed");
+    if (job->rank == 0)
+        tb_note(o,
+                "baseline (MPI): the same op through MPI-3 RMA: MPI_Fetch_and_op (sum) "
+                "/ MPI_Compare_and_swap on an MPI_Win_allocate window under "
+                "MPI_Win_lock_all, MPI_Win_flush after each op (rate rows: one "
+                "flush after all), interleaved by trial");
+#endif
     if (job->rank == 0) {
         tb_note(o, "atomic domain (u64 {fadd, cswap}): %s", why);
         tb_note(o,
@@ -263,6 +358,11 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
             tb_row_print(o, job, &row);
     }
     TB_CHECK(tern_barrier());
+#ifdef TB_MPI
+    MPI_Win_unlock_all(ctx.win);
+    MPI_Win_free(&ctx.win);
+    MPI_Finalize();
+#endif
     TB_CHECK(tern_ad_destroy(ctx.ad32));
     TB_CHECK(tern_ad_destroy(ctx.ad64));
     return 0;
@@ -274,8 +374,13 @@ const tb_bench_t tb_bench_amo = {
             "latency, hot-spot on rank 0, vs raw CPU atomics on the same word",
     .with_tern = 1,
     .min_ranks = 1,
+#ifdef TB_MPI
+    .baseline = "the same operation through MPI-3 RMA (MPI_Fetch_and_op, "
+                "MPI_Compare_and_swap, passive target), interleaved by trial",
+#else
     .baseline = "the same operation as a CPU atomic on the same cross-mapped word "
                 "(one node), same run",
+#endif
     .defaults = amo_defaults,
     .segment_need = amo_need,
     .run = amo_run,

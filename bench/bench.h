@@ -26,7 +26,7 @@ extern const tb_bench_t tb_bench_put_pingpong, tb_bench_put_rate;
 extern const tb_bench_t tb_bench_faultin, tb_bench_startup, tb_bench_summary;
 extern const tb_bench_t tb_bench_net, tb_bench_alloc, tb_bench_am_lat, tb_bench_am_rate;
 extern const tb_bench_t tb_bench_am_bw, tb_bench_am_sched;
-extern const tb_bench_t tb_bench_amo, tb_bench_acc, tb_bench_gups;
+extern const tb_bench_t tb_bench_amo, tb_bench_acc, tb_bench_gups, tb_bench_order;
 extern const tb_bench_t tb_bench_coll;
 extern const tb_bench_t tb_bench_vis;
 extern const tb_bench_t tb_bench_vis_elem;

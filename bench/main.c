@@ -17,6 +17,7 @@ static const tb_bench_t *const benches[] = {
     &tb_bench_stream,       &tb_bench_alloc,    &tb_bench_am_lat,  &tb_bench_am_rate,
     &tb_bench_am_bw,        &tb_bench_am_sched, &tb_bench_amo,     &tb_bench_acc,
     &tb_bench_gups,         &tb_bench_coll,     &tb_bench_vis,     &tb_bench_vis_elem,
+    &tb_bench_order,
 };
 #define NBENCH (sizeof benches / sizeof benches[0])
 

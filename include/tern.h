@@ -176,13 +176,39 @@ typedef struct tern_event_s *tern_event_t;
 typedef struct tern_ctx_s *tern_ctx_t;
 #define TERN_CTX_DEFAULT ((tern_ctx_t)0)
 
-/* Create a context (options: 0; other values are reserved and
- * TERN_ERR_INVALID). Returns TERN_OK with *out set, TERN_ERR_NOMEM,
- * TERN_ERR_NOT_INIT. tern_ctx_destroy first completes the context's nbi
- * operations (as tern_ctx_quiet) and returns their first error; a destroyed
- * or unknown context is TERN_ERR_INVALID in every call that takes it. */
+/* Ordering modes of a context's blocking puts and blocking atomics that
+ * return no value, to network peers (put with signal and accumulate
+ * return at remote completion in every mode);
+ * docs/design/ordering.md says what each costs on each transport.
+ * - TERN_ORDER_STRICT: the call returns once the operation is visible at
+ *   its target, so all blocking operations are seen in program order by
+ *   every rank (the default, TERN_ORDER=strict).
+ * - TERN_ORDER_PARTIAL: blocking operations of one kind (puts; atomics of
+ *   one domain) to one target are applied in program order; a put and a
+ *   later atomic, a put and a later get, or operations to two targets,
+ *   may be seen in either order. Where the network keeps that order the call returns when its
+ *   source is reusable; elsewhere it waits as strict does.
+ * - TERN_ORDER_NONE: the call returns when its source is reusable;
+ *   tern_ctx_fence orders, tern_ctx_quiet completes, as for nbi calls.
+ * Calls that return data (gets, fetching atomics) return with it in every
+ * mode, and operations on mapped (shared-memory) peers are complete when
+ * they return, so these peers see program order in every mode. */
+#define TERN_ORDER_STRICT  1
+#define TERN_ORDER_PARTIAL 2
+#define TERN_ORDER_NONE    3
+
+/* Create a context. options: 0 (the mode TERN_ORDER sets) or one
+ * TERN_ORDER_* mode; any other value is TERN_ERR_INVALID. Returns TERN_OK
+ * with *out set, TERN_ERR_NOMEM, TERN_ERR_NOT_INIT. tern_ctx_destroy first
+ * completes the context's nbi operations (as tern_ctx_quiet) and returns
+ * their first error; a destroyed or unknown context is TERN_ERR_INVALID in
+ * every call that takes it. */
 TERN_API tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out);
 TERN_API tern_status_t tern_ctx_destroy(tern_ctx_t ctx);
+
+/* The context's ordering mode (TERN_ORDER_*) in *mode: TERN_OK, or
+ * TERN_ERR_INVALID (bad context, mode NULL). */
+TERN_API tern_status_t tern_ctx_order(tern_ctx_t ctx, int *mode);
 
 /* Out-of-line path of every inline RMA call below (errors, network
  * peers): op is one of TERN_RMA_*_ . Not to be called directly. */
@@ -214,7 +240,9 @@ TERN_API tern_status_t tern_event_wait_slow_(tern_event_t ev);
     TERN_LIKELY_(!((flags) & ~TERN_FLAGS_KNOWN_) && tern_fast_ok_(rank, remote, n, d))
 
 /* Blocking put: copy n bytes from local src to dst on rank. Returns once
- * the data is visible at the target (remote completion).
+ * the data is visible at the target (remote completion), or, on a context
+ * whose ordering mode is TERN_ORDER_PARTIAL or TERN_ORDER_NONE, possibly
+ * once src is reusable (see TERN_ORDER_STRICT above).
  * Returns TERN_OK, TERN_ERR_RANK, TERN_ERR_RANGE (dst range outside the
  * peer's segment; the log names rank, address and segment range),
  * TERN_ERR_OVERFLOW, TERN_ERR_INVALID (bad flag, context or buffer),

@@ -112,7 +112,10 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * of the domain's set, and the address; result may be NULL only for
  * non-fetching ops.
  *   tern_ctx_ad_op_T(ctx, ad, rank, addr, op, a1, a2, result, flags)
- *       blocking: done (and *result set) when it returns;
+ *       blocking: done (and *result set) when it returns; a non-fetching
+ *       op to a network peer on a context whose ordering mode is
+ *       TERN_ORDER_PARTIAL or TERN_ORDER_NONE may return once issued, and
+ *       is then completed by the context's fence or quiet (tern.h);
  *   tern_ctx_ad_op_nb_T(ctx, ad, rank, addr, op, a1, a2, result, ev, flags)
  *       *ev completes when the op is done and *result set (ev NULL: waits);
  *   tern_ctx_ad_op_nbi_T(ctx, ad, rank, addr, op, a1, a2, result, flags)

@@ -120,6 +120,16 @@
     X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
       "Largest network transfer issued as one operation; longer ones are "               \
       "split into fragments of this size. 0: the provider's maximum.")                   \
+    X(order, "TERN_ORDER", ENUM, "strict", "strict|partial|none", 0,                     \
+      "Ordering mode of the default context and of contexts created "                    \
+      "without one (docs/design/ordering.md): strict: a blocking put or "                \
+      "non-fetching atomic to a network peer returns once it is visible "                \
+      "at the target, so every blocking operation is seen in program order; "            \
+      "partial: blocking operations of one kind (puts; atomics) to one "                 \
+      "target stay in program order, returning early where the network "                 \
+      "orders them; none: they return when their source is reusable and "                \
+      "only tern_fence/tern_quiet order them. Shared-memory peers are in "               \
+      "program order in every mode.")                                                    \
     X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", 0,                   \
       "How atomic domains of a job that spans nodes run: auto uses the "                 \
       "provider's atomics where it carries out every op of the domain's set "            \

@@ -122,6 +122,18 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
         *ev = e;
         return TERN_OK;
     }
+    /* Blocking. A non-fetching op may return once issued where the
+     * context's mode allows it; the am path counts as unordered (its
+     * Requests are not claimed to run in the order sent), so only
+     * TERN_ORDER_NONE lets it return early. */
+    if (!op->result) {
+        struct tern_ctx_s *cx = tn_ctx_get(ctx, call);
+        if (!cx)
+            return TERN_ERR_INVALID;
+        if (d->impl == TERN_AD_IMPL_NET ? tn_ctx_early(cx, d->net, TN_XCAP_ORDER_AMO)
+                                        : tn_ctx_mode(cx) == TERN_ORDER_NONE)
+            return start(call, d, op, &cx->rc, flags);
+    }
     tn_comp_t c;
     tn_comp_init(&c, 0);
     int st = start(call, d, op, &c, flags);

@@ -286,9 +286,13 @@ tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
     TN_CHECK_INIT("tern_ctx_create");
     if (!out)
         return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_create", "out is NULL");
-    if (options)
+    if (options > TERN_ORDER_NONE)
         return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_create",
-                            "options 0x%x: no option is defined yet, pass 0", options);
+                            "options 0x%x: not 0 (TERN_ORDER's mode) or one of "
+                            "TERN_ORDER_STRICT (%d), TERN_ORDER_PARTIAL (%d), "
+                            "TERN_ORDER_NONE (%d)",
+                            options, TERN_ORDER_STRICT, TERN_ORDER_PARTIAL,
+                            TERN_ORDER_NONE);
     tn_core_lock();
     struct tern_ctx_s *c = NULL;
     for (int i = 0; i < ctx_used && !c; i++)
@@ -299,6 +303,7 @@ tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
     if (c) {
         tn_comp_init(&c->lc, 0);
         tn_comp_init(&c->rc, 0);
+        c->order = options ? (int)options : TERN_ORDER_STRICT + tn_cfg.order;
         c->magic = TN_CTX_LIVE;
     }
     tn_core_unlock();
@@ -308,6 +313,18 @@ tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
                             "one first",
                             TN_CTX_MAX);
     *out = c;
+    return TERN_OK;
+}
+
+tern_status_t tern_ctx_order(tern_ctx_t ctx, int *mode)
+{
+    TN_CHECK_INIT("tern_ctx_order");
+    if (!mode)
+        return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_order", "mode is NULL");
+    struct tern_ctx_s *c = tn_ctx_get(ctx, "tern_ctx_order");
+    if (!c)
+        return TERN_ERR_INVALID;
+    *mode = tn_ctx_mode(c);
     return TERN_OK;
 }
 

@@ -5,6 +5,7 @@
 #ifndef TN_EVENT_H
 #define TN_EVENT_H
 
+#include "base/cfg.h"
 #include "base/comp.h"
 #include "core/core.h"
 
@@ -12,8 +13,27 @@
  * context is one per thread (thread-local). */
 struct tern_ctx_s {
     uint32_t magic; /* TN_CTX_LIVE while created, TN_CTX_DEAD after */
+    int order;      /* TERN_ORDER_*, or 0: TERN_ORDER's (the default context) */
     tn_comp_t lc, rc;
 };
+
+/* c's ordering mode (TERN_ORDER_*). */
+static inline int tn_ctx_mode(const struct tern_ctx_s *c)
+{
+    return c->order ? c->order : TERN_ORDER_STRICT + tn_cfg.order;
+}
+
+/* 1 when a blocking operation of kind (TN_XCAP_ORDER_PUT or _AMO) through
+ * x on context c may return before it is complete at its target: always
+ * with TERN_ORDER_NONE; with TERN_ORDER_PARTIAL where x keeps the order of
+ * that kind to one peer (docs/design/ordering.md). Its remote part is then
+ * counted in c, for fence and quiet. */
+static inline int tn_ctx_early(const struct tern_ctx_s *c, const tn_core_xport_t *x,
+                               unsigned kind)
+{
+    int m = tn_ctx_mode(c);
+    return m == TERN_ORDER_NONE || (m == TERN_ORDER_PARTIAL && (x->caps.flags & kind));
+}
 
 /* A new event with one part outstanding: its completion object, with the
  * handle in *out; NULL when no memory is left. */

@@ -153,6 +153,28 @@ int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags)
                                         d->n, d->rank);
 }
 
+/* A blocking put allowed to return early by its context's ordering mode:
+ * waits for local completion on this frame and leaves the remote part
+ * counted in the context (fence, quiet), as an nbi put. A failure after
+ * the start is reported there. */
+static int put_early(const char *call, const tn_rma_t *d, struct tern_ctx_s *c,
+                     unsigned flags)
+{
+    TN_NOT_IN_HANDLER(call);
+    tn_comp_t lc;
+    tn_comp_init(&lc, 0);
+    tn_xport_done_t done = {&lc, &c->rc};
+    int rc = tn_core_rma_start(d, &done, flags);
+    if (rc != TERN_OK)
+        return rc;
+    rc = tn_comp_wait(&lc);
+    return rc == TERN_OK ? TERN_OK
+                         : tn_core_fail(rc, call,
+                                        "the %zu-byte put to rank %d failed (cause "
+                                        "logged above)",
+                                        d->n, d->rank);
+}
+
 /* Explicit events: lc (puts only) and rc, each optional; without rc the
  * caller could never learn of completion, so the call waits for it. */
 static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
@@ -221,6 +243,10 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     }
     switch (op) {
     case TERN_RMA_PUT_:
+        if (tn_core.peers[rank].kind == TN_PEER_NET &&
+            tn_ctx_early(c, tn_core.peers[rank].xport, TN_XCAP_ORDER_PUT))
+            return put_early(call, &d, c, flags);
+        return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);

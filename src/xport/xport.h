@@ -105,6 +105,12 @@ typedef struct tn_amo {
     0x4u                  /* peers' mappings are reachable with loads and
                                stores here (peer_map answers) */
 #define TN_XCAP_POLL 0x8u /* operations progress only when poll is called */
+#define TN_XCAP_ORDER_PUT \
+    0x10u /* puts to one peer are applied there in the order
+             issued (every fragment), without waiting between them */
+#define TN_XCAP_ORDER_AMO \
+    0x20u /* likewise non-fetching atomics to one peer, among
+             themselves */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

@@ -21,3 +21,12 @@ tern_mp_test(NAME signal_am SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=am)
 # Replies handled by the progress thread while the caller waits.
 tern_mp_test(NAME atomic_contend_pt SOURCES atomic_contend.c RANKS 2 4 ARGS 2
   ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1 TIMEOUT 120)
+# Ordering modes: every mode on its own context and TERN_ORDER's on the
+# default one; the partial mode where the provider is made to order
+# nothing (it then waits as strict does).
+tern_mp_test(NAME order SOURCES order.c RANKS 1 2 4)
+tern_mp_test(NAME order_partial SOURCES order.c RANKS 2 ENV TERN_ORDER=partial)
+tern_mp_test(NAME order_none SOURCES order.c RANKS 2 4 ENV TERN_ORDER=none)
+tern_mp_test(NAME order_noorder SOURCES order.c RANKS 2
+  ENV TERN_ORDER=partial TERN_TEST_FAULT=noorder)
+tern_mp_test(NAME order_am SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=am)

@@ -35,6 +35,7 @@ _tern_bench_mp(am_rate 2 --iters 200)
 _tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
 _tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
+_tern_bench_mp(order 6 --sizes 8,4K --iters 200)
 _tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
 _tern_bench_mp(gups 1 --iters 2000)
 _tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
@@ -82,6 +83,21 @@ if(TARGET tern-bench-mpi)
     ${_tb_quick} --sizes 8,4K --iters 50)
   set_tests_properties(mp.bench_coll_mpi.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
     LABELS "mp;bench;shm")
+  # tern-bench-mpi amo: its rows against MPI-3 RMA atomics, on one node
+  # (Open MPI 4.1.4's osc rdma crashes in its vader BTL here, so osc sm)
+  # and over tcp (osc pt2pt on the tcp BTL; Tern with TERN_SHM=off).
+  foreach(cfg shm net)
+    set(tn mp.bench_amo_mpi.${cfg}.n2)
+    add_test(NAME ${tn} COMMAND ${_tb_check} --bench amo --min-rows 6 --
+      ${PROJECT_SOURCE_DIR}/tests/mp/run_mpirun.sh 2 $<TARGET_FILE:tern-bench-mpi> amo
+      ${_tb_quick} --iters 100)
+    set(env "OMPI_MCA_osc=^rdma")
+    if(cfg STREQUAL "net")
+      set(env "OMPI_MCA_osc=pt2pt;OMPI_MCA_btl=self,tcp;TERN_SHM=off")
+    endif()
+    set_tests_properties(${tn} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+      LABELS "mp;bench;${cfg}" ENVIRONMENT "${env}")
+  endforeach()
 endif()
 _tern_bench_bounded(vis --sizes 64,64K)
 _tern_bench_bounded(vis_elem --sizes 8,16K)

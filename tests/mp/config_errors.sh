@@ -24,6 +24,7 @@ expect_fail TERN_WAIT_MODE=sometimes "is not one of auto|spin|yield|block"
 expect_fail TERN_HUGEPAGES=maybe "TERN_HUGEPAGES='maybe'"
 expect_fail TERN_BOOT_TIMEOUT=soon "TERN_BOOT_TIMEOUT='soon' is not a"
 expect_fail TERN_OFI_ATOMICS=0 "TERN_OFI_ATOMICS='0' is not one of auto|net|am"
+expect_fail TERN_ORDER=relaxed "TERN_ORDER='relaxed' is not one of strict|partial|none"
 
 # Values that parse but that tern_init refuses on this node.
 expect_fail TERN_SEGMENT_NUMA=bogus "TERN_SEGMENT_NUMA='bogus' is not one of"

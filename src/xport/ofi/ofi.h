@@ -54,7 +54,7 @@ typedef struct tn_ofi_opts {
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
     int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
     int lazy_addr;        /* TERN_OFI_LAZY_ADDR: addresses at first contact */
-    const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP */
+    const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP, noorder */
     void *static_base;    /* this rank's static region to register, or NULL */
     size_t static_size;
 } tn_ofi_opts_t;
@@ -62,10 +62,13 @@ typedef struct tn_ofi_opts {
 /* Faults injected for tests (TERN_TEST_FAULT): every issue_every-th
  * fragment fails at issue, every complete_every-th completion fails;
  * amo_hidden: ops the atomics caps leave out (as if the provider lacked
- * them), to test the domains' fallback. */
+ * them), to test the domains' fallback; no_order: the ordering caps are
+ * left out (as if the provider ordered nothing), to test the ordering
+ * modes' fallback. */
 typedef struct tn_ofi_fault {
     long issue_every, complete_every; /* 0: never */
     uint32_t amo_hidden;              /* TN_AOP_BIT mask */
+    int no_order;                     /* TERN_TEST_FAULT=noorder */
     _Atomic long issues, completions; /* counted so far */
 } tn_ofi_fault_t;
 
@@ -234,6 +237,9 @@ int tn_ofi_op_pool_create(tn_ofi_t *o);
  * (fi_query_atomic; none without FI_ATOMIC or with atomics_off), asked
  * once at create, and the amo op. */
 void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT]);
+/* TN_XCAP_ORDER_PUT / _AMO where the endpoint keeps write-after-write
+ * order (none with TERN_TEST_FAULT=noorder). */
+unsigned tn_ofi_order_caps(const tn_ofi_t *o);
 /* tern-info: the ops of every type info's provider carries out (enabled:
  * TERN_OFI_ATOMICS). */
 void tn_ofi_amo_describe(FILE *out, struct fi_info *info, int enabled);

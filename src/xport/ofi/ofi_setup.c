@@ -382,12 +382,16 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
     return rc;
 }
 
-/* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1, or
- * "noamo:OP" with OP an atomic op's name. */
+/* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1,
+ * "noamo:OP" with OP an atomic op's name, or "noorder". */
 static int parse_fault(const char *text, tn_ofi_fault_t *f)
 {
     if (!text || !*text)
         return TERN_OK;
+    if (strcmp(text, "noorder") == 0) {
+        f->no_order = 1;
+        return TERN_OK;
+    }
     char kind[16], name[16];
     long every = 0;
     char end;
@@ -407,10 +411,10 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f)
             return TERN_OK;
         }
     }
-    tn_error("TERN_TEST_FAULT='%s' is not issue:N, complete:N (N >= 1) or noamo:OP "
-             "(OP an atomic op such as fmult): set it to make every N-th network "
-             "fragment fail at issue or at completion, or the provider's atomics lack "
-             "OP, or unset it",
+    tn_error("TERN_TEST_FAULT='%s' is not issue:N, complete:N (N >= 1), noamo:OP "
+             "(OP an atomic op such as fmult) or noorder: set it to make every N-th "
+             "network fragment fail at issue or at completion, the provider's atomics "
+             "lack OP, or the provider order nothing, or unset it",
              text);
     return TERN_ERR_CONFIG;
 }
@@ -515,13 +519,24 @@ void tn_ofi_destroy(tn_ofi_t *o)
     free(o);
 }
 
+/* Which kinds the ordering caps cover, for reports. */
+static const char *order_name(unsigned caps)
+{
+    caps &= TN_XCAP_ORDER_PUT | TN_XCAP_ORDER_AMO;
+    return caps == (TN_XCAP_ORDER_PUT | TN_XCAP_ORDER_AMO) ? "puts and atomics"
+           : caps == TN_XCAP_ORDER_PUT                     ? "puts"
+           : caps == TN_XCAP_ORDER_AMO                     ? "atomics"
+                                                           : "nothing";
+}
+
 void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
 {
     const tn_ofi_t *o = (const tn_ofi_t *)x;
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
-             "%s addressing, %s progress%s, %s, provider sized by %s, addresses %s",
+             "%s addressing, %s progress%s, %s, write order kept for %s, provider "
+             "sized by %s, addresses %s",
              i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
@@ -530,6 +545,7 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
              : !(i->caps & FI_ATOMIC)    ? "no atomics"
              : o->amo_caps[TN_ATYPE_U64] ? "atomics"
                                          : "no atomics on u64",
+             order_name(tn_ofi_order_caps(o)),
              tn_ofi_sizing() && tn_ofi_sizing()->mode == TN_OFI_SIZE_TERN
                  ? "Tern"
                  : "its defaults",
@@ -572,6 +588,11 @@ int tn_ofi_describe(FILE *out)
     fprintf(out, "  progress  data %s\n",
             info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic"
                                                                  : "manual");
+    tn_ofi_t probe = {.info = info, .max_msg = info->ep_attr->max_msg_size};
+    fprintf(out,
+            "  order     write after write kept for %s (TERN_ORDER=partial returns "
+            "early there)\n",
+            order_name(tn_ofi_order_caps(&probe)));
     const char *amo = getenv("TERN_OFI_ATOMICS");
     int mode = TN_AMO_CFG_AUTO;
     char err[128];
@@ -589,6 +610,36 @@ static void ofi_destroy_op(tn_xport_t *x)
     tn_ofi_destroy((tn_ofi_t *)x);
 }
 
+/* The write-after-write orders the endpoint keeps on both sides (tx and
+ * rx attributes), for the ordering modes (docs/design/ordering.md). The
+ * per-kind bits (libfabric 1.17: FI_ORDER_RMA_WAW among writes,
+ * FI_ORDER_ATOMIC_WAW among atomics) are what TERN_ORDER=partial needs;
+ * the generic FI_ORDER_WAW also counts, for every fragment only when the
+ * provider's ordered size covers it. tcp;ofi_rxm with atomics asked for
+ * gives the per-kind bits and drops FI_ORDER_WAW (max_order_waw_size 0):
+ * its atomics are messages handled apart from its writes. */
+unsigned tn_ofi_order_caps(const tn_ofi_t *o)
+{
+    const struct fi_info *i = o->info;
+    if (o->fault.no_order)
+        return 0;
+    uint64_t both = i->tx_attr->msg_order & i->rx_attr->msg_order;
+    size_t waw = i->ep_attr->max_order_waw_size;
+    int any = (both & FI_ORDER_WAW) && waw >= o->max_msg;
+    unsigned caps = 0;
+#ifdef FI_ORDER_RMA_WAW
+    if (both & FI_ORDER_RMA_WAW)
+        caps |= TN_XCAP_ORDER_PUT;
+#endif
+#ifdef FI_ORDER_ATOMIC_WAW
+    if ((both & FI_ORDER_ATOMIC_WAW) && (i->caps & FI_ATOMIC))
+        caps |= TN_XCAP_ORDER_AMO;
+#endif
+    if (any)
+        caps |= TN_XCAP_ORDER_PUT | ((i->caps & FI_ATOMIC) ? TN_XCAP_ORDER_AMO : 0);
+    return caps;
+}
+
 /* RMA, messages where the provider offers FI_MSG, and atomics (those
  * fi_query_atomic confirms). */
 static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
@@ -602,6 +653,7 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     out->msg_max = o->msg_max;
     out->msg_depth = o->msg_max ? (size_t)o->credit_init : 0;
     memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
+    out->flags |= tn_ofi_order_caps(o);
 }
 
 /* Tern's own: the transport, operation descriptors (and bounce slots),
