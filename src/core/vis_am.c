@@ -65,7 +65,7 @@ size_t tn_vis_pack_limit(int rank, int ndims)
 
 static int in_own_segment(uintptr_t a, size_t n)
 {
-    const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+    const tn_peer_info_t *seg = tn_core_info(tn_core.rank);
     uintptr_t base = (uintptr_t)seg->data_base;
     return a >= base && a - base <= seg->size && n <= seg->size - (a - base);
 }
