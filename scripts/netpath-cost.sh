@@ -1,8 +1,8 @@
 #!/bin/sh
 # Instructions per 8-byte put_nbi and get to a network peer already
 # contacted (TERN_SHM=off, 2 ranks, tcp provider), counted by callgrind on
-# rank 0: the loop's inclusive count (Tern and libfabric) and tn_ofi_rma's
-# share, per operation. Repeatable where timings on a shared machine are not.
+# rank 0: each loop's inclusive count per operation (Tern's issue path,
+# libfabric's and the provider's progress). Repeatable where timings on a shared machine are not.
 #   scripts/netpath-cost.sh [build-dir [source-dir]]     (needs valgrind)
 # (source-dir: whose include/ matches build-dir, for a baseline tree)
 set -e
@@ -18,16 +18,15 @@ TERN_SHM=off TERN_SEGMENT_SIZE=1M "$build/tools/ternrun/ternrun" -n 2 valgrind \
     { cat "$tmp/out"; exit 1; }
 for f in "$tmp"/cg.*; do
   callgrind_annotate --inclusive=yes "$f" 2>/dev/null >"$f.txt"
-  grep -q "loop_put_nbi" "$f.txt" || continue # rank 1
   awk -v iters=20000 '
-    /loop_put_nbi |loop_get |tn_ofi_rma / {
-      for (i = 2; i <= NF; i++) if ($i ~ /(loop_|tn_ofi_rma)/) { name = $i; sub(/.*:/, "", name); sub(/ .*/, "", name) }
+    /loop_put_nbi |loop_get / {
+      for (i = 2; i <= NF; i++) if ($i ~ /loop_/) { name = $i; sub(/.*:/, "", name); sub(/ .*/, "", name) }
       gsub(",", "", $1); if (!(name in cost)) cost[name] = $1 / iters
     }
     END {
-      printf "%-16s %10s\n", "function", "instr/op"
+      if (!cost["loop_put_nbi"]) exit # rank 1: it only waits
+      printf "%-16s %10s\n", "loop (rank 0)", "instr/op"
       printf "%-16s %10.1f\n", "loop_put_nbi", cost["loop_put_nbi"]
       printf "%-16s %10.1f\n", "loop_get", cost["loop_get"]
-      printf "%-16s %10.1f  (both loops: per op over 2x%d ops)\n", "tn_ofi_rma", cost["tn_ofi_rma"] / 2, iters
     }' "$f.txt"
 done

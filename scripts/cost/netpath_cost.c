@@ -12,9 +12,9 @@ __attribute__((noinline)) void loop_put_nbi(char *dst, const char *src, int rank
     for (int i = 0; i < ITERS; i++) {
         tern_put_nbi(rank, dst + (i & 63) * 8, src, 8, 0);
         if ((i & 63) == 63)
-            tern_nbi_sync();
+            tern_nbi_sync(TERN_SYNC_REMOTE);
     }
-    tern_nbi_sync();
+    tern_nbi_sync(TERN_SYNC_REMOTE);
 }
 
 __attribute__((noinline)) void loop_get(char *dst, const char *src, int rank)

@@ -236,11 +236,14 @@ static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
                                     const void *payload, size_t len,
                                     const tern_am_arg_t *args, int nargs, unsigned flags)
 {
+    /* Direct queues go to this node's ranks only: the index in the span
+     * (out of it for any other rank, a bad one included) checks the rank. */
+    unsigned i = (unsigned)(rank - tn_core.span_first);
     return tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-               ((unsigned)rank < (unsigned)tn_core.size) & (handler >= lo) &
-               (handler < hi) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
-               (nargs == 0 || args != NULL) & (len == 0 || payload != NULL) &&
-           tn_core_peer(rank)->msgq && len <= tn_core_peer(rank)->am_medium_max &&
+               (i < (unsigned)tn_core.span) & (handler >= lo) & (handler < hi) &
+               ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (nargs == 0 || args != NULL) &
+               (len == 0 || payload != NULL) &&
+           tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
            atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
 }
 
@@ -254,7 +257,7 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                                       const void *payload, size_t len,
                                       const tern_am_arg_t *args, int nargs)
 {
-    tn_msgq_t *q = tn_core_peer(rank)->msgq;
+    tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
     tn_msgq_rec_t *r = tn_msgq_try_begin(q, n);
     if (tn_unlikely(!r))
@@ -427,14 +430,15 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
                                          size_t max_len, int nargs, unsigned flags,
                                          tern_am_sd_t *sd)
 {
+    unsigned i = (unsigned)(rank - tn_core.span_first); /* in span: a local rank */
     if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-              ((unsigned)rank < (unsigned)tn_core.size) &
-              ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (min_len <= max_len) &&
-          tn_core_peer(rank)->msgq && min_len <= tn_core_peer(rank)->am_medium_max))
+              (i < (unsigned)tn_core.span) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
+              (min_len <= max_len) &&
+          tn_core.peers[i].msgq && min_len <= tn_core.peers[i].am_medium_max))
         return 1;
-    size_t max = tn_core_peer(rank)->am_medium_max;
+    size_t max = tn_core.peers[i].am_medium_max;
     size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
-    tn_msgq_t *q = tn_core_peer(rank)->msgq;
+    tn_msgq_t *q = tn_core.peers[i].msgq;
     tn_msgq_rec_t *r = tn_msgq_try_begin(q, head + granted);
     if (tn_unlikely(!r))
         return 1;
@@ -468,7 +472,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     tn_msgq_t *q = st->m.slot;
     if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
               (st->nargs == 0 || args != NULL) & (st->deferred == NULL) &&
-          q == tn_core_peer(st->rank)->msgq && q &&
+          q && tn_core_span_peer(st->rank) && q == tn_core_span_peer(st->rank)->msgq &&
           atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
         return 1;
     st->magic = 0;

@@ -196,6 +196,14 @@ static inline tn_peer_t *tn_core_peer(int rank)
     unsigned i = (unsigned)(rank - tn_core.span_first);
     return tn_likely(i < (unsigned)tn_core.span) ? &tn_core.peers[i] : &tn_core.remote;
 }
+/* rank's private entry when it is in the span, else NULL (a bad rank
+ * too): for fast paths that serve this node's ranks only, where the one
+ * subtract and compare also checks the rank. */
+static inline const tn_peer_t *tn_core_span_peer(int rank)
+{
+    unsigned i = (unsigned)(rank - tn_core.span_first);
+    return i < (unsigned)tn_core.span ? &tn_core.peers[i] : NULL;
+}
 /* rank's (valid) row of the node-shared table. */
 static inline const tn_peer_info_t *tn_core_info(int rank)
 {
