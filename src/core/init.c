@@ -2,6 +2,7 @@
  * peer table - and the queries about the job. */
 #include <errno.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -267,6 +268,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    /* Start-up's exchanges (every rank's descriptions, CPU sets, the
+     * bootstrap's copies of them) were freed but their heap pages stay
+     * resident, in proportion to the job: give them back. */
+    malloc_trim(0);
     tn_core.init_growth = tn_mem_growth(rss0);
     report(t0, t_boot, t_map);
     return TERN_OK;
