@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 
+import json_rows
+
 REQUIRED = ("bench", "size", "value", "unit", "baseline")
 PROVENANCE = ("bench", "host", "cpu", "tern_version", "commit", "date", "tern_env")
 
@@ -44,32 +46,17 @@ def main():
         print(f"FAIL: exit status {p.returncode}: {' '.join(cmd)}")
         print(out)
         return 1
-    rows = 0
-    for n, line in enumerate(out.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"FAIL: stdout line {n} is not JSON ({e}): {line!r}")
-            return 1
-        if not isinstance(row, dict):
-            print(f"FAIL: stdout line {n} is not a JSON object: {line!r}")
-            return 1
-        # The first line says where the rows come from, and only it.
-        if (row.get("record") == "provenance") != (n == 1):
-            print(f"FAIL: line {n}: the provenance record must be line 1, once: {line}")
-            return 1
-        if n == 1:
-            missing = [k for k in PROVENANCE if k not in row or (k != "tern_env" and not row[k])]
-            if missing:
-                print(f"FAIL: the provenance record lacks {missing}: {line}")
-                return 1
-            continue
-        missing = [k for k in REQUIRED if k not in row]
-        if missing:
-            print(f"FAIL: line {n} lacks {missing}: {line}")
-            return 1
+    try:
+        prov, rows = json_rows.parse(out.splitlines(), PROVENANCE, REQUIRED)
+    except ValueError as e:
+        print(f"FAIL: stdout {e}")
+        return 1
+    empty = [k for k in PROVENANCE if k != "tern_env" and not prov[k]]
+    if empty:
+        print(f"FAIL: the provenance record has empty {empty}: {prov}")
+        return 1
+    for n, row in enumerate(rows, 2):
+        line = json.dumps(row)
         if not ({"ratio", "overhead"} & row.keys()):
             print(f"FAIL: line {n} has neither 'ratio' nor 'overhead': {line}")
             return 1
@@ -88,11 +75,10 @@ def main():
         if v is not None and (not isinstance(v, (int, float)) or math.isnan(v) or v <= 0):
             print(f"FAIL: line {n}: value is not a positive number: {line}")
             return 1
-        rows += 1
-    if rows < a.min_rows:
-        print(f"FAIL: {rows} JSON rows, expected at least {a.min_rows}")
+    if len(rows) < a.min_rows:
+        print(f"FAIL: {len(rows)} JSON rows, expected at least {a.min_rows}")
         return 1
-    print(f"PASS: {rows} JSON rows from {a.bench}")
+    print(f"PASS: {len(rows)} JSON rows from {a.bench}")
     return 0
 
 

@@ -82,7 +82,10 @@ if(NOT TERN_SANITIZE_WORKS_${TERN_SANITIZE})
     "and link with ${TERN_SANITIZE_FLAGS} (with gcc on Debian: apt-get install "
     "libasan8 libubsan1 libtsan2; see CMakeFiles/CMakeError.log)")
 endif()
-add_compile_options(${TERN_SANITIZE_FLAGS})
+# -O1 (placed after the build type's -O2, so it wins): what the sanitizers'
+# documentation recommends, and three times quicker to build instrumented
+# (src/shmem/coll.c under ASan: 3.9 s at -O2 -g, 1.2 s at -O1 -g).
+add_compile_options(${TERN_SANITIZE_FLAGS} -O1)
 add_link_options(${TERN_SANITIZE_FLAGS})
 message(STATUS "Sanitizers: ${TERN_SANITIZE_FLAGS}")
 

@@ -7,11 +7,19 @@
 # Any finding fails the test that made it (see cmake/sanitize.cmake; the
 # suppressions for third-party libraries are in tests/sanitizers/).
 #
-# usage: scripts/test-sanitizers.sh [asan|tsan|all] [ctest arguments...]
-# (default: all). Needs what scripts/install-deps.sh installs (gcc brings
-# the sanitizer run-time libraries).
+# usage: scripts/test-sanitizers.sh [--build-only] [asan|tsan|all]
+#        [ctest arguments...]
+# (default: all). --build-only builds the trees and runs no test (.ci/run
+# builds them this way while the plain suite runs). Needs what
+# scripts/install-deps.sh installs (gcc brings the sanitizer run-time
+# libraries).
 set -e
 cd "$(dirname "$0")/.."
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+  build_only=1
+  shift
+fi
 which=${1:-all}
 [ $# -gt 0 ] && shift
 case "$which" in
@@ -35,6 +43,10 @@ suite() {
     -DTERN_SANITIZE="$san" >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "$target"
   t1=$(date +%s)
+  if [ $build_only -eq 1 ]; then
+    echo "== $name: build $((t1 - t0)) s"
+    return
+  fi
   echo "== $name: running the tests"
   rc=0
   (cd "$dir" && ctest --output-on-failure --timeout 600 -j2 "$@") || rc=$?

@@ -8,7 +8,6 @@ absent (after the Tern side has been checked).
 
     check_smoke.py BUILD_DIR CONFIG
 """
-import json
 import math
 import os
 import subprocess
@@ -16,6 +15,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import json_rows  # noqa: E402  (bench/json_rows.py)
 ROW_KEYS = ("bench", "config", "op", "size", "value", "unit", "p10", "p90", "better",
             "baseline", "ratio", "speedup", "native", "vs_native", "ranks")
 PROV_KEYS = ("bench", "record", "host", "cpu", "tern_version", "commit", "date", "tern_env")
@@ -44,27 +45,12 @@ def main():
             print(f"FAIL: bench-shmem.py exit status {rc}")
             return 1
         with open(out) as f:
-            lines = [l for l in f.read().splitlines() if l.strip()]
-    rows = []
-    for n, line in enumerate(lines, 1):
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"FAIL: line {n} is not JSON ({e}): {line!r}")
-            return 1
-        if not isinstance(r, dict):
-            print(f"FAIL: line {n} is not an object")
-            return 1
-        if (r.get("record") == "provenance") != (n == 1):
-            print(f"FAIL: line {n}: the provenance record must be the first line, and only it")
-            return 1
-        keys = PROV_KEYS if n == 1 else ROW_KEYS
-        miss = [k for k in keys if k not in r]
-        if miss:
-            print(f"FAIL: line {n} lacks {miss}: {line!r}")
-            return 1
-        if n > 1:
-            rows.append(r)
+            lines = f.read().splitlines()
+    try:
+        _, rows = json_rows.parse(lines, PROV_KEYS, ROW_KEYS)
+    except ValueError as e:
+        print(f"FAIL: {e}")
+        return 1
     ops = {r["op"] for r in rows if finite_pos(r["value"]) and r["config"] == cfg}
     miss = [o for o in TERN_OPS if o not in ops]
     if miss:

@@ -69,6 +69,33 @@ void tn_acc_striped(int type, void *dst, size_t off, const void *src, size_t cou
     }
 }
 
+void tn_acc_run_piece(tn_acc_run_t *r, void *dst, size_t off, const void *src,
+                      size_t count)
+{
+    if (!count)
+        return;
+    size_t size = tn_atype_size(r->type), blk = off >> TN_ACC_STRIPE_SHIFT;
+    if (((off + count * size - 1) >> TN_ACC_STRIPE_SHIFT) != blk) {
+        tn_acc_run_end(r);
+        tn_acc_striped(r->type, dst, off, src, count, r->scale, r->locks);
+        return;
+    }
+    tn_acc_lock_t *l = &r->locks[blk % TN_ACC_STRIPES];
+    if (l != r->held) {
+        tn_acc_run_end(r);
+        lock(l);
+        r->held = l;
+    }
+    block(r->type, dst, src, count, r->scale);
+}
+
+void tn_acc_run_end(tn_acc_run_t *r)
+{
+    if (r->held)
+        unlock(r->held);
+    r->held = NULL;
+}
+
 #define SCALE(T, out, src, count, scale)                                  \
     do {                                                                  \
         for (size_t i_ = 0; i_ < (count); i_++) {                         \

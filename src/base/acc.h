@@ -36,6 +36,20 @@ static inline int tn_acc_type_ok(int type)
  * taken, so no two locks are ever held. */
 void tn_acc_striped(int type, void *dst, size_t off, const void *src, size_t count,
                     const tn_aval_t *scale, tn_acc_lock_t *locks);
+/* Many small pieces of one accumulate (strided): consecutive pieces in
+ * the same stripe share one lock round trip. tn_acc_run_piece adds
+ * count elements as tn_acc_striped does, keeping the lock of a piece that
+ * lies in one block held for the next; tn_acc_run_end releases it. Still
+ * no two locks are ever held. Nothing may wait between the calls. */
+typedef struct tn_acc_run {
+    int type;
+    const tn_aval_t *scale;
+    tn_acc_lock_t *locks, *held;
+} tn_acc_run_t;
+void tn_acc_run_piece(tn_acc_run_t *r, void *dst, size_t off, const void *src,
+                      size_t count);
+void tn_acc_run_end(tn_acc_run_t *r);
+
 /* out[i] = scale * src[i] (integers wrap); out and src may be unaligned. */
 void tn_acc_scale(int type, void *out, const void *src, size_t count,
                   const tn_aval_t *scale);

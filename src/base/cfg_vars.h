@@ -61,13 +61,27 @@
       "each of the job's ranks on it (counting every simulated node of "                 \
       "ternrun --nodes), and otherwise yields at once, then sleeps in the "              \
       "kernel after TERN_YIELD_COUNT yields; spin never yields; yield "                  \
-      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls.")          \
+      "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls "           \
+      "(yielding between them when oversubscribed).")                                    \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
       "Polls before a waiting call sleeps (block mode).")                                \
     X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
       "Auto mode with more ranks than CPUs: yields before a waiting call "               \
       "sleeps in the kernel until its flag is written (shared-memory flags "             \
       "of barriers and collectives); 0 never sleeps.")                                   \
+    X(coll_eager, "TERN_COLL_EAGER", SIZE, "4K", NULL, 0,                                \
+      "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
+      "fcollect or all-to-all result per rank, of a team across nodes whose "            \
+      "data travels with its flags into a ring of receive entries in each "              \
+      "member's team slot (no waiting for the receivers to enter); above, the "          \
+      "data goes between team barriers. Each of the 32 team slots holds "                \
+      "TERN_COLL_EAGER_DEPTH entries of this size; 0: no ring.")                         \
+    X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "8", NULL, 0,                      \
+      "Entries of the ring of TERN_COLL_EAGER: eager collectives a team runs "           \
+      "before one team barrier lets the entries be written again (at least 1).")         \
+    X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "8K", NULL, 0,                          \
+      "Largest allreduce (bytes) of a team across nodes that combines up a "             \
+      "binomial tree; above, a reduce-scatter and allgather of slices.")                 \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

@@ -528,9 +528,16 @@ int tn_boot_pmix_create(tn_boot_t *b, double timeout_s)
     b->ops = &tn_boot_pmix_ops;
     b->rank = (int)p->self.rank;
     b->size = (int)size;
-    memcpy(b->node_key, key, sizeof(key));
-    /* A PMIx node is a machine: its host name (or node id) names both. */
+    /* A PMIx node is a machine: its host name (or node id) names both,
+     * unless a wrapper simulates nodes on it (TERN_BOOT_NODE, as ternrun
+     * --nodes sets it; scripts/mpirun-nodes.sh): then ranks of one
+     * simulated node share memory and the others are reached over the
+     * network, against MPI in the same job. */
     memcpy(b->host_key, key, sizeof(key));
+    const char *sim = getenv("TERN_BOOT_NODE");
+    if (sim && *sim)
+        snprintf(key, sizeof(key), "%s", sim);
+    memcpy(b->node_key, key, sizeof(key));
     b->impl = p;
     tn_debug("PMIx bootstrap: namespace %s, rank %d of %d, node %s", p->self.nspace,
              b->rank, b->size, b->node_key);

@@ -26,7 +26,7 @@ void tn_acc_plan(tn_ctrl_space_t *space)
 }
 
 /* The stripe locks of a mapped rank (its control area is mapped here). */
-static inline tn_acc_lock_t *locks_of(int rank)
+tn_acc_lock_t *tn_acc_locks(int rank)
 {
     return (tn_acc_lock_t *)(tn_core_peer(rank)->ctrl + lock_off);
 }
@@ -55,7 +55,7 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
                  src, type, count, len, dst);
         st = TERN_ERR_INVALID;
     } else {
-        tn_acc_striped(type, dst, d - base, buf, count, NULL, locks_of(tn_core.rank));
+        tn_acc_striped(type, dst, d - base, buf, count, NULL, tn_acc_locks(tn_core.rank));
     }
     tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, a[3]};
     tn_am_reply_internal("tern_acc (handler)", token, H_REPLY, TN_AM_SHORT, NULL, 0, NULL,
@@ -125,8 +125,9 @@ static inline int args_ok(int rank, void *dst, const void *src, size_t count, in
 /* The messages of one accumulate to an unmapped peer, each counted in c.
  * IMMEDIATE applies to the first only: once one is sent the rest must
  * follow. */
-static int send_all(const char *call, int rank, char *dst, const char *src, size_t count,
-                    int type, const tn_aval_t *scale, tn_comp_t *c, unsigned flags)
+int tn_acc_send(const char *call, int rank, char *dst, const char *src, size_t count,
+                int type, const tn_aval_t *scale, tn_comp_t *c, unsigned flags,
+                size_t *sent)
 {
     size_t size = tn_atype_size(type);
     while (count) {
@@ -150,6 +151,8 @@ static int send_all(const char *call, int rank, char *dst, const char *src, size
         src += k * size;
         count -= k;
         flags &= ~TERN_FLAG_IMMEDIATE;
+        if (sent)
+            ++*sent;
     }
     return TERN_OK;
 }
@@ -173,17 +176,18 @@ static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void
          * before whatever the caller publishes next (a flag put). */
         size_t off = (uintptr_t)dst - (uintptr_t)tn_core_info(rank)->data_base;
         tn_acc_striped(type, (char *)dst + tn_core_fast(rank)->delta, off, src, count,
-                       scale ? &s : NULL, locks_of(rank));
+                       scale ? &s : NULL, tn_acc_locks(rank));
         return TERN_OK;
     }
     TN_NOT_IN_HANDLER(call);
     tn_trace("%s(rank %d, %p, %zu x %s)", call, rank, dst, count, tn_atype_name(type));
     if (nbi)
-        return send_all(call, rank, dst, src, count, type, scale ? &s : NULL, &cx->rc,
-                        flags);
+        return tn_acc_send(call, rank, dst, src, count, type, scale ? &s : NULL, &cx->rc,
+                           flags, NULL);
     tn_comp_t c;
     tn_comp_init(&c, 0);
-    int rc = send_all(call, rank, dst, src, count, type, scale ? &s : NULL, &c, flags);
+    int rc = tn_acc_send(call, rank, dst, src, count, type, scale ? &s : NULL, &c, flags,
+                         NULL);
     /* Messages already sent complete (and are waited for) even when a later
      * one could not be: c is on this frame. */
     int wrc = tn_comp_wait(&c);

@@ -4,6 +4,7 @@
 #ifndef TN_CORE_ATOMIC_H
 #define TN_CORE_ATOMIC_H
 
+#include "base/acc.h"
 #include "base/amo.h"
 #include "core/core.h"
 
@@ -43,6 +44,16 @@ void tn_ad_am_init(void);
  * exists, in the same order on every rank). */
 void tn_acc_am_init(void);
 void tn_acc_plan(tn_ctrl_space_t *space);
+/* The stripe locks of a mapped rank (its control area is mapped here, or
+ * it is this rank): every accumulate into its segment takes them. */
+tn_acc_lock_t *tn_acc_locks(int rank);
+/* A contiguous accumulate of count elements of type to unmapped rank as
+ * Medium messages, each counted in c (its Reply ends the part) and in
+ * *sent (when not NULL). IMMEDIATE applies to the first only. TERN_OK, or
+ * the error of the message that could not be sent. */
+int tn_acc_send(const char *call, int rank, char *dst, const char *src, size_t count,
+                int type, const tn_aval_t *scale, tn_comp_t *c, unsigned flags,
+                size_t *sent);
 int tn_ad_am_start(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags);
 
 #endif

@@ -1,4 +1,5 @@
-/* Broadcast, fcollect, collect and all-to-all over a team. Broadcast is a
+/* Broadcast, fcollect, collect and all-to-all over a team. Small ones of
+ * teams across nodes are eager (core/coll_eager.c). Broadcast is a
  * binomial tree that pushes into each member's dest once the member has
  * said it entered; the gathers read every member's source in place (a
  * copy from the mapped segment, or a network get) between two team
@@ -80,6 +81,8 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
         tn_coll_node_bcast(t, dest, src, nbytes, root);
         return TERN_OK;
     }
+    if (tn_coll_eager_bcast(t, dest, src, nbytes, root))
+        return TERN_OK;
     int rel = (t->rank - root + n) % n;
     uint32_t seq = ++t->seq;
     int below = rel ? tn_lowbit(rel) : 1;
@@ -147,6 +150,8 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         tn_coll_node_gather(t, dest, src, nbytes, 0, nbytes);
         return TERN_OK;
     }
+    if (!t->all_mapped && tn_coll_eager_fcollect(t, dest, src, nbytes))
+        return TERN_OK;
     tn_coll_barrier(t);
     gather(t, dest, NULL, src, 0, NULL, nbytes);
     tn_coll_barrier(t);
@@ -222,6 +227,8 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         tn_coll_node_gather(t, dest, src, total, (size_t)t->rank * nbytes, nbytes);
         return TERN_OK;
     }
+    if (!t->all_mapped && tn_coll_eager_alltoall(t, dest, src, nbytes))
+        return TERN_OK;
     /* Pairwise: member p's block for this one, at p's src + rank * nbytes;
      * in step s each member reads from rank + s, so no two read one
      * member's source in the same step. */

@@ -30,9 +30,6 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 1024
-/* Largest allreduce (bytes) of a team across nodes that takes the binomial
- * tree; above it, the reduce-scatter and allgather of whole slices. */
-#define TN_COLL_TREE_MAX (8 << 10)
 /* Bytes per network get of that reduce-scatter (private staging, two
  * blocks, allocated at a team's first such allreduce). */
 #define TN_COLL_NET_BLOCK (256 << 10)
@@ -46,7 +43,10 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
  *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
- *           all share memory (core/coll_node.c).
+ *           all share memory (core/coll_node.c);
+ *   ring    tn_teams.depth entries of tn_teams.eager bytes, in a job with
+ *           more than one node only: where small broadcasts, fcollects and
+ *           all-to-alls of teams across nodes land (core/coll_eager.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
  * at destroy, after a barrier that every write to them precedes). */
 typedef struct tn_cteam {
@@ -59,6 +59,9 @@ typedef struct tn_cteam {
     char *args;
     char *scratch;
     char *fast;        /* 4 x TN_COLL_FAST (see above) */
+    char *ring;        /* depth x eager bytes, or NULL (see above) */
+    uint32_t ecount;   /* eager collectives run (every member the same) */
+    uint32_t emark;    /* ecount at this team's last barrier */
     int par;           /* the allreduce half of the next small allreduce */
     uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
@@ -85,6 +88,8 @@ typedef struct tn_teams {
     size_t slot_size;  /* bytes per slot */
     size_t scratch;    /* scratch bytes per slot */
     size_t flag_bytes; /* flags per slot, rounded up to a cache line */
+    size_t eager;      /* bytes per ring entry; 0: no ring */
+    uint32_t depth;    /* ring entries per slot */
 } tn_teams_t;
 
 extern tn_teams_t tn_teams;
@@ -140,6 +145,16 @@ void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t 
                       uint32_t seq);
 /* Registers the handler of those messages (tern_init, with network peers). */
 void tn_coll_am_init(void);
+
+/* Eager collectives of teams not all mapped (core/coll_eager.c): the data
+ * travels with its flags into the receivers' ring entries, so that no
+ * member waits for a receiver to enter. Each returns 0 without doing
+ * anything when the data does not fit an entry (the caller takes another
+ * algorithm). */
+int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+                        int root);
+int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
+int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
 
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
  * NULL); logs and returns TERN_ERR_INVALID naming what for call. */

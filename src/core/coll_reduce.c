@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "core/coll.h"
 
 typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
@@ -284,7 +285,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         push_tree(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    if (t->all_mapped || total > TN_COLL_TREE_MAX) {
+    if (t->all_mapped || total > tn_cfg.coll_tree_max) {
         rsag(t, dest, src, count, es, fn);
         return TERN_OK;
     }

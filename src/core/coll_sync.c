@@ -64,6 +64,7 @@ void tn_coll_barrier(tn_cteam_t *t)
          * slower than the slot's message flags: 2 ranks, tcp, fcollect
          * of 8 B (two barriers) 58 us with it. */
         tern_barrier();
+        t->emark = t->ecount; /* every member left the earlier eager ones */
         return;
     }
     int n = t->size;
@@ -74,6 +75,7 @@ void tn_coll_barrier(tn_cteam_t *t)
         tn_coll_signal(t, (t->rank + dist) % n, seq);
         tn_coll_wait(t, (t->rank - dist + n) % n, seq);
     }
+    t->emark = t->ecount;
 }
 
 _Atomic int tn_coll_nb;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "core/coll.h"
@@ -73,6 +74,8 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->args = base + tn_teams.flag_bytes;
     t->scratch = t->args + TN_SLOT_ARGS;
     t->fast = t->scratch + tn_teams.scratch;
+    t->ring = tn_teams.eager ? t->fast + 4 * TN_COLL_FAST : NULL;
+    t->ecount = t->emark = 0;
     t->par = 0;
     t->bseq[0] = t->bseq[1] = 0;
     t->all_mapped = 1;
@@ -115,7 +118,16 @@ size_t tn_teams_pool_size(void)
     tn_teams.flag_bytes =
         ((size_t)tn_core.size * sizeof(tn_coll_flag_t) + TN_CTRL_LINE - 1) &
         ~(size_t)(TN_CTRL_LINE - 1);
-    tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST;
+    /* The ring of eager collectives: only where a team can span nodes. */
+    tn_teams.eager = 0;
+    tn_teams.depth = 1;
+    if (tn_core.nnodes > 1 && tn_cfg.coll_eager) {
+        tn_teams.eager = ((size_t)tn_cfg.coll_eager + 63) & ~(size_t)63;
+        int64_t d = tn_cfg.coll_eager_depth;
+        tn_teams.depth = d < 1 ? 1 : d > 256 ? 256 : (uint32_t)d;
+    }
+    tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST +
+                         tn_teams.eager * tn_teams.depth;
     return tn_teams.slot_size * TERN_TEAMS_MAX;
 }
 

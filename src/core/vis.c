@@ -8,6 +8,7 @@
 
 #include "base/compiler.h"
 #include "base/log.h"
+#include "core/am.h"
 #include "core/core.h"
 #include "core/event.h"
 #include "core/vis.h"
@@ -106,10 +107,8 @@ static int issue_piece(void *arg, char *dst, const char *src, size_t n)
  * _nb without a remote event), events, or the context's nbi objects. Each
  * object holds one extra part while pieces are issued, so that it cannot
  * complete before the last piece is counted. */
-typedef void (*issue_fn)(const void *spec, tn_vis_issue_t *is);
-
-static int run_net(const char *call, int op, struct tern_ctx_s *c, int rank,
-                   issue_fn issue, const void *spec, tern_event_t *lc_ev,
+int tn_vis_run_net(const char *call, int op, struct tern_ctx_s *c, int rank,
+                   tn_vis_issue_fn issue, const void *spec, tern_event_t *lc_ev,
                    tern_event_t *rc_ev, unsigned flags)
 {
     int get = op_is_get(op), mode = op / 2;
@@ -361,8 +360,42 @@ static void lists_rma(const void *spec, tn_vis_issue_t *is)
     vwalk(spec, issue_piece, is);
 }
 
+/* A get's pieces, split at chunk bytes (what one Reply carries): counted
+ * (out NULL) or recorded. */
+typedef struct lget_fill {
+    size_t chunk, n;
+    tn_vis_lpiece_t *out;
+} lget_fill_t;
+
+static int lget_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    lget_fill_t *f = arg;
+    for (size_t at = 0; at < n; at += f->chunk) {
+        size_t k = n - at < f->chunk ? n - at : f->chunk;
+        if (f->out)
+            f->out[f->n] = (tn_vis_lpiece_t){dst + at, src + at, k};
+        f->n++;
+    }
+    return 0;
+}
+
 static void lists_pack(const void *spec, tn_vis_issue_t *is)
 {
+    if (is->kind == TN_RMA_GET) {
+        /* the pieces are walked twice (count, then record) rather than
+         * grown: one allocation of the exact size */
+        lget_fill_t f = {tn_am_medium_max(is->rank), 0, NULL};
+        vwalk(spec, lget_piece, &f);
+        tn_vis_lget_t *g = tn_vis_lget_new(f.n, &f.out);
+        if (!g) {
+            is->err = TERN_ERR_NOMEM;
+            return;
+        }
+        f.n = 0;
+        vwalk(spec, lget_piece, &f);
+        tn_vis_pack_list_get(g, f.n, is);
+        return;
+    }
     tn_vis_packer_t p = {.is = is};
     if (vwalk(spec, tn_vis_pack_piece, &p) == 0)
         tn_vis_pack_flush(&p);
@@ -421,10 +454,12 @@ static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
         return done_now(op, lc, rc);
     }
     /* Pieces no larger than the packing limit (on average) go packed
-     * into active messages when putting; see docs/design/non-contiguous.md. */
+     * into active messages, puts and gets alike; see
+     * docs/design/non-contiguous.md. */
     size_t pieces = v->dst.count > v->src.count ? v->dst.count : v->src.count;
-    int pack = !get && dt / pieces <= tn_vis_pack_limit(rank, 0);
-    return run_net(call, op, c, rank, pack ? lists_pack : lists_rma, v, lc, rc, flags);
+    int pack = dt / pieces <= tn_vis_pack_limit(rank, 0);
+    return tn_vis_run_net(call, op, c, rank, pack ? lists_pack : lists_rma, v, lc, rc,
+                          flags);
 }
 
 tern_status_t tern_vis_vector_(tern_ctx_t ctx, int op, int rank, size_t dstcount,
@@ -486,17 +521,10 @@ static inline int span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)
     return __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]);
 }
 
-tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
-                                const ptrdiff_t *dststrides, const void *src,
-                                const ptrdiff_t *srcstrides, size_t elemsz,
-                                const size_t *count, size_t levels, tern_event_t *lc,
-                                tern_event_t *rc, tern_flags_t flags)
+int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides,
+                        const void *src, const ptrdiff_t *srcstrides, size_t elemsz,
+                        const size_t *count, size_t levels, tn_vis_desc_t *d, size_t *rep)
 {
-    const char *call = "tern_vis_";
-    struct tern_ctx_s *c = NULL;
-    int st = check_common(F_STRIDED, op, rank, ctx, flags, &call, &c);
-    if (st != TERN_OK)
-        return st;
     if (levels > TERN_VIS_MAX_DIMS)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "stridelevels %zu: at most TERN_VIS_MAX_DIMS (%d)", levels,
@@ -513,11 +541,9 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
     /* One pass: counts, the total, extents that must not wrap, and the
      * description without its null dimensions (no zeroing of the 32-level
      * arrays: the cost of a small call is this loop). */
-    sspec_t s;
-    s.d.elem = elemsz;
-    s.d.soff = s.d.doff = 0;
-    s.dst = dst;
-    s.src = src;
+    d->elem = elemsz;
+    d->soff = d->doff = 0;
+    *rep = 1;
     size_t total = elemsz;
     int nd = 0, empty = elemsz == 0, wrap = -1;
     ptrdiff_t ext[4] = {0, 0, 0, 0}; /* source low, high; destination low, high */
@@ -538,15 +564,21 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
         ptrdiff_t ss = srcstrides[k], ds = dststrides[k];
         if (wrap < 0 && (span_wraps(ext, cnt, ss) || span_wraps(ext + 2, cnt, ds)))
             wrap = (int)k;
-        if (ss == 0 && ds == 0)
+        if (ss == 0 && ds == 0) {
+            *rep *= cnt; /* bounded by total */
             continue;
-        s.d.count[nd] = cnt;
-        s.d.sstride[nd] = ss;
-        s.d.dstride[nd] = ds;
+        }
+        d->count[nd] = cnt;
+        d->sstride[nd] = ss;
+        d->dstride[nd] = ds;
         nd++;
     }
-    if (empty)
-        return done_now(op, lc, rc);
+    d->ndims = nd;
+    if (empty) {
+        d->elem = 0;
+        d->ndims = 0;
+        return TERN_OK;
+    }
     if (!dst || !src)
         return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %zu bytes to move",
                             !dst ? "dst" : "src", total);
@@ -556,17 +588,49 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
                             "%td: the extent wraps around",
                             wrap, count[wrap], wrap, srcstrides[wrap], wrap,
                             dststrides[wrap]);
-    s.d.ndims = nd;
-    tn_vis_optimize(&s.d);
-    int get = op_is_get(op);
+    tn_vis_optimize(d);
+    return TERN_OK;
+}
+
+int tn_vis_check_extent(const char *call, int rank, const tn_vis_desc_t *d, int side,
+                        const void *base)
+{
     ptrdiff_t lo, hi;
-    tn_vis_extent(&s.d, get ? 0 : 1, &lo, &hi);
-    uintptr_t remote = (uintptr_t)(get ? src : dst);
-    if (!in_segment(rank, remote + (uintptr_t)lo, (size_t)(hi - lo)))
-        return range_fail(call, rank,
-                          get ? "the strided source (src and srcstrides)"
-                              : "the strided destination (dst and dststrides)",
-                          remote + (uintptr_t)lo, (size_t)(hi - lo));
+    tn_vis_extent(d, side, &lo, &hi);
+    uintptr_t remote = (uintptr_t)base;
+    if (in_segment(rank, remote + (uintptr_t)lo, (size_t)(hi - lo)))
+        return TERN_OK;
+    return range_fail(call, rank,
+                      side == 0 ? "the strided source (src and srcstrides)"
+                                : "the strided destination (dst and dststrides)",
+                      remote + (uintptr_t)lo, (size_t)(hi - lo));
+}
+
+tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
+                                const ptrdiff_t *dststrides, const void *src,
+                                const ptrdiff_t *srcstrides, size_t elemsz,
+                                const size_t *count, size_t levels, tern_event_t *lc,
+                                tern_event_t *rc, tern_flags_t flags)
+{
+    const char *call = "tern_vis_";
+    struct tern_ctx_s *c = NULL;
+    int st = check_common(F_STRIDED, op, rank, ctx, flags, &call, &c);
+    if (st != TERN_OK)
+        return st;
+    sspec_t s;
+    size_t rep;
+    s.dst = dst;
+    s.src = src;
+    st = tn_vis_strided_desc(call, dst, dststrides, src, srcstrides, elemsz, count,
+                             levels, &s.d, &rep);
+    if (st != TERN_OK)
+        return st;
+    if (s.d.elem == 0)
+        return done_now(op, lc, rc);
+    int get = op_is_get(op);
+    if ((st = tn_vis_check_extent(call, rank, &s.d, get ? 0 : 1, get ? src : dst)) !=
+        TERN_OK)
+        return st;
     tn_trace("%s(rank %d, %zu levels -> %d, %zu pieces of %zu B, flags 0x%x)", call, rank,
              levels, s.d.ndims, tn_vis_pieces(&s.d), s.d.elem, flags);
     const tern_peer_fast_t *p = tn_core_fast(rank);
@@ -579,6 +643,6 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
         return done_now(op, lc, rc);
     }
     int pack = s.d.elem <= tn_vis_pack_limit(rank, s.d.ndims);
-    return run_net(call, op, c, rank, pack ? strided_pack : strided_rma, &s, lc, rc,
-                   flags);
+    return tn_vis_run_net(call, op, c, rank, pack ? strided_pack : strided_rma, &s, lc,
+                          rc, flags);
 }

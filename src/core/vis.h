@@ -21,6 +21,33 @@ typedef struct tn_vis_issue {
     int err;
 } tn_vis_issue_t;
 
+/* Issues every piece of a transfer (spec: the caller's) into is. */
+typedef void (*tn_vis_issue_fn)(const void *spec, tn_vis_issue_t *is);
+
+/* Runs issue(spec, ..) for a transfer with a network peer and completes it
+ * as op (a TERN_RMA_*_ value) asks: blocking waits, _nb sets the events
+ * lc_ev/rc_ev, _nbi counts in c (NULL: the default context). Nothing
+ * issued and an error: the call fails as a whole (TERN_ERR_AGAIN
+ * unlogged). */
+struct tern_ctx_s;
+int tn_vis_run_net(const char *call, int op, struct tern_ctx_s *c, int rank,
+                   tn_vis_issue_fn issue, const void *spec, tern_event_t *lc_ev,
+                   tern_event_t *rc_ev, unsigned flags);
+
+/* The optimized description of a strided call's arguments, checked (each
+ * error logged naming the argument): d->elem 0 when nothing moves; *rep:
+ * how many times the description repeats (the product of the counts of
+ * dimensions whose strides are both 0, which d leaves out: a copy moves
+ * the same bytes again, an accumulate adds again). */
+int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides,
+                        const void *src, const ptrdiff_t *srcstrides, size_t elemsz,
+                        const size_t *count, size_t levels, tn_vis_desc_t *d,
+                        size_t *rep);
+/* TERN_OK when side (0 source, 1 destination) of d from base lies in
+ * rank's segment, else TERN_ERR_RANGE (or _OVERFLOW) logged for call. */
+int tn_vis_check_extent(const char *call, int rank, const tn_vis_desc_t *d, int side,
+                        const void *base);
+
 /* Registers the handlers of packed puts (tern_init, when some peer is
  * reached through the network). */
 void tn_vis_am_init(void);
@@ -42,6 +69,29 @@ void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
  * pieces into Medium Replies, whose handler scatters them here. */
 void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
                              tn_vis_issue_t *is);
+
+/* Vector and indexed gets packed: the pieces of the call (each at most
+ * tn_am_medium_max(rank) bytes, sources in the peer's segment), in a
+ * record that the Replies scatter from and the last one frees.
+ * tn_vis_lget_new: a record for n pieces (NULL: no memory);
+ * tn_vis_pack_list_get: Requests carry {address, length} of the sources,
+ * the target gathers them into Medium Replies; takes the record. */
+typedef struct tn_vis_lpiece {
+    char *dst;
+    const char *src;
+    size_t n;
+} tn_vis_lpiece_t;
+typedef struct tn_vis_lget tn_vis_lget_t;
+tn_vis_lget_t *tn_vis_lget_new(size_t n, tn_vis_lpiece_t **pieces);
+void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is);
+
+/* Strided accumulate to is->rank: the pieces of d (elem a multiple of the
+ * type's size, destinations in the peer's segment, aligned) scaled here
+ * (scale NULL: 1) and packed into Medium Requests whose handler adds them
+ * under the target's stripe locks; d->elem must be at most
+ * tn_vis_pack_limit(rank, d->ndims). */
+void tn_vis_pack_acc(const tn_vis_desc_t *d, char *dst, const char *src, int type,
+                     const void *scale, tn_vis_issue_t *is);
 
 /* The same for pieces fed one by one (vector and indexed): tn_vis_pack_piece
  * is a tn_vis_piece_fn over a packer; tn_vis_pack_flush sends the last

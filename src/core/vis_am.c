@@ -27,13 +27,16 @@
 #include <string.h>
 
 #include "base/cfg.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "core/am.h"
+#include "core/atomic.h"
 #include "core/vis.h"
 
 enum { H_PUT = TN_AMH_VIS, H_ACK = TN_AMH_VIS + 1, H_GET = TN_AMH_VIS + 2 };
-enum { H_GOT = TN_AMH_VIS + 3 };
-enum { MSG_STRIDED = 1, MSG_LIST = 2, MSG_GET = 3 };
+enum { H_GOT = TN_AMH_VIS + 3, H_LGET = TN_AMH_VIS + 4, H_LGOT = TN_AMH_VIS + 5 };
+enum { H_ACC = TN_AMH_VIS + 6 };
+enum { MSG_STRIDED = 1, MSG_LIST = 2, MSG_GET = 3, MSG_LIST_GET = 4, MSG_ACC = 5 };
 
 typedef struct vis_head {
     uint32_t kind;  /* MSG_* */
@@ -83,20 +86,36 @@ static int unpack_piece(void *arg, char *dst, const char *src, size_t n)
     return 0;
 }
 
+/* 1 when no index tuple of d's destination side wraps around. */
+static int extent_ok(const tn_vis_desc_t *d)
+{
+    ptrdiff_t ext[2] = {0, 0}, span;
+    for (int k = 0; k < d->ndims; k++) {
+        if (d->count[k] == 0)
+            continue;
+        if (__builtin_mul_overflow((ptrdiff_t)(d->count[k] - 1), d->dstride[k], &span) ||
+            __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]))
+            return 0;
+    }
+    return !__builtin_add_overflow(ext[1], (ptrdiff_t)d->elem, &span);
+}
+
 /* The strided head at buf: the description (strides in dstride), its
  * first piece and count, the base, and where the dimensions end (*rest).
  * The initiator checked every range; a message that is wrong anyway (a
- * peer's bug) is refused as a whole rather than touch anything outside the
- * segment: TERN_OK or TERN_ERR_INVALID. */
-static int parse_strided(const char *buf, size_t len, vis_head_t *h, tn_vis_desc_t *d,
-                         const char **rest)
+ * peer's bug, or forged) is refused as a whole rather than touch anything
+ * outside the segment: NULL when good, else what is wrong with it. */
+static const char *parse_strided(const char *buf, size_t len, vis_head_t *h,
+                                 tn_vis_desc_t *d, const char **rest)
 {
     if (len < sizeof *h)
-        return TERN_ERR_INVALID;
+        return "shorter than its head";
     memcpy(h, buf, sizeof *h);
     const char *p = buf + sizeof *h, *end = buf + len;
-    if (h->ndims > TN_VIS_MAXDIM || (size_t)(end - p) < h->ndims * DIM_BYTES)
-        return TERN_ERR_INVALID;
+    if (h->ndims > TN_VIS_MAXDIM)
+        return "more than 32 dimensions";
+    if ((size_t)(end - p) < h->ndims * DIM_BYTES)
+        return "shorter than its dimensions";
     d->elem = h->elem;
     d->ndims = (int)h->ndims;
     d->soff = d->doff = 0;
@@ -105,56 +124,80 @@ static int parse_strided(const char *buf, size_t len, vis_head_t *h, tn_vis_desc
         memcpy(&d->count[k], p, 8);
         memcpy(&d->dstride[k], p + 8, 8);
         d->sstride[k] = 0;
-        if (__builtin_mul_overflow(pieces, d->count[k], &pieces))
-            return TERN_ERR_INVALID;
+        if (d->count[k] > PTRDIFF_MAX ||
+            __builtin_mul_overflow(pieces, d->count[k], &pieces))
+            return "its counts overflow";
     }
+    size_t data;
+    if (h->first > pieces || h->npieces > pieces - h->first)
+        return "its piece range is past the description's pieces";
+    if (__builtin_mul_overflow(h->npieces, h->elem, &data) || h->elem > PTRDIFF_MAX)
+        return "its piece size overflows";
+    if (!extent_ok(d))
+        return "its extent wraps around";
     ptrdiff_t lo, hi;
     tn_vis_extent(d, 1, &lo, &hi);
-    size_t data;
-    if (h->first > pieces || h->npieces > pieces - h->first ||
-        __builtin_mul_overflow(h->npieces, h->elem, &data) ||
-        !in_own_segment((uintptr_t)h->dbase + (uintptr_t)lo, (size_t)(hi - lo)))
-        return TERN_ERR_INVALID;
+    if (!in_own_segment((uintptr_t)h->dbase + (uintptr_t)lo, (size_t)(hi - lo)))
+        return "its description reaches outside this rank's segment";
     *rest = p;
-    return TERN_OK;
+    return NULL;
 }
 
-/* A packed put's message: written into this rank's segment, or TERN_ERR_INVALID
- * and nothing written. */
-static int unpack(const char *buf, size_t len)
+/* The {address, length} entries of a list message from p to end (with
+ * data bytes after each when data is 1): all inside this rank's segment,
+ * exactly filling the message. NULL when good; *sum: their lengths. */
+static const char *check_entries(const char *p, const char *end, uint64_t n, int data,
+                                 size_t *sum)
+{
+    size_t t = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t a, len;
+        if ((size_t)(end - p) < ENTRY_BYTES)
+            return "shorter than its pieces";
+        memcpy(&a, p, 8);
+        memcpy(&len, p + 8, 8);
+        p += ENTRY_BYTES;
+        if (data && (size_t)(end - p) < len)
+            return "shorter than its pieces";
+        if (!in_own_segment((uintptr_t)a, len))
+            return "a piece lies outside this rank's segment";
+        if (__builtin_add_overflow(t, len, &t))
+            return "its lengths overflow";
+        if (data)
+            p += len;
+    }
+    if (p != end)
+        return "longer than its pieces";
+    *sum = t;
+    return NULL;
+}
+
+/* A packed put's message: written into this rank's segment, or what is
+ * wrong with it and nothing written. */
+static const char *unpack(const char *buf, size_t len)
 {
     vis_head_t h;
     if (len < sizeof h)
-        return TERN_ERR_INVALID;
+        return "shorter than its head";
     memcpy(&h, buf, sizeof h);
-    const char *p = buf + sizeof h, *end = buf + len;
+    const char *p = buf + sizeof h, *end = buf + len, *why;
     if (h.kind == MSG_STRIDED) {
         tn_vis_desc_t d;
-        if (parse_strided(buf, len, &h, &d, &p) != TERN_OK ||
-            h.npieces * h.elem != (size_t)(end - p))
-            return TERN_ERR_INVALID;
+        if ((why = parse_strided(buf, len, &h, &d, &p)))
+            return why;
+        if (h.npieces * h.elem != (size_t)(end - p))
+            return "its data is not npieces x elem bytes";
         cursor_t c = {p};
         char *base = (char *)(uintptr_t)h.dbase;
         tn_vis_walk_range(&d, base, base, h.first, h.npieces, unpack_piece, &c);
-        return TERN_OK;
+        return NULL;
     }
     if (h.kind != MSG_LIST)
-        return TERN_ERR_INVALID;
+        return "of an unknown kind";
     /* check every entry first: all or nothing */
-    const char *q = p;
-    for (uint64_t i = 0; i < h.npieces; i++) {
-        uint64_t a, n;
-        if ((size_t)(end - q) < ENTRY_BYTES)
-            return TERN_ERR_INVALID;
-        memcpy(&a, q, 8);
-        memcpy(&n, q + 8, 8);
-        q += ENTRY_BYTES;
-        if ((size_t)(end - q) < n || !in_own_segment((uintptr_t)a, n))
-            return TERN_ERR_INVALID;
-        q += n;
-    }
-    if (q != end)
-        return TERN_ERR_INVALID;
+    size_t sum;
+    if ((why = check_entries(p, end, h.npieces, 1, &sum)))
+        return why;
     for (uint64_t i = 0; i < h.npieces; i++) {
         uint64_t a, n;
         memcpy(&a, p, 8);
@@ -162,7 +205,17 @@ static int unpack(const char *buf, size_t len)
         memcpy((void *)(uintptr_t)a, p + ENTRY_BYTES, n);
         p += ENTRY_BYTES + n;
     }
-    return TERN_OK;
+    return NULL;
+}
+
+static TN_NOINLINE void malformed(tern_am_token_t token, const char *what, size_t len,
+                                  const char *why)
+{
+    int src = -1;
+    tern_am_source(token, &src);
+    tn_error("a packed non-contiguous %s from rank %d is malformed (%zu bytes): %s; "
+             "refused, nothing written",
+             what, src, len, why);
 }
 
 /* Request args: [0] the initiator's completion object. Reply args: [0]
@@ -170,14 +223,10 @@ static int unpack(const char *buf, size_t len)
 static void on_put(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                    int nargs)
 {
-    int st = nargs == 1 ? unpack(buf, len) : TERN_ERR_INVALID;
-    if (st != TERN_OK) {
-        int src = -1;
-        tern_am_source(token, &src);
-        tn_error("a packed non-contiguous put from rank %d is malformed (%zu bytes): "
-                 "not written",
-                 src, len);
-    }
+    const char *why = nargs == 1 ? unpack(buf, len) : "its argument count is not 1";
+    if (why)
+        malformed(token, "put", len, why);
+    int st = why ? TERN_ERR_INVALID : TERN_OK;
     tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
     tn_am_reply_internal("non-contiguous put (packed)", token, H_ACK, TN_AM_SHORT, NULL,
                          0, NULL, r, 2, 0);
@@ -191,6 +240,64 @@ static void on_ack(tern_am_token_t token, void *buf, size_t len, const tern_am_a
     (void)len;
     if (nargs == 2 && a[1])
         tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+}
+
+/* Strided accumulate: the pieces added under this rank's stripe locks. */
+typedef struct acc_cursor {
+    const char *p;
+    uintptr_t base; /* this rank's segment */
+    tn_acc_run_t run;
+} acc_cursor_t;
+
+static int acc_piece(void *arg, char *dst, const char *unused, size_t n)
+{
+    (void)unused;
+    acc_cursor_t *c = arg;
+    size_t size = tn_atype_size(c->run.type);
+    tn_acc_run_piece(&c->run, dst, (uintptr_t)dst - c->base, c->p, n / size);
+    c->p += n;
+    return 0;
+}
+
+/* Request: the strided message (MSG_ACC) of already scaled values; args [0]
+ * the completion object, [1] the type. Reply: H_ACK. */
+static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                   int nargs)
+{
+    vis_head_t h;
+    tn_vis_desc_t d;
+    const char *p = NULL, *why = NULL;
+    int type = nargs == 2 ? (int)a[1] : -1;
+    size_t size = tn_acc_type_ok(type) ? tn_atype_size(type) : 8;
+    if (nargs != 2)
+        why = "its argument count is not 2";
+    else if (!tn_acc_type_ok(type))
+        why = "its type is not one accumulate takes";
+    else if (!(why = parse_strided(buf, len, &h, &d, &p))) {
+        int aligned = h.elem % size == 0 && h.elem && h.dbase % size == 0;
+        for (int k = 0; k < d.ndims; k++)
+            aligned &= (uint64_t)d.dstride[k] % size == 0;
+        if (h.kind != MSG_ACC)
+            why = "not an accumulate";
+        else if (!aligned)
+            why = "its elements are not aligned to their type";
+        else if (h.npieces * h.elem != (size_t)((const char *)buf + len - p))
+            why = "its data is not npieces x elem bytes";
+    }
+    if (why) {
+        malformed(token, "accumulate", len, why);
+    } else {
+        const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+        acc_cursor_t c = {
+            p, (uintptr_t)seg->data_base, {type, NULL, tn_acc_locks(tn_core.rank), NULL}};
+        char *base = (char *)(uintptr_t)h.dbase;
+        tn_vis_walk_range(&d, base, base, h.first, h.npieces, acc_piece, &c);
+        tn_acc_run_end(&c.run);
+    }
+    int st = why ? TERN_ERR_INVALID : TERN_OK;
+    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
+    tn_am_reply_internal("strided accumulate (handler)", token, H_ACK, TN_AM_SHORT, NULL,
+                         0, NULL, r, 2, 0);
 }
 
 /* A packed get being answered: where the Reply's data goes, for every
@@ -239,13 +346,16 @@ static void on_get(tern_am_token_t token, void *buf, size_t len, const tern_am_a
 {
     vis_head_t h;
     tn_vis_desc_t d;
-    const char *rest;
-    int st = nargs == 1 && parse_strided(buf, len, &h, &d, &rest) == TERN_OK &&
-                     h.kind == MSG_GET && rest == (const char *)buf + len
-                 ? TERN_OK
-                 : TERN_ERR_INVALID;
-    tern_am_arg_t r[3] = {nargs >= 1 ? a[0] : 0, st == TERN_OK ? h.first : 0, 0};
-    if (st == TERN_OK) {
+    const char *rest = NULL;
+    const char *why = nargs != 1 ? "its argument count is not 1"
+                                 : parse_strided(buf, len, &h, &d, &rest);
+    if (!why && h.kind != MSG_GET)
+        why = "not a get";
+    if (!why && rest != (const char *)buf + len)
+        why = "longer than its description";
+    tern_am_arg_t r[3] = {nargs >= 1 ? a[0] : 0, why ? 0 : h.first, 0};
+    int st = TERN_ERR_INVALID;
+    if (!why) {
         size_t data = h.npieces * h.elem;
         tern_am_sd_t sd;
         st = tern_am_prepare_reply_medium(token, NULL, data, data, 3, 0, &sd);
@@ -256,13 +366,10 @@ static void on_get(tern_am_token_t token, void *buf, size_t len, const tern_am_a
             tn_am_commit_reply_internal(&sd, H_GOT, data, r);
             return;
         }
+        why = "its data does not fit a Medium Reply";
     }
-    int src = -1;
-    tern_am_source(token, &src);
-    tn_error("a packed non-contiguous get from rank %d %s (%zu bytes): not answered "
-             "with data",
-             src, st == TERN_ERR_INVALID ? "is malformed" : "could not be answered", len);
-    r[2] = (uint64_t)(uint32_t)(st == TERN_OK ? TERN_ERR_INVALID : st);
+    malformed(token, "get", len, why);
+    r[2] = (uint64_t)(uint32_t)st;
     tn_am_reply_internal("non-contiguous get (packed)", token, H_GOT, TN_AM_SHORT, NULL,
                          0, NULL, r, 3, 0);
 }
@@ -286,12 +393,114 @@ static void on_got(tern_am_token_t token, void *buf, size_t len, const tern_am_a
     get_release(g);
 }
 
+/* A packed vector or indexed get: its pieces, scattered by the Replies. */
+struct tn_vis_lget {
+    tn_comp_t *rc;
+    _Atomic size_t refs; /* messages not answered, + 1 while issuing */
+    size_t n;
+    tn_vis_lpiece_t p[];
+};
+
+tn_vis_lget_t *tn_vis_lget_new(size_t n, tn_vis_lpiece_t **pieces)
+{
+    if (n > (SIZE_MAX - sizeof(tn_vis_lget_t)) / sizeof(tn_vis_lpiece_t))
+        return NULL;
+    tn_vis_lget_t *g = malloc(sizeof *g + n * sizeof(tn_vis_lpiece_t));
+    if (!g)
+        return NULL;
+    g->n = n;
+    *pieces = g->p;
+    return g;
+}
+
+static void lget_release(tn_vis_lget_t *g)
+{
+    if (atomic_fetch_sub(&g->refs, 1) == 1)
+        free(g);
+}
+
+/* Request: vis_head_t (first, npieces) and npieces x {address, length} of
+ * sources here; args [0] the initiator's record. Reply: the bytes in
+ * order; args [0] the record, [1] first, [2] status, [3] npieces. */
+static void on_lget(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                    int nargs)
+{
+    vis_head_t h;
+    size_t sum = 0;
+    const char *why = NULL;
+    if (nargs != 1)
+        why = "its argument count is not 1";
+    else if (len < sizeof h)
+        why = "shorter than its head";
+    else {
+        memcpy(&h, buf, sizeof h);
+        why = h.kind != MSG_LIST_GET
+                  ? "not a list get"
+                  : check_entries((const char *)buf + sizeof h, (const char *)buf + len,
+                                  h.npieces, 0, &sum);
+    }
+    tern_am_arg_t r[4] = {nargs >= 1 ? a[0] : 0, why ? 0 : h.first, 0,
+                          why ? 0 : h.npieces};
+    int st = TERN_ERR_INVALID;
+    if (!why) {
+        tern_am_sd_t sd;
+        st = tern_am_prepare_reply_medium(token, NULL, sum, sum, 4, 0, &sd);
+        if (st == TERN_OK) {
+            char *out = sd.buf;
+            const char *e = (const char *)buf + sizeof h;
+            for (uint64_t i = 0; i < h.npieces; i++, e += ENTRY_BYTES) {
+                uint64_t at, n;
+                memcpy(&at, e, 8);
+                memcpy(&n, e + 8, 8);
+                memcpy(out, (const void *)(uintptr_t)at, n);
+                out += n;
+            }
+            tn_am_commit_reply_internal(&sd, H_LGOT, sum, r);
+            return;
+        }
+        why = "its data does not fit a Medium Reply";
+    }
+    malformed(token, "get", len, why);
+    r[2] = (uint64_t)(uint32_t)st;
+    tn_am_reply_internal("non-contiguous get (packed)", token, H_LGOT, TN_AM_SHORT, NULL,
+                         0, NULL, r, 4, 0);
+}
+
+static void on_lgot(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                    int nargs)
+{
+    (void)token;
+    if (nargs != 4 || !a[0])
+        return;
+    tn_vis_lget_t *g = (tn_vis_lget_t *)(uintptr_t)a[0];
+    int st = (int)(uint32_t)a[2];
+    size_t first = a[1], np = a[3], sum = 0;
+    if (st == TERN_OK && (first > g->n || np > g->n - first))
+        st = TERN_ERR_INVALID;
+    for (size_t i = 0; st == TERN_OK && i < np; i++)
+        sum += g->p[first + i].n;
+    if (st == TERN_OK && sum != len)
+        st = TERN_ERR_INVALID;
+    if (st == TERN_OK) {
+        const char *in = buf;
+        for (size_t i = 0; i < np; i++) {
+            memcpy(g->p[first + i].dst, in, g->p[first + i].n);
+            in += g->p[first + i].n;
+        }
+    }
+    tn_comp_done(g->rc, st);
+    lget_release(g);
+}
+
 void tn_vis_am_init(void)
 {
     tn_am_register_internal(H_PUT, on_put, "tern vis packed put");
     tn_am_register_internal(H_ACK, on_ack, "tern vis packed put ack");
     tn_am_register_internal(H_GET, on_get, "tern vis packed get");
     tn_am_register_internal(H_GOT, on_got, "tern vis packed get data");
+    tn_am_register_internal(H_LGET, on_lget, "tern vis packed list get");
+    tn_am_register_internal(H_LGOT, on_lgot, "tern vis packed list get data");
+    tn_am_register_internal(H_ACC, on_acc, "tern vis strided accumulate");
 }
 
 /* ---- initiator ----------------------------------------------------------- */
@@ -354,6 +563,63 @@ void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
     }
 }
 
+typedef struct scale_cursor {
+    char *p;
+    int type;
+    const tn_aval_t *scale;
+} scale_cursor_t;
+
+static int scale_piece(void *arg, char *dst, const char *src, size_t n)
+{
+    (void)dst;
+    scale_cursor_t *c = arg;
+    tn_acc_scale(c->type, c->p, src, n / tn_atype_size(c->type), c->scale);
+    c->p += n;
+    return 0;
+}
+
+void tn_vis_pack_acc(const tn_vis_desc_t *d, char *dst, const char *src, int type,
+                     const void *scale, tn_vis_issue_t *is)
+{
+    size_t total = tn_vis_pieces(d), head = strided_head(d->ndims);
+    size_t per = (tn_am_medium_max(is->rank) - head) / d->elem; /* >= 1: see limit */
+    tern_am_arg_t a[2] = {(uint64_t)(uintptr_t)is->done.rc, (uint64_t)type};
+    for (size_t first = 0; first < total;) {
+        size_t want = total - first < per ? total - first : per;
+        tern_am_sd_t sd;
+        int rc = tern_am_prepare_request_medium(is->rank, NULL, head + d->elem,
+                                                head + want * d->elem, 2, is->flags, &sd);
+        if (rc != TERN_OK) {
+            is->err = rc;
+            return;
+        }
+        size_t np = (sd.len - head) / d->elem;
+        np = np < want ? np : want;
+        vis_head_t h = {MSG_ACC, (uint32_t)d->ndims,
+                        d->elem, first,
+                        np,      (uint64_t)(uintptr_t)(dst + d->doff)};
+        char *p = sd.buf;
+        memcpy(p, &h, sizeof h);
+        p += sizeof h;
+        for (int k = 0; k < d->ndims; k++, p += DIM_BYTES) {
+            memcpy(p, &d->count[k], 8);
+            memcpy(p + 8, &d->dstride[k], 8);
+        }
+        scale_cursor_t c = {p, type, scale};
+        tn_vis_walk_range(d, dst, src, first, np, scale_piece, &c);
+        tn_comp_add(is->done.rc, 1);
+        rc = tn_am_commit_request_internal(&sd, H_ACC, head + np * d->elem, a);
+        if (rc != TERN_OK) {
+            tn_comp_add(is->done.rc, -1);
+            is->err = rc;
+            return;
+        }
+        is->started++;
+        is->flags &= ~TERN_FLAG_IMMEDIATE;
+        first += np;
+    }
+}
+
 void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
                              tn_vis_issue_t *is)
 {
@@ -396,6 +662,50 @@ void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
         first += np;
     }
     get_release(g);
+}
+
+void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is)
+{
+    size_t max = tn_am_medium_max(is->rank), head = sizeof(vis_head_t);
+    g->rc = is->done.rc;
+    atomic_init(&g->refs, 1);
+    tern_am_arg_t a[1] = {(uint64_t)(uintptr_t)g};
+    for (size_t first = 0; first < n;) {
+        /* as many pieces as the Request's entries and the Reply's data
+         * hold (every piece alone fits: tn_vis_lget_new's caller split
+         * them) */
+        size_t np = 0, data = 0;
+        while (first + np < n && head + (np + 1) * ENTRY_BYTES <= max &&
+               data + g->p[first + np].n <= max)
+            data += g->p[first + np++].n;
+        tern_am_sd_t sd;
+        if (open_msg(is, head + ENTRY_BYTES, head + np * ENTRY_BYTES, &sd) != TERN_OK)
+            break;
+        np = (sd.len - head) / ENTRY_BYTES < np ? (sd.len - head) / ENTRY_BYTES : np;
+        vis_head_t h = {MSG_LIST_GET, 0, 0, first, np, 0};
+        char *q = sd.buf;
+        memcpy(q, &h, sizeof h);
+        q += sizeof h;
+        for (size_t i = 0; i < np; i++, q += ENTRY_BYTES) {
+            uint64_t at = (uint64_t)(uintptr_t)g->p[first + i].src,
+                     len = g->p[first + i].n;
+            memcpy(q, &at, 8);
+            memcpy(q + 8, &len, 8);
+        }
+        tn_comp_add(is->done.rc, 1);
+        atomic_fetch_add(&g->refs, 1);
+        int rc = tn_am_commit_request_internal(&sd, H_LGET, head + np * ENTRY_BYTES, a);
+        if (rc != TERN_OK) {
+            tn_comp_add(is->done.rc, -1);
+            atomic_fetch_sub(&g->refs, 1);
+            is->err = rc;
+            break;
+        }
+        is->started++;
+        is->flags &= ~TERN_FLAG_IMMEDIATE;
+        first += np;
+    }
+    lget_release(g);
 }
 
 int tn_vis_pack_piece(void *packer, char *dst, const char *src, size_t n)

@@ -4,7 +4,8 @@
  * neighbour, whose receiver sleeps between polls, arrives exactly once
  * (and in order between ranks of one node); bad input gets its error and
  * a message naming what was wrong. TEST_AM_FLOOD sets the flood's
- * length (default 10^5). */
+ * length: messages in the whole job, split evenly over the senders
+ * (default 10^5). */
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -316,7 +317,8 @@ int main(int argc, char **argv)
     round_trips();
     MP_OK(tern_barrier());
     const char *fl = getenv("TEST_AM_FLOOD");
-    flood(fl ? atol(fl) : 100000);
+    long total = fl ? atol(fl) : 100000;
+    flood((total + n - 1) / n);
     MP_OK(tern_barrier());
     bad_input();
     MP_OK(tern_barrier());

@@ -13,22 +13,11 @@
 
 #include <tern/status.h>
 
+#include "../test_check.h"
+
 static int me = -1;
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "boot_kv rank %d: %s:%d: check failed: %s: ", me, __FILE__, \
-                    __LINE__, #cond);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fputc('\n', stderr);                                                        \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == TERN_OK, "%s returned %d (%s)", #call, rc_, tern_strerror(rc_)); \
-    } while (0)
+#define CHECK(cond, ...) TEST_CHECK_AS("boot_kv rank", me, cond, __VA_ARGS__)
+#define OK(call)         TEST_OK_AS("boot_kv rank", me, call)
 
 /* Rank r's value: a length and bytes that differ per rank. */
 static size_t value_of(int r, unsigned char *v)

@@ -7,6 +7,7 @@
  * inexact values is compared with a relative tolerance of 1e-12 and
  * checked to be the same bits on every member. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "mp_util.h"
 
@@ -280,6 +281,34 @@ static void check_team(tern_team_t team, const char *tname)
                      "%s: collect: member %d byte %zu", tname, r, i);
     MP_OK(tern_team_barrier(team));
 
+    /* fcollect and all-to-all back to back, no barrier between: more calls
+     * than the eager ring has entries (teams across nodes), sizes on both
+     * sides of its bound, each checked before the next call. */
+    for (int it = 0; it < 40; it++) {
+        size_t nb = it % 4 == 3 ? 700 : (size_t)(it % 5) * 4 + 1;
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)it);
+        MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, (unsigned)it),
+                         "%s: back-to-back fcollect %d (%zu B): member %d byte %zu",
+                         tname, it, nb, r, i);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < nb; i++)
+                sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, (unsigned)(it + j));
+        MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, (unsigned)(it + me)),
+                         "%s: back-to-back alltoall %d (%zu B): block from member %d "
+                         "byte %zu",
+                         tname, it, nb, r, i);
+    }
+    MP_OK(tern_team_barrier(team));
+
     /* All-to-all: block j of member i carries (i, j). */
     static const size_t asz[] = {8, 300, 2000};
     for (size_t k = 0; k < 3; k++) {
@@ -319,6 +348,11 @@ int main(int argc, char **argv)
     }
     MP_CHECK(tern_team_size(TERN_TEAM_NODE) == mapped, "node team of %d, %d mapped",
              tern_team_size(TERN_TEAM_NODE), mapped);
+    /* Under mpirun with scripts/mpirun-nodes.sh: the simulated nodes took. */
+    const char *want_nodes = getenv("MP_EXPECT_NODES");
+    if (want_nodes)
+        MP_CHECK(tern_node_count() == atoi(want_nodes), "%d nodes, expected %s",
+                 tern_node_count(), want_nodes);
     check_team(TERN_TEAM_WORLD, "world");
     check_team(TERN_TEAM_NODE, "node");
 

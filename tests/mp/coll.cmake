@@ -2,3 +2,8 @@
 # the world, node and split teams, in every configuration.
 tern_mp_test(NAME coll SOURCES coll.c RANKS 1 2 3 4 7 8 16 LIBS m TIMEOUT 180)
 tern_mp_test(NAME coll_bad SOURCES coll_bad.c RANKS 1 2 4 TIMEOUT 120)
+# The eager ring of teams across nodes (core/coll_eager.c) with two entries
+# of 8 KiB: reused every other call, and entries above the largest active
+# message (put, then flag).
+tern_mp_test(NAME coll_eager SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
+  ENV TERN_COLL_EAGER_DEPTH=2 TERN_COLL_EAGER=8K)

@@ -9,23 +9,10 @@
 #include <string.h>
 #include <tern.h>
 
-#define MP_CHECK(cond, ...)                                                              \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", tern_rank(), __FILE__, \
-                    __LINE__, #cond);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "../test_check.h"
 
-#define MP_OK(call)                                                       \
-    do {                                                                  \
-        int mp_rc_ = (call);                                              \
-        MP_CHECK(mp_rc_ == TERN_OK, "%s returned %d (%s)", #call, mp_rc_, \
-                 tern_strerror(mp_rc_));                                  \
-    } while (0)
+#define MP_CHECK(cond, ...) TEST_CHECK_AS("rank", tern_rank(), cond, __VA_ARGS__)
+#define MP_OK(call)         TEST_OK_AS("rank", tern_rank(), call)
 
 /* tern_init with a check; returns the rank. */
 int mp_init(int *argc, char ***argv, int thread_level);
@@ -38,7 +25,7 @@ int mp_mapped(int rank);
 /* Deterministic test pattern byte for (rank, index, salt). */
 static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
 {
-    return (unsigned char)((rank * 131u + i * 7u + salt * 31u + (i >> 8)) & 0xff);
+    return test_pattern(rank, i, salt);
 }
 
 /* Capture what this process writes to stderr between begin and end (up to

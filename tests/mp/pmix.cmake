@@ -86,3 +86,11 @@ tern_pmix_test(NAME pmix_init_fail RANKS 2 4 COMMAND $<TARGET_FILE:mp_init_fail>
 
 # The key-value store through PMIx (PMIx_Put, then PMIx_Get on demand).
 tern_pmix_test(NAME boot_kv.pmix RANKS 2 4 COMMAND $<TARGET_FILE:mp_boot_kv>)
+
+# Simulated nodes under mpirun (scripts/mpirun-nodes.sh sets TERN_BOOT_NODE,
+# which the PMIx bootstrap takes as the node): the collectives test in the
+# mixed configuration, booted through PMIx, as tern-bench-mpi coll runs it
+# against MPI.
+tern_pmix_test(NAME coll_pmix_nodes RANKS 4 TIMEOUT 180
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/mpirun-nodes.sh 2 $<TARGET_FILE:mp_coll>
+  ENV MP_EXPECT_NODES=2)

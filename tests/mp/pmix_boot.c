@@ -18,24 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../test_check.h"
+
 static int my_rank = -1;
 
-#define CHECK(cond, ...)                                                             \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "pmix_boot rank %d: %s:%d: check failed: %s: ", my_rank, \
-                    __FILE__, __LINE__, #cond);                                      \
-            fprintf(stderr, __VA_ARGS__);                                            \
-            fputc('\n', stderr);                                                     \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == TERN_OK, "%s returned %d (%s)", #call, rc_, tern_strerror(rc_)); \
-    } while (0)
+#define CHECK(cond, ...) TEST_CHECK_AS("pmix_boot rank", my_rank, cond, __VA_ARGS__)
+#define OK(call)         TEST_OK_AS("pmix_boot rank", my_rank, call)
 
 static double now_s(void)
 {

@@ -9,3 +9,11 @@ tern_mp_test(NAME vis_rma SOURCES vis.c RANKS 2 4 CONFIGS net mixed TIMEOUT 120
   ENV TERN_VIS_PACK_MAX=0)
 tern_mp_test(NAME vis_pack_small SOURCES vis.c RANKS 2 4 CONFIGS net mixed TIMEOUT 120
   ENV TERN_VIS_PACK_MAX=64K TERN_AM_MEDIUM_MAX=600)
+# Strided accumulate: every type and shape byte for byte, contention,
+# bad input; over the network also with small messages (many per call)
+# and with packing off (every piece a contiguous accumulate).
+tern_mp_test(NAME vis_acc SOURCES vis_acc.c RANKS 1 2 4 TIMEOUT 120)
+tern_mp_test(NAME vis_acc_pack_small SOURCES vis_acc.c RANKS 2 CONFIGS net mixed
+  TIMEOUT 120 ENV TERN_VIS_PACK_MAX=64K TERN_AM_MEDIUM_MAX=600)
+tern_mp_test(NAME vis_acc_nopack SOURCES vis_acc.c RANKS 2 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_VIS_PACK_MAX=0)

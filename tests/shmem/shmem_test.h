@@ -8,21 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__, \
-                    __LINE__, #cond);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "../test_check.h"
+
+#define CHECK(cond, ...) TEST_CHECK_AS("PE", shmem_my_pe(), cond, __VA_ARGS__)
 
 /* Deterministic pattern byte for (pe, index, salt). */
 static inline unsigned char pat(int pe, size_t i, unsigned salt)
 {
-    return (unsigned char)((pe * 131u + i * 7u + salt * 31u + (i >> 8)) & 0xff);
+    return test_pattern(pe, i, salt);
 }
 
 static inline void fill(void *buf, size_t n, int pe, unsigned salt)

@@ -170,6 +170,7 @@ int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
         }
         if ((flags & TERN_FLAG_IMMEDIATE) && iter == 0 && tn_ofi_poll(&o->base) == 0) {
             tn_ofi_op_give(o, op);
+            tn_wait_refused();
             return TERN_ERR_AGAIN;
         }
         if (tn_ofi_poll(&o->base) == 0)

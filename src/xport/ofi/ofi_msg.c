@@ -405,8 +405,12 @@ static int send_slow(tn_ofi_t *o, int rank, const void *head, size_t hn,
 static int wait_room(tn_xport_t *x, unsigned flags, uint64_t *iter, int *polled)
 {
     if (flags & TERN_FLAG_IMMEDIATE) {
-        if ((flags & TN_XPORT_FLAG_NOPOLL) || *polled || tn_ofi_poll(x) == 0)
+        if (flags & TN_XPORT_FLAG_NOPOLL)
+            return TERN_ERR_AGAIN; /* a handler's Reply: never yields */
+        if (*polled || tn_ofi_poll(x) == 0) {
+            tn_wait_refused();
             return TERN_ERR_AGAIN;
+        }
         *polled = 1;
         return TERN_OK;
     }

@@ -192,8 +192,12 @@ tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
     tn_ofi_op_t *op;
     while (!(op = op_take(o))) {
         int done = tn_ofi_poll(&o->base);
-        if (flags & TERN_FLAG_IMMEDIATE)
-            return done > 0 ? op_take(o) : NULL;
+        if (flags & TERN_FLAG_IMMEDIATE) {
+            if (done > 0)
+                return op_take(o);
+            tn_wait_refused();
+            return NULL;
+        }
         if (done == 0)
             tn_wait_step(iter++);
     }

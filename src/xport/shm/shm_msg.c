@@ -152,6 +152,7 @@ static TN_ALWAYS_INLINE int room(tn_shm_t *s, int rank, size_t n, unsigned flags
             if (done > 0 && (r = tn_msgq_reserve(q, need)) != NULL)
                 break;
             tn_msgq_unlock(q);
+            tn_wait_refused();
             return TERN_ERR_AGAIN;
         }
         if (done == 0)
