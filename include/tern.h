@@ -37,7 +37,7 @@ typedef unsigned tern_flags_t;
 /* Version of the layout the inline calls below read (tern_fast_state_t,
  * tern_peer_fast_t) and of their contract with the library. A program
  * compiled against another one is refused at tern_init with a message. */
-#define TERN_ABI_VERSION 3u /* 3: the inline atomic-domain head (tern/atomic.h) */
+#define TERN_ABI_VERSION 4u /* 4: tern_memory_report_t grew (node table) */
 
 /* ---- start-up and shutdown ------------------------------------------- */
 
@@ -480,7 +480,8 @@ typedef struct tern_memory_report {
     int remote_nodes; /* other nodes of the job (TERN_SHM=off: every rank is
                          its own node) */
     /* Tern's private memory: own = fixed + local_peers * per_local_peer +
-     * remote_peers * per_remote_peer + remote_nodes * per_remote_node. */
+     * remote_peers * per_remote_peer + remote_nodes * per_remote_node +
+     * net_addresses * per_contacted_peer (below). */
     size_t fixed; /* independent of the job's size, this rank's own table
                      entries included */
     size_t per_local_peer;
@@ -508,6 +509,16 @@ typedef struct tern_memory_report {
                            address vector: with TERN_OFI_LAZY_ADDR=1 (the
                            default) only the ranks it has contacted through
                            the network, else every rank of the job */
+    /* The node-shared peer table: one row per rank of the job, kept once
+     * per node in shared memory (written by the node's leader, read in
+     * place by its ranks), not in any rank's private memory. */
+    size_t node_table_per_rank; /* bytes of a row */
+    size_t per_contacted_peer;  /* private bytes per network peer contacted
+                                   (net_addresses of them), in own */
+    size_t node_table;          /* bytes of this node's table (rows rounded up
+                                   to pages); 0 where this rank could not map
+                                   it and keeps a private copy (then in the
+                                   per-peer parts) */
 } tern_memory_report_t;
 
 /* Fills *out with this rank's figures now. TERN_OK; TERN_ERR_INVALID when

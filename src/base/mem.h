@@ -15,6 +15,9 @@ typedef struct tn_mem_tally {
     size_t each_rank;   /* private, per rank of the job (tables indexed by
                            every rank, this one included) */
     size_t each_local;  /* private, per rank of this node (self included) */
+    size_t each_span;   /* private, per rank of the span from this node's
+                           lowest rank to its highest: its ranks, and any
+                           rank of another node numbered between them */
     size_t each_remote; /* private, per rank of other nodes */
     size_t each_node;   /* private, per node of the job */
     size_t shared_fixed;
@@ -22,6 +25,8 @@ typedef struct tn_mem_tally {
     size_t untouched;         /* of the private bytes: buffers whose pages are
                                  resident only once used */
     long net_addresses;       /* network addresses in the address vector */
+    size_t each_contacted;    /* private, per network address in it (the
+                                 rank's entry, made at first contact) */
 } tn_mem_tally_t;
 
 /* RssAnon of this process (private resident memory) in bytes from

@@ -28,7 +28,7 @@ void tn_acc_plan(tn_ctrl_space_t *space)
 /* The stripe locks of a mapped rank (its control area is mapped here). */
 tn_acc_lock_t *tn_acc_locks(int rank)
 {
-    return (tn_acc_lock_t *)(tn_core.peers[rank].ctrl + lock_off);
+    return (tn_acc_lock_t *)(tn_core_peer(rank)->ctrl + lock_off);
 }
 
 /* Request args: [0] type, [1] dst (target's address), [2] elements, [3]
@@ -40,7 +40,7 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     int type = (int)a[0];
     size_t count = (size_t)a[2];
     void *dst = (void *)(uintptr_t)a[1];
-    const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+    const tn_peer_info_t *seg = tn_core_info(tn_core.rank);
     uintptr_t d = (uintptr_t)dst, base = (uintptr_t)seg->data_base;
     size_t size = tn_acc_type_ok(type) ? tn_atype_size(type) : 8;
     int st = TERN_OK;
@@ -116,8 +116,8 @@ static inline int args_ok(int rank, void *dst, const void *src, size_t count, in
         (unsigned)rank >= (unsigned)tn_core.size)
         return 0;
     size_t size = tn_atype_size(type);
-    uintptr_t d = (uintptr_t)dst, base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t seg = tn_core.peers[rank].seg.size;
+    uintptr_t d = (uintptr_t)dst, base = (uintptr_t)tn_core_info(rank)->data_base;
+    size_t seg = tn_core_info(rank)->size;
     return !(d & (size - 1)) && count <= SIZE_MAX / size && d >= base &&
            d - base <= seg && count * size <= seg - (d - base);
 }
@@ -171,11 +171,11 @@ static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void
     tn_aval_t s;
     if (scale)
         memcpy(&s, scale, tn_atype_size(type));
-    if (tn_core.fast[rank].size && tn_core.peers[rank].ctrl) {
+    if (tn_core_fast(rank)->size && tn_core_peer(rank)->ctrl) {
         /* Mapped: in place; each unlock releases, ordering the updates
          * before whatever the caller publishes next (a flag put). */
-        size_t off = (uintptr_t)dst - (uintptr_t)tn_core.peers[rank].seg.data_base;
-        tn_acc_striped(type, (char *)dst + tn_core.fast[rank].delta, off, src, count,
+        size_t off = (uintptr_t)dst - (uintptr_t)tn_core_info(rank)->data_base;
+        tn_acc_striped(type, (char *)dst + tn_core_fast(rank)->delta, off, src, count,
                        scale ? &s : NULL, tn_acc_locks(rank));
         return TERN_OK;
     }

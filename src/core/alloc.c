@@ -141,15 +141,15 @@ void *tern_sym_addr(int rank, const void *local_addr)
     if (segment_offset(local_addr, &off) != TERN_OK) {
         /* A global variable: the same offset in rank's static region (the
          * same executable, loaded at another address). */
-        const tn_peer_t *me = &tn_core.peers[tn_core.rank];
+        const tn_peer_info_t *me = tn_core_info(tn_core.rank);
         off = (uintptr_t)local_addr - me->static_base;
         if (off >= me->static_size)
             return NULL;
-        return (void *)(tn_core.peers[rank].static_base + off);
+        return (void *)(tn_core_info(rank)->static_base + off);
     }
-    if (off >= tn_core.peers[rank].seg.size)
+    if (off >= tn_core_info(rank)->size)
         return NULL;
-    return (void *)(uintptr_t)(tn_core.peers[rank].seg.data_base + off);
+    return (void *)(uintptr_t)(tn_core_info(rank)->data_base + off);
 }
 
 tern_status_t tern_segment_query(int rank, void **base, size_t *size)
@@ -162,8 +162,8 @@ tern_status_t tern_segment_query(int rank, void **base, size_t *size)
         return tn_core_fail(TERN_ERR_INVALID, "tern_segment_query",
                             "base and size are both NULL");
     if (base)
-        *base = (void *)(uintptr_t)tn_core.peers[rank].seg.data_base;
+        *base = (void *)(uintptr_t)tn_core_info(rank)->data_base;
     if (size)
-        *size = (size_t)tn_core.peers[rank].seg.size;
+        *size = (size_t)tn_core_info(rank)->size;
     return TERN_OK;
 }

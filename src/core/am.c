@@ -153,7 +153,7 @@ int tn_am_progress_deferred(void)
     deferred_t **pp = &defer_head;
     while (*pp) {
         deferred_t *d = *pp;
-        tn_core_xport_t *xp = tn_core.peers[d->rank].msg;
+        tn_core_xport_t *xp = tn_core_peer(d->rank)->msg;
         tn_xport_msg_t m;
         if (xp->ops.msg_prepare(xp->x, d->rank, d->n,
                                 TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL,
@@ -192,7 +192,7 @@ void tn_am_fini(void)
 
 size_t tn_am_medium_max(int rank)
 {
-    tn_core_xport_t *xp = tn_core.peers[rank].msg;
+    tn_core_xport_t *xp = tn_core_peer(rank)->msg;
     if (!xp || xp->caps.msg_max <= TN_XPORT_MSG_OVERHEAD)
         return 0;
     size_t room = xp->caps.msg_max - TN_XPORT_MSG_OVERHEAD;
@@ -217,7 +217,7 @@ size_t tern_am_max_long_reply(int rank)
 {
     if (!tn_core.initialized || rank < -1 || rank >= tn_core.size)
         return 0;
-    if (rank >= 0 && tn_core.fast[rank].size) /* mapped: written in place */
-        return tn_core.peers[rank].seg.size;
+    if (rank >= 0 && tn_core_fast(rank)->size) /* mapped: written in place */
+        return tn_core_info(rank)->size;
     return tern_am_max_medium(rank);
 }

@@ -54,7 +54,7 @@ static int check_common(const am_send_t *s)
             TERN_ERR_INVALID, s->call,
             "%d arguments%s: at most %d, and args may be NULL only with 0", s->nargs,
             s->nargs && !s->args ? " with args NULL" : "", TERN_AM_MAX_ARGS);
-    if (!tn_core.peers[s->rank].msg)
+    if (!tn_core_peer(s->rank)->msg)
         return tn_core_fail(TERN_ERR_UNSUPPORTED, s->call,
                             "no transport of this job carries messages to rank %d",
                             s->rank);
@@ -71,7 +71,7 @@ static TN_ALWAYS_INLINE int send_ok(const am_send_t *s)
                ((unsigned)s->nargs <= TERN_AM_MAX_ARGS) &
                (s->nargs == 0 || s->args != NULL) &&
            atomic_load_explicit(&tn_am_handlers[s->handler].fn, memory_order_relaxed) &&
-           tn_core.peers[s->rank].msg;
+           tn_core_peer(s->rank)->msg;
 }
 
 /* The token of a Reply: the running Request handler's, once. */
@@ -114,7 +114,7 @@ static TN_ALWAYS_INLINE void write_head(void *buf, const am_send_t *s, int cat,
  * IMMEDIATE) or is queued (*deferred set, m->buf a private buffer). */
 static int reserve(const am_send_t *s, size_t n, tn_xport_msg_t *m, void **deferred)
 {
-    tn_core_xport_t *xp = tn_core.peers[s->rank].msg;
+    tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
     *deferred = NULL;
     unsigned fl = s->is_reply ? TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL : s->flags;
     int rc = xp->ops.msg_prepare(xp->x, s->rank, n, fl, m);
@@ -143,7 +143,7 @@ static int finish(const am_send_t *s, tn_xport_msg_t *m, void *deferred, size_t 
         return rc == TERN_OK ? TERN_OK
                              : tn_core_fail(rc, s->call, "no memory to queue a Reply");
     }
-    tn_core_xport_t *xp = tn_core.peers[s->rank].msg;
+    tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
     return xp->ops.msg_commit(xp->x, m, n);
 }
 
@@ -157,7 +157,7 @@ static TN_ALWAYS_INLINE int send_one(const am_send_t *s, int cat,
     uint64_t head[(TN_XPORT_MSG_OVERHEAD) / 8];
     write_head(head, s, cat, len, dest);
     size_t hn = tn_am_head_bytes(s->nargs), pn = inline_payload ? len : 0;
-    tn_core_xport_t *xp = tn_core.peers[s->rank].msg;
+    tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
     unsigned fl = s->is_reply ? TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL : s->flags;
     int rc = xp->ops.msg_send(xp->x, s->rank, head, hn, inline_payload, pn, fl);
     if (__builtin_expect(rc == TERN_OK, 1))
@@ -236,11 +236,14 @@ static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
                                     const void *payload, size_t len,
                                     const tern_am_arg_t *args, int nargs, unsigned flags)
 {
+    /* Direct queues go to this node's ranks only: the index in the span
+     * (out of it for any other rank, a bad one included) checks the rank. */
+    unsigned i = (unsigned)(rank - tn_core.span_first);
     return tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-               ((unsigned)rank < (unsigned)tn_core.size) & (handler >= lo) &
-               (handler < hi) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
-               (nargs == 0 || args != NULL) & (len == 0 || payload != NULL) &&
-           tn_core.peers[rank].msgq && len <= tn_core.peers[rank].am_medium_max &&
+               (i < (unsigned)tn_core.span) & (handler >= lo) & (handler < hi) &
+               ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (nargs == 0 || args != NULL) &
+               (len == 0 || payload != NULL) &&
+           tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
            atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
 }
 
@@ -254,7 +257,7 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                                       const void *payload, size_t len,
                                       const tern_am_arg_t *args, int nargs)
 {
-    tn_msgq_t *q = tn_core.peers[rank].msgq;
+    tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
     tn_msgq_rec_t *r = tn_msgq_try_begin(q, n);
     if (tn_unlikely(!r))
@@ -427,14 +430,15 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
                                          size_t max_len, int nargs, unsigned flags,
                                          tern_am_sd_t *sd)
 {
+    unsigned i = (unsigned)(rank - tn_core.span_first); /* in span: a local rank */
     if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-              ((unsigned)rank < (unsigned)tn_core.size) &
-              ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (min_len <= max_len) &&
-          tn_core.peers[rank].msgq && min_len <= tn_core.peers[rank].am_medium_max))
+              (i < (unsigned)tn_core.span) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
+              (min_len <= max_len) &&
+          tn_core.peers[i].msgq && min_len <= tn_core.peers[i].am_medium_max))
         return 1;
-    size_t max = tn_core.peers[rank].am_medium_max;
+    size_t max = tn_core.peers[i].am_medium_max;
     size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
-    tn_msgq_t *q = tn_core.peers[rank].msgq;
+    tn_msgq_t *q = tn_core.peers[i].msgq;
     tn_msgq_rec_t *r = tn_msgq_try_begin(q, head + granted);
     if (tn_unlikely(!r))
         return 1;
@@ -468,7 +472,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     tn_msgq_t *q = st->m.slot;
     if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
               (st->nargs == 0 || args != NULL) & (st->deferred == NULL) &&
-          q == tn_core.peers[st->rank].msgq && q &&
+          q && tn_core_span_peer(st->rank) && q == tn_core_span_peer(st->rank)->msgq &&
           atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
         return 1;
     st->magic = 0;
@@ -513,7 +517,7 @@ static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t 
     else if (s->nargs < 0 || s->nargs > TERN_AM_MAX_ARGS)
         rc = tn_core_fail(TERN_ERR_INVALID, s->call, "%d arguments: at most %d", s->nargs,
                           TERN_AM_MAX_ARGS);
-    else if (!tn_core.peers[s->rank].msg)
+    else if (!tn_core_peer(s->rank)->msg)
         rc =
             tn_core_fail(TERN_ERR_UNSUPPORTED, s->call,
                          "no transport of this job carries messages to rank %d", s->rank);

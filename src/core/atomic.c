@@ -57,8 +57,8 @@ struct tern_ad_s *tn_ad_get(tern_ad_t ad, const char *call)
 static tn_core_xport_t *net_xport(void)
 {
     for (int r = 0; r < tn_core.size; r++)
-        if (tn_core.peers[r].kind == TN_PEER_NET)
-            return tn_core.peers[r].xport;
+        if (tn_core_peer(r)->kind == TN_PEER_NET)
+            return tn_core_peer(r)->xport;
     return NULL;
 }
 
@@ -67,7 +67,7 @@ static tn_core_xport_t *net_xport(void)
 static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
 {
     for (int r = 0; r < tn_core.size; r++)
-        if (!tn_core.fast[r].size && !tn_core.peers[r].msg)
+        if (!tn_core_fast(r)->size && !tn_core_peer(r)->msg)
             return tn_core_fail(TERN_ERR_UNSUPPORTED, "tern_ad_create",
                                 "an atomic domain for %s {%s} needs the network (the job "
                                 "spans %d nodes): %s, and no transport carries active "

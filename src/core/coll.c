@@ -68,12 +68,12 @@ static void must(int rc, const char *what)
 int tn_coll_tree_order(tn_cteam_t *t, int root)
 {
     int n = t->size, k = 0, me = 0;
-    int rnode = tn_core.peers[t->ranks[root]].node;
+    int rnode = tn_core_info(t->ranks[root])->node;
     t->order[k++] = root;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++) {
             int j = t->bynode[i];
-            int same = tn_core.peers[t->ranks[j]].node == rnode;
+            int same = tn_core_info(t->ranks[j])->node == rnode;
             if (j != root && same == (pass == 0))
                 t->order[k++] = j;
         }
@@ -131,22 +131,25 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     return TERN_OK;
 }
 
-/* Reads block_of(p) bytes of member p at its src + src_off into dest +
- * dest_off(p), for every member, starting after this one (members do not
- * all read the same source at once). */
+/* Reads len[p] bytes of member p at its src + src_off into dest +
+ * dest_off[p], for every member, starting after this one (members do not
+ * all read the same source at once). dest_off and len NULL: block bytes
+ * at p * block (no table per member for the fixed-size collectives). */
 static void gather(tn_cteam_t *t, char *dest, const size_t *dest_off, const char *src,
-                   size_t src_off, const size_t *len)
+                   size_t src_off, const size_t *len, size_t block)
 {
     int n = t->size;
-    for (int s = 1; s < n; s++) {
-        int p = (t->rank + s) % n, g = t->ranks[p];
-        if (len[p])
-            must(tern_get_nbi(dest + dest_off[p], g, tern_sym_addr(g, src + src_off),
-                              len[p], 0),
+    for (int s = 0; s < n; s++) {
+        int p = (t->rank + s + 1) % n, g = t->ranks[p]; /* this member last */
+        size_t l = len ? len[p] : block, o = dest_off ? dest_off[p] : (size_t)p * block;
+        if (!l)
+            continue;
+        if (p == t->rank)
+            memcpy(dest + o, src + src_off, l);
+        else
+            must(tern_get_nbi(dest + o, g, tern_sym_addr(g, src + src_off), l, 0),
                  "a gather get");
     }
-    if (len[t->rank])
-        memcpy(dest + dest_off[t->rank], src + src_off, len[t->rank]);
     must(tern_nbi_sync(TERN_SYNC_REMOTE), "a gather get");
 }
 
@@ -206,12 +209,8 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         push_all(t, dest, src, 0, nbytes);
         return TERN_OK;
     }
-    for (int p = 0; p < t->size; p++) {
-        t->off[p] = (size_t)p * nbytes;
-        t->len[p] = nbytes;
-    }
     tn_coll_barrier(t);
-    gather(t, dest, t->off, src, 0, t->len);
+    gather(t, dest, NULL, src, 0, NULL, nbytes);
     tn_coll_barrier(t);
     return TERN_OK;
 }
@@ -225,6 +224,17 @@ tern_status_t tern_collect(tern_team_t team, void *dest, const void *src, size_t
     tn_cteam_t *t = enter(team, call, dest, 0, src, nbytes, &rc);
     if (!t)
         return rc;
+    if (!t->off) { /* the team's first: its table of sizes and offsets */
+        t->off = malloc((size_t)t->size * sizeof(size_t));
+        t->len = malloc((size_t)t->size * sizeof(size_t));
+        if (!t->off || !t->len) {
+            free(t->off);
+            free(t->len);
+            t->off = t->len = NULL;
+            return tn_core_fail(TERN_ERR_NOMEM, call,
+                                "no memory for the sizes of %d members", t->size);
+        }
+    }
     /* Every member's size, read from its scratch after the first barrier. */
     uint64_t *mine = (uint64_t *)t->scratch;
     *mine = nbytes;
@@ -248,7 +258,7 @@ tern_status_t tern_collect(tern_team_t team, void *dest, const void *src, size_t
     if (rc == TERN_OK && overlap(dest, total, src, nbytes))
         rc = tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
     if (rc == TERN_OK)
-        gather(t, dest, t->off, src, 0, t->len);
+        gather(t, dest, t->off, src, 0, t->len, 0);
     tn_coll_barrier(t);
     return rc;
 }
@@ -280,15 +290,11 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         push_all(t, dest, src, nbytes, nbytes);
         return TERN_OK;
     }
-    for (int p = 0; p < t->size; p++) {
-        t->off[p] = (size_t)p * nbytes;
-        t->len[p] = nbytes;
-    }
     /* Pairwise: member p's block for this one, at p's src + rank * nbytes;
      * in step s each member reads from rank + s, so no two read one
      * member's source in the same step. */
     tn_coll_barrier(t);
-    gather(t, dest, t->off, src, (size_t)t->rank * nbytes, t->len);
+    gather(t, dest, NULL, src, (size_t)t->rank * nbytes, NULL, nbytes);
     tn_coll_barrier(t);
     return TERN_OK;
 }

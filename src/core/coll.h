@@ -67,10 +67,10 @@ typedef struct tn_cteam {
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
     int all_mapped;    /* every member's segment is mapped here (one node) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
-    uint32_t *vals;    /* [size] sources of network flag writes, per target */
     char *staging;     /* private, scratch bytes: network gets land here */
     char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
-    size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
+    size_t *off, *len; /* [size] per-member offsets and lengths of a
+                          tern_collect, or NULL till the first one */
     int *bynode;       /* [size] team ranks by node, then team rank */
     int *order;        /* [size] the broadcast tree's order (tn_coll_tree_order) */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
@@ -104,6 +104,10 @@ int tn_teams_init(void);
  * them, so that the program keeps all of TERN_SEGMENT_SIZE. */
 size_t tn_teams_pool_size(void);
 void tn_teams_fini(void);
+/* The live teams' private tables (memory accounting): the world team's
+ * per rank of the job, the node team's per local rank, the rest fixed. */
+struct tn_mem_tally;
+void tn_teams_tally(struct tn_mem_tally *t);
 /* Waits for every live team's network flag writes; the first error. */
 int tn_teams_drain(void);
 

@@ -14,7 +14,7 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
     int g = t->ranks[j];
     size_t off = (size_t)(t->flags - (char *)tn_core.seg.data) +
                  (size_t)t->rank * sizeof(tn_coll_flag_t);
-    char *remote = (char *)(uintptr_t)(tn_core.peers[g].seg.data_base + off);
+    char *remote = (char *)(uintptr_t)(tn_core_info(g)->data_base + off);
     tn_coll_flag_t *f = (tn_coll_flag_t *)tern_ptr(g, remote);
     if (f) {
         atomic_store_explicit(&f->epoch, seq, memory_order_seq_cst);
@@ -33,7 +33,7 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
     tn_coll_flag_t *in =
         (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     int g = t->ranks[j];
-    if (tn_core.peers[g].ctrl) { /* mapped writer: it wakes a sleeper */
+    if (tn_core_peer(g)->ctrl) { /* mapped writer: it wakes a sleeper */
         for (;;) {
             uint32_t v = atomic_load_explicit(&in->epoch, memory_order_acquire);
             if ((int32_t)(v - seq) >= 0)

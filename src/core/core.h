@@ -35,28 +35,40 @@ typedef struct tn_core_xport {
     const tn_xport_entry_t *entry;
 } tn_core_xport_t;
 
+/* What every rank of a node knows alike about one rank of the job: one
+ * row per rank in the node-shared peer table (core/peertab.c), written
+ * once by the node's leader at start-up and read in place by every rank
+ * of the node (read-only mapping). Addresses are in the rank's own space. */
+typedef struct tn_peer_info {
+    uint64_t data_base;   /* its segment's user bytes */
+    uint64_t size;        /* segment bytes */
+    uint64_t ctrl_size;   /* its control area, before data_base */
+    uint64_t static_base; /* its static region (global variables) */
+    uint64_t static_size; /* 0: not remotely accessible in this job */
+    int32_t node;         /* node number (the transports' grouping) */
+    int32_t view_node;    /* node in the program's view (tern_node_of) */
+} tn_peer_info_t;
+_Static_assert(sizeof(tn_peer_info_t) == 48,
+               "tn_peer_info_t is shared between processes");
+
+/* What this rank alone holds about a peer: how it reaches it. Private
+ * entries exist for the span of ranks around this node's ranks
+ * (tn_core.span_first, .span: self and the shared-memory peers, and any
+ * network peer numbered between them); every other rank is a network peer
+ * reached through tn_core.remote, one entry for all (tn_core_peer). */
 typedef struct tn_peer {
     int kind;               /* TN_PEER_* */
-    int node;               /* node number */
-    int local_index;        /* index among its node's ranks */
+    int static_mapped;      /* its static region is mapped here */
     tn_core_xport_t *xport; /* transport serving it */
     tn_core_xport_t *msg;   /* transport carrying messages to it, or NULL */
     tn_msgq_t *msgq;        /* msg's direct queue to it (xport/msgq.h), or NULL */
     size_t am_medium_max;   /* tn_am_medium_max(it), cached at start-up */
-    tn_seg_info_t seg;      /* its segment as it published it */
     char *ctrl;             /* its control area mapped here, or NULL */
-    /* Its static region (the program's global variables): base in its own
-     * space and size (0: not remotely accessible in this job), and when
-     * mapped here, the delta to add to reach it. */
-    uintptr_t static_base;
-    size_t static_size;
-    intptr_t static_delta;
-    int static_mapped;
+    intptr_t static_delta;  /* added to its static addresses to reach them here */
 } tn_peer_t;
 
 /* Nodes as the program sees them (see build_view in nodes.c). */
 typedef struct tn_node_view {
-    int *node_of; /* [size] node of each rank; NULL: peers[].node */
     int nnodes, local_rank, local_size;
 } tn_node_view_t;
 
@@ -66,11 +78,18 @@ typedef struct tn_core {
     int thread_level;
     int error_abort; /* TERN_ERROR_MODE=abort */
     tn_boot_t *boot;
-    tn_peer_t *peers;       /* [size] */
-    tern_peer_fast_t *fast; /* [size], published through tern_fast_ */
+    const tn_peer_info_t *info; /* [size] node-shared peer table (peertab.c) */
+    tn_peer_t *peers;           /* [span] private entries of the span's ranks */
+    tern_peer_fast_t *fast;     /* [size] fast-path entries, published through
+                                   tern_fast_: indexed by rank, so that the
+                                   inline put tests one bound (tern/fast.h) */
+    int span_first, span;       /* ranks [span_first, span_first + span): this
+                                   node's lowest to highest rank */
+    tn_peer_t remote;           /* every rank outside the span */
     int node, nnodes;
     int local_rank, local_size; /* among the ranks sharing memory */
     int host_ranks;             /* ranks on this host (shm or not) */
+    int largest_node;           /* ranks of the job's largest node */
     int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
     tn_static_t stat;        /* this rank's global variables (static.c) */
@@ -142,7 +161,7 @@ int tn_core_fail(int status, const char *call, const char *fmt, ...)
  * the transports the registry says this job needs, pick one per peer,
  * fill the peer and fast tables from them. Collective; once, after the
  * segment exists. tn_core_xports_destroy: in reverse order. */
-int tn_core_xports_init(void);
+int tn_core_xports_init(const int *node_of, const int *view_of);
 /* Claims the control-area space of the transports this job will create
  * (before the segment exists; after the node map). */
 int tn_core_xports_plan(tn_ctrl_space_t *space);
@@ -170,6 +189,32 @@ static inline int tn_cmp_u64(uint64_t v, int cmp, uint64_t value)
     }
 }
 
+/* The private entry of rank (valid): its own in the span, else the one
+ * shared by every network peer outside it. Cost: a subtract, a compare. */
+static inline tn_peer_t *tn_core_peer(int rank)
+{
+    unsigned i = (unsigned)(rank - tn_core.span_first);
+    return tn_likely(i < (unsigned)tn_core.span) ? &tn_core.peers[i] : &tn_core.remote;
+}
+/* rank's private entry when it is in the span, else NULL (a bad rank
+ * too): for fast paths that serve this node's ranks only, where the one
+ * subtract and compare also checks the rank. */
+static inline const tn_peer_t *tn_core_span_peer(int rank)
+{
+    unsigned i = (unsigned)(rank - tn_core.span_first);
+    return i < (unsigned)tn_core.span ? &tn_core.peers[i] : NULL;
+}
+/* rank's (valid) row of the node-shared table. */
+static inline const tn_peer_info_t *tn_core_info(int rank)
+{
+    return &tn_core.info[rank];
+}
+/* rank's (valid) fast-path entry. */
+static inline const tern_peer_fast_t *tn_core_fast(int rank)
+{
+    return &tn_core.fast[rank];
+}
+
 /* Checks rank and [addr, addr+n) against rank's segment and static
  * region; logs and returns the error naming rank, address and the
  * regions (core/rma.c). */
@@ -190,9 +235,9 @@ void tn_core_static_agree(tn_seg_info_t *all);
  * segment), TN_REGION_STATIC, or -1. Cost: two or four compares. */
 static inline int tn_core_region(int rank, uintptr_t a, size_t n)
 {
-    const tn_peer_t *p = &tn_core.peers[rank];
-    uintptr_t off = a - (uintptr_t)p->seg.data_base;
-    if (off <= p->seg.size && n <= p->seg.size - off)
+    const tn_peer_info_t *p = tn_core_info(rank);
+    uintptr_t off = a - (uintptr_t)p->data_base;
+    if (off <= p->size && n <= p->size - off)
         return TN_REGION_SEG;
     off = a - p->static_base;
     if (off <= p->static_size && n <= p->static_size - off && p->static_size)
@@ -203,13 +248,14 @@ static inline int tn_core_region(int rank, uintptr_t a, size_t n)
  * stores (its segment or static region, mapped), or NULL. */
 static inline char *tn_core_mapped(int rank, const void *addr, size_t n)
 {
-    const tern_peer_fast_t *f = &tn_core.fast[rank];
+    const tern_peer_fast_t *f = tn_core_fast(rank);
     uintptr_t off = (uintptr_t)addr - f->base;
     if (f->size && off <= f->size && n <= f->size - off)
         return (char *)addr + f->delta;
-    const tn_peer_t *p = &tn_core.peers[rank];
-    off = (uintptr_t)addr - p->static_base;
-    if (p->static_mapped && off <= p->static_size && n <= p->static_size - off)
+    const tn_peer_t *p = tn_core_peer(rank);
+    const tn_peer_info_t *in = tn_core_info(rank);
+    off = (uintptr_t)addr - in->static_base;
+    if (p->static_mapped && off <= in->static_size && n <= in->static_size - off)
         return (char *)addr + p->static_delta;
     return NULL;
 }
@@ -263,12 +309,36 @@ int tn_core_progress(void);
 int tn_core_progress_start(void);
 void tn_core_progress_stop(void);
 
+/* Start-up tables of a size proportional to the job (every rank's
+ * description, exchanged once): mapped and unmapped, so that their pages
+ * go back to the system at once instead of staying in the heap. */
+void *tn_core_tmp_alloc(size_t bytes);
+void tn_core_tmp_free(void *p, size_t bytes);
+
 /* The memory report's line (core/memory.c), for the start-up report. */
 void tn_core_memory_log(void);
 
-/* Node map: fills node, nnodes, local_* and peers[].node/local_index from
- * every rank's node key. */
-int tn_core_build_node_map(void);
+/* Node map: fills node, nnodes, local_*, the span and node_leaders from
+ * every rank's node key, and *node_of / *view_of (malloc'd, [size]: each
+ * rank's node for the transports and in the program's view) for the
+ * peer table, which keeps them. */
+int tn_core_build_node_map(int **node_of, int **view_of);
+
+/* The node-shared peer table (core/peertab.c). tn_peertab_prepare: the
+ * leader of this rank's node (the program's view: the launcher's
+ * machines, whatever TERN_SHM says) creates the table's memory; its
+ * pid and descriptor go out with the segment descriptions (*pid, *fd;
+ * -1 elsewhere). tn_peertab_fill: after that exchange, the leader writes
+ * every rank's row, the others map the leader's table read-only (rows
+ * readable after the next barrier of the job). tn_peertab_close: the
+ * descriptor, after that barrier. tn_peertab_destroy: unmaps. */
+int tn_peertab_prepare(const int *view_of, int *fd);
+int tn_peertab_fill(const tn_seg_info_t *all, const int *node_of, const int *view_of);
+void tn_peertab_close(void);
+void tn_peertab_destroy(void);
+/* Bytes of the table: shared, once per node, or (*private_copy) this
+ * rank's own copy where the leader's could not be mapped. */
+size_t tn_peertab_bytes(int *private_copy);
 
 /* Lock for calls that are not lock-free: a no-op below THREAD_MULTIPLE. */
 static inline void tn_core_lock(void)

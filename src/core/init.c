@@ -2,6 +2,7 @@
  * peer table - and the queries about the job. */
 #include <errno.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +76,7 @@ static void release_all(void)
     tern_fast_.peer = NULL;
     tn_teams_fini();
     tn_core_xports_destroy();
+    tn_peertab_destroy();
     tn_am_fini();
     tn_team_destroy(&tn_core.world);
     tn_seg_destroy(&tn_core.seg);
@@ -84,8 +86,9 @@ static void release_all(void)
     free(tn_core.local_ranks);
     free(tn_core.node_leaders);
     tn_core.node_leaders = NULL;
-    free(tn_core.view.node_of);
     memset(&tn_core.view, 0, sizeof(tn_core.view));
+    memset(&tn_core.remote, 0, sizeof(tn_core.remote));
+    tn_core.span = tn_core.span_first = 0;
     tn_core.fast = NULL;
     tn_core.peers = NULL;
     tn_core.local_ranks = NULL;
@@ -194,17 +197,16 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_core.size = tn_core.boot->size;
     tn_log_set_rank(tn_core.rank);
     int agreed = 0;
+    int *node_of = NULL, *view_of = NULL; /* each rank's node, until the
+                                             node's peer table holds them */
     rc = crc;
     if (rc == TERN_OK && *tn_cfg.trace && tn_trace_open(tn_cfg.trace, tn_core.rank) != 0)
         rc = TERN_ERR_CONFIG;
     tn_stats_on = (int)tn_cfg.stats;
-    tn_core.peers = calloc((size_t)tn_core.size, sizeof(*tn_core.peers));
-    if (!tn_core.peers && rc == TERN_OK)
-        rc = TERN_ERR_NOMEM;
     rc = agree(rc, &agreed);
     if (rc != TERN_OK)
         goto fail;
-    rc = tn_core_build_node_map();
+    rc = tn_core_build_node_map(&node_of, &view_of);
     if (rc != TERN_OK)
         goto fail;
     tn_wait_policy.oversubscribed = node_oversubscribed();
@@ -231,7 +233,10 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     double t_map0 = tn_time_s();
-    rc = tn_core_xports_init();
+    rc = tn_core_xports_init(node_of, view_of);
+    free(node_of);
+    free(view_of);
+    node_of = view_of = NULL;
     if (rc == TERN_OK) /* before any peer may write a team flag */
         rc = tn_teams_init();
     if (rc != TERN_OK)
@@ -244,7 +249,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * node, so the node count alone does not say it); registering makes
      * every wait drive progress, which shared memory alone does not need. */
     for (int r = 0; r < tn_core.size; r++)
-        if (tn_core.peers[r].kind == TN_PEER_NET) {
+        if (tn_core_peer(r)->kind == TN_PEER_NET) {
             tn_ad_am_init();
             tn_acc_am_init();
             tn_vis_am_init();
@@ -263,11 +268,17 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.peer = tn_core.fast;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    /* Start-up's exchanges (every rank's descriptions, CPU sets, the
+     * bootstrap's copies of them) were freed but their heap pages stay
+     * resident, in proportion to the job: give them back. */
+    malloc_trim(0);
     tn_core.init_growth = tn_mem_growth(rss0);
     report(t0, t_boot, t_map);
     return TERN_OK;
 
 fail:
+    free(node_of);
+    free(view_of);
     if (!agreed)
         rc = init_fail(rc, "start-up could not complete");
     else /* every rank leaves the job, as after tern_finalize */
@@ -388,7 +399,7 @@ int tern_node_of(int rank)
 {
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return -1;
-    return tn_core.view.node_of ? tn_core.view.node_of[rank] : tn_core.peers[rank].node;
+    return tn_core_info(rank)->view_node;
 }
 
 tern_status_t tern_startup_report(tern_startup_report_t *out)

@@ -3,25 +3,40 @@
  * a part per local peer, per remote peer and per remote node; the
  * provider's share as its transport measured it (docs/design/scale.md). */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/cfg.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/topo.h"
+#include "core/coll.h"
 #include "core/core.h"
 #include "core/event.h"
 
-/* Core's own tables: per rank of the job the peer and fast-path entries
- * (and the program's node view where it differs from the transports'),
- * per local rank its global rank, per node its leader; fixed: the
- * transport table, the barrier's flag sources (log2 of the node and node
- * counts: small enough to call fixed), the segment heap's bookkeeping and
- * the event slabs. */
+void *tn_core_tmp_alloc(size_t bytes)
+{
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void tn_core_tmp_free(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes ? bytes : 1);
+}
+
+/* Core's own tables: per rank of the job the fast-path entry (the
+ * inline path indexes it by rank); over the span of this node's ranks the
+ * peer entries (every rank outside it shares one; what every rank knows
+ * of every other is in the node-shared peer table, counted apart), per local rank its global rank, per node its leader; fixed:
+ * the transport table, the barrier's flag sources (log2 of the node and
+ * node counts: small enough to call fixed), the segment heap's
+ * bookkeeping and the event slabs. */
 static void core_tally(tn_mem_tally_t *t)
 {
-    t->each_rank += sizeof(*tn_core.peers) + sizeof(*tn_core.fast);
-    if (tn_core.view.node_of)
-        t->each_rank += sizeof(*tn_core.view.node_of);
+    t->each_span += sizeof(*tn_core.peers);
+    t->each_rank += sizeof(*tn_core.fast);
     t->each_local += sizeof(*tn_core.local_ranks);
     t->each_node += sizeof(*tn_core.node_leaders);
     t->fixed +=
@@ -40,20 +55,31 @@ static void fill(tern_memory_report_t *r)
     memset(&t, 0, sizeof(t));
     memset(r, 0, sizeof(*r));
     core_tally(&t);
+    tn_teams_tally(&t);
+    int private_copy = 0;
+    if (tn_peertab_bytes(&private_copy) && private_copy) /* not shared after all */
+        t.each_rank += sizeof(tn_peer_info_t);
     for (int i = 0; i < tn_core.nxports; i++)
         tn_core.xports[i].ops.mem(tn_core.xports[i].x, &t, &provider);
     r->local_peers = tn_core.local_size - 1;
     r->remote_peers = tn_core.size - tn_core.local_size;
     r->remote_nodes = tn_core.nnodes - 1;
     /* This rank's own entries of the tables per rank, per local rank and
-     * per node are part of what it pays whatever the job. */
-    r->fixed = t.fixed + t.each_rank + t.each_local + t.each_node;
-    r->per_local_peer = t.each_rank + t.each_local;
+     * per node are part of what it pays whatever the job; the span's
+     * entries count per local rank, those of other nodes' ranks numbered
+     * between this node's (none when a node's ranks are consecutive) in
+     * the fixed part. */
+    size_t between = (size_t)(tn_core.span - tn_core.local_size) * t.each_span;
+    r->fixed = t.fixed + between + t.each_rank + t.each_local + t.each_span + t.each_node;
+    r->per_local_peer = t.each_rank + t.each_local + t.each_span;
     r->per_remote_peer = t.each_rank + t.each_remote;
     r->per_remote_node = t.each_node;
+    r->net_addresses = (int)t.net_addresses;
+    r->per_contacted_peer = t.each_contacted;
     r->own = r->fixed + (size_t)r->local_peers * r->per_local_peer +
              (size_t)r->remote_peers * r->per_remote_peer +
-             (size_t)r->remote_nodes * r->per_remote_node;
+             (size_t)r->remote_nodes * r->per_remote_node +
+             (size_t)r->net_addresses * r->per_contacted_peer;
     /* The control area is claimed for the largest node (the same offsets
      * on every rank): what this node's ranks do not use is in the fixed
      * part. */
@@ -69,7 +95,8 @@ static void fill(tern_memory_report_t *r)
     r->total = r->own + r->topology + r->provider;
     r->init_growth = tn_core.init_growth;
     r->segment = tn_core.seg.size;
-    r->net_addresses = (int)t.net_addresses;
+    r->node_table_per_rank = sizeof(tn_peer_info_t);
+    r->node_table = private_copy ? 0 : tn_peertab_bytes(&private_copy);
 }
 
 tern_status_t tern_memory_report(tern_memory_report_t *out)

@@ -41,41 +41,40 @@ static int group_ranks(const key_pair_t *keys, int n, int by_key, int *node_of,
 /* The program's view of nodes (tern_node_*, tern_local_*): machines as the
  * launcher grouped them, whatever TERN_SHM says. With shared memory on it
  * is the grouping of the transports; with it off (each rank a group of its
- * own there), it is computed here. */
-static int build_view(const key_pair_t *keys, int n, int *first)
+ * own there), it is computed here. view_of[r]: each rank's node in it. */
+static void build_view(const key_pair_t *keys, int n, int *first, const int *node_of,
+                       int *view_of)
 {
     tn_node_view_t *v = &tn_core.view;
     if (tn_cfg.shm) {
-        v->node_of = NULL;
+        memcpy(view_of, node_of, (size_t)n * sizeof(int));
         v->nnodes = tn_core.nnodes;
         v->local_rank = tn_core.local_rank;
         v->local_size = tn_core.local_size;
-        return TERN_OK;
+        return;
     }
-    v->node_of = malloc((size_t)n * sizeof(int));
-    if (!v->node_of)
-        return TERN_ERR_NOMEM;
-    v->nnodes = group_ranks(keys, n, 1, v->node_of, first);
+    v->nnodes = group_ranks(keys, n, 1, view_of, first);
     v->local_rank = v->local_size = 0;
     for (int r = 0; r < n; r++)
-        if (v->node_of[r] == v->node_of[tn_core.rank]) {
+        if (view_of[r] == view_of[tn_core.rank]) {
             if (r == tn_core.rank)
                 v->local_rank = v->local_size;
             v->local_size++;
         }
-    return TERN_OK;
 }
 
-int tn_core_build_node_map(void)
+int tn_core_build_node_map(int **node_of_out, int **view_of_out)
 {
     int n = tn_core.size;
-    key_pair_t *keys = calloc((size_t)n, sizeof(*keys));
-    int *first = calloc((size_t)n, sizeof(int)); /* node -> its first rank */
+    size_t keys_bytes = (size_t)n * sizeof(key_pair_t);
+    key_pair_t *keys = tn_core_tmp_alloc(keys_bytes); /* zeroed */
+    int *first = calloc((size_t)n, sizeof(int));      /* node -> its first rank */
+    int *node_of = malloc((size_t)n * sizeof(int));
+    int *view_of = malloc((size_t)n * sizeof(int));
     int rc;
-    if (!keys || !first) {
-        free(keys);
-        free(first);
-        return TERN_ERR_NOMEM;
+    if (!keys || !first || !node_of || !view_of) {
+        rc = TERN_ERR_NOMEM;
+        goto out;
     }
     /* One allgather of both keys serves both groupings. */
     key_pair_t mine;
@@ -97,15 +96,7 @@ int tn_core_build_node_map(void)
 
     /* Nodes are the groups of ranks sharing memory; with TERN_SHM=off no
      * rank shares memory with another, so each is a node of its own. */
-    int *node_of = malloc((size_t)n * sizeof(int));
-    if (!node_of) {
-        rc = TERN_ERR_NOMEM;
-        goto out;
-    }
     int nnodes = group_ranks(keys, n, tn_cfg.shm, node_of, first);
-    for (int r = 0; r < n; r++)
-        tn_core.peers[r].node = node_of[r];
-    free(node_of);
     tn_core.nnodes = nnodes;
     tn_core.node_leaders = malloc((size_t)nnodes * sizeof(int));
     if (!tn_core.node_leaders) {
@@ -113,10 +104,16 @@ int tn_core_build_node_map(void)
         goto out;
     }
     memcpy(tn_core.node_leaders, first, (size_t)nnodes * sizeof(int));
-    tn_core.node = tn_core.peers[tn_core.rank].node;
+    /* Ranks of the largest node (first[] is free now: it counts). */
+    memset(first, 0, (size_t)nnodes * sizeof(int));
+    tn_core.largest_node = 0;
+    for (int r = 0; r < n; r++)
+        if (++first[node_of[r]] > tn_core.largest_node)
+            tn_core.largest_node = first[node_of[r]];
+    tn_core.node = node_of[tn_core.rank];
     int count = 0;
     for (int r = 0; r < n; r++)
-        if (tn_core.peers[r].node == tn_core.node)
+        if (node_of[r] == tn_core.node)
             count++;
     tn_core.local_ranks = calloc((size_t)count, sizeof(int));
     if (!tn_core.local_ranks) {
@@ -125,21 +122,28 @@ int tn_core_build_node_map(void)
     }
     int li = 0;
     for (int r = 0; r < n; r++) {
-        if (tn_core.peers[r].node != tn_core.node) {
-            tn_core.peers[r].local_index = -1;
+        if (node_of[r] != tn_core.node)
             continue;
-        }
         if (r == tn_core.rank)
             tn_core.local_rank = li;
-        tn_core.peers[r].local_index = li;
         tn_core.local_ranks[li++] = r;
     }
     tn_core.local_size = count;
+    /* The ranks with private entries (core.h): this node's, and whatever
+     * lies between them (nothing when a node's ranks are consecutive, as
+     * ternrun and most launchers place them). */
+    tn_core.span_first = tn_core.local_ranks[0];
+    tn_core.span = tn_core.local_ranks[count - 1] - tn_core.local_ranks[0] + 1;
     tn_debug("node %d of %d, local rank %d of %d", tn_core.node, nnodes,
              tn_core.local_rank, count);
-    rc = build_view(keys, n, first);
+    build_view(keys, n, first, node_of, view_of);
+    *node_of_out = node_of;
+    *view_of_out = view_of;
+    node_of = view_of = NULL;
 out:
-    free(keys);
+    tn_core_tmp_free(keys, keys_bytes);
     free(first);
+    free(node_of);
+    free(view_of);
     return rc;
 }

@@ -30,11 +30,11 @@ TN_NOINLINE int tn_core_check_remote(const char *call, int rank, const void *add
 TN_NOINLINE int tn_core_range_fail(const char *call, int rank, const void *addr, size_t n)
 {
     uintptr_t a = (uintptr_t)addr;
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t base = (uintptr_t)tn_core_info(rank)->data_base;
+    size_t size = (size_t)tn_core_info(rank)->size;
     uintptr_t own = (uintptr_t)tn_core.seg.data;
-    const tn_peer_t *me = &tn_core.peers[tn_core.rank];
-    const tn_peer_t *p = &tn_core.peers[rank];
+    const tn_peer_info_t *me = tn_core_info(tn_core.rank);
+    const tn_peer_info_t *p = tn_core_info(rank);
     if (rank != tn_core.rank && me->static_size && a - me->static_base < me->static_size)
         return tn_core_fail(TERN_ERR_RANGE, call,
                             "%p is a global variable of this rank, not of rank %d: a "
@@ -114,7 +114,7 @@ static const struct {
  * object of done; takes the parts back if nothing started. */
 int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned flags)
 {
-    tn_core_xport_t *x = tn_core.peers[d->rank].xport; /* init chose one */
+    tn_core_xport_t *x = tn_core_peer(d->rank)->xport; /* init chose one */
     tn_rma_t op = *d;
     op.region = tn_core_region(d->rank, (uintptr_t)d->remote, d->n) == TN_REGION_STATIC
                     ? TN_REGION_STATIC
@@ -237,14 +237,14 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     }
     tn_rma_t d = {rma_ops[op].kind, rank, local, (void *)remote, n};
     if (__builtin_expect(tn_stats_on, 0)) {
-        int path = tn_core.peers[rank].kind; /* TN_PEER_* order is TN_STAT_* order */
+        int path = tn_core_peer(rank)->kind; /* TN_PEER_* order is TN_STAT_* order */
         tn_stats_mine()->slow_net += path == TN_PEER_NET;
         tn_stats_copy(path, d.kind == TN_RMA_PUT, n, 0);
     }
     switch (op) {
     case TERN_RMA_PUT_:
-        if (tn_core.peers[rank].kind == TN_PEER_NET &&
-            tn_ctx_early(c, tn_core.peers[rank].xport, TN_XCAP_ORDER_PUT))
+        if (tn_core_peer(rank)->kind == TN_PEER_NET &&
+            tn_ctx_early(c, tn_core_peer(rank)->xport, TN_XCAP_ORDER_PUT))
             return put_early(call, &d, c, flags);
         return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);

@@ -53,20 +53,13 @@ void tn_core_static_agree(tn_seg_info_t *all)
             all[r].static_fd = -1;
         }
     }
-    for (int r = 0; r < n; r++) {
-        tn_peer_t *p = &tn_core.peers[r];
-        p->static_base = (uintptr_t)all[r].static_base;
-        p->static_size = (size_t)all[r].static_size;
-        p->static_delta = 0;
-        p->static_mapped = 0;
-    }
 }
 
 const char *tn_core_static_note(int rank, const void *addr)
 {
-    if (rank < 0 || rank >= tn_core.size || !tn_core.peers)
+    if (rank < 0 || rank >= tn_core.size || !tn_core.info)
         return "";
-    const tn_peer_t *p = &tn_core.peers[rank];
+    const tn_peer_info_t *p = tn_core_info(rank);
     uintptr_t a = (uintptr_t)addr;
     if (p->static_size && a - p->static_base < p->static_size)
         return " (a global or static variable of the program: this call accepts "
@@ -84,9 +77,9 @@ tern_status_t tern_static_query(int rank, void **base, size_t *size)
         return tn_core_fail(TERN_ERR_INVALID, "tern_static_query",
                             "base and size are both NULL");
     if (base)
-        *base = (void *)tn_core.peers[rank].static_base;
+        *base = (void *)tn_core_info(rank)->static_base;
     if (size)
-        *size = tn_core.peers[rank].static_size;
+        *size = tn_core_info(rank)->static_size;
     return TERN_OK;
 }
 
@@ -94,9 +87,10 @@ void *tern_ptr_slow_(int rank, const void *remote_addr)
 {
     if (!tn_core.initialized || rank < 0 || rank >= tn_core.size)
         return NULL;
-    const tn_peer_t *p = &tn_core.peers[rank];
-    uintptr_t off = (uintptr_t)remote_addr - p->static_base;
-    return p->static_mapped && off < p->static_size
+    const tn_peer_t *p = tn_core_peer(rank);
+    const tn_peer_info_t *in = tn_core_info(rank);
+    uintptr_t off = (uintptr_t)remote_addr - in->static_base;
+    return p->static_mapped && off < in->static_size
                ? (char *)remote_addr + p->static_delta
                : NULL;
 }

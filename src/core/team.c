@@ -39,16 +39,8 @@ int tn_team_world_plan(tn_team_t *t, tn_ctrl_space_t *space)
     tn_comp_init(&t->comp, 0);
     /* The node level's flags are claimed for the largest node, so that the
      * net level's offset is the same on every rank. */
-    int *count = calloc((size_t)tn_core.nnodes, sizeof(int)), largest = 0;
-    if (!count)
-        return TERN_ERR_NOMEM;
-    for (int r = 0; r < tn_core.size; r++)
-        count[tn_core.peers[r].node]++;
-    for (int k = 0; k < tn_core.nnodes; k++)
-        largest = count[k] > largest ? count[k] : largest;
-    free(count);
     int rc = level_plan(&t->node, tn_core.local_ranks, tn_core.local_size,
-                        tn_core.local_rank, ceil_log2(largest), space);
+                        tn_core.local_rank, ceil_log2(tn_core.largest_node), space);
     if (rc == TERN_OK)
         rc = level_plan(&t->net, tn_core.node_leaders, tn_core.nnodes, tn_core.node,
                         ceil_log2(tn_core.nnodes), space);
@@ -66,7 +58,7 @@ void tn_team_destroy(tn_team_t *t)
 static void signal_flag(tn_team_t *t, tn_team_level_t *l, int k, int rank, uint32_t epoch)
 {
     size_t off = l->off + (size_t)k * TN_CTRL_LINE;
-    const tn_peer_t *p = &tn_core.peers[rank];
+    const tn_peer_t *p = tn_core_peer(rank);
     if (p->ctrl) {
         tn_ctrl_flag_t *f = (tn_ctrl_flag_t *)(p->ctrl + off);
         atomic_store_explicit(&f->epoch, epoch, memory_order_seq_cst);
@@ -77,7 +69,8 @@ static void signal_flag(tn_team_t *t, tn_team_level_t *l, int k, int rank, uint3
      * write from it is in flight: it only raises the value, which still
      * satisfies the reader's "at least this epoch". */
     l->vals[k] = epoch;
-    char *ctrl = (char *)(uintptr_t)(p->seg.data_base - p->seg.ctrl_size);
+    const tn_peer_info_t *in = tn_core_info(rank);
+    char *ctrl = (char *)(uintptr_t)(in->data_base - in->ctrl_size);
     tn_rma_t op = {TN_RMA_PUT, rank, &l->vals[k], ctrl + off, sizeof(uint32_t)};
     tn_xport_done_t done = {NULL, &t->comp};
     tn_comp_add(&t->comp, 1);
@@ -94,7 +87,7 @@ static void wait_flag(tn_team_t *t, tn_team_level_t *l, int k, int from, uint32_
 {
     tn_ctrl_flag_t *in =
         (tn_ctrl_flag_t *)((char *)tn_core.seg.map + l->off + (size_t)k * TN_CTRL_LINE);
-    if (tn_core.peers[from].ctrl) {
+    if (tn_core_peer(from)->ctrl) {
         for (;;) {
             uint32_t v = atomic_load_explicit(&in->epoch, memory_order_acquire);
             if ((int32_t)(v - epoch) >= 0)

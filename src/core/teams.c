@@ -7,6 +7,7 @@
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "core/coll.h"
 
 tn_teams_t tn_teams;
@@ -39,7 +40,6 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call)
 static void release(tn_cteam_t *t)
 {
     free(t->ranks);
-    free(t->vals);
     free(t->staging);
     free(t->off);
     free(t->len);
@@ -51,7 +51,6 @@ static void release(tn_cteam_t *t)
     t->bcount = NULL;
     t->big = NULL;
     t->ranks = NULL;
-    t->vals = NULL;
     t->staging = NULL;
     t->off = t->len = NULL;
     t->live = 0;
@@ -64,15 +63,11 @@ static int claim(int slot, const int *ranks, int size, int rank)
     char *base =
         (char *)tn_core.seg.data + tn_teams.pool_off + (size_t)slot * tn_teams.slot_size;
     t->ranks = malloc((size_t)size * sizeof(int));
-    t->vals = calloc((size_t)size, sizeof(uint32_t));
     t->staging = malloc(tn_teams.scratch);
-    t->off = malloc((size_t)size * sizeof(size_t));
-    t->len = malloc((size_t)size * sizeof(size_t));
     t->bcount = calloc((size_t)size, sizeof(uint32_t));
     t->bynode = malloc((size_t)size * sizeof(int));
     t->order = malloc((size_t)size * sizeof(int));
-    if (!t->ranks || !t->vals || !t->staging || !t->off || !t->len || !t->bcount ||
-        !t->bynode || !t->order) {
+    if (!t->ranks || !t->staging || !t->bcount || !t->bynode || !t->order) {
         release(t);
         return TERN_ERR_NOMEM;
     }
@@ -80,8 +75,8 @@ static int claim(int slot, const int *ranks, int size, int rank)
     /* Members by node (stable: team order inside a node), for the
      * broadcast tree's order. Insertion sort: once per team. */
     for (int i = 0; i < size; i++) {
-        int j = i, node = tn_core.peers[ranks[i]].node;
-        while (j > 0 && tn_core.peers[ranks[t->bynode[j - 1]]].node > node) {
+        int j = i, node = tn_core_info(ranks[i])->node;
+        while (j > 0 && tn_core_info(ranks[t->bynode[j - 1]])->node > node) {
             t->bynode[j] = t->bynode[j - 1];
             j--;
         }
@@ -100,7 +95,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->bseq[0] = t->bseq[1] = 0;
     t->all_mapped = 1;
     for (int i = 0; i < size; i++)
-        if (ranks[i] != tn_core.rank && !tn_core.peers[ranks[i]].ctrl)
+        if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
             t->all_mapped = 0;
     t->seq = 0;
     tn_comp_init(&t->comp, 0);
@@ -108,6 +103,24 @@ static int claim(int slot, const int *ranks, int size, int rank)
         t->gen++;
     t->live = 1;
     return TERN_OK;
+}
+
+void tn_teams_tally(tn_mem_tally_t *m)
+{
+    for (int s = 0; s < TERN_TEAMS_MAX; s++) {
+        const tn_cteam_t *t = &tn_teams.t[s];
+        if (!t->live)
+            continue;
+        size_t member = sizeof(*t->ranks) + sizeof(*t->bcount) +
+                        (t->off ? sizeof(*t->off) + sizeof(*t->len) : 0);
+        if (s == TN_SLOT_WORLD)
+            m->each_rank += member;
+        else if (s == TN_SLOT_NODE)
+            m->each_local += member;
+        else
+            m->fixed += member * (size_t)t->size;
+        m->fixed += tn_teams.scratch + (t->big ? 2 * TN_COLL_NET_BLOCK : 0);
+    }
 }
 
 size_t tn_teams_pool_size(void)

@@ -64,8 +64,8 @@ static int check_common(int form, int op, int rank, tern_ctx_t ctx, unsigned fla
 static TN_NOINLINE int range_fail(const char *call, int rank, const char *what,
                                   uintptr_t a, size_t n)
 {
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t base = (uintptr_t)tn_core_info(rank)->data_base;
+    size_t size = (size_t)tn_core_info(rank)->size;
     if (a + n < a)
         return tn_core_fail(TERN_ERR_OVERFLOW, call, "%s: %p + %zu bytes wraps around",
                             what, (void *)a, n);
@@ -79,8 +79,8 @@ static TN_NOINLINE int range_fail(const char *call, int rank, const char *what,
 
 static inline int in_segment(int rank, uintptr_t a, size_t n)
 {
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t base = (uintptr_t)tn_core_info(rank)->data_base;
+    size_t size = (size_t)tn_core_info(rank)->size;
     return a >= base && a - base <= size && n <= size - (a - base);
 }
 
@@ -290,8 +290,8 @@ static int vlist_check(const char *call, const vlist_t *l, int remote, int rank,
     if (l->count && !(l->vec || l->addr))
         return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %s %zu", l->name,
                             l->name[0] == 'd' ? "dstcount" : "srccount", l->count);
-    uintptr_t base = (uintptr_t)tn_core.peers[rank].seg.data_base;
-    size_t size = (size_t)tn_core.peers[rank].seg.size;
+    uintptr_t base = (uintptr_t)tn_core_info(rank)->data_base;
+    size_t size = (size_t)tn_core_info(rank)->size;
     if (!l->vec) { /* indexed: one length */
         if (l->len == 0)
             return *total = 0, TERN_OK;
@@ -331,7 +331,7 @@ static int vlist_check(const char *call, const vlist_t *l, int remote, int rank,
 static void indexed_copy(int rank, size_t count, char *const *dl, intptr_t dd,
                          const char *const *sl, intptr_t sd, size_t n)
 {
-    if (n >= tn_core.fast[rank].copy_min) {
+    if (n >= tn_core_fast(rank)->copy_min) {
         for (size_t i = 0; i < count; i++)
             tern_copy_(rank, dl[i] + dd, sl[i] + sd, n);
         return;
@@ -437,7 +437,7 @@ static int run_lists(int form, tern_ctx_t ctx, int op, int rank, vspec_t *v,
      * moves. The local list of an indexed transfer to a mapped peer is
      * used as memcpy's arguments are, unchecked, as the contiguous fast
      * path does: the copy loop then costs what a hand-written one does. */
-    const tern_peer_fast_t *p = &tn_core.fast[rank];
+    const tern_peer_fast_t *p = tn_core_fast(rank);
     vlist_t *remote = get ? &v->src : &v->dst, *local = get ? &v->dst : &v->src;
     size_t *rt = get ? &srct : &dt, *lt = get ? &dt : &srct;
     if ((st = vlist_check(call, remote, 1, rank, rt)) != TERN_OK)
@@ -647,7 +647,7 @@ tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void *dst,
         return st;
     tn_trace("%s(rank %d, %zu levels -> %d, %zu pieces of %zu B, flags 0x%x)", call, rank,
              levels, s.d.ndims, tn_vis_pieces(&s.d), s.d.elem, flags);
-    const tern_peer_fast_t *p = &tn_core.fast[rank];
+    const tern_peer_fast_t *p = tn_core_fast(rank);
     if (p->size) {
         if (get)
             tn_vis_copy(&s.d, dst, (const char *)src + p->delta, p->copy_min, tern_copy_,

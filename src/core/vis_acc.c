@@ -132,10 +132,10 @@ static int acc_strided(const char *call, tern_ctx_t ctx, int rank, void *dst,
     a.rep = rep;
     tn_trace("%s(rank %d, %zu levels -> %d, %zu pieces of %zu B x %zu, %s)", call, rank,
              levels, a.d.ndims, tn_vis_pieces(&a.d), a.d.elem, rep, tn_atype_name(type));
-    if (tn_core.fast[rank].size && tn_core.peers[rank].ctrl) {
+    if (tn_core_fast(rank)->size && tn_core_peer(rank)->ctrl) {
         /* Mapped: in place; each unlock releases, as for tern_acc. */
-        mapped_acc_t m = {tn_core.fast[rank].delta,
-                          (uintptr_t)tn_core.peers[rank].seg.data_base,
+        mapped_acc_t m = {tn_core_fast(rank)->delta,
+                          (uintptr_t)tn_core_info(rank)->data_base,
                           size,
                           {type, a.scale, tn_acc_locks(rank), NULL}};
         for (size_t r = 0; r < rep; r++)

@@ -67,12 +67,12 @@ int tn_core_xport_complete(const tn_xport_entry_t *e, const tn_xport_ops_t *in,
     return TERN_OK;
 }
 
-/* The class of rank as seen from this one. */
-static unsigned reach_of(int rank)
+/* The class of rank as seen from this one (node_of: each rank's node). */
+static unsigned reach_of(int rank, const int *node_of)
 {
     if (rank == tn_core.rank)
         return TN_REACH_SELF;
-    return tn_core.peers[rank].node == tn_core.node ? TN_REACH_NODE : TN_REACH_NET;
+    return node_of[rank] == tn_core.node ? TN_REACH_NODE : TN_REACH_NET;
 }
 
 /* The classes present anywhere in the job (the same on every rank, so
@@ -97,17 +97,11 @@ int tn_core_xports_plan(tn_ctrl_space_t *space)
 {
     size_t n = tn_xport_count();
     tn_core.xport_ctrl = malloc(n * sizeof(size_t));
-    int *count = calloc((size_t)tn_core.nnodes, sizeof(int)), largest = 0;
-    if (!tn_core.xport_ctrl || !count) {
-        free(count);
+    if (!tn_core.xport_ctrl)
         return TERN_ERR_NOMEM;
-    }
     /* Claims are sized for the largest node, so that their offsets are
      * the same on every rank whatever its node. */
-    for (int r = 0; r < tn_core.size; r++)
-        if (++count[tn_core.peers[r].node] > largest)
-            largest = count[tn_core.peers[r].node];
-    free(count);
+    int largest = tn_core.largest_node;
     for (size_t i = 0; i < n; i++) {
         const tn_xport_entry_t *e = tn_xport_entry(i);
         tn_core.xport_ctrl[i] = SIZE_MAX;
@@ -174,29 +168,37 @@ static int setup_direct(void)
             tn_core.polled[tn_core.npolled++] = xp;
         }
     }
-    for (int r = 0; r < tn_core.size; r++) {
-        tn_peer_t *p = &tn_core.peers[r];
+    for (int i = 0; i < tn_core.span; i++) {
+        tn_peer_t *p = &tn_core.peers[i];
+        int r = tn_core.span_first + i;
         p->msgq = p->msg && p->msg == direct ? direct->ops.msg_queue(direct->x, r) : NULL;
         p->am_medium_max = tn_am_medium_max(r);
     }
+    tn_core.remote.msgq = NULL;      /* direct queues reach local ranks only */
+    if (tn_core.span < tn_core.size) /* a rank outside the span */
+        tn_core.remote.am_medium_max =
+            tn_am_medium_max(tn_core.span_first ? 0 : tn_core.span);
     return TERN_OK;
 }
 
-/* The transport of rank: the first created one that reaches its class;
- * and the first that reaches it and carries messages. */
-static int choose(int rank)
+/* The transport of a peer of class cls: the first created one that
+ * reaches its class; and the first that reaches it and carries messages
+ * (rank: for the message). */
+static int choose(tn_peer_t *p, unsigned cls, int rank)
 {
-    unsigned cls = reach_of(rank);
-    tn_core.peers[rank].msg = NULL;
+    p->kind = cls == TN_REACH_SELF   ? TN_PEER_SELF
+              : cls == TN_REACH_NODE ? TN_PEER_SHM
+                                     : TN_PEER_NET;
+    p->msg = NULL;
     for (int i = 0; i < tn_core.nxports; i++)
         if ((tn_core.xports[i].entry->reach & cls) &&
             (tn_core.xports[i].caps.flags & TN_XCAP_MSG)) {
-            tn_core.peers[rank].msg = &tn_core.xports[i];
+            p->msg = &tn_core.xports[i];
             break;
         }
     for (int i = 0; i < tn_core.nxports; i++)
         if (tn_core.xports[i].entry->reach & cls) {
-            tn_core.peers[rank].xport = &tn_core.xports[i];
+            p->xport = &tn_core.xports[i];
             return TERN_OK;
         }
     char built[128] = "";
@@ -213,19 +215,16 @@ static int choose(int rank)
     return TERN_ERR_UNSUPPORTED;
 }
 
-/* Fills rank's peer and fast-table entries from its transport: mapped
- * here (self, shm: the fast path copies), or not (every access takes the
- * slow path). */
+/* Fills the span's entries of rank r from its transport: mapped here
+ * (self, shm: the fast path copies), or not (every access takes the slow
+ * path). */
 static void fill_peer(int r, const tn_seg_info_t *info)
 {
-    tn_peer_t *p = &tn_core.peers[r];
+    tn_peer_t *p = &tn_core.peers[r - tn_core.span_first];
     tern_peer_fast_t *f = &tn_core.fast[r];
-    unsigned cls = reach_of(r);
-    p->kind = cls == TN_REACH_SELF   ? TN_PEER_SELF
-              : cls == TN_REACH_NODE ? TN_PEER_SHM
-                                     : TN_PEER_NET;
-    p->seg = *info;
     p->ctrl = NULL;
+    p->static_mapped = 0;
+    p->static_delta = 0;
     f->base = (uintptr_t)info->data_base;
     f->size = 0;
     f->delta = 0;
@@ -237,12 +236,12 @@ static void fill_peer(int r, const tn_seg_info_t *info)
         f->delta = m.delta;
         f->copy_min = m.copy_min;
         p->ctrl = (char *)(uintptr_t)(info->data_base - info->ctrl_size + m.delta);
-        p->static_mapped = p->static_size && m.static_mapped;
+        p->static_mapped = info->static_size && m.static_mapped;
         p->static_delta = p->static_mapped ? m.static_delta : 0;
     }
 }
 
-int tn_core_xports_init(void)
+int tn_core_xports_init(const int *node_of, const int *view_of)
 {
     int n = tn_core.size;
     tn_seg_info_t mine = {
@@ -255,28 +254,40 @@ int tn_core_xports_init(void)
         .static_base = (uint64_t)(uintptr_t)tn_core.stat.base,
         .static_size = tn_core.stat.size,
         .static_fd = tn_core.stat.fd,
+        .ptab_fd = -1,
     };
-    tn_seg_info_t *all = calloc((size_t)n, sizeof(*all));
-    int *node = calloc((size_t)n, sizeof(*node));
-    tn_core.fast = calloc((size_t)n, sizeof(*tn_core.fast));
+    /* Every rank's description, for this start-up only (the rows kept
+     * are in the node-shared table): a table of this size goes back to
+     * the system when freed. */
+    size_t all_bytes = (size_t)n * sizeof(tn_seg_info_t);
+    tn_seg_info_t *all = tn_core_tmp_alloc(all_bytes);
+    int span = tn_core.span;
+    tn_core.peers = calloc((size_t)span, sizeof(*tn_core.peers));
+    tn_core.fast = malloc((size_t)n * sizeof(*tn_core.fast));
     int rc = TERN_ERR_NOMEM;
-    if (!all || !node || !tn_core.fast)
+    if (!all || !tn_core.peers || !tn_core.fast)
+        goto out;
+    rc = tn_peertab_prepare(view_of, &mine.ptab_fd);
+    if (rc != TERN_OK)
         goto out;
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
     tn_core_static_agree(all);
-    for (int r = 0; r < n; r++)
-        node[r] = tn_core.peers[r].node;
+    rc = tn_peertab_fill(all, node_of, view_of);
+    if (rc != TERN_OK)
+        goto out;
     tn_xport_job_t job = {
         .boot = tn_core.boot,
         .rank = tn_core.rank,
         .size = n,
-        .node = node,
+        .node = node_of,
         .nnodes = tn_core.nnodes,
         .local_ranks = tn_core.local_ranks,
         .local_size = tn_core.local_size,
         .local_rank = tn_core.local_rank,
+        .span_first = tn_core.span_first,
+        .span = span,
         .segs = all,
         .map = tn_core.seg.map,
         .map_size = tn_core.seg.map_size,
@@ -285,16 +296,32 @@ int tn_core_xports_init(void)
     rc = create_all(&job);
     if (rc != TERN_OK)
         goto out;
-    /* Every local peer holds its own mapping now: the memfd can go. */
+    /* Every local peer holds its own mapping now, and the node's peer
+     * table is written: the memfds can go. */
     rc = tn_core.boot->ops->barrier(tn_core.boot);
     if (rc != TERN_OK)
         goto out;
     tn_seg_close_fd(&tn_core.seg);
     tn_static_close_fd(&tn_core.stat);
-    for (int r = 0; r < n && rc == TERN_OK; r++) {
-        rc = choose(r);
+    tn_peertab_close();
+    /* Fast-path entries: mapped ranks are filled below, every other
+     * takes the slow path. */
+    for (int r = 0; r < n; r++)
+        tn_core.fast[r] = (tern_peer_fast_t){.base = (uintptr_t)all[r].data_base,
+                                             .copy_min = UINTPTR_MAX};
+    /* The span's own entries, and the one entry of every network peer
+     * outside it (a rank of another node). */
+    for (int i = 0; i < span && rc == TERN_OK; i++) {
+        int r = tn_core.span_first + i;
+        rc = choose(&tn_core.peers[i], reach_of(r, node_of), r);
         if (rc == TERN_OK)
             fill_peer(r, &all[r]);
+    }
+    if (rc == TERN_OK && tn_core.nnodes > 1) {
+        int other = 0; /* a rank of another node, for the message */
+        while (node_of[other] == tn_core.node)
+            other++;
+        rc = choose(&tn_core.remote, TN_REACH_NET, other);
     }
     if (rc != TERN_OK)
         goto out;
@@ -311,8 +338,7 @@ int tn_core_xports_init(void)
         tn_wait_progress_hook = tn_core_progress;
     rc = tn_core_progress_start();
 out:
-    free(all);
-    free(node);
+    tn_core_tmp_free(all, all_bytes);
     return rc;
 }
 
@@ -325,8 +351,9 @@ void tn_core_xports_destroy(void)
     tn_core.npolled = 0;
     free(tn_core.polled);
     tn_core.polled = NULL;
-    for (int r = 0; tn_core.peers && r < tn_core.size; r++)
-        tn_core.peers[r].msgq = NULL;
+    for (int i = 0; tn_core.peers && i < tn_core.span; i++)
+        tn_core.peers[i].msgq = NULL;
+    tn_core.remote.msgq = NULL;
     for (int i = tn_core.nxports; i-- > 0;)
         tn_core.xports[i].ops.destroy(tn_core.xports[i].x);
     free(tn_core.xports);
@@ -345,7 +372,7 @@ void tn_core_xports_report(void)
     for (int i = 0; i < tn_core.nxports && off + 32 < sizeof(line); i++) {
         int n = 0;
         for (int r = 0; r < tn_core.size; r++)
-            n += tn_core.peers[r].xport == &tn_core.xports[i];
+            n += tn_core_peer(r)->xport == &tn_core.xports[i];
         off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s (%d rank%s)",
                                 i ? ", " : "", tn_core.xports[i].ops.name, n,
                                 n == 1 ? "" : "s");

@@ -30,6 +30,9 @@ typedef struct tn_xport_job {
     int nnodes;
     const int *local_ranks; /* [local_size] global ranks of this node */
     int local_size, local_rank;
+    int span_first, span;      /* ranks [span_first, span_first + span): from this
+                             node's lowest rank to its highest (tables of the
+                             node's peers are indexed by rank - span_first) */
     const tn_seg_info_t *segs; /* [size] every rank's segment */
     void *map;                 /* this rank's mapping: control area + data */
     size_t map_size;

@@ -39,7 +39,8 @@ typedef struct tn_seg_info {
     uint64_t static_base; /* in the owner's space */
     uint64_t static_size;
     int32_t static_fd; /* memfd backing it for node-local peers, or -1 */
-    int32_t reserved_;
+    int32_t ptab_fd;   /* the node-shared peer table's memfd (its node's
+                          leader only, core/peertab.c), or -1 */
 } tn_seg_info_t;
 _Static_assert(sizeof(tn_seg_info_t) == 64,
                "tn_seg_info_t is exchanged between processes");

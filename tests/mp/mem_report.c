@@ -48,16 +48,24 @@ int main(int argc, char **argv)
     /* The parts add up. */
     size_t own = r.fixed + (size_t)r.local_peers * r.per_local_peer +
                  (size_t)r.remote_peers * r.per_remote_peer +
-                 (size_t)r.remote_nodes * r.per_remote_node;
+                 (size_t)r.remote_nodes * r.per_remote_node +
+                 (size_t)r.net_addresses * r.per_contacted_peer;
     MP_CHECK(r.own == own, "own %zu is not the sum of its parts %zu", r.own, own);
     MP_CHECK(r.shared == r.shared_fixed + (size_t)r.local_peers * r.shared_per_local_peer,
              "shared %zu is not the sum of its parts", r.shared);
     MP_CHECK(r.total == r.own + r.topology + r.provider, "total %zu", r.total);
     MP_CHECK(r.untouched <= r.own, "untouched %zu above own %zu", r.untouched, r.own);
-    /* Every peer has at least core's entry (peer and fast-path tables). */
-    MP_CHECK(r.per_local_peer >= 32 && r.per_remote_peer >= 32,
-             "per-peer parts %zu / %zu B are below core's own entry", r.per_local_peer,
+    /* A local peer has at least core's entries (peer and fast-path
+     * tables); a remote one at least the network transport's pointer to
+     * its entry made at first contact (core keeps nothing per remote
+     * rank: what it knows of one is in the node-shared table). */
+    MP_CHECK(r.per_local_peer >= 32 && (r.per_remote_peer >= 8 || !r.remote_peers),
+             "per-peer parts %zu / %zu B are below core's and the transport's entries",
+             r.per_local_peer, r.per_remote_peer);
+    MP_CHECK(r.per_remote_peer <= 64, "%zu B per remote peer, above issue 13's 64 B",
              r.per_remote_peer);
+    MP_CHECK(r.node_table >= (size_t)n * r.node_table_per_rank && r.node_table_per_rank,
+             "node peer table %zu B for %d ranks", r.node_table, n);
     /* A local peer sends messages through a queue in this rank's control
      * area (the shm transport, also created without local peers, states
      * its price); the provider is opened only for remote peers. */

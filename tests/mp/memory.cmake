@@ -15,3 +15,14 @@ foreach(cfg ${TERN_MP_CONFIGS})
   set_tests_properties(mp.mem_report_sizes.${cfg} PROPERTIES TIMEOUT 180 LABELS "mp;${cfg}"
     ENVIRONMENT MP_MEM_RSS_CHECK=${_mem_rss_check})
 endforeach()
+
+# Bytes allocated per rank never contacted (peer_growth.sh; node-shared
+# peer tables): two job sizes per configuration, each a job of its own.
+add_executable(mp_peer_growth peer_growth.c)
+target_link_libraries(mp_peer_growth PRIVATE tern_mp_util)
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.peer_growth.${cfg} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peer_growth.sh
+    ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_peer_growth> 4 24)
+  set_tests_properties(mp.peer_growth.${cfg} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    LABELS "mp;${cfg}")
+endforeach()

@@ -80,7 +80,7 @@ static void check_all_local(const char *name)
     }
     int want = dist_of(name);
     for (int r = 0; r < tern_size(); r++)
-        if (tn_core.peers[r].kind == TN_PEER_SHM)
+        if (tn_core_peer(r)->kind == TN_PEER_SHM)
             MP_CHECK(peer_copy(r).distance == want,
                      "class to local rank %d is %s, not %s", r,
                      tn_dist_name(peer_copy(r).distance), name);
@@ -116,8 +116,8 @@ static void check_fast(const char *mode)
 {
     for (int r = 0; r < tern_size(); r++) {
         tern_copy_info_t ci = peer_copy(r), *p = &ci;
-        uintptr_t cm = tn_core.fast[r].copy_min;
-        if (tn_core.peers[r].kind == TN_PEER_NET) {
+        uintptr_t cm = tn_core_fast(r)->copy_min;
+        if (tn_core_peer(r)->kind == TN_PEER_NET) {
             MP_CHECK(p->distance == -1, "network peer %d has class %d", r, p->distance);
             continue;
         }

@@ -49,7 +49,7 @@ static unsigned reach_of(int rank)
 {
     if (rank == tern_rank())
         return TN_REACH_SELF;
-    return tn_core.peers[rank].node == tn_core.node ? TN_REACH_NODE : TN_REACH_NET;
+    return tn_core_info(rank)->node == tn_core.node ? TN_REACH_NODE : TN_REACH_NET;
 }
 
 /* Remote progress while this rank waits in a bootstrap barrier; the main
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
     MP_CHECK(segs && node, "calloc");
     MP_OK(tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), segs));
     for (int r = 0; r < n; r++)
-        node[r] = tn_core.peers[r].node;
+        node[r] = tn_core_info(r)->node;
     tn_xport_job_t job = {.boot = tn_core.boot,
                           .rank = me,
                           .size = n,
@@ -408,6 +408,8 @@ int main(int argc, char **argv)
                           .local_ranks = tn_core.local_ranks,
                           .local_size = tn_core.local_size,
                           .local_rank = tn_core.local_rank,
+                          .span_first = tn_core.span_first,
+                          .span = tn_core.span,
                           .segs = segs,
                           .map = seg.map,
                           .map_size = seg.map_size,

@@ -35,9 +35,15 @@ int ti_print_memory(int argc, char **argv)
             "each other rank of this node: peer and fast-path entries, its mapping, "
             "message-queue state (and the network tables, which have a row per rank)");
         row("per remote peer", r.per_remote_peer,
-            "each rank of another node: peer and fast-path entries, its network "
-            "address, key and fi_addr, message credits");
+            "each rank of another node, contacted or not: the pointer to its network "
+            "entry, message credits");
         row("per remote node", r.per_remote_node, "each other node: its leader");
+        char what[160];
+        snprintf(what, sizeof(what),
+                 "each network peer contacted (%d so far): its address, registration "
+                 "and keys",
+                 r.net_addresses);
+        row("per contacted peer", r.per_contacted_peer, what);
         row("own", r.own, "fixed + the peers times their parts");
         row("  of it untouched", r.untouched,
             "buffers allocated whole, resident only once messages use them");
@@ -47,6 +53,10 @@ int ti_print_memory(int argc, char **argv)
         row("shared per local peer", r.shared_per_local_peer,
             "the message queue from each local peer (TERN_AM_SHM_QUEUE)");
         row("shared", r.shared, "in all");
+        row("node peer table", r.node_table,
+            "once per node: a row per rank of the job, written by the node's lowest "
+            "rank, read in place by all its ranks");
+        row("  per rank of the job", r.node_table_per_rank, "its row");
         printf("Measured (growth of RssAnon in /proc/self/status):\n");
         row("topology", r.topology, "hwloc's objects, across their loading");
         row("provider", r.provider,

@@ -38,12 +38,17 @@ typedef struct tn_ofi_addr {
     uint8_t name[TN_OFI_NAME_MAX];
 } tn_ofi_addr_t;
 
-/* What RMA to a rank needs of its card, kept for every rank. */
+/* A contacted rank: its address-vector entry and what RMA to it needs
+ * of its card. Allocated when its address is resolved (first contact);
+ * a rank never contacted costs only its NULL pointer in peers[]. */
 typedef struct tn_ofi_rkey {
+    fi_addr_t fi_addr;
     uint64_t map_base;
     uint64_t key;
     uint64_t static_base; /* its static region (TN_REGION_STATIC) */
     uint64_t static_key;
+    _Atomic int credits;  /* messages this rank may still send to it */
+    _Atomic int consumed; /* messages handled from it, credits not returned */
 } tn_ofi_rkey_t;
 
 typedef struct tn_ofi_opts {
@@ -88,14 +93,13 @@ typedef struct tn_ofi {
     void *map; /* registered mapping: control area + segment */
     size_t map_size;
     int rank, size;
-    /* Per rank: where its registration is and its key (from its address
-     * card), and its address-vector entry, FI_ADDR_NOTAVAIL until the
-     * address is resolved (lazy: at first contact, tn_ofi_peer). */
-    tn_ofi_rkey_t *peers; /* [size] */
-    fi_addr_t *fi_addrs;  /* [size] written once, under addr_lock, after peers */
-    int lazy;             /* TERN_OFI_LAZY_ADDR with a key-value bootstrap */
-    int instance;         /* creation count in this process: names its card */
-    tn_boot_t *boot;      /* for lookups (lazy) */
+    /* Per rank: its entry (address-vector entry, registration and keys),
+     * NULL until its address is resolved (lazy: at first contact,
+     * tn_ofi_peer); written once, under addr_lock, after the entry. */
+    tn_ofi_rkey_t **peers; /* [size] */
+    int lazy;              /* TERN_OFI_LAZY_ADDR with a key-value bootstrap */
+    int instance;          /* creation count in this process: names its card */
+    tn_boot_t *boot;       /* for lookups (lazy) */
     pthread_mutex_t addr_lock;
     long resolved; /* addresses inserted into the address vector */
     int virt_addr; /* FI_MR_VIRT_ADDR: remote addresses are virtual */
@@ -123,8 +127,6 @@ typedef struct tn_ofi {
     char *rx_mem, *tx_mem;
     struct fid_mr *rx_mr, *tx_mr;
     int credit_init;
-    _Atomic int *credits;  /* [size] messages this rank may still send to each */
-    _Atomic int *consumed; /* [size] messages handled from each, not returned */
     _Atomic int credits_owed;
     int closing;
     _Atomic(tn_xport_recv_fn) recv_fn;
@@ -171,14 +173,18 @@ void tn_ofi_destroy(tn_ofi_t *o);
 int tn_ofi_resolve(tn_ofi_t *o, int rank) __attribute__((cold, noinline));
 
 /* TERN_OK when rank's address is in the address vector: the contacted
- * peer's cost is one load and a predictable branch (acquire: peers[rank]
- * was written before it). */
+ * peer's cost is one load and a predictable branch (acquire: the entry
+ * was written before its pointer). */
 static inline int tn_ofi_peer(tn_ofi_t *o, int rank)
 {
-    if (__builtin_expect(
-            __atomic_load_n(&o->fi_addrs[rank], __ATOMIC_ACQUIRE) != FI_ADDR_NOTAVAIL, 1))
+    if (__builtin_expect(__atomic_load_n(&o->peers[rank], __ATOMIC_ACQUIRE) != NULL, 1))
         return 0;
     return tn_ofi_resolve(o, rank);
+}
+/* The address-vector entry of rank, resolved (tn_ofi_peer returned 0). */
+static inline fi_addr_t tn_ofi_faddr(const tn_ofi_t *o, int rank)
+{
+    return o->peers[rank]->fi_addr;
 }
 
 /* Remote address of addr (in the peer's own address space, in region
@@ -190,12 +196,12 @@ static inline uint64_t tn_ofi_raddr(const tn_ofi_t *o, int rank, const void *add
     uint64_t a = (uint64_t)(uintptr_t)addr;
     if (o->virt_addr)
         return a;
-    return a - (region == TN_REGION_STATIC ? o->peers[rank].static_base
-                                           : o->peers[rank].map_base);
+    return a - (region == TN_REGION_STATIC ? o->peers[rank]->static_base
+                                           : o->peers[rank]->map_base);
 }
 static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
 {
-    return region == TN_REGION_STATIC ? o->peers[rank].static_key : o->peers[rank].key;
+    return region == TN_REGION_STATIC ? o->peers[rank]->static_key : o->peers[rank]->key;
 }
 
 #define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */

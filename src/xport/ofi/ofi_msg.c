@@ -110,12 +110,13 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
     o->tx = calloc((size_t)o->ntx, sizeof(*o->tx));
     o->rx_mem = aligned_alloc(64, (size_t)o->nrx * o->msg_buf);
     o->tx_mem = aligned_alloc(64, (size_t)o->ntx * o->msg_buf);
-    o->credits = calloc((size_t)o->size, sizeof(*o->credits));
-    o->consumed = calloc((size_t)o->size, sizeof(*o->consumed));
-    if (!o->rx || !o->tx || !o->rx_mem || !o->tx_mem || !o->credits || !o->consumed)
+    if (!o->rx || !o->tx || !o->rx_mem || !o->tx_mem)
         return TERN_ERR_NOMEM;
+    /* Credits live in each contacted peer's entry; those inserted at
+     * start-up (TERN_OFI_LAZY_ADDR=0) get theirs now. */
     for (int r = 0; r < o->size; r++)
-        atomic_init(&o->credits[r], o->credit_init);
+        if (o->peers[r])
+            atomic_store(&o->peers[r]->credits, o->credit_init);
     /* From here on the provider allocates (registrations, receives
      * posted); Tern only fills the descriptors allocated above. */
     size_t rss0 = tn_mem_rss_anon();
@@ -155,8 +156,6 @@ void tn_ofi_msg_teardown(tn_ofi_t *o)
     free(o->tx);
     free(o->rx_mem);
     free(o->tx_mem);
-    free(o->credits);
-    free(o->consumed);
 }
 
 int tn_ofi_set_recv(tn_xport_t *x, tn_xport_recv_fn fn, void *arg)
@@ -200,9 +199,9 @@ static void tx_give(tn_ofi_t *o, tn_ofi_buf_t *b)
 
 static int take_credit(tn_ofi_t *o, int rank)
 {
-    int c = atomic_load_explicit(&o->credits[rank], memory_order_relaxed);
+    int c = atomic_load_explicit(&o->peers[rank]->credits, memory_order_relaxed);
     while (c > 0)
-        if (atomic_compare_exchange_weak(&o->credits[rank], &c, c - 1))
+        if (atomic_compare_exchange_weak(&o->peers[rank]->credits, &c, c - 1))
             return 1;
     return 0;
 }
@@ -214,7 +213,7 @@ static tn_ofi_buf_t *reserve(tn_ofi_t *o, int rank)
         return NULL;
     tn_ofi_buf_t *b = tx_take(o);
     if (!b)
-        atomic_fetch_add(&o->credits[rank], 1);
+        atomic_fetch_add(&o->peers[rank]->credits, 1);
     return b;
 }
 
@@ -224,7 +223,7 @@ static void seal(tn_ofi_t *o, tn_ofi_buf_t *b, size_t len, unsigned flags)
     wire_hdr_t *h = (wire_hdr_t *)b->mem;
     h->src = o->rank;
     h->len = (uint32_t)len;
-    h->credits = (uint16_t)atomic_exchange(&o->consumed[b->rank], 0);
+    h->credits = (uint16_t)atomic_exchange(&o->peers[b->rank]->consumed, 0);
     h->flags = (uint16_t)flags;
     b->len = HDR + len;
 }
@@ -242,7 +241,7 @@ static void queue_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
 static ssize_t try_send(tn_ofi_t *o, tn_ofi_buf_t *b, int locked)
 {
     ssize_t r =
-        fi_send(o->ep, b->mem, b->len, desc_of(o, o->tx_mr), o->fi_addrs[b->rank], b);
+        fi_send(o->ep, b->mem, b->len, desc_of(o, o->tx_mr), tn_ofi_faddr(o, b->rank), b);
     if (r != 0 && r != -FI_EAGAIN) {
         tn_error("libfabric fi_send of a %zu-byte message to rank %d failed: %s", b->len,
                  b->rank, tn_fi.strerror((int)-r));
@@ -381,7 +380,7 @@ static int send_slow(tn_ofi_t *o, int rank, const void *head, size_t hn,
             post_locked(o, b);
             rc = SENT;
         } else {
-            atomic_fetch_add(&o->credits[rank], 1);
+            atomic_fetch_add(&o->peers[rank]->credits, 1);
         }
     } else if (HDR + sub_bytes(n) <= o->msg_buf) {
         tn_ofi_buf_t *b = tx_take_locked(o);
@@ -503,7 +502,7 @@ static void return_credits(tn_ofi_t *o, int rank)
         atomic_store(&o->credits_owed, 1); /* retried by a later poll */
         return;
     }
-    if (atomic_load(&o->consumed[rank]) == 0) {
+    if (atomic_load(&o->peers[rank]->consumed) == 0) {
         tx_give(o, b);
         return;
     }
@@ -551,8 +550,11 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
         post_rx(o, b);
         return;
     }
-    if (h->credits) {
-        atomic_fetch_add(&o->credits[src], h->credits);
+    /* Its entry: made now if this is its first message (the credits go
+     * back to it, which needs its address anyway). */
+    tn_ofi_rkey_t *e = tn_ofi_peer(o, src) == TERN_OK ? o->peers[src] : NULL;
+    if (h->credits && e) {
+        atomic_fetch_add(&e->credits, h->credits);
         tn_ofi_msg_flush(o); /* what waited for them goes now */
     }
     if (!(h->flags & CREDITED)) {
@@ -567,8 +569,8 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
                         : "arrived before a receiver was set");
     }
     post_rx(o, b);
-    if (!(h->flags & CREDITED) &&
-        atomic_fetch_add(&o->consumed[src], 1) + 1 >= o->credit_init / 2)
+    if (!(h->flags & CREDITED) && e &&
+        atomic_fetch_add(&e->consumed, 1) + 1 >= o->credit_init / 2)
         return_credits(o, src);
 }
 
@@ -590,8 +592,10 @@ void tn_ofi_msg_poll(tn_ofi_t *o)
         pthread_mutex_unlock(&o->lock);
     }
     if (atomic_exchange(&o->credits_owed, 0))
-        for (int r = 0; r < o->size; r++)
-            if (atomic_load(&o->consumed[r]) >= o->credit_init / 2)
+        for (int r = 0; r < o->size; r++) {
+            tn_ofi_rkey_t *e = __atomic_load_n(&o->peers[r], __ATOMIC_ACQUIRE);
+            if (e && atomic_load(&e->consumed) >= o->credit_init / 2)
                 return_credits(o, r);
+        }
     tn_ofi_msg_flush(o);
 }

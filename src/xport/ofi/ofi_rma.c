@@ -267,7 +267,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     struct fi_msg_rma msg = {.msg_iov = &iov,
                              .desc = &desc,
                              .iov_count = 1,
-                             .addr = o->fi_addrs[rank],
+                             .addr = tn_ofi_faddr(o, rank),
                              .rma_iov = &riov,
                              .rma_iov_count = 1,
                              .context = op};

@@ -240,25 +240,31 @@ static size_t card_len(const tn_ofi_addr_t *a)
     return offsetof(tn_ofi_addr_t, name) + (size_t)a->name_len;
 }
 
-/* Inserts rank's card into the address vector and keeps its key and
- * registration base; publishes fi_addrs[rank] last (readers test it
- * first, tn_ofi_peer). Called with addr_lock held, or before any other
- * thread can see o. */
+/* Inserts rank's card into the address vector and keeps its entry
+ * (address, key and registration base); publishes peers[rank] last
+ * (readers test it first, tn_ofi_peer). Called with addr_lock held, or
+ * before any other thread can see o. */
 static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
 {
-    fi_addr_t fa = FI_ADDR_NOTAVAIL;
-    int n = fi_av_insert(o->av, a->name, 1, &fa, 0, NULL);
+    tn_ofi_rkey_t *e = malloc(sizeof(*e));
+    if (!e)
+        return TERN_ERR_NOMEM;
+    e->fi_addr = FI_ADDR_NOTAVAIL;
+    int n = fi_av_insert(o->av, a->name, 1, &e->fi_addr, 0, NULL);
     if (n != 1) {
         tn_error("libfabric fi_av_insert of rank %d's address failed (%s)", rank,
                  n < 0 ? tn_fi.strerror(-n) : "not inserted");
+        free(e);
         return TERN_ERR_SYS;
     }
-    o->peers[rank].map_base = a->map_base;
-    o->peers[rank].key = a->key;
-    o->peers[rank].static_base = a->static_base;
-    o->peers[rank].static_key = a->static_key;
+    e->map_base = a->map_base;
+    e->key = a->key;
+    e->static_base = a->static_base;
+    e->static_key = a->static_key;
+    atomic_init(&e->credits, o->credit_init); /* 0 until messages are set up */
+    atomic_init(&e->consumed, 0);
     o->resolved++;
-    __atomic_store_n(&o->fi_addrs[rank], fa, __ATOMIC_RELEASE);
+    __atomic_store_n(&o->peers[rank], e, __ATOMIC_RELEASE);
     return TERN_OK;
 }
 
@@ -280,7 +286,7 @@ int tn_ofi_resolve(tn_ofi_t *o, int rank)
     }
     pthread_mutex_lock(&o->addr_lock);
     int rc = TERN_OK;
-    if (o->fi_addrs[rank] == FI_ADDR_NOTAVAIL) {
+    if (!o->peers[rank]) {
         tn_ofi_addr_t card;
         size_t len = 0;
         char key[TN_BOOT_KEY_MAX];
@@ -327,11 +333,8 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot, int lazy)
     o->boot = boot;
     o->lazy = lazy && tn_boot_has_kv(boot) && card_len(&mine) <= TN_BOOT_VALUE_MAX;
     o->peers = calloc((size_t)o->size, sizeof(*o->peers));
-    o->fi_addrs = malloc((size_t)o->size * sizeof(*o->fi_addrs));
-    if (!o->peers || !o->fi_addrs)
+    if (!o->peers)
         return TERN_ERR_NOMEM;
-    for (int r = 0; r < o->size; r++)
-        o->fi_addrs[r] = FI_ADDR_NOTAVAIL;
     o->instance = instances++;
     if (o->lazy) { /* seen by the others after core's start-up barrier */
         char key[TN_BOOT_KEY_MAX];
@@ -512,8 +515,9 @@ void tn_ofi_destroy(tn_ofi_t *o)
         fi_close(&o->fabric->fid);
     if (o->info)
         tn_fi.freeinfo(o->info);
+    for (int r = 0; o->peers && r < o->size; r++)
+        free(o->peers[r]);
     free(o->peers);
-    free(o->fi_addrs);
     pthread_mutex_destroy(&o->lock);
     pthread_mutex_destroy(&o->addr_lock);
     free(o);
@@ -659,8 +663,9 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
 /* Tern's own: the transport, operation descriptors (and bounce slots),
  * the registration cache, message buffers and their descriptors as
  * allocated (receive buffers are resident once messages land in them);
- * per rank of the job the address table, fi_addr and message credits.
- * The provider's share was measured when it was opened. */
+ * per rank of the job the pointer to its entry and message credits, per
+ * contacted rank its entry. The provider's share was measured when it
+ * was opened. */
 static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
@@ -673,10 +678,9 @@ static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
         t->fixed += (size_t)(o->nrx + o->ntx) * o->msg_buf + tn_ofi_msg_desc_bytes(o);
         t->untouched += (size_t)(o->nrx + o->ntx) * o->msg_buf;
     }
-    t->each_rank += sizeof(*o->peers) + sizeof(*o->fi_addrs);
+    t->each_rank += sizeof(*o->peers);
     t->net_addresses += o->resolved;
-    if (o->credits)
-        t->each_rank += sizeof(*o->credits) + sizeof(*o->consumed);
+    t->each_contacted = sizeof(**o->peers);
     *provider += o->provider_bytes;
 }
 

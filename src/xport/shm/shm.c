@@ -118,7 +118,7 @@ static void shm_destroy(tn_xport_t *x)
 }
 
 /* Private: the tables per local rank (mappings, message state) and the
- * copy policy's table per rank of the job; shared: this rank's message
+ * copy policy's table over the span of this node's ranks; shared: this rank's message
  * queues, one from each local rank (its own included), in its control
  * area. The mapped peers' segments are theirs, not counted here. */
 static void shm_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
@@ -130,7 +130,7 @@ static void shm_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
                      sizeof(*s->static_maps) + sizeof(*s->static_bases) +
                      tn_shm_queue_private_bytes();
     if (s->copy_setup)
-        t->each_rank += sizeof(*tn_shm_copy_state.peers);
+        t->each_span += sizeof(*tn_shm_copy_state.peers);
     t->shared_each_local += tn_shm_ctrl_bytes(1);
 }
 
@@ -230,13 +230,14 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
         *out = &s->base;
         return TERN_OK;
     }
-    uintptr_t *lo = calloc((size_t)job->size, sizeof(*lo));
+    uintptr_t *lo = calloc((size_t)job->span, sizeof(*lo));
     if (!lo) {
         shm_destroy(&s->base);
         return TERN_ERR_NOMEM;
     }
     for (int i = 0; i < n; i++)
-        lo[s->ranks[i]] = (uintptr_t)s->maps[i] + job->segs[s->ranks[i]].ctrl_size;
+        lo[s->ranks[i] - job->span_first] =
+            (uintptr_t)s->maps[i] + job->segs[s->ranks[i]].ctrl_size;
     int rc = tn_shm_copy_setup(job, lo);
     free(lo);
     if (rc != TERN_OK) {

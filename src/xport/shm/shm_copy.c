@@ -29,7 +29,7 @@ tn_shm_copy_state_t tn_shm_copy_state;
 void tern_copy_(int rank, void *dst, const void *src, size_t n)
 {
     const tn_shm_copy_state_t *st = &tn_shm_copy_state;
-    const tn_shm_copy_peer_t *p = &st->peers[rank];
+    const tn_shm_copy_peer_t *p = &st->peers[rank - st->first]; /* mapped: in span */
     int put = (uintptr_t)dst - p->lo < p->size;
     /* n may be 0 when statistics route every copy here */
     int nt = tn_copy_policy_nt(&st->policy, p->dist, put, n);
@@ -44,9 +44,10 @@ void tern_copy_(int rank, void *dst, const void *src, size_t n)
 size_t tn_shm_copy_min(int rank)
 {
     const tn_shm_copy_state_t *st = &tn_shm_copy_state;
-    if (rank < 0 || rank >= st->npeers || st->peers[rank].dist < 0)
+    unsigned i = (unsigned)(rank - st->first);
+    if (i >= (unsigned)st->npeers || st->peers[i].dist < 0)
         return SIZE_MAX;
-    return tn_copy_policy_min(&st->policy, st->peers[rank].dist);
+    return tn_copy_policy_min(&st->policy, st->peers[i].dist);
 }
 
 void tn_shm_copy_info(int rank, tern_copy_info_t *out)
@@ -54,7 +55,8 @@ void tn_shm_copy_info(int rank, tern_copy_info_t *out)
     static const char *const modes[] = {"auto", "on", "off"};
     const tn_shm_copy_state_t *st = &tn_shm_copy_state;
     const tn_copy_policy_t *p = &st->policy;
-    int dist = rank >= 0 && rank < st->npeers ? st->peers[rank].dist : -1;
+    unsigned i = (unsigned)(rank - st->first);
+    int dist = i < (unsigned)st->npeers ? st->peers[i].dist : -1;
     int auto_mode = p->mode == TN_SHM_TOPO_AUTO;
     memset(out, 0, sizeof(*out));
     out->distance = dist;

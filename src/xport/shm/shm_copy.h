@@ -89,8 +89,9 @@ typedef struct tn_shm_copy_state {
     tn_copy_policy_t policy;
     tn_copy_calib_t calib;
     char origin[768];          /* where the calibration came from */
-    tn_shm_copy_peer_t *peers; /* [npeers], by global rank */
-    int npeers;
+    tn_shm_copy_peer_t *peers; /* [npeers], by global rank - first: the span
+                                  of this node's ranks (tn_xport_job_t) */
+    int first, npeers;
 } tn_shm_copy_state_t;
 extern tn_shm_copy_state_t tn_shm_copy_state;
 

@@ -211,7 +211,7 @@ int tn_shm_copy_setup(const tn_xport_job_t *job, const uintptr_t *lo)
     mine.version = TP_VERSION;
     hwloc_bitmap_t me = hwloc_bitmap_alloc(), peer = hwloc_bitmap_alloc();
     tp_blob_t *all = calloc((size_t)n, sizeof(*all));
-    tn_shm_copy_peer_t *peers = calloc((size_t)n, sizeof(*peers));
+    tn_shm_copy_peer_t *peers = calloc((size_t)job->span, sizeof(*peers));
     int rc = TERN_OK;
     if (!me || !peer || !all || !peers) {
         rc = TERN_ERR_NOMEM;
@@ -256,13 +256,13 @@ int tn_shm_copy_setup(const tn_xport_job_t *job, const uintptr_t *lo)
     tn_copy_policy_make(mode, mode == TN_SHM_TOPO_AUTO ? &st->calib : NULL, &st->policy);
 
     int counts[TN_DIST_COUNT] = {0};
-    for (int r = 0; r < n; r++) {
-        tn_shm_copy_peer_t *p = &peers[r];
-        if (!lo[r]) {
+    for (int r = job->span_first; r < job->span_first + job->span; r++) {
+        tn_shm_copy_peer_t *p = &peers[r - job->span_first];
+        if (!lo[r - job->span_first]) {
             p->dist = -1; /* not mapped: never copied by tern_copy_ */
             continue;
         }
-        p->lo = lo[r];
+        p->lo = lo[r - job->span_first];
         p->size = (uintptr_t)job->segs[r].size;
         if (r == job->rank) {
             p->dist = TN_DIST_SELF;
@@ -275,7 +275,8 @@ int tn_shm_copy_setup(const tn_xport_job_t *job, const uintptr_t *lo)
         counts[p->dist]++;
     }
     tn_shm_copy_state.peers = peers;
-    tn_shm_copy_state.npeers = n;
+    tn_shm_copy_state.first = job->span_first;
+    tn_shm_copy_state.npeers = job->span;
     peers = NULL;
     warn_unplaced(job, t, all);
     report(job, t, me, counts, tn_time_s() - t0);

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Bytes a rank allocates per rank of the job it never contacts (issue 13:
+# at most 64), from the heap in use after tern_init (mp_peer_growth) at two
+# job sizes: rank 0's growth divided by the peers added. net: every added
+# rank is a remote peer (TERN_SHM=off); mixed: nodes of two ranks each, so
+# the added ranks are remote; shm: every added rank is a local peer,
+# mapped at start-up: its growth must stay within the memory report's
+# part per local peer plus 64 B (nothing per rank that the report misses).
+# Usage: peer_growth.sh CONFIG TERNRUN PROG SMALL LARGE (even counts)
+cfg=$1 ternrun=$2 prog=$3 small=$4 large=$5
+fail() { echo "peer_growth.sh $cfg: FAIL: $*"; exit 1; }
+export TERN_SEGMENT_SIZE=1M
+# Freed chunks kept in glibc's per-thread cache count as in use in
+# mallinfo2: start-up's temporary tables would show as +-1.5 KiB of noise
+# that depends on the job size. Without the cache the heap grows smoothly
+# with the ranks (measured: 4..32 ranks, 48-50 B per added rank).
+export GLIBC_TUNABLES=glibc.malloc.tcache_count=0
+limit=64
+
+field() { # field NAME LINE
+  echo "$2" | sed -n "s/.* $1 \([0-9]*\).*/\1/p"
+}
+for n in $small $large; do
+  case $cfg in
+    shm) out=$(timeout 150 "$ternrun" -n "$n" "$prog" 2>&1) ;;
+    net) out=$(TERN_SHM=off timeout 150 "$ternrun" -n "$n" "$prog" 2>&1) ;;
+    mixed) out=$(timeout 150 "$ternrun" --nodes $((n / 2)) -n "$n" "$prog" 2>&1) ;;
+    *) fail "unknown configuration" ;;
+  esac || fail "n=$n: $out"
+  line=$(echo "$out" | grep "^peer_growth: rank 0 of ")
+  [ -n "$line" ] || fail "n=$n: no line from rank 0: $out"
+  echo "n=$n: $line"
+  eval "line_$n=\"\$line\""
+done
+eval "a=\"\$line_$small\"; b=\"\$line_$large\""
+ha=$(field heap "$a") hb=$(field heap "$b")
+if [ "$ha" = 0 ] && [ "$hb" = 0 ]; then
+  echo "peer_growth.sh $cfg: mallinfo2 counts nothing here (a sanitizer's allocator): skipped"
+  exit 77
+fi
+d=$((hb - ha))
+if [ "$cfg" = shm ]; then
+  added=$(($(field local "$b") - $(field local "$a")))
+  [ "$(field remote "$b")" = 0 ] || fail "shm has remote peers: $b"
+  bound=$(($(field per_local "$a") + limit))
+  what="local peer (the report's part per local peer: $(field per_local "$a") B)"
+else
+  added=$(($(field remote "$b") - $(field remote "$a")))
+  [ "$(field local "$a")" = "$(field local "$b")" ] || fail "local peers differ: $a / $b"
+  bound=$limit
+  what="remote peer never contacted"
+fi
+[ "$added" -gt 0 ] || fail "no peers added between $small and $large ranks"
+per=$((d / added))
+echo "heap grew by $d B for $added added peers: $per B per $what; bound $bound B"
+[ "$per" -le "$bound" ] || fail "$per B per added $what, above $bound B"
+echo "peer_growth.sh $cfg: PASS"
