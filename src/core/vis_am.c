@@ -287,7 +287,7 @@ static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_a
     if (why) {
         malformed(token, "accumulate", len, why);
     } else {
-        const tn_seg_info_t *seg = &tn_core.peers[tn_core.rank].seg;
+        const tn_peer_info_t *seg = tn_core_info(tn_core.rank);
         acc_cursor_t c = {
             p, (uintptr_t)seg->data_base, {type, NULL, tn_acc_locks(tn_core.rank), NULL}};
         char *base = (char *)(uintptr_t)h.dbase;
