@@ -3,11 +3,15 @@
  * bytes of payload, 24 skipped) from a packed local buffer, the payload of
  * one operation from 16 B up. The same data motion is described as 1-d,
  * 3-d, 8-d and 32-d strided metadata, as an indexed list, and as a loop of
- * contiguous 8-byte puts. Windows of nbi operations closed by
+ * contiguous 8-byte puts; gets of the same elements as 1-d strided,
+ * indexed and vector descriptions and as a loop of 8-byte gets; and a
+ * strided accumulate of doubles (1-d) against one contiguous accumulate
+ * per element. Windows of nbi operations closed by
  * tern_nbi_sync(TERN_SYNC_REMOTE). Baseline, same run: to a mapped peer a
  * hand-written copy loop over the same elements through tern_ptr (for
  * indexed, over the same address lists); to a network peer a loop of
- * tern_put_nbi of the same pieces. */
+ * tern_put_nbi (tern_get_nbi) of the same pieces; for the accumulate, on
+ * any peer, the loop of tern_acc_nbi. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -21,10 +25,25 @@
 #define VIS_STRIDE  32 /* 25% density */
 #define VIS_MAXELEM ((size_t)1 << 20)
 
-enum { OP_S1, OP_S3, OP_S8, OP_S32, OP_INDEXED, OP_LOOP, OP_GET1, OP_GETLOOP, NOPS };
-static const char *const op_names[NOPS] = {"strided_1d",     "strided_3d", "strided_8d",
-                                           "strided_32d",    "indexed",    "put_loop",
-                                           "get_strided_1d", "get_loop"};
+enum {
+    OP_S1,
+    OP_S3,
+    OP_S8,
+    OP_S32,
+    OP_INDEXED,
+    OP_LOOP,
+    OP_GET1,
+    OP_GETLOOP,
+    OP_GETIDX,
+    OP_GETVEC,
+    OP_ACC1,
+    OP_ACCLOOP,
+    NOPS
+};
+static const char *const op_names[NOPS] = {
+    "strided_1d",  "strided_3d", "strided_8d",     "strided_32d",
+    "indexed",     "put_loop",   "get_strided_1d", "get_loop",
+    "get_indexed", "get_vector", "acc_strided_1d", "acc_loop"};
 
 typedef struct vis_ctx {
     int peer, op, window;
@@ -35,6 +54,8 @@ typedef struct vis_ctx {
     ptrdiff_t ss[TERN_VIS_MAX_DIMS], ds[TERN_VIS_MAX_DIMS];
     void **dl, **ml; /* indexed: remote addresses, and as mapped here */
     const void **sl;
+    tern_memvec_t *rv, *lv; /* vector gets: remote and local pieces */
+    double *acc;            /* accumulate rows: the source elements */
     int rc;
 } vis_ctx_t;
 
@@ -70,6 +91,20 @@ static int one_op(vis_ctx_t *c)
         for (size_t j = 0; j < c->k; j++)
             rc |= tern_put_nbi(c->peer, c->remote + j * VIS_STRIDE,
                                c->local + j * VIS_ELEM, VIS_ELEM, 0);
+        return rc;
+    }
+    case OP_GETIDX:
+        return tern_get_indexed_nbi(c->k, (void *const *)c->sl, VIS_ELEM, c->peer, c->k,
+                                    (const void *const *)c->dl, VIS_ELEM, 0);
+    case OP_GETVEC: return tern_get_vector_nbi(c->k, c->lv, c->peer, c->k, c->rv, 0);
+    case OP_ACC1:
+        return tern_acc_strided_nbi(c->peer, c->remote, c->ds, c->acc, c->ss, c->count,
+                                    c->levels, TERN_AT_DOUBLE, NULL, 0);
+    case OP_ACCLOOP: {
+        int rc = 0;
+        for (size_t j = 0; j < c->k; j++)
+            rc |= tern_acc_nbi(c->peer, c->remote + j * VIS_STRIDE, c->acc + j, 1,
+                               TERN_AT_DOUBLE, NULL, 0);
         return rc;
     }
     case OP_GET1:
@@ -155,12 +190,18 @@ static uint64_t vis_raw_lists(void *ctx, long ops)
     return tb_now_ns() - t0;
 }
 
-/* Network peers: the same pieces as contiguous nbi puts (gets). */
+static int is_get(int op)
+{
+    return op == OP_GET1 || op == OP_GETLOOP || op == OP_GETIDX || op == OP_GETVEC;
+}
+
+/* Network peers: the same pieces as contiguous nbi puts (gets); for
+ * accumulate, on any peer, one contiguous tern_acc_nbi per element. */
 static uint64_t vis_raw_loop(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
     int op = c->op;
-    c->op = op == OP_GET1 || op == OP_GETLOOP ? OP_GETLOOP : OP_LOOP;
+    c->op = op == OP_ACC1 ? OP_ACCLOOP : is_get(op) ? OP_GETLOOP : OP_LOOP;
     uint64_t ns = vis_tern(ctx, ops);
     c->op = op;
     return ns;
@@ -172,13 +213,20 @@ static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
     static char *local;
     static void **dl, **ml;
     static const void **sl;
+    static tern_memvec_t *rv, *lv;
+    static double *acc;
     if (!local) {
         local = tb_alloc_local(VIS_MAXELEM * VIS_ELEM);
         dl = malloc(VIS_MAXELEM * sizeof(*dl));
         ml = malloc(VIS_MAXELEM * sizeof(*ml));
         sl = malloc(VIS_MAXELEM * sizeof(*sl));
-        if (!dl || !ml || !sl)
+        rv = malloc(VIS_MAXELEM * sizeof(*rv));
+        lv = malloc(VIS_MAXELEM * sizeof(*lv));
+        acc = malloc(VIS_MAXELEM * sizeof(*acc));
+        if (!dl || !ml || !sl || !rv || !lv || !acc)
             tb_die("no memory for the address lists");
+        for (size_t j = 0; j < VIS_MAXELEM; j++)
+            acc[j] = 0.5; /* sums stay normal numbers */
         for (size_t j = 0; j < VIS_MAXELEM * VIS_ELEM; j++)
             local[j] = (char)j;
     }
@@ -189,7 +237,10 @@ static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
                    .k = payload / VIS_ELEM,
                    .dl = dl,
                    .ml = ml,
-                   .sl = sl};
+                   .sl = sl,
+                   .rv = rv,
+                   .lv = lv,
+                   .acc = acc};
     if (!c.remote)
         tb_die("tern_sym_addr(%d) returned NULL", job->peer);
     if (c.k < 1 || c.k > VIS_MAXELEM)
@@ -199,20 +250,22 @@ static void vis_row(const tb_opts_t *o, const tb_job_t *job, void *sym, int op,
     static const size_t levels[] = {[OP_S1] = 1, [OP_S3] = 3, [OP_S8] = 8, [OP_S32] = 32};
     if (op <= OP_S32)
         describe(&c, levels[op]);
-    if (op == OP_GET1)
+    if (op == OP_GET1 || op == OP_ACC1)
         describe(&c, 1);
-    if (op == OP_INDEXED)
+    if (op == OP_INDEXED || op == OP_GETIDX || op == OP_GETVEC)
         for (size_t j = 0; j < c.k; j++) {
             dl[j] = c.remote + j * VIS_STRIDE;
             ml[j] = c.mapped ? c.mapped + j * VIS_STRIDE : NULL;
             sl[j] = local + j * VIS_ELEM;
+            rv[j] = (tern_memvec_t){dl[j], VIS_ELEM};
+            lv[j] = (tern_memvec_t){local + j * VIS_ELEM, VIS_ELEM};
         }
     long ops = tb_ops_for(o, payload, VIS_BUDGET);
     c.window = o->window;
-    tb_loop_fn raw = !c.mapped                           ? vis_raw_loop
-                     : op == OP_INDEXED                  ? vis_raw_lists
-                     : op == OP_GET1 || op == OP_GETLOOP ? vis_raw_copy_get
-                                                         : vis_raw_copy;
+    tb_loop_fn raw = !c.mapped || op == OP_ACC1 ? vis_raw_loop
+                     : op == OP_INDEXED         ? vis_raw_lists
+                     : is_get(op)               ? vis_raw_copy_get
+                                                : vis_raw_copy;
     /* One operation first: over the network one of 64 KiB is tens of
      * milliseconds, and the harness's calibration starts at 16. */
     double one = (double)vis_tern(&c, 1) + (double)raw(&c, 1);
@@ -276,13 +329,15 @@ static int vis_run(tb_opts_t *o, tb_job_t *job)
 
 const tb_bench_t tb_bench_vis = {
     .name = "vis",
-    .help = "strided (1/3/8/32-d) and indexed put, 8 B at 25% density, vs copy loop",
+    .help = "strided (1/3/8/32-d) and indexed put, gets, strided accumulate, 8 B at 25% "
+            "density, vs copy loop or per-piece calls",
     .with_tern = 1,
     .min_size = 16,
     .max_size = 64u << 10,
     .baseline = "mapped peer: hand-written copy loop of the same elements through "
                 "tern_ptr (indexed: over the same address lists, translated once); "
-                "network peer: loop of 8-byte tern_put_nbi of the same pieces",
+                "network peer: loop of 8-byte tern_put_nbi (gets: tern_get_nbi) of the "
+                "same pieces; acc_strided_1d on any peer: one tern_acc_nbi per double",
     .defaults = vis_defaults,
     .segment_need = vis_need,
     .run = vis_run,

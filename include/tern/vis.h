@@ -23,8 +23,10 @@
  * byte moves. Destination pieces that overlap receive one of their
  * sources, unspecified which. To a rank mapped here (this rank, a
  * shared-memory peer: tern_ptr works) the call copies directly; to a
- * network peer it issues one RMA per contiguous piece and completes them
- * together (see docs/design/non-contiguous.md).
+ * network peer, small pieces (at most TERN_VIS_PACK_MAX bytes, on average
+ * for lists) are packed into active messages, puts and gets alike, and
+ * larger ones go as one RMA per contiguous piece, completed together (see
+ * docs/design/non-contiguous.md). Strided accumulate: tern/acc.h.
  *
  * Forms, as for the contiguous calls: blocking (returns at remote
  * completion), _nb with events (put: lc when the sources may be reused, rc

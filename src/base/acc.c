@@ -96,6 +96,49 @@ void tn_acc_run_end(tn_acc_run_t *r)
     r->held = NULL;
 }
 
+/* One row of pieces of type T: the stripe's lock is taken again only when
+ * a piece lies in another stripe's block. */
+#define ROW(T, scalev)                                           \
+    do {                                                         \
+        T sc_ = (scalev);                                        \
+        for (size_t i_ = 0; i_ < npieces; i_++) {                \
+            size_t o_ = off + (size_t)((ptrdiff_t)i_ * dstride); \
+            char *d_ = dst + (ptrdiff_t)i_ * dstride;            \
+            const char *s_ = src + (ptrdiff_t)i_ * sstride;      \
+            size_t b_ = o_ >> TN_ACC_STRIPE_SHIFT;               \
+            if (((o_ + n - 1) >> TN_ACC_STRIPE_SHIFT) != b_) {   \
+                tn_acc_run_piece(r, d_, o_, s_, count);          \
+                continue;                                        \
+            }                                                    \
+            tn_acc_lock_t *l_ = &r->locks[b_ % TN_ACC_STRIPES];  \
+            if (l_ != r->held) {                                 \
+                tn_acc_run_end(r);                               \
+                lock(l_);                                        \
+                r->held = l_;                                    \
+            }                                                    \
+            for (size_t j_ = 0; j_ < count; j_++) {              \
+                T v_;                                            \
+                memcpy(&v_, s_ + j_ * sizeof(T), sizeof(T));     \
+                ((T *)d_)[j_] += (T)(v_ * sc_);                  \
+            }                                                    \
+        }                                                        \
+    } while (0)
+
+void tn_acc_run_row(tn_acc_run_t *r, char *dst, ptrdiff_t dstride, size_t off,
+                    const char *src, ptrdiff_t sstride, size_t count, size_t npieces)
+{
+    size_t n = count * tn_atype_size(r->type);
+    if (!n)
+        return;
+    const tn_aval_t *s = r->scale;
+    switch (r->type) {
+    case TN_ATYPE_I32: ROW(uint32_t, s ? s->u32 : 1u); break;
+    case TN_ATYPE_I64: ROW(uint64_t, s ? s->u64 : 1u); break;
+    case TN_ATYPE_FLOAT: ROW(float, s ? s->f : 1.0f); break;
+    default: ROW(double, s ? s->d : 1.0); break;
+    }
+}
+
 #define SCALE(T, out, src, count, scale)                                  \
     do {                                                                  \
         for (size_t i_ = 0; i_ < (count); i_++) {                         \

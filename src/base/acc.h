@@ -49,6 +49,13 @@ typedef struct tn_acc_run {
 void tn_acc_run_piece(tn_acc_run_t *r, void *dst, size_t off, const void *src,
                       size_t count);
 void tn_acc_run_end(tn_acc_run_t *r);
+/* npieces pieces of count elements, piece i from src + i*sstride to dst +
+ * i*dstride (at off + i*dstride in the target's segment), as many calls
+ * of tn_acc_run_piece but with the type's loop inlined: a piece of one
+ * element in a held stripe costs a compare, a load, a multiply-add and a
+ * store. */
+void tn_acc_run_row(tn_acc_run_t *r, char *dst, ptrdiff_t dstride, size_t off,
+                    const char *src, ptrdiff_t sstride, size_t count, size_t npieces);
 
 /* out[i] = scale * src[i] (integers wrap); out and src may be unaligned. */
 void tn_acc_scale(int type, void *out, const void *src, size_t count,

@@ -73,8 +73,8 @@
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \
       "data travels with its flags into a ring of receive entries in each "              \
-      "member's team slot (no waiting for the receivers to enter); above, the "          \
-      "data goes between team barriers. Each of the 32 team slots holds "                \
+      "member's team slot (no waiting for the receivers to enter); above, a "            \
+      "team barrier comes first. Each of the 32 team slots holds "                       \
       "TERN_COLL_EAGER_DEPTH entries of this size; 0: no ring.")                         \
     X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "8", NULL, 0,                      \
       "Entries of the ring of TERN_COLL_EAGER: eager collectives a team runs "           \

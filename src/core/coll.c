@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cfg.h"
 #include "core/coll.h"
 
 int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n)
@@ -58,6 +59,29 @@ static void must(int rc, const char *what)
     }
 }
 
+/* Root's node first, so that a binomial tree over positions crosses
+ * between nodes only at its top levels: with nodes of 2^k members each
+ * node's block is a subtree under its first member, so only those leaders
+ * exchange network messages and the rest get the data through the mapping
+ * (a copy and a flag store). With TERN_SHM=off (a node per rank) it is
+ * root, then team order. O(n) per call. */
+int tn_coll_tree_order(tn_cteam_t *t, int root)
+{
+    int n = t->size, k = 0, me = 0;
+    int rnode = tn_core.peers[t->ranks[root]].node;
+    t->order[k++] = root;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            int j = t->bynode[i];
+            int same = tn_core.peers[t->ranks[j]].node == rnode;
+            if (j != root && same == (pass == 0))
+                t->order[k++] = j;
+        }
+    while (t->order[me] != t->rank)
+        me++;
+    return me;
+}
+
 tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size_t nbytes,
                              int root)
 {
@@ -83,7 +107,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     }
     if (tn_coll_eager_bcast(t, dest, src, nbytes, root))
         return TERN_OK;
-    int rel = (t->rank - root + n) % n;
+    int rel = tn_coll_tree_order(t, root);
     uint32_t seq = ++t->seq;
     int below = rel ? tn_lowbit(rel) : 1;
     if (rel == 0) {
@@ -92,7 +116,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
         while (below < n)
             below <<= 1;
     } else {
-        int parent = (rel - below + root) % n;
+        int parent = t->order[rel - below];
         tn_coll_signal(t, parent, seq); /* my dest is free */
         tn_coll_wait(t, parent, seq);   /* and holds the data */
     }
@@ -100,7 +124,7 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     for (int k = below >> 1; k >= 1; k >>= 1) {
         if (rel + k >= n)
             continue;
-        int c = (rel + k + root) % n;
+        int c = t->order[rel + k];
         tn_coll_wait(t, c, seq);                         /* c's dest is free */
         tn_coll_put_flag(t, c, dest, dest, nbytes, seq); /* data, then flag */
     }
@@ -126,6 +150,35 @@ static void gather(tn_cteam_t *t, char *dest, const size_t *dest_off, const char
     must(tern_nbi_sync(TERN_SYNC_REMOTE), "a gather get");
 }
 
+/* Pushed exchange of a team across nodes, after one barrier (every dest
+ * free, every src ready): member me sends nbytes at src + src_step * p to
+ * member p's dest + me * nbytes with its flag (one message up to the
+ * Medium limit), starting after itself, copies its own block, and waits
+ * for every member's flag. No exit barrier: nobody reads a src after its
+ * owner sent it, and every write into this dest is awaited here. */
+static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step,
+                     size_t nbytes)
+{
+    int n = t->size, me = t->rank;
+    tn_coll_barrier(t);
+    uint32_t seq = ++t->seq;
+    char *mine = dest + (size_t)me * nbytes;
+    for (int s = 1; s < n; s++) {
+        int p = (me + s) % n;
+        tn_coll_put_flag(t, p, mine, src + src_step * (size_t)p, nbytes, seq);
+    }
+    memcpy(mine, src + src_step * (size_t)me, nbytes);
+    for (int s = 1; s < n; s++)
+        tn_coll_wait(t, (me - s + n) % n, seq);
+}
+
+/* Whether blocks of nbytes go by push_all: each one message (a team whose
+ * members all share memory reads in place instead). */
+static int pushed(const tn_cteam_t *t, size_t nbytes)
+{
+    return !t->all_mapped && nbytes <= tn_cfg.am_medium_max;
+}
+
 tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_t nbytes)
 {
     static const char call[] = "tern_fcollect";
@@ -149,6 +202,10 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
     }
     if (!t->all_mapped && tn_coll_eager_fcollect(t, dest, src, nbytes))
         return TERN_OK;
+    if (pushed(t, nbytes)) {
+        push_all(t, dest, src, 0, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;
@@ -219,6 +276,10 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
     }
     if (!t->all_mapped && tn_coll_eager_alltoall(t, dest, src, nbytes))
         return TERN_OK;
+    if (pushed(t, nbytes)) {
+        push_all(t, dest, src, nbytes, nbytes);
+        return TERN_OK;
+    }
     for (int p = 0; p < t->size; p++) {
         t->off[p] = (size_t)p * nbytes;
         t->len[p] = nbytes;

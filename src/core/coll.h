@@ -71,6 +71,8 @@ typedef struct tn_cteam {
     char *staging;     /* private, scratch bytes: network gets land here */
     char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
     size_t *off, *len; /* [size] per-member offsets and lengths of a gather */
+    int *bynode;       /* [size] team ranks by node, then team rank */
+    int *order;        /* [size] the broadcast tree's order (tn_coll_tree_order) */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
     /* A non-blocking barrier in progress (tern_team_barrier_nb): its
      * sequence number, the next round's distance, its event. busy keeps
@@ -172,6 +174,12 @@ void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy
 /* Allreduce of at most TN_COLL_FAST bytes. */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
+
+/* Fills t->order with the team ranks in the order a broadcast tree rooted
+ * at root takes them, and returns this member's position: root first,
+ * then the rest of root's node, then the other nodes, each node's members
+ * together (core/coll.c). */
+int tn_coll_tree_order(tn_cteam_t *t, int root);
 
 /* Binomial tree over team ranks relative to a root: the parent of rel > 0
  * drops its lowest set bit; children are rel + 2^k below that bit. */

@@ -27,7 +27,9 @@ static char *next_entry(tn_cteam_t *t)
     return t->ring + (size_t)(t->ecount++ % tn_teams.depth) * tn_teams.eager;
 }
 
-/* Binomial tree rooted at root: a member waits for its parent's flag (the
+/* Binomial tree rooted at root over tn_coll_tree_order's order (the
+ * members of a node together, so that with nodes of 2^k members only node
+ * leaders exchange network messages): a member waits for its parent's flag (the
  * data is then in its entry), forwards the entry to its children, the
  * largest subtree first, and copies it into dest. The root sends from its
  * src and returns once its messages are out (sent, not yet received). */
@@ -36,8 +38,9 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
 {
     if (!t->ring || nbytes > tn_teams.eager)
         return 0;
-    int n = t->size, rel = (t->rank - root + n) % n;
+    int n = t->size;
     char *e = next_entry(t);
+    int rel = tn_coll_tree_order(t, root); /* nodes together: leaders */
     uint32_t seq = ++t->seq;
     const void *from = src;
     int below = rel ? tn_lowbit(rel) : 1;
@@ -45,12 +48,12 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         while (below < n)
             below <<= 1;
     } else {
-        tn_coll_wait(t, (rel - below + root) % n, seq);
+        tn_coll_wait(t, t->order[rel - below], seq);
         from = e;
     }
     for (int k = below >> 1; k >= 1; k >>= 1)
         if (rel + k < n)
-            tn_coll_put_flag(t, (rel + k + root) % n, e, from, nbytes, seq);
+            tn_coll_put_flag(t, t->order[rel + k], e, from, nbytes, seq);
     if (dest != from)
         memcpy(dest, from, nbytes);
     return 1;

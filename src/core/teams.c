@@ -45,6 +45,9 @@ static void release(tn_cteam_t *t)
     free(t->len);
     free(t->bcount);
     free(t->big);
+    free(t->bynode);
+    free(t->order);
+    t->bynode = t->order = NULL;
     t->bcount = NULL;
     t->big = NULL;
     t->ranks = NULL;
@@ -66,11 +69,24 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->off = malloc((size_t)size * sizeof(size_t));
     t->len = malloc((size_t)size * sizeof(size_t));
     t->bcount = calloc((size_t)size, sizeof(uint32_t));
-    if (!t->ranks || !t->vals || !t->staging || !t->off || !t->len || !t->bcount) {
+    t->bynode = malloc((size_t)size * sizeof(int));
+    t->order = malloc((size_t)size * sizeof(int));
+    if (!t->ranks || !t->vals || !t->staging || !t->off || !t->len || !t->bcount ||
+        !t->bynode || !t->order) {
         release(t);
         return TERN_ERR_NOMEM;
     }
     memcpy(t->ranks, ranks, (size_t)size * sizeof(int));
+    /* Members by node (stable: team order inside a node), for the
+     * broadcast tree's order. Insertion sort: once per team. */
+    for (int i = 0; i < size; i++) {
+        int j = i, node = tn_core.peers[ranks[i]].node;
+        while (j > 0 && tn_core.peers[ranks[t->bynode[j - 1]]].node > node) {
+            t->bynode[j] = t->bynode[j - 1];
+            j--;
+        }
+        t->bynode[j] = i;
+    }
     t->slot = slot;
     t->size = size;
     t->rank = rank;

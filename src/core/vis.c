@@ -231,6 +231,20 @@ static int vwalk(const void *spec, tn_vis_piece_fn fn, void *arg)
     const vspec_t *v = spec;
     size_t i = 0, j = 0, di = 0, sj = 0, dn = 0, sn = 0;
     char *da = NULL, *sa = NULL;
+    if (v->dst.vec && v->src.vec) {
+        /* Vectors whose pieces pair up (equal lengths, the common case):
+         * one call per pair until they stop pairing (the general walk
+         * below costs about 5 times as much per piece). */
+        const tern_memvec_t *dv = v->dst.vec, *sv = v->src.vec;
+        size_t n = v->dst.count < v->src.count ? v->dst.count : v->src.count;
+        for (; i < n && dv[i].len == sv[i].len; i++)
+            if (dv[i].len) {
+                int rc = fn(arg, dv[i].addr, sv[i].addr, dv[i].len);
+                if (rc)
+                    return rc;
+            }
+        j = i;
+    }
     for (;;) {
         for (; i < v->dst.count; i++, di = 0) {
             vitem(&v->dst, i, &da, &dn);

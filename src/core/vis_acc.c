@@ -22,10 +22,12 @@ typedef struct mapped_acc {
     tn_acc_run_t run;
 } mapped_acc_t;
 
-static int mapped_piece(void *arg, char *dst, const char *src, size_t n)
+static int mapped_row(void *arg, char *dst, ptrdiff_t dstride, const char *src,
+                      ptrdiff_t sstride, size_t npieces, size_t n)
 {
     mapped_acc_t *m = arg;
-    tn_acc_run_piece(&m->run, dst + m->delta, (uintptr_t)dst - m->base, src, n / m->size);
+    tn_acc_run_row(&m->run, dst + m->delta, dstride, (uintptr_t)dst - m->base, src,
+                   sstride, n / m->size, npieces);
     return 0;
 }
 
@@ -137,7 +139,7 @@ static int acc_strided(const char *call, tern_ctx_t ctx, int rank, void *dst,
                           size,
                           {type, a.scale, tn_acc_locks(rank), NULL}};
         for (size_t r = 0; r < rep; r++)
-            tn_vis_walk(&a.d, dst, src, mapped_piece, &m);
+            tn_vis_walk_rows(&a.d, dst, src, mapped_row, &m);
         tn_acc_run_end(&m.run);
         return TERN_OK;
     }

@@ -12,16 +12,14 @@
  * initiator's Reply handler scatters them into the local destination and
  * ends one part of the completion object.
  *
- * Messages (all fields little-endian, read with memcpy: the payload has no
- * alignment guarantee):
- *   strided: vis_head_t, then ndims x {uint64 count, int64 dstride}, then
- *            the data of pieces [first, first+npieces) of the description
- *            in loop-nest order, elem bytes each;
- *   list:    vis_head_t, then npieces x {uint64 address, uint64 length,
- *            the bytes};
- *   get:     as strided without the data (dbase: the source of piece 0 in
- *            the target's segment, the strides those of the source); its
- *            Reply carries the data alone. */
+ * Vector and indexed gets: Requests carry {address, length} of sources
+ * at the target, which gathers them into Medium Replies; the initiator's
+ * record of the call's pieces (tn_vis_lget_t) says where they go.
+ *
+ * Strided accumulate: as a strided put of scaled values, applied under
+ * the target's stripe locks.
+ *
+ * The messages are laid out in core/vis_wire.h. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,35 +30,19 @@
 #include "core/am.h"
 #include "core/atomic.h"
 #include "core/vis.h"
-
-enum { H_PUT = TN_AMH_VIS, H_ACK = TN_AMH_VIS + 1, H_GET = TN_AMH_VIS + 2 };
-enum { H_GOT = TN_AMH_VIS + 3, H_LGET = TN_AMH_VIS + 4, H_LGOT = TN_AMH_VIS + 5 };
-enum { H_ACC = TN_AMH_VIS + 6 };
-enum { MSG_STRIDED = 1, MSG_LIST = 2, MSG_GET = 3, MSG_LIST_GET = 4, MSG_ACC = 5 };
-
-typedef struct vis_head {
-    uint32_t kind;  /* MSG_* */
-    uint32_t ndims; /* strided */
-    uint64_t elem;  /* strided: bytes per piece */
-    uint64_t first; /* strided: index of the first piece carried */
-    uint64_t npieces;
-    uint64_t dbase; /* strided: destination of piece 0 (offset applied) */
-} vis_head_t;
-
-#define DIM_BYTES   16u /* count and stride of one dimension */
-#define ENTRY_BYTES 16u /* address and length of one list piece */
+#include "core/vis_wire.h"
 
 static size_t strided_head(int ndims)
 {
-    return sizeof(vis_head_t) + (size_t)ndims * DIM_BYTES;
+    return sizeof(tn_vis_head_t) + (size_t)ndims * TN_VIS_DIM_BYTES;
 }
 
 size_t tn_vis_pack_limit(int rank, int ndims)
 {
     size_t max = tn_am_medium_max(rank), head = strided_head(ndims);
-    if (!tn_cfg.vis_pack_max || max <= head + ENTRY_BYTES)
+    if (!tn_cfg.vis_pack_max || max <= head + TN_VIS_ENTRY_BYTES)
         return 0;
-    size_t room = max - head - ENTRY_BYTES; /* a list message's first piece */
+    size_t room = max - head - TN_VIS_ENTRY_BYTES; /* a list message's first piece */
     return tn_cfg.vis_pack_max < room ? tn_cfg.vis_pack_max : room;
 }
 
@@ -105,7 +87,7 @@ static int extent_ok(const tn_vis_desc_t *d)
  * The initiator checked every range; a message that is wrong anyway (a
  * peer's bug, or forged) is refused as a whole rather than touch anything
  * outside the segment: NULL when good, else what is wrong with it. */
-static const char *parse_strided(const char *buf, size_t len, vis_head_t *h,
+static const char *parse_strided(const char *buf, size_t len, tn_vis_head_t *h,
                                  tn_vis_desc_t *d, const char **rest)
 {
     if (len < sizeof *h)
@@ -114,13 +96,13 @@ static const char *parse_strided(const char *buf, size_t len, vis_head_t *h,
     const char *p = buf + sizeof *h, *end = buf + len;
     if (h->ndims > TN_VIS_MAXDIM)
         return "more than 32 dimensions";
-    if ((size_t)(end - p) < h->ndims * DIM_BYTES)
+    if ((size_t)(end - p) < h->ndims * TN_VIS_DIM_BYTES)
         return "shorter than its dimensions";
     d->elem = h->elem;
     d->ndims = (int)h->ndims;
     d->soff = d->doff = 0;
     size_t pieces = 1;
-    for (uint32_t k = 0; k < h->ndims; k++, p += DIM_BYTES) {
+    for (uint32_t k = 0; k < h->ndims; k++, p += TN_VIS_DIM_BYTES) {
         memcpy(&d->count[k], p, 8);
         memcpy(&d->dstride[k], p + 8, 8);
         d->sstride[k] = 0;
@@ -152,11 +134,11 @@ static const char *check_entries(const char *p, const char *end, uint64_t n, int
     size_t t = 0;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t a, len;
-        if ((size_t)(end - p) < ENTRY_BYTES)
+        if ((size_t)(end - p) < TN_VIS_ENTRY_BYTES)
             return "shorter than its pieces";
         memcpy(&a, p, 8);
         memcpy(&len, p + 8, 8);
-        p += ENTRY_BYTES;
+        p += TN_VIS_ENTRY_BYTES;
         if (data && (size_t)(end - p) < len)
             return "shorter than its pieces";
         if (!in_own_segment((uintptr_t)a, len))
@@ -176,12 +158,12 @@ static const char *check_entries(const char *p, const char *end, uint64_t n, int
  * wrong with it and nothing written. */
 static const char *unpack(const char *buf, size_t len)
 {
-    vis_head_t h;
+    tn_vis_head_t h;
     if (len < sizeof h)
         return "shorter than its head";
     memcpy(&h, buf, sizeof h);
     const char *p = buf + sizeof h, *end = buf + len, *why;
-    if (h.kind == MSG_STRIDED) {
+    if (h.kind == TN_VISM_STRIDED) {
         tn_vis_desc_t d;
         if ((why = parse_strided(buf, len, &h, &d, &p)))
             return why;
@@ -192,7 +174,7 @@ static const char *unpack(const char *buf, size_t len)
         tn_vis_walk_range(&d, base, base, h.first, h.npieces, unpack_piece, &c);
         return NULL;
     }
-    if (h.kind != MSG_LIST)
+    if (h.kind != TN_VISM_LIST)
         return "of an unknown kind";
     /* check every entry first: all or nothing */
     size_t sum;
@@ -202,8 +184,8 @@ static const char *unpack(const char *buf, size_t len)
         uint64_t a, n;
         memcpy(&a, p, 8);
         memcpy(&n, p + 8, 8);
-        memcpy((void *)(uintptr_t)a, p + ENTRY_BYTES, n);
-        p += ENTRY_BYTES + n;
+        memcpy((void *)(uintptr_t)a, p + TN_VIS_ENTRY_BYTES, n);
+        p += TN_VIS_ENTRY_BYTES + n;
     }
     return NULL;
 }
@@ -228,8 +210,8 @@ static void on_put(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         malformed(token, "put", len, why);
     int st = why ? TERN_ERR_INVALID : TERN_OK;
     tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
-    tn_am_reply_internal("non-contiguous put (packed)", token, H_ACK, TN_AM_SHORT, NULL,
-                         0, NULL, r, 2, 0);
+    tn_am_reply_internal("non-contiguous put (packed)", token, TN_VISH_ACK, TN_AM_SHORT,
+                         NULL, 0, NULL, r, 2, 0);
 }
 
 static void on_ack(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
@@ -259,12 +241,12 @@ static int acc_piece(void *arg, char *dst, const char *unused, size_t n)
     return 0;
 }
 
-/* Request: the strided message (MSG_ACC) of already scaled values; args [0]
- * the completion object, [1] the type. Reply: H_ACK. */
+/* Request: the strided message (TN_VISM_ACC) of already scaled values; args [0]
+ * the completion object, [1] the type. Reply: TN_VISH_ACK. */
 static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                    int nargs)
 {
-    vis_head_t h;
+    tn_vis_head_t h;
     tn_vis_desc_t d;
     const char *p = NULL, *why = NULL;
     int type = nargs == 2 ? (int)a[1] : -1;
@@ -277,7 +259,7 @@ static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         int aligned = h.elem % size == 0 && h.elem && h.dbase % size == 0;
         for (int k = 0; k < d.ndims; k++)
             aligned &= (uint64_t)d.dstride[k] % size == 0;
-        if (h.kind != MSG_ACC)
+        if (h.kind != TN_VISM_ACC)
             why = "not an accumulate";
         else if (!aligned)
             why = "its elements are not aligned to their type";
@@ -296,8 +278,8 @@ static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_a
     }
     int st = why ? TERN_ERR_INVALID : TERN_OK;
     tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
-    tn_am_reply_internal("strided accumulate (handler)", token, H_ACK, TN_AM_SHORT, NULL,
-                         0, NULL, r, 2, 0);
+    tn_am_reply_internal("strided accumulate (handler)", token, TN_VISH_ACK, TN_AM_SHORT,
+                         NULL, 0, NULL, r, 2, 0);
 }
 
 /* A packed get being answered: where the Reply's data goes, for every
@@ -344,12 +326,12 @@ static int gather_piece(void *arg, char *at, const char *unused, size_t n)
 static void on_get(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                    int nargs)
 {
-    vis_head_t h;
+    tn_vis_head_t h;
     tn_vis_desc_t d;
     const char *rest = NULL;
     const char *why = nargs != 1 ? "its argument count is not 1"
                                  : parse_strided(buf, len, &h, &d, &rest);
-    if (!why && h.kind != MSG_GET)
+    if (!why && h.kind != TN_VISM_GET)
         why = "not a get";
     if (!why && rest != (const char *)buf + len)
         why = "longer than its description";
@@ -363,15 +345,15 @@ static void on_get(tern_am_token_t token, void *buf, size_t len, const tern_am_a
             pack_cursor_t c = {sd.buf};
             char *base = (char *)(uintptr_t)h.dbase;
             tn_vis_walk_range(&d, base, base, h.first, h.npieces, gather_piece, &c);
-            tn_am_commit_reply_internal(&sd, H_GOT, data, r);
+            tn_am_commit_reply_internal(&sd, TN_VISH_GOT, data, r);
             return;
         }
         why = "its data does not fit a Medium Reply";
     }
     malformed(token, "get", len, why);
     r[2] = (uint64_t)(uint32_t)st;
-    tn_am_reply_internal("non-contiguous get (packed)", token, H_GOT, TN_AM_SHORT, NULL,
-                         0, NULL, r, 3, 0);
+    tn_am_reply_internal("non-contiguous get (packed)", token, TN_VISH_GOT, TN_AM_SHORT,
+                         NULL, 0, NULL, r, 3, 0);
 }
 
 static void on_got(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
@@ -419,13 +401,13 @@ static void lget_release(tn_vis_lget_t *g)
         free(g);
 }
 
-/* Request: vis_head_t (first, npieces) and npieces x {address, length} of
+/* Request: tn_vis_head_t (first, npieces) and npieces x {address, length} of
  * sources here; args [0] the initiator's record. Reply: the bytes in
  * order; args [0] the record, [1] first, [2] status, [3] npieces. */
 static void on_lget(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                     int nargs)
 {
-    vis_head_t h;
+    tn_vis_head_t h;
     size_t sum = 0;
     const char *why = NULL;
     if (nargs != 1)
@@ -434,7 +416,7 @@ static void on_lget(tern_am_token_t token, void *buf, size_t len, const tern_am_
         why = "shorter than its head";
     else {
         memcpy(&h, buf, sizeof h);
-        why = h.kind != MSG_LIST_GET
+        why = h.kind != TN_VISM_LIST_GET
                   ? "not a list get"
                   : check_entries((const char *)buf + sizeof h, (const char *)buf + len,
                                   h.npieces, 0, &sum);
@@ -448,22 +430,22 @@ static void on_lget(tern_am_token_t token, void *buf, size_t len, const tern_am_
         if (st == TERN_OK) {
             char *out = sd.buf;
             const char *e = (const char *)buf + sizeof h;
-            for (uint64_t i = 0; i < h.npieces; i++, e += ENTRY_BYTES) {
+            for (uint64_t i = 0; i < h.npieces; i++, e += TN_VIS_ENTRY_BYTES) {
                 uint64_t at, n;
                 memcpy(&at, e, 8);
                 memcpy(&n, e + 8, 8);
                 memcpy(out, (const void *)(uintptr_t)at, n);
                 out += n;
             }
-            tn_am_commit_reply_internal(&sd, H_LGOT, sum, r);
+            tn_am_commit_reply_internal(&sd, TN_VISH_LGOT, sum, r);
             return;
         }
         why = "its data does not fit a Medium Reply";
     }
     malformed(token, "get", len, why);
     r[2] = (uint64_t)(uint32_t)st;
-    tn_am_reply_internal("non-contiguous get (packed)", token, H_LGOT, TN_AM_SHORT, NULL,
-                         0, NULL, r, 4, 0);
+    tn_am_reply_internal("non-contiguous get (packed)", token, TN_VISH_LGOT, TN_AM_SHORT,
+                         NULL, 0, NULL, r, 4, 0);
 }
 
 static void on_lgot(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
@@ -494,13 +476,13 @@ static void on_lgot(tern_am_token_t token, void *buf, size_t len, const tern_am_
 
 void tn_vis_am_init(void)
 {
-    tn_am_register_internal(H_PUT, on_put, "tern vis packed put");
-    tn_am_register_internal(H_ACK, on_ack, "tern vis packed put ack");
-    tn_am_register_internal(H_GET, on_get, "tern vis packed get");
-    tn_am_register_internal(H_GOT, on_got, "tern vis packed get data");
-    tn_am_register_internal(H_LGET, on_lget, "tern vis packed list get");
-    tn_am_register_internal(H_LGOT, on_lgot, "tern vis packed list get data");
-    tn_am_register_internal(H_ACC, on_acc, "tern vis strided accumulate");
+    tn_am_register_internal(TN_VISH_PUT, on_put, "tern vis packed put");
+    tn_am_register_internal(TN_VISH_ACK, on_ack, "tern vis packed put ack");
+    tn_am_register_internal(TN_VISH_GET, on_get, "tern vis packed get");
+    tn_am_register_internal(TN_VISH_GOT, on_got, "tern vis packed get data");
+    tn_am_register_internal(TN_VISH_LGET, on_lget, "tern vis packed list get");
+    tn_am_register_internal(TN_VISH_LGOT, on_lgot, "tern vis packed list get data");
+    tn_am_register_internal(TN_VISH_ACC, on_acc, "tern vis strided accumulate");
 }
 
 /* ---- initiator ----------------------------------------------------------- */
@@ -521,7 +503,7 @@ static int send_msg(tn_vis_issue_t *is, tern_am_sd_t *sd, size_t len)
 {
     tern_am_arg_t a[1] = {(uint64_t)(uintptr_t)is->done.rc};
     tn_comp_add(is->done.rc, 1);
-    int rc = tn_am_commit_request_internal(sd, H_PUT, len, a);
+    int rc = tn_am_commit_request_internal(sd, TN_VISH_PUT, len, a);
     if (rc != TERN_OK) {
         tn_comp_add(is->done.rc, -1);
         is->err = rc;
@@ -544,13 +526,16 @@ void tn_vis_pack_strided(const tn_vis_desc_t *d, char *dst, const char *src,
             return;
         size_t np = (sd.len - head) / d->elem;
         np = np < want ? np : want;
-        vis_head_t h = {MSG_STRIDED, (uint32_t)d->ndims,
-                        d->elem,     first,
-                        np,          (uint64_t)(uintptr_t)(dst + d->doff)};
+        tn_vis_head_t h = {TN_VISM_STRIDED,
+                           (uint32_t)d->ndims,
+                           d->elem,
+                           first,
+                           np,
+                           (uint64_t)(uintptr_t)(dst + d->doff)};
         char *p = sd.buf;
         memcpy(p, &h, sizeof h);
         p += sizeof h;
-        for (int k = 0; k < d->ndims; k++, p += DIM_BYTES) {
+        for (int k = 0; k < d->ndims; k++, p += TN_VIS_DIM_BYTES) {
             memcpy(p, &d->count[k], 8);
             memcpy(p + 8, &d->dstride[k], 8);
         }
@@ -595,20 +580,20 @@ void tn_vis_pack_acc(const tn_vis_desc_t *d, char *dst, const char *src, int typ
         }
         size_t np = (sd.len - head) / d->elem;
         np = np < want ? np : want;
-        vis_head_t h = {MSG_ACC, (uint32_t)d->ndims,
-                        d->elem, first,
-                        np,      (uint64_t)(uintptr_t)(dst + d->doff)};
+        tn_vis_head_t h = {TN_VISM_ACC, (uint32_t)d->ndims,
+                           d->elem,     first,
+                           np,          (uint64_t)(uintptr_t)(dst + d->doff)};
         char *p = sd.buf;
         memcpy(p, &h, sizeof h);
         p += sizeof h;
-        for (int k = 0; k < d->ndims; k++, p += DIM_BYTES) {
+        for (int k = 0; k < d->ndims; k++, p += TN_VIS_DIM_BYTES) {
             memcpy(p, &d->count[k], 8);
             memcpy(p + 8, &d->dstride[k], 8);
         }
         scale_cursor_t c = {p, type, scale};
         tn_vis_walk_range(d, dst, src, first, np, scale_piece, &c);
         tn_comp_add(is->done.rc, 1);
-        rc = tn_am_commit_request_internal(&sd, H_ACC, head + np * d->elem, a);
+        rc = tn_am_commit_request_internal(&sd, TN_VISH_ACC, head + np * d->elem, a);
         if (rc != TERN_OK) {
             tn_comp_add(is->done.rc, -1);
             is->err = rc;
@@ -635,22 +620,25 @@ void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
     g->src = src;
     g->rc = is->done.rc;
     atomic_init(&g->refs, 1);
-    char msg[sizeof(vis_head_t) + TN_VIS_MAXDIM * DIM_BYTES];
+    char msg[sizeof(tn_vis_head_t) + TN_VIS_MAXDIM * TN_VIS_DIM_BYTES];
     for (int k = 0; k < d->ndims; k++) {
-        memcpy(msg + sizeof(vis_head_t) + (size_t)k * DIM_BYTES, &d->count[k], 8);
-        memcpy(msg + sizeof(vis_head_t) + (size_t)k * DIM_BYTES + 8, &d->sstride[k], 8);
+        memcpy(msg + sizeof(tn_vis_head_t) + (size_t)k * TN_VIS_DIM_BYTES, &d->count[k],
+               8);
+        memcpy(msg + sizeof(tn_vis_head_t) + (size_t)k * TN_VIS_DIM_BYTES + 8,
+               &d->sstride[k], 8);
     }
     tern_am_arg_t a[1] = {(uint64_t)(uintptr_t)g};
     for (size_t first = 0; first < total;) {
         size_t np = total - first < per ? total - first : per;
-        vis_head_t h = {MSG_GET, (uint32_t)d->ndims,
-                        d->elem, first,
-                        np,      (uint64_t)(uintptr_t)(src + d->soff)};
+        tn_vis_head_t h = {TN_VISM_GET, (uint32_t)d->ndims,
+                           d->elem,     first,
+                           np,          (uint64_t)(uintptr_t)(src + d->soff)};
         memcpy(msg, &h, sizeof h);
         tn_comp_add(is->done.rc, 1);
         atomic_fetch_add(&g->refs, 1);
-        int rc = tn_am_request_internal("non-contiguous get (packed)", is->rank, H_GET,
-                                        TN_AM_MEDIUM, msg, head, NULL, a, 1, is->flags);
+        int rc =
+            tn_am_request_internal("non-contiguous get (packed)", is->rank, TN_VISH_GET,
+                                   TN_AM_MEDIUM, msg, head, NULL, a, 1, is->flags);
         if (rc != TERN_OK) {
             tn_comp_add(is->done.rc, -1);
             atomic_fetch_sub(&g->refs, 1);
@@ -666,7 +654,7 @@ void tn_vis_pack_strided_get(const tn_vis_desc_t *d, char *dst, const char *src,
 
 void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is)
 {
-    size_t max = tn_am_medium_max(is->rank), head = sizeof(vis_head_t);
+    size_t max = tn_am_medium_max(is->rank), head = sizeof(tn_vis_head_t);
     g->rc = is->done.rc;
     atomic_init(&g->refs, 1);
     tern_am_arg_t a[1] = {(uint64_t)(uintptr_t)g};
@@ -675,18 +663,21 @@ void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is)
          * hold (every piece alone fits: tn_vis_lget_new's caller split
          * them) */
         size_t np = 0, data = 0;
-        while (first + np < n && head + (np + 1) * ENTRY_BYTES <= max &&
+        while (first + np < n && head + (np + 1) * TN_VIS_ENTRY_BYTES <= max &&
                data + g->p[first + np].n <= max)
             data += g->p[first + np++].n;
         tern_am_sd_t sd;
-        if (open_msg(is, head + ENTRY_BYTES, head + np * ENTRY_BYTES, &sd) != TERN_OK)
+        if (open_msg(is, head + TN_VIS_ENTRY_BYTES, head + np * TN_VIS_ENTRY_BYTES,
+                     &sd) != TERN_OK)
             break;
-        np = (sd.len - head) / ENTRY_BYTES < np ? (sd.len - head) / ENTRY_BYTES : np;
-        vis_head_t h = {MSG_LIST_GET, 0, 0, first, np, 0};
+        np = (sd.len - head) / TN_VIS_ENTRY_BYTES < np
+                 ? (sd.len - head) / TN_VIS_ENTRY_BYTES
+                 : np;
+        tn_vis_head_t h = {TN_VISM_LIST_GET, 0, 0, first, np, 0};
         char *q = sd.buf;
         memcpy(q, &h, sizeof h);
         q += sizeof h;
-        for (size_t i = 0; i < np; i++, q += ENTRY_BYTES) {
+        for (size_t i = 0; i < np; i++, q += TN_VIS_ENTRY_BYTES) {
             uint64_t at = (uint64_t)(uintptr_t)g->p[first + i].src,
                      len = g->p[first + i].n;
             memcpy(q, &at, 8);
@@ -694,7 +685,8 @@ void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is)
         }
         tn_comp_add(is->done.rc, 1);
         atomic_fetch_add(&g->refs, 1);
-        int rc = tn_am_commit_request_internal(&sd, H_LGET, head + np * ENTRY_BYTES, a);
+        int rc = tn_am_commit_request_internal(&sd, TN_VISH_LGET,
+                                               head + np * TN_VIS_ENTRY_BYTES, a);
         if (rc != TERN_OK) {
             tn_comp_add(is->done.rc, -1);
             atomic_fetch_sub(&g->refs, 1);
@@ -714,27 +706,27 @@ int tn_vis_pack_piece(void *packer, char *dst, const char *src, size_t n)
     while (n > 0) {
         if (!p->open) {
             size_t max = tn_am_medium_max(p->is->rank);
-            if (open_msg(p->is, sizeof(vis_head_t) + ENTRY_BYTES + 1, max, &p->sd) !=
-                TERN_OK)
+            if (open_msg(p->is, sizeof(tn_vis_head_t) + TN_VIS_ENTRY_BYTES + 1, max,
+                         &p->sd) != TERN_OK)
                 return 1;
             p->open = 1;
-            p->used = sizeof(vis_head_t);
+            p->used = sizeof(tn_vis_head_t);
             p->npieces = 0;
         }
         size_t room = p->sd.len - p->used;
-        if (room <= ENTRY_BYTES) {
+        if (room <= TN_VIS_ENTRY_BYTES) {
             tn_vis_pack_flush(p);
             if (p->is->err != TERN_OK)
                 return 1;
             continue;
         }
-        size_t take = n < room - ENTRY_BYTES ? n : room - ENTRY_BYTES;
+        size_t take = n < room - TN_VIS_ENTRY_BYTES ? n : room - TN_VIS_ENTRY_BYTES;
         uint64_t a = (uint64_t)(uintptr_t)dst, len = take;
         char *q = (char *)p->sd.buf + p->used;
         memcpy(q, &a, 8);
         memcpy(q + 8, &len, 8);
-        memcpy(q + ENTRY_BYTES, src, take);
-        p->used += ENTRY_BYTES + take;
+        memcpy(q + TN_VIS_ENTRY_BYTES, src, take);
+        p->used += TN_VIS_ENTRY_BYTES + take;
         p->npieces++;
         dst += take;
         src += take;
@@ -748,7 +740,7 @@ void tn_vis_pack_flush(tn_vis_packer_t *p)
     if (!p->open)
         return;
     p->open = 0;
-    vis_head_t h = {MSG_LIST, 0, 0, 0, p->npieces, 0};
+    tn_vis_head_t h = {TN_VISM_LIST, 0, 0, 0, p->npieces, 0};
     memcpy(p->sd.buf, &h, sizeof h);
     send_msg(p->is, &p->sd, p->used);
 }

@@ -177,6 +177,26 @@ int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece
     return 0;
 }
 
+int tn_vis_walk_rows(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_row_fn fn,
+                     void *arg)
+{
+    if (is_empty(d))
+        return 0;
+    size_t idx[TN_VIS_MAXDIM];
+    for (int k = 0; k < d->ndims; k++)
+        idx[k] = 0;
+    char *dp = dst + d->doff;
+    const char *sp = src + d->soff;
+    size_t c0 = d->ndims ? d->count[0] : 1;
+    ptrdiff_t ds = d->ndims ? d->dstride[0] : 0, ss = d->ndims ? d->sstride[0] : 0;
+    do {
+        int rc = fn(arg, dp, ds, sp, ss, c0, d->elem);
+        if (rc)
+            return rc;
+    } while (next_row(d, idx, &dp, &sp));
+    return 0;
+}
+
 int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
                       size_t n, tn_vis_piece_fn fn, void *arg)
 {

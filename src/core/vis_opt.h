@@ -60,6 +60,16 @@ typedef int (*tn_vis_piece_fn)(void *arg, char *dst, const char *src, size_t n);
 int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
                 void *arg);
 
+/* Row callback of tn_vis_walk_rows: npieces pieces of n bytes, piece i
+ * from src + i*sstride to dst + i*dstride (the innermost dimension). */
+typedef int (*tn_vis_row_fn)(void *arg, char *dst, ptrdiff_t dstride, const char *src,
+                             ptrdiff_t sstride, size_t npieces, size_t n);
+
+/* As tn_vis_walk, one call per row of the innermost dimension: what a
+ * caller whose per-piece work is small runs without a call per piece. */
+int tn_vis_walk_rows(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_row_fn fn,
+                     void *arg);
+
 /* Calls fn for pieces first .. first+n-1 of d (in loop-nest order). */
 int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
                       size_t n, tn_vis_piece_fn fn, void *arg);

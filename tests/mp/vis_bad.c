@@ -112,6 +112,8 @@ int main(int argc, char **argv)
     MP_OK(tern_barrier());
     for (int i = 0; i < 4096; i++)
         MP_CHECK((unsigned char)zone[i] == 0x5a, "byte %d of the zone was written", i);
+    /* every rank has checked its zone before any writes into it again */
+    MP_OK(tern_barrier());
 
     /* the job goes on: a good call after all that */
     size_t c4[] = {4};
