@@ -177,8 +177,9 @@ typedef struct tern_ctx_s *tern_ctx_t;
 #define TERN_CTX_DEFAULT ((tern_ctx_t)0)
 
 /* Ordering modes of a context's blocking puts and blocking atomics that
- * return no value, to network peers (put with signal and accumulate
- * return at remote completion in every mode);
+ * return no value, to network peers (a blocking put with signal always
+ * delivers its data before its signal, and its signal returns as such an
+ * atomic does; accumulate returns at remote completion in every mode);
  * docs/design/ordering.md says what each costs on each transport.
  * - TERN_ORDER_STRICT: the call returns once the operation is visible at
  *   its target, so all blocking operations are seen in program order by
@@ -430,7 +431,9 @@ TERN_API tern_status_t tern_poll(void);
 /* ---- synchronization ---------------------------------------------------- */
 
 /* Blocking barrier over all ranks; also orders: every put issued before it
- * (blocking or completed) is visible to every rank after it. */
+ * (blocking or completed) is visible to every rank after it. A blocking put
+ * that returned early on a TERN_ORDER_PARTIAL or _NONE context is not
+ * complete: quiet that context first, as for nbi puts. */
 TERN_API tern_status_t tern_barrier(void);
 
 /* Comparison for tern_wait_until_u64. */

@@ -81,7 +81,7 @@ void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t 
         /* Beyond one message, or into the peer's global variables (which
          * a Long message does not take): a put (blocking until remotely
          * complete, zero copy), then the flag. */
-        rc = tern_put(g, remote, src, n, 0);
+        rc = tn_core_put_strict(TERN_CTX_DEFAULT, g, remote, src, n, 0);
         if (rc == TERN_OK) {
             tn_coll_signal(t, j, seq);
             return;

@@ -326,7 +326,9 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
             if (me + k >= n)
                 continue;
             int c = me + k, g = t->ranks[c];
-            must(tern_put(g, tern_sym_addr(g, d), d, bytes, 0), "a result put");
+            must(
+                tn_core_put_strict(TERN_CTX_DEFAULT, g, tern_sym_addr(g, d), d, bytes, 0),
+                "a result put");
             tn_coll_signal(t, c, seq);
         }
     }

@@ -270,6 +270,12 @@ int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned f
 /* Runs d through its peer's transport and waits for remote completion
  * (core/rma.c); the error, logged with call, when it fails. */
 int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
+/* tern_put on the default context, but returning at remote completion
+ * whatever TERN_ORDER says: for core's own protocols that write data and
+ * then a flag or signal the target reads it by (collectives, put with
+ * signal). Same checks, statuses and statistics as tern_put. */
+int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,
+                       unsigned flags);
 
 /* Start one transport operation (core's own traffic included). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,

@@ -215,9 +215,34 @@ static int run_nb(const char *call, const tn_rma_t *d, tern_event_t *lc_ev,
     return TERN_OK;
 }
 
+static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *remote,
+                    size_t n, tern_event_t *lc, tern_event_t *rc, tern_flags_t flags,
+                    int strict);
+
 tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
                              const void *remote, size_t n, tern_event_t *lc,
                              tern_event_t *rc, tern_flags_t flags)
+{
+    return rma_slow(ctx, op, rank, local, remote, n, lc, rc, flags, 0);
+}
+
+int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,
+                       unsigned flags)
+{
+    intptr_t d;
+    if (TERN_FAST_(rank, dst, n, flags, &d)) {
+        tern_fast_copy_(rank, (char *)dst + d, src, n);
+        TERN_PUT_FENCE_();
+        return TERN_OK;
+    }
+    return rma_slow(ctx, TERN_RMA_PUT_, rank, (void *)src, dst, n, 0, 0, flags, 1);
+}
+
+/* strict: a blocking put waits for remote completion whatever ctx's
+ * ordering mode says. */
+static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *remote,
+                    size_t n, tern_event_t *lc, tern_event_t *rc, tern_flags_t flags,
+                    int strict)
 {
     if ((unsigned)op >= TN_ARRAY_LEN(rma_ops))
         return tn_core_fail(TERN_ERR_INVALID, "tern_rma_slow_",
@@ -243,7 +268,7 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     }
     switch (op) {
     case TERN_RMA_PUT_:
-        if (tn_core_peer(rank)->kind == TN_PEER_NET &&
+        if (!strict && tn_core_peer(rank)->kind == TN_PEER_NET &&
             tn_ctx_early(c, tn_core_peer(rank)->xport, TN_XCAP_ORDER_PUT))
             return put_early(call, &d, c, flags);
         return tn_core_rma_blocking(call, &d, flags);

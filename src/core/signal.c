@@ -65,7 +65,7 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
             d = (intptr_t)((uintptr_t)m - (uintptr_t)sig); /* a global variable */
         }
         /* A signal alone (n 0, src may be NULL) copies nothing. */
-        int rc = n ? tern_ctx_put(ctx, rank, dst, src, n, flags) : TERN_OK;
+        int rc = n ? tn_core_put_strict(ctx, rank, dst, src, n, flags) : TERN_OK;
         if (rc != TERN_OK)
             return rc;
         _Atomic uint64_t *w = (_Atomic uint64_t *)((char *)sig + d);
@@ -79,8 +79,9 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
     tern_ad_t ad;
     if (rc == TERN_OK)
         rc = sig_domain(&ad);
-    if (rc == TERN_OK) /* waits for the data's remote completion */
-        rc = tern_ctx_put(ctx, rank, dst, src, n, flags);
+    if (rc == TERN_OK) /* waits for the data's remote completion, in every
+                          ordering mode: the signal may not pass it */
+        rc = tn_core_put_strict(ctx, rank, dst, src, n, flags);
     if (rc != TERN_OK)
         return rc;
     uint32_t op = sig_op == TERN_SIGNAL_SET ? TERN_OP_SET : TERN_OP_ADD;

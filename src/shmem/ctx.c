@@ -59,8 +59,14 @@ void tshmem_ctx_debug_check(const char *call, shmem_ctx_t ctx)
 int tshmem_ctx_init(void)
 {
     tern_ctx_t t = TERN_CTX_DEFAULT;
-    if (tshmem_g.thread_level >= SHMEM_THREAD_SERIALIZED) {
-        int rc = tern_ctx_create(0, &t);
+    /* libtshmem's contract (blocking puts complete remotely, AMOs in
+     * program order: docs/shmem.md) is the strict mode; TERN_ORDER sets
+     * only the native default context's mode, so another one needs a
+     * strict context of its own. */
+    int order = TERN_ORDER_STRICT;
+    (void)tern_ctx_order(TERN_CTX_DEFAULT, &order);
+    if (tshmem_g.thread_level >= SHMEM_THREAD_SERIALIZED || order != TERN_ORDER_STRICT) {
+        int rc = tern_ctx_create(TERN_ORDER_STRICT, &t);
         if (rc != TERN_OK) {
             tshmem_error("cannot create the default context: %s", tern_strerror(rc));
             return -1;
@@ -116,7 +122,7 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
             c = &ctx_pool[i];
     if (!c && ctx_used < TSHMEM_CTX_MAX)
         c = &ctx_pool[ctx_used++];
-    int rc = c ? tern_ctx_create(0, &c->tctx) : TERN_ERR_NOMEM;
+    int rc = c ? tern_ctx_create(TERN_ORDER_STRICT, &c->tctx) : TERN_ERR_NOMEM;
     if (rc == TERN_OK) {
         c->options = options;
         c->magic = TSHMEM_CTX_LIVE;

@@ -30,3 +30,6 @@ tern_mp_test(NAME order_none SOURCES order.c RANKS 2 4 ENV TERN_ORDER=none)
 tern_mp_test(NAME order_noorder SOURCES order.c RANKS 2
   ENV TERN_ORDER=partial TERN_TEST_FAULT=noorder)
 tern_mp_test(NAME order_am SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=am)
+# Put with signal delivers its data before its signal when the default
+# context's mode is none (the data goes by a strict put).
+tern_mp_test(NAME signal_order_none SOURCES signal.c RANKS 2 4 ENV TERN_ORDER=none)
