@@ -209,6 +209,10 @@ static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
     return region == TN_REGION_STATIC ? o->peers[rank].static_key : o->peers[rank].key;
 }
 
+/* Receive buffers for messages kept posted while bursts are small (see
+ * ofi_msg.c, "receive buffers kept warm"). */
+#define TN_OFI_RX_WARM 16
+
 #define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
 
 /* One operation in flight (ofi_rma.c owns the pool; ofi_amo.c issues

@@ -23,9 +23,9 @@
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
 
-#define NTX     64   /* send buffers */
-#define MIN_RX  16   /* receive buffers at least */
-#define RX_WARM 16   /* receive buffers posted while bursts are small */
+#define NTX     64 /* send buffers */
+#define MIN_RX  16 /* receive buffers at least */
+#define RX_WARM TN_OFI_RX_WARM
 #define RX_CALM 1024 /* small bursts in a row before the posted set halves */
 #define HDR     16u
 /* Largest message sent by fi_inject (header included; a provider's inject
@@ -136,17 +136,18 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         o->tx[i].next = i + 1 < o->ntx ? &o->tx[i + 1] : NULL;
     }
     o->free_tx = o->tx;
-    atomic_init(&o->rx_target, o->nrx < RX_WARM ? o->nrx : RX_WARM);
+    /* All posted at first, which checks at start that the provider takes
+     * them all (a flood later needs them: a refusal here names the
+     * provider's variable); all but RX_WARM are then kept back as they
+     * complete (receive buffers kept warm, below). */
     for (long i = 0; i < o->nrx && rc == TERN_OK; i++) {
         o->rx[i].ctx.kind = TN_OFI_CTX_RX;
         o->rx[i].mem = o->rx_mem + (size_t)i * o->msg_buf;
-        if (i < atomic_load(&o->rx_target)) {
-            rc = post_rx(o, &o->rx[i]);
-        } else {
-            o->rx[i].next = o->rx_spare;
-            o->rx_spare = &o->rx[i];
-        }
+        rc = post_rx(o, &o->rx[i]);
     }
+    long warm = o->nrx < RX_WARM ? o->nrx : RX_WARM;
+    atomic_init(&o->rx_target, warm);
+    atomic_init(&o->rx_withhold, o->nrx - warm);
     o->provider_bytes += tn_mem_growth(rss0);
     o->msg_max = o->msg_buf - HDR;
     return rc;
@@ -443,12 +444,8 @@ static int try_inject(tn_ofi_t *o, int rank, const void *head, size_t hn,
         atomic_load_explicit(&o->tx_queued, memory_order_relaxed) ||
         !take_credit(o, rank))
         return 0;
-    uint64_t msg[INJECT_MAX / 8];
+    uint64_t msg[INJECT_MAX / 8]; /* the caller checked the size */
     size_t n = hn + len;
-    if (HDR + n > sizeof(msg)) { /* a provider with a larger inject size */
-        atomic_fetch_add(&o->credits[rank], 1);
-        return 0;
-    }
     wire_hdr_t *h = (wire_hdr_t *)msg;
     memcpy((char *)msg + HDR, head, hn);
     if (len)
@@ -516,7 +513,8 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
     int rc = check_send(o, rank, n);
     if (rc != TERN_OK)
         return rc;
-    if (HDR + n <= o->inject_size && try_inject(o, rank, head, hn, payload, len))
+    if (HDR + n <= o->inject_size && HDR + n <= INJECT_MAX &&
+        try_inject(o, rank, head, hn, payload, len))
         return TERN_OK;
     uint64_t iter = 0;
     int polled = 0;
