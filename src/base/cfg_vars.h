@@ -169,7 +169,9 @@
       "Active messages one rank may have outstanding at one network peer "               \
       "before the peer's handlers have run (flow control; at least 2).")                 \
     X(am_net_recv, "TERN_AM_NET_RECV", SIZE, "1M", NULL, 0,                              \
-      "Bytes of receive buffers pre-posted for network active messages.")                \
+      "Bytes of receive buffers for network active messages, allocated at "              \
+      "start-up: 16 stay posted while messages come a few at a time, up to all "         \
+      "of them under a flood.")                                                          \
     X(boot_socket_dir, "TERN_BOOT_SOCKET_DIR", STRING, "", NULL, 0,                      \
       "Directory for ternrun's bootstrap socket; empty: an abstract socket "             \
       "(no file). Set it when ranks run in other network namespaces.")                   \

@@ -40,8 +40,10 @@ void ti_print_am(FILE *out)
     tn_cfg_format_size((size_t)ntx * buf, s3, sizeof(s3));
     fprintf(out,
             "  ofi            %ld messages outstanding per peer (TERN_AM_NET_CREDITS); "
-            "%ld receive buffers of %s = %s (TERN_AM_NET_RECV); %ld send buffers = %s\n",
+            "%ld receive buffers of %s = %s (TERN_AM_NET_RECV), %ld posted while "
+            "messages come a few at a time, more under a flood; %ld send buffers = %s; "
+            "messages up to the provider's inject size go by fi_inject\n",
             tn_cfg.am_net_credits < 2 ? 2L : (long)tn_cfg.am_net_credits, nrx, s1, s2,
-            ntx, s3);
+            nrx < TN_OFI_RX_WARM ? nrx : (long)TN_OFI_RX_WARM, ntx, s3);
 #endif
 }

@@ -126,6 +126,17 @@ typedef struct tn_ofi {
     _Atomic int npacking;  /* how many */
     char *rx_mem, *tx_mem;
     struct fid_mr *rx_mr, *tx_mr;
+    /* Receives posted on demand (ofi_msg.c, "Receive buffers kept warm"):
+     * rx_target of the nrx buffers stay posted, the others wait in rx_spare;
+     * rx_withhold handled buffers are kept back instead of reposted (the
+     * target was lowered). rx_burst: messages received since the completion
+     * queue was last seen empty; rx_calm: bursts in a row far below the
+     * target. */
+    _Atomic long rx_target; /* written under lock */
+    tn_ofi_buf_t *rx_spare; /* under lock */
+    _Atomic long rx_withhold;
+    _Atomic long rx_burst;
+    _Atomic long rx_calm;
     int credit_init;
     _Atomic int credits_owed;
     int closing;
@@ -154,6 +165,9 @@ int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags);
 void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status);
+/* After poll read n completions, rx of them received messages: adjusts how
+ * many receive buffers stay posted (n below the batch: the queue drained). */
+void tn_ofi_msg_rx_load(tn_ofi_t *o, int n, int rx, int batch);
 void tn_ofi_msg_poll(tn_ofi_t *o);
 /* Sends the packed buffers of peers that have a credit again (after
  * completions brought credits back). */
@@ -203,6 +217,10 @@ static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
 {
     return region == TN_REGION_STATIC ? o->peers[rank]->static_key : o->peers[rank]->key;
 }
+
+/* Receive buffers for messages kept posted while bursts are small (see
+ * ofi_msg.c, "receive buffers kept warm"). */
+#define TN_OFI_RX_WARM 16
 
 #define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
 

@@ -17,15 +17,21 @@
 #include <tern.h>
 
 #include "base/cfg.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
 
-#define NTX      64 /* send buffers */
-#define MIN_RX   16 /* receive buffers at least */
-#define HDR      16u
-#define CREDITED 0x1u /* header flag: a credit-only message, no payload */
+#define NTX     64 /* send buffers */
+#define MIN_RX  16 /* receive buffers at least */
+#define RX_WARM TN_OFI_RX_WARM
+#define RX_CALM 1024 /* small bursts in a row before the posted set halves */
+#define HDR     16u
+/* Largest message sent by fi_inject (header included; a provider's inject
+ * size beyond it is not used): tcp;ofi_rxm offers 64 bytes. */
+#define INJECT_MAX 240
+#define CREDITED   0x1u /* header flag: a credit-only message, no payload */
 
 typedef struct wire_hdr {
     int32_t src;
@@ -131,11 +137,18 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         o->tx[i].next = i + 1 < o->ntx ? &o->tx[i + 1] : NULL;
     }
     o->free_tx = o->tx;
+    /* All posted at first, which checks at start that the provider takes
+     * them all (a flood later needs them: a refusal here names the
+     * provider's variable); all but RX_WARM are then kept back as they
+     * complete (receive buffers kept warm, below). */
     for (long i = 0; i < o->nrx && rc == TERN_OK; i++) {
         o->rx[i].ctx.kind = TN_OFI_CTX_RX;
         o->rx[i].mem = o->rx_mem + (size_t)i * o->msg_buf;
         rc = post_rx(o, &o->rx[i]);
     }
+    long warm = o->nrx < RX_WARM ? o->nrx : RX_WARM;
+    atomic_init(&o->rx_target, warm);
+    atomic_init(&o->rx_withhold, o->nrx - warm);
     o->provider_bytes += tn_mem_growth(rss0);
     o->msg_max = o->msg_buf - HDR;
     return rc;
@@ -420,6 +433,40 @@ static int wait_room(tn_xport_t *x, unsigned flags, uint64_t *iter, int *polled)
     return TERN_OK;
 }
 
+/* A message of at most the provider's inject size (header included) goes
+ * by fi_inject, assembled on the stack: no send buffer, and no send
+ * completion to reap (for tcp;ofi_rxm, no rxm send buffer either). Only
+ * when nothing waits to leave before it (no packing buffer, no refused
+ * send queued), with a credit as any message. 1 when sent; 0 with nothing
+ * changed (the credit and the returned credits given back) when the
+ * provider refuses: the caller sends it the usual way. */
+static int try_inject(tn_ofi_t *o, int rank, const void *head, size_t hn,
+                      const void *payload, size_t len)
+{
+    if (atomic_load_explicit(&o->npacking, memory_order_acquire) ||
+        atomic_load_explicit(&o->tx_queued, memory_order_relaxed) ||
+        !take_credit(o, rank))
+        return 0;
+    uint64_t msg[INJECT_MAX / 8]; /* the caller checked the size */
+    size_t n = hn + len;
+    wire_hdr_t *h = (wire_hdr_t *)msg;
+    memcpy((char *)msg + HDR, head, hn);
+    if (len)
+        memcpy((char *)msg + HDR + hn, payload, len);
+    h->src = o->rank;
+    h->len = (uint32_t)n;
+    h->credits = (uint16_t)atomic_exchange(&o->peers[rank]->consumed, 0);
+    h->flags = 0;
+    h->pad = 0;
+    ssize_t r = fi_inject(o->ep, msg, HDR + n, tn_ofi_faddr(o, rank));
+    if (tn_likely(r == 0))
+        return 1;
+    if (h->credits)
+        atomic_fetch_add(&o->peers[rank]->consumed, h->credits);
+    atomic_fetch_add(&o->peers[rank]->credits, 1);
+    return 0;
+}
+
 static int check_send(tn_ofi_t *o, int rank, size_t n)
 {
     if (!o->msg_max)
@@ -469,6 +516,9 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
     int rc = check_send(o, rank, n);
     if (rc != TERN_OK)
         return rc;
+    if (HDR + n <= o->inject_size && HDR + n <= INJECT_MAX &&
+        try_inject(o, rank, head, hn, payload, len))
+        return TERN_OK;
     uint64_t iter = 0;
     int polled = 0;
     for (;;) {
@@ -509,6 +559,95 @@ static void return_credits(tn_ofi_t *o, int rank)
     b->rank = rank;
     seal(o, b, 0, CREDITED);
     post(o, b);
+}
+
+/* ---- receive buffers kept warm ----------------------------------------------
+ * The provider fills posted receives in the order they were posted, so a
+ * buffer handled and posted again is filled again only after every other
+ * posted one: with all nrx buffers posted (1 MiB by default) every message
+ * lands in memory that has left the cache (an 8 KiB ping-pong paid about
+ * 1 us for it). So only rx_target buffers stay posted: RX_WARM while the
+ * messages that arrive between two polls that find the queue empty (a
+ * burst) stay few, doubled (up to nrx) when a burst fills half of them,
+ * halved again after RX_CALM small bursts in a row. What arrives beyond the
+ * posted buffers waits in the provider, as before (bounded by the credits). */
+
+/* Reposts b, or keeps it back while rx_withhold says the target fell. */
+static void rx_done(tn_ofi_t *o, tn_ofi_buf_t *b)
+{
+    if (tn_unlikely(atomic_load_explicit(&o->rx_withhold, memory_order_relaxed) > 0)) {
+        pthread_mutex_lock(&o->lock);
+        int kept = atomic_load_explicit(&o->rx_withhold, memory_order_relaxed) > 0;
+        if (kept) {
+            atomic_fetch_sub_explicit(&o->rx_withhold, 1, memory_order_relaxed);
+            b->next = o->rx_spare;
+            o->rx_spare = b;
+        }
+        pthread_mutex_unlock(&o->lock);
+        if (kept)
+            return;
+    }
+    if (o->ep && !o->closing)
+        post_rx(o, b);
+}
+
+/* Sets the number of posted receives to target (o->lock held): more are
+ * posted from the spares at once, fewer are kept back as they complete. */
+static void rx_resize_locked(tn_ofi_t *o, long target)
+{
+    long withhold = atomic_load_explicit(&o->rx_withhold, memory_order_relaxed) -
+                    (target - atomic_load_explicit(&o->rx_target, memory_order_relaxed));
+    for (; withhold < 0 && o->rx_spare; withhold++) {
+        tn_ofi_buf_t *b = o->rx_spare;
+        o->rx_spare = b->next;
+        if (post_rx(o, b) != TERN_OK) { /* logged; kept for a later try */
+            b->next = o->rx_spare;
+            o->rx_spare = b;
+            break;
+        }
+    }
+    tn_debug("ofi: receive buffers posted: %ld -> %ld of %ld",
+             atomic_load_explicit(&o->rx_target, memory_order_relaxed),
+             withhold < 0 ? target + withhold : target, o->nrx);
+    /* Short of spares (or refused): the target is what is posted. */
+    atomic_store_explicit(&o->rx_target, withhold < 0 ? target + withhold : target,
+                          memory_order_relaxed);
+    atomic_store_explicit(&o->rx_withhold, withhold < 0 ? 0 : withhold,
+                          memory_order_relaxed);
+}
+
+void tn_ofi_msg_rx_load(tn_ofi_t *o, int n, int rx, int batch)
+{
+    if (n >= batch) { /* more may be waiting: the burst goes on */
+        if (rx)
+            atomic_fetch_add_explicit(&o->rx_burst, rx, memory_order_relaxed);
+        return;
+    }
+    long burst = rx;
+    if (atomic_load_explicit(&o->rx_burst, memory_order_relaxed))
+        burst += atomic_exchange_explicit(&o->rx_burst, 0, memory_order_relaxed);
+    if (burst == 0)
+        return;
+    /* A ping-pong at RX_WARM: one load, two compares, no store. */
+    long target = atomic_load_explicit(&o->rx_target, memory_order_relaxed);
+    int grow = 2 * burst >= target && target < o->nrx;
+    if (!grow && 4 * burst >= target) {
+        if (atomic_load_explicit(&o->rx_calm, memory_order_relaxed))
+            atomic_store_explicit(&o->rx_calm, 0, memory_order_relaxed);
+        return;
+    }
+    if (!grow &&
+        (target <= RX_WARM ||
+         atomic_fetch_add_explicit(&o->rx_calm, 1, memory_order_relaxed) + 1 < RX_CALM))
+        return;
+    pthread_mutex_lock(&o->lock);
+    target = atomic_load_explicit(&o->rx_target, memory_order_relaxed);
+    if (grow && target < o->nrx)
+        rx_resize_locked(o, 2 * target < o->nrx ? 2 * target : o->nrx);
+    else if (!grow && target > RX_WARM)
+        rx_resize_locked(o, target / 2 > RX_WARM ? target / 2 : RX_WARM);
+    atomic_store_explicit(&o->rx_calm, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&o->lock);
 }
 
 /* Hands the records of a packed message to fn, each once. */
@@ -557,9 +696,12 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
         atomic_fetch_add(&e->credits, h->credits);
         tn_ofi_msg_flush(o); /* what waited for them goes now */
     }
-    if (!(h->flags & CREDITED)) {
+    /* Read before the buffer is posted again (another thread's poll may
+     * then fill it). */
+    unsigned flags = h->flags;
+    if (!(flags & CREDITED)) {
         tn_xport_recv_fn fn = atomic_load_explicit(&o->recv_fn, memory_order_acquire);
-        if (fn && h->len <= o->msg_max && (h->flags & PACKED))
+        if (fn && h->len <= o->msg_max && (flags & PACKED))
             unpack(o, fn, src, b->mem + HDR, h->len);
         else if (fn && h->len <= o->msg_max)
             fn(o->recv_arg, src, b->mem + HDR, h->len);
@@ -568,8 +710,8 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
                      fn ? "is larger than any buffer"
                         : "arrived before a receiver was set");
     }
-    post_rx(o, b);
-    if (!(h->flags & CREDITED) && e &&
+    rx_done(o, b);
+    if (!(flags & CREDITED) && e &&
         atomic_fetch_add(&e->consumed, 1) + 1 >= o->credit_init / 2)
         return_credits(o, src);
 }
@@ -591,7 +733,8 @@ void tn_ofi_msg_poll(tn_ofi_t *o)
         }
         pthread_mutex_unlock(&o->lock);
     }
-    if (atomic_exchange(&o->credits_owed, 0))
+    if (atomic_load_explicit(&o->credits_owed, memory_order_relaxed) &&
+        atomic_exchange(&o->credits_owed, 0))
         for (int r = 0; r < o->size; r++) {
             tn_ofi_rkey_t *e = __atomic_load_n(&o->peers[r], __ATOMIC_ACQUIRE);
             if (e && atomic_load(&e->consumed) >= o->credit_init / 2)

@@ -135,13 +135,16 @@ int tn_ofi_poll(tn_xport_t *x)
     tn_ofi_t *o = (tn_ofi_t *)x;
     if (o->msg_max)
         tn_ofi_msg_poll(o);
-    struct fi_cq_entry e[16];
-    ssize_t n = fi_cq_read(o->cq, e, 16);
+    enum { BATCH = 16 };
+    struct fi_cq_entry e[BATCH];
+    ssize_t n = fi_cq_read(o->cq, e, BATCH);
     if (n > 0) {
         tn_trace("ofi: %zd completion(s)", n);
+        int rx = 0;
         for (ssize_t i = 0; i < n; i++) {
             tn_ofi_ctx_t *ctx = e[i].op_context;
             if (ctx->kind != TN_OFI_CTX_RMA) {
+                rx += ctx->kind == TN_OFI_CTX_RX;
                 tn_ofi_msg_completed(o, ctx, TERN_OK);
                 continue;
             }
@@ -156,8 +159,12 @@ int tn_ofi_poll(tn_xport_t *x)
             }
             complete(o, op, st);
         }
+        if (o->msg_max)
+            tn_ofi_msg_rx_load(o, (int)n, rx, BATCH);
         return (int)n;
     }
+    if (n == -FI_EAGAIN && o->msg_max)
+        tn_ofi_msg_rx_load(o, 0, 0, BATCH); /* drained: a burst ends */
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         if (fi_cq_readerr(o->cq, &err, 0) == 1) {
