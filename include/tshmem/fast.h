@@ -90,6 +90,34 @@ static inline void tshmem_getmem_nbi_fast_(void *dest, const void *source, size_
     shmem_getmem_nbi(dest, source, n, pe);
 }
 
+/* Typed single-element put and get (shmem_TYPE_p, shmem_TYPE_g) for every
+ * standard RMA type: to a mapped PE a store (and the put's release fence)
+ * or a load of the element at its address there, as shmem_putmem and
+ * shmem_getmem of sizeof(T) bytes do; anything else calls the library
+ * function of the same name. */
+#define TSHMEM_FAST_PG_(T, N)                                          \
+    static inline void tshmem_##N##_p_fast_(T *dest, T value, int pe)  \
+    {                                                                  \
+        char *r = (char *)tshmem_fast_remote_(dest, pe);               \
+        intptr_t d;                                                    \
+        if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, sizeof(T), &d))) {  \
+            *(T *)(void *)(r + d) = value;                             \
+            TERN_PUT_FENCE_();                                         \
+            return;                                                    \
+        }                                                              \
+        shmem_##N##_p(dest, value, pe);                                \
+    }                                                                  \
+    static inline T tshmem_##N##_g_fast_(const T *source, int pe)      \
+    {                                                                  \
+        const char *r = (const char *)tshmem_fast_remote_(source, pe); \
+        intptr_t d;                                                    \
+        if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, sizeof(T), &d)))    \
+            return *(const T *)(const void *)(r + d);                  \
+        return shmem_##N##_g(source, pe);                              \
+    }
+TSHMEM_RMA_TYPES(TSHMEM_FAST_PG_)
+#undef TSHMEM_FAST_PG_
+
 /* AMOs on long (Tern i64, as the library maps it) and uint64_t: the
  * domain's inline path, which declines anything but a CPU domain, a
  * mapped PE and an aligned word. */
@@ -155,6 +183,54 @@ static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int p
 #define shmem_putmem_nbi(d, s, n, pe) tshmem_putmem_nbi_fast_(d, s, n, pe)
 #define shmem_getmem(d, s, n, pe)     tshmem_getmem_fast_(d, s, n, pe)
 #define shmem_getmem_nbi(d, s, n, pe) tshmem_getmem_nbi_fast_(d, s, n, pe)
+#define shmem_float_p(d, v, pe)       tshmem_float_p_fast_(d, v, pe)
+#define shmem_float_g(s, pe)          tshmem_float_g_fast_(s, pe)
+#define shmem_double_p(d, v, pe)      tshmem_double_p_fast_(d, v, pe)
+#define shmem_double_g(s, pe)         tshmem_double_g_fast_(s, pe)
+#define shmem_longdouble_p(d, v, pe)  tshmem_longdouble_p_fast_(d, v, pe)
+#define shmem_longdouble_g(s, pe)     tshmem_longdouble_g_fast_(s, pe)
+#define shmem_char_p(d, v, pe)        tshmem_char_p_fast_(d, v, pe)
+#define shmem_char_g(s, pe)           tshmem_char_g_fast_(s, pe)
+#define shmem_schar_p(d, v, pe)       tshmem_schar_p_fast_(d, v, pe)
+#define shmem_schar_g(s, pe)          tshmem_schar_g_fast_(s, pe)
+#define shmem_short_p(d, v, pe)       tshmem_short_p_fast_(d, v, pe)
+#define shmem_short_g(s, pe)          tshmem_short_g_fast_(s, pe)
+#define shmem_int_p(d, v, pe)         tshmem_int_p_fast_(d, v, pe)
+#define shmem_int_g(s, pe)            tshmem_int_g_fast_(s, pe)
+#define shmem_long_p(d, v, pe)        tshmem_long_p_fast_(d, v, pe)
+#define shmem_long_g(s, pe)           tshmem_long_g_fast_(s, pe)
+#define shmem_longlong_p(d, v, pe)    tshmem_longlong_p_fast_(d, v, pe)
+#define shmem_longlong_g(s, pe)       tshmem_longlong_g_fast_(s, pe)
+#define shmem_uchar_p(d, v, pe)       tshmem_uchar_p_fast_(d, v, pe)
+#define shmem_uchar_g(s, pe)          tshmem_uchar_g_fast_(s, pe)
+#define shmem_ushort_p(d, v, pe)      tshmem_ushort_p_fast_(d, v, pe)
+#define shmem_ushort_g(s, pe)         tshmem_ushort_g_fast_(s, pe)
+#define shmem_uint_p(d, v, pe)        tshmem_uint_p_fast_(d, v, pe)
+#define shmem_uint_g(s, pe)           tshmem_uint_g_fast_(s, pe)
+#define shmem_ulong_p(d, v, pe)       tshmem_ulong_p_fast_(d, v, pe)
+#define shmem_ulong_g(s, pe)          tshmem_ulong_g_fast_(s, pe)
+#define shmem_ulonglong_p(d, v, pe)   tshmem_ulonglong_p_fast_(d, v, pe)
+#define shmem_ulonglong_g(s, pe)      tshmem_ulonglong_g_fast_(s, pe)
+#define shmem_int8_p(d, v, pe)        tshmem_int8_p_fast_(d, v, pe)
+#define shmem_int8_g(s, pe)           tshmem_int8_g_fast_(s, pe)
+#define shmem_int16_p(d, v, pe)       tshmem_int16_p_fast_(d, v, pe)
+#define shmem_int16_g(s, pe)          tshmem_int16_g_fast_(s, pe)
+#define shmem_int32_p(d, v, pe)       tshmem_int32_p_fast_(d, v, pe)
+#define shmem_int32_g(s, pe)          tshmem_int32_g_fast_(s, pe)
+#define shmem_int64_p(d, v, pe)       tshmem_int64_p_fast_(d, v, pe)
+#define shmem_int64_g(s, pe)          tshmem_int64_g_fast_(s, pe)
+#define shmem_uint8_p(d, v, pe)       tshmem_uint8_p_fast_(d, v, pe)
+#define shmem_uint8_g(s, pe)          tshmem_uint8_g_fast_(s, pe)
+#define shmem_uint16_p(d, v, pe)      tshmem_uint16_p_fast_(d, v, pe)
+#define shmem_uint16_g(s, pe)         tshmem_uint16_g_fast_(s, pe)
+#define shmem_uint32_p(d, v, pe)      tshmem_uint32_p_fast_(d, v, pe)
+#define shmem_uint32_g(s, pe)         tshmem_uint32_g_fast_(s, pe)
+#define shmem_uint64_p(d, v, pe)      tshmem_uint64_p_fast_(d, v, pe)
+#define shmem_uint64_g(s, pe)         tshmem_uint64_g_fast_(s, pe)
+#define shmem_size_p(d, v, pe)        tshmem_size_p_fast_(d, v, pe)
+#define shmem_size_g(s, pe)           tshmem_size_g_fast_(s, pe)
+#define shmem_ptrdiff_p(d, v, pe)     tshmem_ptrdiff_p_fast_(d, v, pe)
+#define shmem_ptrdiff_g(s, pe)        tshmem_ptrdiff_g_fast_(s, pe)
 #ifdef TSHMEM_FAST_AMO_
 #define shmem_long_atomic_fetch_add(d, v, pe) tshmem_long_fetch_add_fast_(d, v, pe)
 #define shmem_long_atomic_add(d, v, pe)       tshmem_long_add_fast_(d, v, pe)

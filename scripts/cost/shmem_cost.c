@@ -67,6 +67,16 @@ __attribute__((noinline)) void loop_shmem_long_p(long *dst, int pe)
     }
 }
 
+__attribute__((noinline)) long loop_shmem_long_g(const long *src, int pe)
+{
+    long s = 0;
+    for (int i = 0; i < ITERS; i++) {
+        s += shmem_long_g(src + (i & 63), pe);
+        BARRIER();
+    }
+    return s;
+}
+
 __attribute__((noinline)) long loop_tern_fadd(long *w, int pe)
 {
     int64_t s = 0, r;
@@ -154,7 +164,8 @@ int main(void)
     loop_tern_put_nbi(seg, src, me);
     loop_shmem_putmem_nbi(seg, src, me);
     loop_shmem_long_p((long *)seg, me);
-    long s = loop_tern_fadd(w, me) + loop_shmem_fetch_add(w + 1, me);
+    long s = loop_shmem_long_g((const long *)seg, me);
+    s += loop_tern_fadd(w, me) + loop_shmem_fetch_add(w + 1, me);
     loop_tern_add(w, me);
     loop_shmem_add(w + 1, me);
     s += loop_tern_cswap(w, me) + loop_shmem_cswap(w + 1, me);

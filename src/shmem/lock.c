@@ -83,10 +83,19 @@ int shmem_test_lock(long *lock)
     int home;
     uint64_t *w = lock_word(lock, &home, __func__);
     uint64_t v = lock_op(home, w, TERN_OP_GET, 0, 0, __func__);
-    if (LOW(v) != HIGH(v))
-        return 1; /* held (or others are queued) */
-    if (lock_op(home, w, TERN_OP_CSWAP, v, v + TICKET, __func__) != v)
-        return 1; /* another PE came first */
+    if (LOW(v) != HIGH(v) ||
+        lock_op(home, w, TERN_OP_CSWAP, v, v + TICKET, __func__) != v) {
+        /* Held, others queued, or another PE came first. A failed test
+         * drives progress once, as shmem_test does: programs spin on
+         * test_lock, and when the lock's home is this PE or a node peer the
+         * test is a CPU atomic that polls nothing. Without this poll the
+         * holder's release, an active message to this PE on the atomic
+         * domain's am path (TERN_OFI_ATOMICS=am, or a provider lacking an
+         * op), would never be served: the holder would wait for its reply
+         * and this PE for the release (shmem.lock_am.*). */
+        tern_poll();
+        return 1;
+    }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return 0;
 }
