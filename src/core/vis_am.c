@@ -200,6 +200,18 @@ static TN_NOINLINE void malformed(tern_am_token_t token, const char *what, size_
              what, src, len, why);
 }
 
+/* A packed get the target refuses: logged, then answered with status st in
+ * r[2] (a Short Reply of nr args to handler), so the initiator's
+ * operation completes with the error. */
+static TN_NOINLINE void refuse_get(tern_am_token_t token, size_t len, const char *why,
+                                   int st, int handler, tern_am_arg_t *r, int nr)
+{
+    malformed(token, "get", len, why);
+    r[2] = (uint64_t)(uint32_t)st;
+    tn_am_reply_internal("non-contiguous get (packed)", token, handler, TN_AM_SHORT, NULL,
+                         0, NULL, r, nr, 0);
+}
+
 /* Request args: [0] the initiator's completion object. Reply args: [0]
  * status, [1] the completion object. */
 static void on_put(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
@@ -350,10 +362,7 @@ static void on_get(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         }
         why = "its data does not fit a Medium Reply";
     }
-    malformed(token, "get", len, why);
-    r[2] = (uint64_t)(uint32_t)st;
-    tn_am_reply_internal("non-contiguous get (packed)", token, TN_VISH_GOT, TN_AM_SHORT,
-                         NULL, 0, NULL, r, 3, 0);
+    refuse_get(token, len, why, st, TN_VISH_GOT, r, 3);
 }
 
 static void on_got(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
@@ -442,10 +451,7 @@ static void on_lget(tern_am_token_t token, void *buf, size_t len, const tern_am_
         }
         why = "its data does not fit a Medium Reply";
     }
-    malformed(token, "get", len, why);
-    r[2] = (uint64_t)(uint32_t)st;
-    tn_am_reply_internal("non-contiguous get (packed)", token, TN_VISH_LGOT, TN_AM_SHORT,
-                         NULL, 0, NULL, r, 4, 0);
+    refuse_get(token, len, why, st, TN_VISH_LGOT, r, 4);
 }
 
 static void on_lgot(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
