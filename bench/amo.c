@@ -201,21 +201,15 @@ static uint64_t mpi_loop(void *arg, long ops)
             switch (c->kind) {
             case K_FADD_LAT:
             case K_HOTSPOT:
+            case K_FADD_RATE: /* the rate row flushes once, after the loop */
                 if (c->is64)
                     rc |= MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, target, 0, MPI_SUM,
                                            c->win);
                 else
                     rc |= MPI_Fetch_and_op(&one32, &res32, MPI_UINT32_T, target, 1,
                                            MPI_SUM, c->win);
-                rc |= MPI_Win_flush(target, c->win);
-                break;
-            case K_FADD_RATE:
-                if (c->is64)
-                    rc |= MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, target, 0, MPI_SUM,
-                                           c->win);
-                else
-                    rc |= MPI_Fetch_and_op(&one32, &res32, MPI_UINT32_T, target, 1,
-                                           MPI_SUM, c->win);
+                if (c->kind != K_FADD_RATE)
+                    rc |= MPI_Win_flush(target, c->win);
                 break;
             default: /* K_CSWAP_LAT: v follows the word, as in tern_loop */
                 nv = v + 1;

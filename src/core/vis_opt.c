@@ -155,25 +155,21 @@ static inline int next_row(const tn_vis_desc_t *d, size_t *idx, char **dp,
     return 0;
 }
 
-int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
-                void *arg)
+/* tn_vis_walk's pieces, a row at a time from tn_vis_walk_rows. */
+typedef struct {
+    tn_vis_piece_fn fn;
+    void *arg;
+} piece_walk_t;
+
+static int each_piece(void *a, char *dp, ptrdiff_t ds, const char *sp, ptrdiff_t ss,
+                      size_t n, size_t elem)
 {
-    if (is_empty(d))
-        return 0;
-    size_t idx[TN_VIS_MAXDIM];
-    for (int k = 0; k < d->ndims; k++)
-        idx[k] = 0;
-    char *dp = dst + d->doff;
-    const char *sp = src + d->soff;
-    size_t c0 = d->ndims ? d->count[0] : 1;
-    ptrdiff_t ds = d->ndims ? d->dstride[0] : 0, ss = d->ndims ? d->sstride[0] : 0;
-    do {
-        for (size_t i = 0; i < c0; i++) {
-            int rc = fn(arg, dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, d->elem);
-            if (rc)
-                return rc;
-        }
-    } while (next_row(d, idx, &dp, &sp));
+    const piece_walk_t *w = a;
+    for (size_t i = 0; i < n; i++) {
+        int rc = w->fn(w->arg, dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, elem);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -195,6 +191,13 @@ int tn_vis_walk_rows(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_
             return rc;
     } while (next_row(d, idx, &dp, &sp));
     return 0;
+}
+
+int tn_vis_walk(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_piece_fn fn,
+                void *arg)
+{
+    piece_walk_t w = {fn, arg};
+    return tn_vis_walk_rows(d, dst, src, each_piece, &w);
 }
 
 int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
