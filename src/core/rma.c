@@ -134,45 +134,34 @@ int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned f
     return rc;
 }
 
-/* Starts d and waits for it on a completion object of this stack frame:
- * the transport ends its last part before the wait can return. */
-int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags)
+/* Starts d and waits on a completion object of this stack frame: for the
+ * whole transfer when remote is NULL, else for its local part only, the
+ * remote part counted in *remote (a context's: fence, quiet), where a
+ * failure after the start is reported. */
+static int start_wait(const char *call, const tn_rma_t *d, unsigned flags,
+                      tn_comp_t *remote)
 {
     TN_NOT_IN_HANDLER(call);
     tn_comp_t c;
     tn_comp_init(&c, 0);
-    tn_xport_done_t done = {NULL, &c};
+    tn_xport_done_t done = {remote ? &c : NULL, remote ? remote : &c};
     int rc = tn_core_rma_start(d, &done, flags);
     if (rc != TERN_OK)
         return rc;
     rc = tn_comp_wait(&c);
-    return rc == TERN_OK ? TERN_OK
-                         : tn_core_fail(rc, call,
-                                        "the %zu-byte transfer with rank %d failed "
-                                        "(cause logged above)",
-                                        d->n, d->rank);
+    return rc == TERN_OK
+               ? TERN_OK
+               : tn_core_fail(rc, call,
+                              remote ? "the %zu-byte put to rank %d failed (cause "
+                                       "logged above)"
+                                     : "the %zu-byte transfer with rank %d failed "
+                                       "(cause logged above)",
+                              d->n, d->rank);
 }
 
-/* A blocking put allowed to return early by its context's ordering mode:
- * waits for local completion on this frame and leaves the remote part
- * counted in the context (fence, quiet), as an nbi put. A failure after
- * the start is reported there. */
-static int put_early(const char *call, const tn_rma_t *d, struct tern_ctx_s *c,
-                     unsigned flags)
+int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags)
 {
-    TN_NOT_IN_HANDLER(call);
-    tn_comp_t lc;
-    tn_comp_init(&lc, 0);
-    tn_xport_done_t done = {&lc, &c->rc};
-    int rc = tn_core_rma_start(d, &done, flags);
-    if (rc != TERN_OK)
-        return rc;
-    rc = tn_comp_wait(&lc);
-    return rc == TERN_OK ? TERN_OK
-                         : tn_core_fail(rc, call,
-                                        "the %zu-byte put to rank %d failed (cause "
-                                        "logged above)",
-                                        d->n, d->rank);
+    return start_wait(call, d, flags, NULL);
 }
 
 /* Explicit events: lc (puts only) and rc, each optional; without rc the
@@ -261,16 +250,17 @@ static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *r
         return st != TERN_OK ? st : TERN_ERR_INVALID;
     }
     tn_rma_t d = {rma_ops[op].kind, rank, local, (void *)remote, n};
+    const tn_peer_t *peer = tn_core_peer(rank);
     if (__builtin_expect(tn_stats_on, 0)) {
-        int path = tn_core_peer(rank)->kind; /* TN_PEER_* order is TN_STAT_* order */
+        int path = peer->kind; /* TN_PEER_* order is TN_STAT_* order */
         tn_stats_mine()->slow_net += path == TN_PEER_NET;
         tn_stats_copy(path, d.kind == TN_RMA_PUT, n, 0);
     }
     switch (op) {
     case TERN_RMA_PUT_:
-        if (!strict && tn_core_peer(rank)->kind == TN_PEER_NET &&
-            tn_ctx_early(c, tn_core_peer(rank)->xport, TN_XCAP_ORDER_PUT))
-            return put_early(call, &d, c, flags);
+        if (!strict && peer->kind == TN_PEER_NET &&
+            tn_ctx_early(c, peer->xport, TN_XCAP_ORDER_PUT))
+            return start_wait(call, &d, flags, &c->rc); /* returns early */
         return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
