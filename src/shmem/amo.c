@@ -95,6 +95,7 @@ TSHMEM_NOINLINE TSHMEM_NORETURN static void amo_fail(const char *call, int rc, i
         int rc = tern_ctx_ad_op_##TT(t, ad_[CODE], pe, r, op, a1, a2, &v, 0);           \
         if (TSHMEM_UNLIKELY(rc != TERN_OK))                                             \
             amo_fail(call, rc, CODE, pe, sym, sizeof(C));                               \
+        tshmem_spin_poll(); /* served in place, it polled nothing */                    \
         return v;                                                                       \
     }                                                                                   \
     /* Non-blocking fetching op: *fetch is set by the next quiet of ctx. */             \
@@ -112,6 +113,7 @@ TSHMEM_NOINLINE TSHMEM_NORETURN static void amo_fail(const char *call, int rc, i
                                          a1, a2, fetch, 0);                             \
         if (TSHMEM_UNLIKELY(rc != TERN_OK))                                             \
             amo_fail(call, rc, CODE, pe, sym, sizeof(C));                               \
+        tshmem_spin_poll();                                                             \
     }
 AMO_CORE_(i32, int32_t, TERN_AT_I32)
 AMO_CORE_(u32, uint32_t, TERN_AT_U32)

@@ -45,6 +45,9 @@ typedef struct tshmem_state {
     size_t static_size;
     const uintptr_t *peer_static;
 
+    /* 1: some PE reaches this one by messages only (tshmem_spin_poll) */
+    int spin_poll;
+
     /* setup */
     int mype;
     int init_count;     /* inits not yet matched by a finalize: >0 initialized */
@@ -197,6 +200,24 @@ void tshmem_fast_on(void);
 void tshmem_fast_off(void);
 
 /* ---- waiting ---------------------------------------------------------------- */
+
+/* Fetching AMOs served in place (a CPU atomic on a PE of this node, this
+ * PE included) and signal_fetch poll nothing, and programs spin on them
+ * (`while (shmem_long_atomic_fetch(&flag, me) == 0)`). Where some PE
+ * reaches this one by messages only (active-message atomics, signals, a
+ * manual-progress network provider), such a spin would never serve it and
+ * the job would hang; so in those jobs (tshmem_g.spin_poll) every 1024th
+ * of these calls in a thread polls Tern once, and shmem.h's inline AMOs
+ * are off (fast.c). Cost: a load and a branch in a job on one node; a
+ * thread-local increment and a branch otherwise, plus one tern_poll
+ * every 1024 calls. */
+extern __thread unsigned tshmem_spin_count_;
+static inline void tshmem_spin_poll(void)
+{
+    if (TSHMEM_UNLIKELY(tshmem_g.spin_poll) &&
+        TSHMEM_UNLIKELY(++tshmem_spin_count_ % 1024u == 0))
+        tern_poll();
+}
 
 /* One step of a wait after iter unsuccessful checks: drives Tern's
  * progress now and then and yields the CPU after a while. */
