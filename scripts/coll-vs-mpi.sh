@@ -28,21 +28,22 @@ run() { # cfg n eager bench-binary label
     mixed) set -- $bind scripts/mpirun-nodes.sh 2 "$bench" coll "$@" ;;
   esac
   echo "== $cfg, $n ranks, TERN_COLL_EAGER=${eager:-default}$label"
-  TERN_COLL_EAGER=$eager "$mpirun" -n "$n" --mca plm_rsh_agent false \
-    --mca oob_tcp_if_include lo -x TERN_COLL_EAGER "$@" 2>&1 | grep -v '^#'
+  [ -n "$eager" ] && set -- -x TERN_COLL_EAGER="$eager" "$@"
+  "$mpirun" -n "$n" --mca plm_rsh_agent false --mca oob_tcp_if_include lo "$@" 2>&1 |
+    grep -v '^#'
 }
 now=build/bench/tern-bench-mpi
 for n in 2 4; do
   for cfg in $configs; do
     [ "$cfg" = mixed ] && [ "$n" -lt 4 ] && continue # 1 rank per node: as net
     if [ "$cfg" = shm ]; then
-      run shm "$n" 4K "$now" "" "$@"
+      run shm "$n" "" "$now" "" "$@"
     elif [ -n "$COLL_BEFORE" ]; then
-      run "$cfg" "$n" 4K "$COLL_BEFORE/build/bench/tern-bench-mpi" ", before" "$@"
-      run "$cfg" "$n" 4K "$now" ", after" "$@"
+      run "$cfg" "$n" "" "$COLL_BEFORE/build/bench/tern-bench-mpi" ", before" "$@"
+      run "$cfg" "$n" "" "$now" ", after" "$@"
     else
       run "$cfg" "$n" 0 "$now" "" "$@"
-      run "$cfg" "$n" 4K "$now" "" "$@"
+      run "$cfg" "$n" "" "$now" "" "$@"
     fi
   done
 done

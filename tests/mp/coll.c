@@ -148,6 +148,54 @@ static void check_float_sum(tern_team_t team, const char *tname, size_t count)
     MP_OK(tern_team_barrier(team));
 }
 
+/* TERN_COLL_EAGER as the library reads it (a size with an optional K or
+ * M), or its default: the bound of the eager collectives across nodes. */
+static size_t eager_bound(void)
+{
+    const char *v = getenv("TERN_COLL_EAGER");
+    if (!v || !*v)
+        return 16384;
+    char *end;
+    size_t b = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        b <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        b <<= 20;
+    return (b + 63) & ~(size_t)63;
+}
+
+/* One broadcast of nb bytes from root, one fcollect and one all-to-all of
+ * nb bytes per member, each checked byte by byte on this member. */
+static void check_sized(tern_team_t team, const char *tname, size_t nb, int root,
+                        unsigned tag)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, tag);
+    memset(sym_dst, 0xee, nb);
+    MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, tag),
+                 "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
+    MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] == mp_pattern(r, i, tag),
+                     "%s: fcollect %zu B: member %d byte %zu", tname, nb, r, i);
+    MP_OK(tern_team_barrier(team)); /* src is rewritten */
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < nb; i++)
+            sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
+    MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                         mp_pattern(r, i, tag + (unsigned)me),
+                     "%s: alltoall %zu B: block from member %d byte %zu", tname, nb, r,
+                     i);
+    MP_OK(tern_team_barrier(team));
+}
+
 static void check_team(tern_team_t team, const char *tname)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
@@ -324,6 +372,26 @@ static void check_team(tern_team_t team, const char *tname)
                          tname, it, nb, r, i);
     }
     MP_OK(tern_team_barrier(team));
+
+    /* Around the eager bound (TERN_COLL_EAGER, a broadcast's bytes and an
+     * fcollect's or all-to-all's whole result) and the Medium limit (8 KiB,
+     * where a ring write becomes a put and a flag): one byte under, at and
+     * over each, without a barrier between broadcasts of rotating roots. */
+    size_t bounds[2] = {eager_bound(), 8192};
+    for (int k = 0; k < 2; k++)
+        for (size_t d = 0; d < 3; d++) {
+            size_t b = bounds[k] + d - 1;
+            for (size_t i = 0; i < b; i++)
+                sym_src[i] = (char)mp_pattern(me, i, (unsigned)(k + d));
+            MP_OK(tern_broadcast(team, sym_dst, sym_src, b, (int)(k + d) % n));
+            for (size_t i = 0; i < b; i++)
+                MP_CHECK((unsigned char)sym_dst[i] ==
+                             mp_pattern((int)(k + d) % n, i, (unsigned)(k + d)),
+                         "%s: broadcast of %zu B: byte %zu", tname, b, i);
+            size_t per = bounds[k] / (size_t)n + d - 1;
+            if (per > 0)
+                check_sized(team, tname, per, (int)d % n, (unsigned)(10 + k + d));
+        }
 
     /* All-to-all: block j of member i carries (i, j). */
     static const size_t asz[] = {8, 300, 2000};
