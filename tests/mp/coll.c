@@ -120,10 +120,9 @@ static void check_allreduce(tern_team_t team, const char *tname, int type, int o
     MP_OK(tern_team_barrier(team)); /* sym_src is reused at once */
 }
 
-static void check_float_sum(tern_team_t team, const char *tname)
+static void check_float_sum(tern_team_t team, const char *tname, size_t count)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
-    size_t count = 3000; /* more than one scratch chunk of doubles */
     double *src = (double *)sym_src, *dst = (double *)sym_dst;
     for (size_t i = 0; i < count; i++)
         src[i] = 0.1 * (me + 1) * (double)(i + 1) + 1e-3 / (me + 1);
@@ -230,7 +229,8 @@ static void check_team(tern_team_t team, const char *tname)
                      it, root, nb, i);
     }
     for (int it = 0; it < 60; it++) {
-        size_t count = it % 3 == 2 ? 5000 : 3;
+        static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};
+        size_t count = bcount[it % 7]; /* 24 B to 40000 B, 4 and 8 KiB */
         int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
         for (size_t i = 0; i < count; i++)
             x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
@@ -253,7 +253,23 @@ static void check_team(tern_team_t team, const char *tname)
             check_allreduce(team, tname, type, op, 7, 0);
             check_allreduce(team, tname, type, op, 3000, op == TERN_RED_SUM);
         }
-    check_float_sum(team, tname);
+    check_float_sum(team, tname, 3000); /* more than one scratch chunk */
+    check_float_sum(team, tname, 500);  /* 4000 B: eager across nodes */
+    check_float_sum(team, tname, 3);
+
+    /* Bytes at and around every bound of the allreduce algorithms: the
+     * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
+     * members (4 KiB, 2 KiB, 1344 B, 1 KiB), the eager ring's fit (2 KiB
+     * at 3 and 4 members in the coll_eager_fit test) and
+     * TERN_COLL_TREE_MAX (8 KiB). */
+    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025,
+                                 1343, 1344, 1345, 2047, 2048, 2049, 4095,
+                                 4096, 4097, 8191, 8192, 8193};
+    for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
+        check_allreduce(team, tname, TERN_TYPE_UINT8, TERN_RED_SUM, rsz[k], k % 2);
+    for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
+        if (rsz[k] % 8 == 0)
+            check_allreduce(team, tname, TERN_TYPE_INT64, TERN_RED_MAX, rsz[k] / 8, 0);
 
     /* fcollect and collect. */
     static const size_t fsz[] = {8, 1000, 5000};
