@@ -15,7 +15,7 @@ void tshmem_fast_on(void)
     int spin_poll = 0;
     for (uint32_t pe = 0; pe < tshmem_g.npes; pe++)
         spin_poll |= !tshmem_g.peer_mapped[pe];
-    tshmem_g.spin_poll = spin_poll;
+    tshmem_g.spans_nodes = spin_poll;
     if (tshmem_g.debug)
         return;
     tshmem_fast_.heap_base = tshmem_g.heap_base;
@@ -32,5 +32,5 @@ void tshmem_fast_on(void)
 void tshmem_fast_off(void)
 {
     tshmem_fast_.npes = 0;
-    tshmem_g.spin_poll = 0;
+    tshmem_g.spans_nodes = 0;
 }
