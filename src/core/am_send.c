@@ -287,7 +287,8 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
     if (layout == AM_SPLIT)
         memcpy(data, payload, len);
     else if (tn_unlikely(layout == AM_IN_DATA)) {
-        memcpy(data + hn, payload, len);
+        if (len) /* a Short with many arguments has no payload (NULL) */
+            memcpy(data + hn, payload, len);
         h = (tn_am_hdr_t *)data;
     }
     h->handler = (uint16_t)handler;
