@@ -44,9 +44,10 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
  *           all share memory (core/coll_node.c);
- *   ring    tn_teams.depth entries of tn_teams.eager bytes, in a job with
- *           more than one node only: where small broadcasts, fcollects and
- *           all-to-alls of teams across nodes land (core/coll_eager.c).
+ *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
+ *           than one node only, claimed by bytes call after call: where
+ *           small broadcasts, fcollects, all-to-alls and allreduces of
+ *           teams across nodes land (core/coll_eager.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
  * at destroy, after a barrier that every write to them precedes). */
 typedef struct tn_cteam {

@@ -1,5 +1,5 @@
-/* Eager collectives of teams across nodes: small broadcast, fcollect and
- * all-to-all whose data travels with its flag (tn_coll_put_flag: one
+/* Eager collectives of teams across nodes: small broadcast, fcollect,
+ * all-to-all and allreduce whose data travels with its flag (tn_coll_put_flag: one
  * active message to a network member) into a ring entry of the receiver's
  * team slot, instead of into its dest. A sender then never waits for the
  * receiver to say that it entered (its dest is free): the receiver copies

@@ -1,4 +1,8 @@
-/* All-reduce: a binomial tree rooted at team rank 0 combines upwards, each
+/* All-reduce. Teams on one node: the fast area or a reduce-scatter in
+ * place (core/coll_node.c, rsag). Teams across nodes: recursive doubling
+ * in the eager ring up to TERN_COLL_TREE_MAX (core/coll_eager.c); where
+ * it does not fit, or without a ring, the pushed tree or this one: a
+ * binomial tree rooted at team rank 0 combines upwards, each
  * parent reading its children's partials in place (the mapped segment, or
  * one network get into private staging), and the result comes down the
  * same tree by puts into each member's dest. Data larger than the team's
