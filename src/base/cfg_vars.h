@@ -149,7 +149,10 @@
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \
       "an error, noamo:OP makes the provider's atomics lack operation OP "               \
-      "(an op name such as fmult) for every type. Empty: no faults.")                    \
+      "(an op name such as fmult) for every type, peertab:create makes the "             \
+      "node's peer table fail to be created by the node's lowest rank and "              \
+      "peertab:map fail to be mapped by the node's other ranks (they keep "              \
+      "private copies). Empty: no faults.")                                              \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \
