@@ -286,8 +286,9 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
     tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
     if (layout == AM_SPLIT)
         memcpy(data, payload, len);
-    else if (tn_unlikely(layout == AM_IN_DATA)) {
-        memcpy(data + hn, payload, len);
+    else if (tn_unlikely(layout == AM_IN_DATA)) { /* more than 4 arguments */
+        if (len)                                  /* a Short's payload is NULL */
+            memcpy(data + hn, payload, len);
         h = (tn_am_hdr_t *)data;
     }
     h->handler = (uint16_t)handler;
