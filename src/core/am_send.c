@@ -286,8 +286,8 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
     tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
     if (layout == AM_SPLIT)
         memcpy(data, payload, len);
-    else if (tn_unlikely(layout == AM_IN_DATA)) { /* more than 4 arguments */
-        if (len)                                  /* a Short's payload is NULL */
+    else if (tn_unlikely(layout == AM_IN_DATA)) {
+        if (len) /* a Short with many arguments has no payload (NULL) */
             memcpy(data + hn, payload, len);
         h = (tn_am_hdr_t *)data;
     }

@@ -76,6 +76,74 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     return 1;
 }
 
+/* Leader per node, for a team with several members on some node: each
+ * member puts its block into its node leader's part of the ring (a copy
+ * and a flag store: the leader is mapped), the leaders send their node's
+ * blocks to every other leader with one flag each (the only network
+ * messages: one per pair of nodes), and each leader tells its members,
+ * who copy the whole result out of the leader's ring through the mapping.
+ * Positions follow t->bynode (each node's members together). Each writer
+ * writes a given flag once: member to leader, leader to leader, leader to
+ * member. A member reads the leader's ring after the leader may have left
+ * the call; those bytes are reused only after a team barrier, which the
+ * member enters after it has read them. */
+static void leader_fcollect(tn_cteam_t *t, char *e, void *dest, const void *src,
+                            size_t nbytes, uint32_t seq)
+{
+    int n = t->size, me = t->rank, mp = 0;
+    while (t->bynode[mp] != me)
+        mp++;
+    int node = tn_core_info(t->ranks[me])->node, lo = mp, hi = mp + 1;
+    while (lo > 0 && tn_core_info(t->ranks[t->bynode[lo - 1]])->node == node)
+        lo--;
+    while (hi < n && tn_core_info(t->ranks[t->bynode[hi]])->node == node)
+        hi++;
+    int leader = t->bynode[lo];
+    if (me != leader) {
+        tn_coll_put_flag(t, leader, e + (size_t)mp * nbytes, src, nbytes, seq);
+        tn_coll_wait(t, leader, seq); /* the leader's ring holds everything */
+        int g = t->ranks[leader];
+        e = tern_ptr(g, tern_sym_addr(g, e));
+    } else {
+        memcpy(e + (size_t)mp * nbytes, src, nbytes);
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_wait(t, t->bynode[p], seq);
+        size_t at = (size_t)lo * nbytes, len = (size_t)(hi - lo) * nbytes;
+        for (int a = 0; a < n;) { /* a: the first position of a node */
+            int b = a + 1, an = tn_core_info(t->ranks[t->bynode[a]])->node;
+            while (b < n && tn_core_info(t->ranks[t->bynode[b]])->node == an)
+                b++;
+            if (a != lo)
+                tn_coll_put_flag(t, t->bynode[a], e + at, e + at, len, seq);
+            a = b;
+        }
+        for (int a = 0; a < n;) {
+            int b = a + 1, an = tn_core_info(t->ranks[t->bynode[a]])->node;
+            while (b < n && tn_core_info(t->ranks[t->bynode[b]])->node == an)
+                b++;
+            if (a != lo)
+                tn_coll_wait(t, t->bynode[a], seq);
+            a = b;
+        }
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_signal(t, t->bynode[p], seq);
+    }
+    for (int p = 0; p < n; p++)
+        memcpy((char *)dest + (size_t)t->bynode[p] * nbytes, e + (size_t)p * nbytes,
+               nbytes);
+}
+
+/* Whether some node holds more than one member of t (bynode order puts
+ * them next to each other). */
+static int shares_nodes(const tn_cteam_t *t)
+{
+    for (int p = 1; p < t->size; p++)
+        if (tn_core_info(t->ranks[t->bynode[p]])->node ==
+            tn_core_info(t->ranks[t->bynode[p - 1]])->node)
+            return 1;
+    return 0;
+}
+
 /* Bruck's allgather: position p of a member's entry holds the block of
  * member rank + p. In the round of distance d (1, 2, 4, ...) each member
  * sends its first min(d, n - d) blocks, which it holds after the earlier
@@ -90,6 +158,10 @@ int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nb
         return 0;
     char *e = claim(t, total);
     uint32_t seq = ++t->seq;
+    if (shares_nodes(t)) {
+        leader_fcollect(t, e, dest, src, nbytes, seq);
+        return 1;
+    }
     memcpy(e, src, nbytes);
     for (int d = 1; d < n; d <<= 1) {
         size_t cnt = (size_t)(d < n - d ? d : n - d);
