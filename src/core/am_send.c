@@ -303,7 +303,15 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
     }
     if (layout == AM_IN_SLOT)
         tn_msgq_copy_small((char *)(a + nargs), payload, len);
+    /* Where the next message's data goes: known before publish gives the
+     * turn back. */
+    uint64_t next = layout == AM_IN_SLOT
+                        ? 0
+                        : (uint64_t)(data - q->data) +
+                              TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
     tn_msgq_publish(q, r, n, layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0);
+    if (layout != AM_IN_SLOT)
+        tn_msgq_prefetch_next(q, next, len);
     return 0;
 }
 
@@ -579,8 +587,12 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
         a[i] = args[i];
         __asm__("" ::: "memory");
     }
-    tn_msgq_publish(q, &q->slots[q->seq & q->smask], n,
-                    st->m.aux == UINT64_MAX ? n : (size_t)st->m.aux);
+    size_t inl = st->m.aux == UINT64_MAX ? n : (size_t)st->m.aux;
+    char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
+    uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
+    tn_msgq_publish(q, &q->slots[q->seq & q->smask], n, inl);
+    if (n > inl) /* as fast_send */
+        tn_msgq_prefetch_next(q, next, len);
     if (st->is_reply)
         st->token->replied = 1;
     return 0;

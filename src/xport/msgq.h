@@ -162,6 +162,19 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
     tn_msgq_unlock(q);
 }
 
+/* Sender, after publishing: asks for the lines from data-ring offset next
+ * (where the next message's data will start, read while the turn was
+ * held) that a message of n bytes will write (at most 4 KiB), so that they
+ * reach this core's first-level cache while it waits for an answer rather
+ * than when it next sends. Reads only what set-up wrote. */
+static TN_ALWAYS_INLINE void tn_msgq_prefetch_next(const tn_msgq_t *q, uint64_t next,
+                                                   size_t n)
+{
+    size_t end = n < 4096 ? n : 4096;
+    for (size_t o = 0; o < end; o += 64)
+        __builtin_prefetch(q->data + ((next + o) & q->dmask), 1, 3);
+}
+
 /* Receiver, with the turn held: the next message's slot, or NULL when there
  * is none yet. */
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
