@@ -525,36 +525,15 @@ static void strided_pack(const void *spec, tn_vis_issue_t *is)
         tn_vis_pack_strided(&s->d, s->dst, s->src, is);
 }
 
-/* Adds dimension's span (count-1)*stride to the low or high end of ext;
- * 1 when that wraps around. */
-static inline int span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)
+/* The arguments level by level, when tn_vis_describe found something to
+ * report or a count of 0: each error names its level; the description
+ * without its null dimensions, optimized. */
+static TN_NOINLINE int strided_desc_checked(const char *call, void *dst,
+                                            const ptrdiff_t *dststrides, const void *src,
+                                            const ptrdiff_t *srcstrides, size_t elemsz,
+                                            const size_t *count, size_t levels,
+                                            tn_vis_desc_t *d, size_t *rep)
 {
-    ptrdiff_t span;
-    if (__builtin_mul_overflow((ptrdiff_t)(count - 1), stride, &span))
-        return 1;
-    return __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]);
-}
-
-int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides,
-                        const void *src, const ptrdiff_t *srcstrides, size_t elemsz,
-                        const size_t *count, size_t levels, tn_vis_desc_t *d, size_t *rep)
-{
-    if (levels > TERN_VIS_MAX_DIMS)
-        return tn_core_fail(TERN_ERR_INVALID, call,
-                            "stridelevels %zu: at most TERN_VIS_MAX_DIMS (%d)", levels,
-                            TERN_VIS_MAX_DIMS);
-    if (levels && (!count || !dststrides || !srcstrides))
-        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with stridelevels %zu",
-                            !count        ? "count"
-                            : !dststrides ? "dststrides"
-                                          : "srcstrides",
-                            levels);
-    if (elemsz > PTRDIFF_MAX)
-        return tn_core_fail(TERN_ERR_INVALID, call,
-                            "elemsz %zu is negative as a signed value", elemsz);
-    /* One pass: counts, the total, extents that must not wrap, and the
-     * description without its null dimensions (no zeroing of the 32-level
-     * arrays: the cost of a small call is this loop). */
     d->elem = elemsz;
     d->soff = d->doff = 0;
     *rep = 1;
@@ -576,7 +555,8 @@ int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides
                                 "elemsz %zu times the counts is more than SIZE_MAX",
                                 elemsz);
         ptrdiff_t ss = srcstrides[k], ds = dststrides[k];
-        if (wrap < 0 && (span_wraps(ext, cnt, ss) || span_wraps(ext + 2, cnt, ds)))
+        if (wrap < 0 &&
+            (tn_vis_span_wraps(ext, cnt, ss) || tn_vis_span_wraps(ext + 2, cnt, ds)))
             wrap = (int)k;
         if (ss == 0 && ds == 0) {
             *rep *= cnt; /* bounded by total */
@@ -603,6 +583,36 @@ int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides
                             wrap, count[wrap], wrap, srcstrides[wrap], wrap,
                             dststrides[wrap]);
     tn_vis_optimize(d);
+    return TERN_OK;
+}
+
+int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides,
+                        const void *src, const ptrdiff_t *srcstrides, size_t elemsz,
+                        const size_t *count, size_t levels, tn_vis_desc_t *d, size_t *rep)
+{
+    if (levels > TERN_VIS_MAX_DIMS)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "stridelevels %zu: at most TERN_VIS_MAX_DIMS (%d)", levels,
+                            TERN_VIS_MAX_DIMS);
+    if (levels && (!count || !dststrides || !srcstrides))
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with stridelevels %zu",
+                            !count        ? "count"
+                            : !dststrides ? "dststrides"
+                                          : "srcstrides",
+                            levels);
+    if (elemsz > PTRDIFF_MAX)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "elemsz %zu is negative as a signed value", elemsz);
+    /* One pass that also merges what continues (a 32-level description of
+     * a 1-d motion costs little more than its 1-d form); anything to
+     * report goes through the level-by-level checks. */
+    if (tn_unlikely(
+            tn_vis_describe(d, elemsz, count, srcstrides, dststrides, levels, rep) != 0 ||
+            (d->elem && (!dst || !src))))
+        return strided_desc_checked(call, dst, dststrides, src, srcstrides, elemsz, count,
+                                    levels, d, rep);
+    if (d->elem)
+        tn_vis_optimize(d);
     return TERN_OK;
 }
 
