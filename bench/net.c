@@ -1,6 +1,7 @@
 /* tern-bench net: Tern's network path against raw libfabric in the same
  * run - 8 B put and get latency, put bandwidth at 64 KiB and 4 MiB, 8 B
- * message rate. Run across nodes (TERN_SHM=off, ternrun --nodes 2, or a
+ * message rate, u64 fetch-add latency and nbi rate (an atomic domain
+ * against fi_fetch_atomicmsg). Run across nodes (TERN_SHM=off, ternrun --nodes 2, or a
  * real cluster); the baseline opens the same provider directly
  * (raw_ofi.c) with the same completion semantics. */
 #include <math.h>
@@ -16,15 +17,19 @@
 
 typedef struct net_case {
     const char *op;
-    int kind; /* 0 latency put, 1 latency get, 2 bandwidth put, 3 rate */
+    int kind; /* 0 latency put, 1 latency get, 2 bandwidth put, 3 rate,
+                 4 fetch-add latency, 5 fetch-add rate (nbi, one sync) */
     size_t size;
     long ops;
 } net_case_t;
 
 static const net_case_t cases[] = {
-    {"put", 0, 8, 2000},         {"get", 1, 8, 2000},      {"put_nbi", 2, 65536, 2000},
-    {"put_nbi", 2, NET_MAX, 60}, {"put_nbi", 3, 8, 20000},
+    {"put", 0, 8, 2000},           {"get", 1, 8, 2000},      {"put_nbi", 2, 65536, 2000},
+    {"put_nbi", 2, NET_MAX, 60},   {"put_nbi", 3, 8, 20000}, {"fadd_u64", 4, 8, 2000},
+    {"fadd_nbi_u64", 5, 8, 20000},
 };
+
+static tern_ad_t net_ad; /* u64 {fadd} on every rank */
 
 /* One Tern trial on rank 0: returns the value in the row's unit. */
 static double tern_trial(const net_case_t *c, long ops, int window, int peer,
@@ -37,6 +42,15 @@ static double tern_trial(const net_case_t *c, long ops, int window, int peer,
     } else if (c->kind == 1) {
         for (long i = 0; i < ops; i++)
             TB_CHECK(tern_get(local, peer, remote, c->size, 0));
+    } else if (c->kind == 4) {
+        uint64_t v;
+        for (long i = 0; i < ops; i++)
+            TB_CHECK(tern_ad_op_u64(net_ad, peer, remote, TERN_OP_FADD, 1, 0, &v, 0));
+    } else if (c->kind == 5) {
+        uint64_t *v = (uint64_t *)local;
+        for (long i = 0; i < ops; i++)
+            TB_CHECK(tern_ad_op_nbi_u64(net_ad, peer, remote, TERN_OP_FADD, 1, 0, v, 0));
+        TB_CHECK(tern_nbi_sync(TERN_SYNC_REMOTE));
     } else {
         int w = c->kind == 3 ? (int)ops : window;
         for (long i = 0; i < ops;) {
@@ -46,8 +60,10 @@ static double tern_trial(const net_case_t *c, long ops, int window, int peer,
         }
     }
     double s = (double)(tb_now_ns() - t0) * 1e-9;
-    if (c->kind <= 1)
+    if (c->kind <= 1 || c->kind == 4)
         return s / (double)ops * 1e9; /* ns per op */
+    if (c->kind == 5)
+        return (double)ops / s / 1e6; /* Mops/s */
     if (c->kind == 2)
         return (double)c->size * (double)ops / s / 1e6; /* MB/s */
     return (double)ops / s / 1e6;                       /* Mmsg/s */
@@ -58,7 +74,13 @@ static double raw_trial(tb_raw_ofi_t *r, const net_case_t *c, long ops, int wind
     double v;
     if (c->kind <= 1)
         v = tb_raw_ofi_lat(r, c->kind, c->size, ops);
-    else if (c->kind == 2)
+    else if (c->kind >= 4) {
+        v = tb_raw_ofi_fadd(r, ops, c->kind == 4 ? 1 : (int)ops);
+        if (v == 0)
+            v = NAN; /* the provider has no fetch-add */
+        else if (c->kind == 5)
+            v = 1e3 / v; /* Mops/s */
+    } else if (c->kind == 2)
         v = tb_raw_ofi_bw(r, 0, c->size, ops, window);
     else
         v = tb_raw_ofi_bw(r, 0, c->size, ops, (int)ops) / (double)c->size;
@@ -76,6 +98,7 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_alloc_sym(NET_MAX, (void **)&sym));
     char *local = tb_alloc_local(NET_MAX);
     char *remote = tern_sym_addr(job->peer, sym);
+    TB_CHECK(tern_ad_create(TERN_AT_U64, TERN_OP_FADD, 0, &net_ad));
     tb_raw_ofi_t *raw = tb_raw_ofi_setup(job->peer, NET_MAX);
     int window = o->window_given ? o->window : 64;
     int me = job->rank, serve = me == job->peer;
@@ -108,9 +131,9 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
         }
         if (me == 0) {
             tb_row_t row = {.bench = "net", .op = c->op, .size = c->size, .ops = ops};
-            row.unit = c->kind <= 1   ? TB_UNIT_NS
-                       : c->kind == 2 ? TB_UNIT_MBPS
-                                      : TB_UNIT_MMSGS;
+            row.unit = c->kind <= 1 || c->kind == 4 ? TB_UNIT_NS
+                       : c->kind == 2               ? TB_UNIT_MBPS
+                                                    : TB_UNIT_MMSGS;
             if ((int)row.unit != head) /* one table head per unit */
                 tb_table_head(o, row.unit);
             head = (int)row.unit;
@@ -124,6 +147,7 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
     }
     TB_CHECK(tern_barrier());
     tb_raw_ofi_teardown(raw);
+    TB_CHECK(tern_ad_destroy(net_ad));
     free(local);
     TB_CHECK(tern_free_sym(sym));
     return 0;
@@ -143,12 +167,13 @@ static size_t net_need(const tb_opts_t *o)
 const tb_bench_t tb_bench_net = {
     .name = "net",
     .help = "network path vs raw libfabric: 8 B put/get latency, put bandwidth "
-            "64 KiB and 4 MiB, 8 B rate (run across nodes)",
+            "64 KiB and 4 MiB, 8 B rate, u64 fetch-add latency and rate (run across "
+            "nodes)",
     .with_tern = 1,
     .min_ranks = 2,
     .baseline = "raw libfabric: the same provider opened directly, fi_writemsg "
                 "with FI_DELIVERY_COMPLETE (FI_INJECT up to the inject size) "
-                "and fi_readmsg, waited the same way",
+                "and fi_readmsg, fi_fetch_atomicmsg (FI_SUM), waited the same way",
     .defaults = net_defaults,
     .segment_need = net_need,
     .run = net_run,

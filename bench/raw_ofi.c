@@ -13,6 +13,7 @@
 
 #ifdef TERN_HAVE_OFI
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -28,7 +29,8 @@ struct tb_raw_ofi {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_mr *mr;
-    char *buf; /* registered: [0, bytes) data, then the stop word */
+    char *buf; /* registered: [0, bytes) data, then the stop word, then the
+                  fetch-add operand and result words */
     size_t bytes;
     fi_addr_t peer_addr;
     uint64_t peer_key, peer_base;
@@ -337,6 +339,53 @@ double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
     return (double)n * (double)ops / (now() - t0) / 1e6;
 }
 
+/* One u64 fetch-add of 1 to the peer's word 0; operand and result in the
+ * registered words after the stop word. */
+static void post_fadd(tb_raw_ofi_t *r)
+{
+    static struct fi_context2 ctx[1];
+    uint64_t *w = (uint64_t *)(r->buf + r->bytes);
+    w[1] = 1;
+    void *desc = fi_mr_desc(r->mr);
+    struct fi_ioc op = {.addr = &w[1], .count = 1}, res = {.addr = &w[2], .count = 1};
+    struct fi_rma_ioc rio = {
+        .addr = r->virt ? r->peer_base : 0, .count = 1, .key = r->peer_key};
+    struct fi_msg_atomic msg = {.msg_iov = &op,
+                                .desc = &desc,
+                                .iov_count = 1,
+                                .addr = r->peer_addr,
+                                .rma_iov = &rio,
+                                .rma_iov_count = 1,
+                                .datatype = FI_UINT64,
+                                .op = FI_SUM,
+                                .context = ctx};
+    ssize_t rc;
+    while ((rc = fi_fetch_atomicmsg(r->ep, &msg, &res, &desc, 1,
+                                    FI_COMPLETION | FI_DELIVERY_COMPLETE)) == -FI_EAGAIN)
+        drain(r);
+    if (rc) {
+        fprintf(stderr, "raw libfabric baseline: fi_fetch_atomicmsg failed: %s\n",
+                p_strerror((int)-rc));
+        exit(1);
+    }
+    r->outstanding++;
+}
+
+double tb_raw_ofi_fadd(tb_raw_ofi_t *r, long iters, int window)
+{
+    struct fi_atomic_attr attr = {0};
+    if (fi_query_atomic(r->domain, FI_UINT64, FI_SUM, &attr, FI_FETCH_ATOMIC) ||
+        attr.count < 1)
+        return 0;
+    double t0 = now();
+    for (long i = 0; i < iters;) {
+        for (int k = 0; k < window && i < iters; k++, i++)
+            post_fadd(r);
+        wait_all(r);
+    }
+    return (now() - t0) / (double)iters * 1e9;
+}
+
 void tb_raw_ofi_release(tb_raw_ofi_t *r)
 {
     static uint64_t stop_value;
@@ -379,6 +428,11 @@ double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
 double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
 {
     (void)r, (void)n, (void)ops, (void)window;
+    return 0;
+}
+double tb_raw_ofi_fadd(tb_raw_ofi_t *r, long iters, int window)
+{
+    (void)r, (void)iters, (void)window;
     return 0;
 }
 void tb_raw_ofi_release(tb_raw_ofi_t *r) {}

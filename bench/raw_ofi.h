@@ -35,6 +35,11 @@ double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops);
  * 1-byte message, the flow control an application would need. What
  * Tern's network Medium flood is compared with. */
 double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window);
+/* Rank 0: ns per u64 fetch-add (fi_fetch_atomicmsg, FI_SUM, with
+ * FI_DELIVERY_COMPLETE as Tern's atomics) on the peer's first registered
+ * word, in windows of `window` waited to completion (1: latency), over
+ * iters operations. 0 when the provider lacks the operation. */
+double tb_raw_ofi_fadd(tb_raw_ofi_t *r, long iters, int window);
 /* Rank 0: ends the peer's tb_raw_ofi_serve. */
 void tb_raw_ofi_release(tb_raw_ofi_t *r);
 /* Peer: drive its endpoint (manual progress) until rank 0 releases it. */

@@ -193,7 +193,10 @@ typedef struct tern_ctx_s *tern_ctx_t;
  *   tern_ctx_fence orders, tern_ctx_quiet completes, as for nbi calls.
  * Calls that return data (gets, fetching atomics) return with it in every
  * mode, and operations on mapped (shared-memory) peers are complete when
- * they return, so these peers see program order in every mode. */
+ * they return, so these peers see program order in every mode. A barrier
+ * (tern_barrier, tern_team_barrier, tern_team_barrier_nb) completes the
+ * blocking operations that returned early before it starts: they are
+ * visible to every rank after it, as in strict. */
 #define TERN_ORDER_STRICT  1
 #define TERN_ORDER_PARTIAL 2
 #define TERN_ORDER_NONE    3
@@ -431,9 +434,15 @@ TERN_API tern_status_t tern_poll(void);
 /* ---- synchronization ---------------------------------------------------- */
 
 /* Blocking barrier over all ranks; also orders: every put issued before it
- * (blocking or completed) is visible to every rank after it. A blocking put
- * that returned early on a TERN_ORDER_PARTIAL or _NONE context is not
- * complete: quiet that context first, as for nbi puts. */
+ * (blocking or completed) is visible to every rank after it. That includes
+ * blocking puts and atomics that returned early on a TERN_ORDER_PARTIAL or
+ * _NONE context: the barrier first quiets every context holding such
+ * operations (the calling thread's default context and every created
+ * one), together with whatever nbi operations those contexts hold; nbi
+ * operations of other contexts are not waited for (sync them). Another
+ * thread's default context is completed by that thread's quiet or
+ * barrier. Returns TERN_OK, or the first error of the operations it
+ * completed (logged; the barrier is still done). */
 TERN_API tern_status_t tern_barrier(void);
 
 /* Comparison for tern_wait_until_u64. */

@@ -67,7 +67,10 @@ TERN_API tern_status_t tern_team_split_2d(tern_team_t parent, int xrange,
 TERN_API tern_status_t tern_team_destroy(tern_team_t team);
 
 /* Barrier over team: every put this rank completed before it is visible to
- * every member after it. TERN_OK, TERN_ERR_INVALID (bad team). */
+ * every member after it; blocking operations that returned early on a
+ * partial or none context are completed first, as tern_barrier does.
+ * TERN_OK, TERN_ERR_INVALID (bad team), or the first error of the
+ * operations it completed (the barrier is still done). */
 TERN_API tern_status_t tern_team_barrier(tern_team_t team);
 
 /* Non-blocking barrier: *done completes once every member has entered the
@@ -75,8 +78,10 @@ TERN_API tern_status_t tern_team_barrier(tern_team_t team);
  * tern_event_test/wait. It advances in every Tern call that polls (waits,
  * tern_poll, tern_event_test). Another collective on the team, or another
  * tern_team_barrier_nb, first completes it. Ordering as the blocking
- * barrier once the event has completed. Returns TERN_OK, TERN_ERR_INVALID
- * (bad team, done NULL). */
+ * barrier once the event has completed (what returned early is completed
+ * in the call, before this rank signals). Returns TERN_OK, TERN_ERR_INVALID
+ * (bad team, done NULL), or the first error of the operations it completed
+ * (the barrier is still started: wait *done). */
 TERN_API tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done);
 
 /* Broadcast nbytes from src on the member root (a team rank) into dest on

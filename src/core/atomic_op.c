@@ -131,8 +131,12 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
         if (!cx)
             return TERN_ERR_INVALID;
         if (d->impl == TERN_AD_IMPL_NET ? tn_ctx_early(cx, d->net, TN_XCAP_ORDER_AMO)
-                                        : tn_ctx_mode(cx) == TERN_ORDER_NONE)
-            return start(call, d, op, &cx->rc, flags);
+                                        : tn_ctx_mode(cx) == TERN_ORDER_NONE) {
+            int st = start(call, d, op, &cx->rc, flags);
+            if (st == TERN_OK)
+                tn_ctx_mark_early(cx);
+            return st;
+        }
     }
     tn_comp_t c;
     tn_comp_init(&c, 0);

@@ -10,8 +10,6 @@
 #include "base/cfg.h"
 #include "core/coll.h"
 
-typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
-
 /* Integer sum and product in uint64_t: wrap-around with no undefined
  * signed overflow and no promotion of narrow types to int. */
 #define TN_RED_INT(name, T)                                   \
@@ -281,6 +279,8 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }
+    if (!t->all_mapped && tn_coll_eager_allreduce(t, dest, src, count, es, fn))
+        return TERN_OK;
     if (!t->all_mapped && total <= push_region(n)) {
         push_tree(t, dest, src, count, es, fn);
         return TERN_OK;

@@ -149,29 +149,31 @@ tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done)
     tn_cteam_t *t = tn_team_get(team, call); /* finishes an earlier one */
     if (!t)
         return TERN_ERR_INVALID;
+    /* Complete before signalling: members leave once all have signalled. */
+    int st = tn_ctx_complete_early(call);
     *done = TERN_EVENT_DONE;
     if (t->size <= 1)
-        return TERN_OK;
+        return st;
     t->nb_seq = ++t->seq;
     t->nb_dist = 1;
     t->nb_comp = NULL;
     tn_coll_signal(t, (t->rank + 1) % t->size, t->nb_seq);
     if (nb_advance(t))
-        return TERN_OK; /* every flag was there already */
+        return st; /* every flag was there already */
     tern_event_t ev;
     tn_comp_t *c = tn_event_new(&ev);
     if (!c) { /* no event: complete it here */
         t->nb_active = 1;
         atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
         tn_coll_nb_finish(t);
-        return TERN_OK;
+        return st;
     }
     t->nb_comp = c;
     atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
     atomic_store_explicit(&t->nb_busy, 0, memory_order_relaxed);
     t->nb_active = 1; /* last: the progress thread may take it from here */
     *done = ev;
-    return TERN_OK;
+    return st;
 }
 
 int tn_coll_drain(tn_cteam_t *t)
@@ -186,6 +188,7 @@ tern_status_t tern_team_barrier(tern_team_t team)
     tn_cteam_t *t = tn_team_get(team, "tern_team_barrier");
     if (!t)
         return TERN_ERR_INVALID;
+    int st = tn_ctx_complete_early("tern_team_barrier");
     tn_coll_barrier(t);
-    return TERN_OK;
+    return st;
 }

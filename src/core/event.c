@@ -264,6 +264,7 @@ static _Thread_local struct tern_ctx_s default_ctx = {.magic = TN_CTX_LIVE};
  * address alone; a destroyed one is marked dead and reused. */
 static struct tern_ctx_s ctx_pool[TN_CTX_MAX];
 static int ctx_used; /* ctx_pool[0..ctx_used) were handed out once */
+_Atomic(int) tn_ctx_early_n;
 
 struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call)
 {
@@ -303,6 +304,7 @@ tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
     if (c) {
         tn_comp_init(&c->lc, 0);
         tn_comp_init(&c->rc, 0);
+        atomic_store_explicit(&c->early, 0, memory_order_relaxed);
         c->order = options ? (int)options : TERN_ORDER_STRICT + tn_cfg.order;
         c->magic = TN_CTX_LIVE;
     }
@@ -343,6 +345,11 @@ static int nbi_check_level(const char *call, unsigned level)
 static int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
 {
     int remote = level & TERN_SYNC_REMOTE;
+    /* Cleared before the wait: an operation that returns early meanwhile
+     * marks c again, so no barrier misses it. */
+    if (remote && atomic_load_explicit(&c->early, memory_order_relaxed) &&
+        atomic_exchange_explicit(&c->early, 0, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&tn_ctx_early_n, 1, memory_order_relaxed);
     tn_comp_wait(&c->lc);
     if (remote)
         tn_comp_wait(&c->rc);
@@ -414,6 +421,27 @@ tern_status_t tern_ctx_destroy(tern_ctx_t ctx)
     c->magic = TN_CTX_DEAD;
     tn_core_unlock();
     return st;
+}
+
+int tn_ctx_complete_early(const char *call)
+{
+    int first = TERN_OK;
+    if (atomic_load_explicit(&default_ctx.early, memory_order_relaxed))
+        first = ctx_sync(&default_ctx, TERN_SYNC_REMOTE, call);
+    if (!atomic_load_explicit(&tn_ctx_early_n, memory_order_relaxed))
+        return first;
+    /* Other threads' default contexts are theirs to complete (their own
+     * quiet); created contexts are shared, so the barrier completes them. */
+    int used = __atomic_load_n(&ctx_used, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < used; i++) {
+        struct tern_ctx_s *c = &ctx_pool[i];
+        if (c->magic == TN_CTX_LIVE &&
+            atomic_load_explicit(&c->early, memory_order_relaxed)) {
+            int st = ctx_sync(c, TERN_SYNC_REMOTE, call);
+            first = first != TERN_OK ? first : st;
+        }
+    }
+    return first;
 }
 
 int tn_ctx_fini(void)

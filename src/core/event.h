@@ -15,7 +15,16 @@ struct tern_ctx_s {
     uint32_t magic; /* TN_CTX_LIVE while created, TN_CTX_DEAD after */
     int order;      /* TERN_ORDER_*, or 0: TERN_ORDER's (the default context) */
     tn_comp_t lc, rc;
+    /* 1 once a blocking operation returned early into rc, until a remote
+     * sync (quiet, fence, barrier) completes rc: what barriers look for.
+     * Set by any thread issuing on c (tn_ctx_mark_early), cleared by the
+     * one that syncs. */
+    _Atomic(int) early;
 };
+
+/* Contexts whose early flag is set (a barrier with 0 here and in its own
+ * default context has nothing to complete). */
+extern _Atomic(int) tn_ctx_early_n;
 
 /* c's ordering mode (TERN_ORDER_*). */
 static inline int tn_ctx_mode(const struct tern_ctx_s *c)
@@ -34,6 +43,22 @@ static inline int tn_ctx_early(const struct tern_ctx_s *c, const tn_core_xport_t
     int m = tn_ctx_mode(c);
     return m == TERN_ORDER_NONE || (m == TERN_ORDER_PARTIAL && (x->caps.flags & kind));
 }
+
+/* A blocking operation on c returned early (its remote part counted in
+ * c->rc): a barrier must complete c. Cost: one load when already marked,
+ * else two atomics (network operations only, microseconds each). */
+static inline void tn_ctx_mark_early(struct tern_ctx_s *c)
+{
+    if (!atomic_load_explicit(&c->early, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&c->early, 1, memory_order_relaxed))
+        atomic_fetch_add_explicit(&tn_ctx_early_n, 1, memory_order_relaxed);
+}
+
+/* Completes (as tern_ctx_quiet does) every context holding blocking
+ * operations that returned early: the calling thread's default context
+ * and every created one; called by the barriers before they start.
+ * Returns the first error of those operations (logged for call), once. */
+int tn_ctx_complete_early(const char *call);
 
 /* A new event with one part outstanding: its completion object, with the
  * handle in *out; NULL when no memory is left. */

@@ -259,8 +259,12 @@ static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *r
     switch (op) {
     case TERN_RMA_PUT_:
         if (!strict && peer->kind == TN_PEER_NET &&
-            tn_ctx_early(c, peer->xport, TN_XCAP_ORDER_PUT))
-            return start_wait(call, &d, flags, &c->rc); /* returns early */
+            tn_ctx_early(c, peer->xport, TN_XCAP_ORDER_PUT)) {
+            int st = start_wait(call, &d, flags, &c->rc); /* returns early */
+            if (st == TERN_OK)
+                tn_ctx_mark_early(c);
+            return st;
+        }
         return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);

@@ -15,6 +15,10 @@ tern_status_t tern_barrier(void)
     TN_CHECK_INIT("tern_barrier");
     TN_NOT_IN_HANDLER("tern_barrier");
     uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
+    /* What returned early must be visible after the barrier, as blocking
+     * puts are; a failure is returned once the barrier is done (the other
+     * ranks are in it). */
+    int st = tn_ctx_complete_early("tern_barrier");
     tn_core_lock();
     tn_team_barrier(&tn_core.world);
     tn_core_unlock();
@@ -24,7 +28,7 @@ tern_status_t tern_barrier(void)
         s->barriers++;
         s->barrier_ns += tn_time_ns() - t0;
     }
-    return TERN_OK;
+    return st;
 }
 
 tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)

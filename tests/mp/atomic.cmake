@@ -33,3 +33,5 @@ tern_mp_test(NAME order_am SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=am)
 # Put with signal delivers its data before its signal when the default
 # context's mode is none (the data goes by a strict put).
 tern_mp_test(NAME signal_order_none SOURCES signal.c RANKS 2 4 ENV TERN_ORDER=none)
+# A barrier completes what returned early on partial and none contexts.
+tern_mp_test(NAME barrier_early SOURCES barrier_early.c RANKS 1 2 4 ENV TERN_ORDER=none)
