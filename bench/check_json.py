@@ -24,6 +24,8 @@ def main():
     ap.add_argument("--bench", required=True, help="expected value of the 'bench' key")
     ap.add_argument("--min-rows", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--positive", default="",
+                    help="comma-separated keys every row must carry as positive numbers")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -75,6 +77,11 @@ def main():
         if v is not None and (not isinstance(v, (int, float)) or math.isnan(v) or v <= 0):
             print(f"FAIL: line {n}: value is not a positive number: {line}")
             return 1
+        for k in filter(None, a.positive.split(",")):
+            x = row.get(k)
+            if not isinstance(x, (int, float)) or math.isnan(x) or x <= 0:
+                print(f"FAIL: line {n}: {k} is not a positive number: {line}")
+                return 1
     if len(rows) < a.min_rows:
         print(f"FAIL: {len(rows)} JSON rows, expected at least {a.min_rows}")
         return 1

@@ -157,6 +157,9 @@ int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
         } else if (!strcmp(a, "--size")) {
             bad = tb_parse_size(v, &o->size) || o->size == 0;
             o->size_given = 1;
+        } else if (!strcmp(a, "--nodes")) {
+            bad = parse_long(v, 1, &n) || n > 4096;
+            o->nodes = (int)n;
         } else if (!strcmp(a, "--ranks")) {
             bad = parse_ranks(o, v);
             o->ranks_given = 1;

@@ -43,6 +43,8 @@ static void usage(FILE *f)
         "  --window N      put_bw/get_bw: nbi operations between syncs\n"
         "  --size S        faultin: segment size (default 1G)\n"
         "  --ranks a,b     startup: rank counts (default 2,16)\n"
+        "  --nodes K       startup: ternrun --nodes K (simulated nodes: the mixed\n"
+        "                  configuration; TERN_SHM=off for network only)\n"
         "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
         "run; see docs/bench.md. With --json the first line records host, CPU,\n"
         "version, commit, date and TERN_* settings. Plots (matplotlib): tern-bench\n"

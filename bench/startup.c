@@ -4,7 +4,12 @@
  * floor, measured in the same trials, is the time to fault in the job's N
  * segments' bytes of shared memory with every core of this machine and to
  * give them back (the job releases its segments before ternrun returns):
- * what no job of that size can beat (bench/floor.c). */
+ * what no job of that size can beat (bench/floor.c). Every rank also
+ * reports its memory after tern_init (private RssAnon, shared RssShmem, and
+ * the provider's share from tern_memory_report): the medians over ranks,
+ * and the growth per added rank from the previous count, show how memory
+ * scales with the job (issue 13; TERN_SHM=off or --nodes K for the network
+ * and mixed configurations). */
 #include "bench.h"
 
 #include <math.h>
@@ -16,6 +21,44 @@
 #include <tern.h>
 
 #define NOOP_TAG "TB_NOOP"
+#define MEM_TAG  "TB_MEM"
+
+/* A field of /proc/self/status in kB (0 when absent). */
+static size_t status_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0, n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, n) == 0)
+            kb = (size_t)strtoull(line + n, NULL, 10);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* The medians over the ranks of one job's MEM_TAG lines: private, shared,
+ * provider bytes per rank (NaN when no rank said). */
+static void job_memory(const char *out, double med[3])
+{
+    static const char *const keys[3] = {"anon=", "shmem=", "provider="};
+    int cap = 0;
+    for (const char *l = out; (l = strstr(l, MEM_TAG " ")); l++)
+        cap++;
+    for (int k = 0; k < 3; k++) {
+        double *v = cap ? calloc((size_t)cap, sizeof *v) : NULL;
+        int nv = 0;
+        for (const char *l = out; v && (l = strstr(l, MEM_TAG " ")); l++) {
+            const char *e = strchr(l, '\n'), *f = strstr(l, keys[k]);
+            if (f && (!e || f < e))
+                v[nv++] = atof(f + strlen(keys[k]));
+        }
+        tb_stats_t st;
+        tb_stats_of(v, nv, &st);
+        med[k] = nv ? st.med : NAN;
+        free(v);
+    }
+}
 
 int tb_noop_child(int argc, char **argv)
 {
@@ -25,6 +68,12 @@ int tb_noop_child(int argc, char **argv)
         fprintf(stderr, "tern-bench _noop: tern_init failed: %s\n", tern_strerror(rc));
         return 1;
     }
+    /* Every rank's memory, before anything else is allocated. */
+    tern_memory_report_t mr;
+    size_t prov = tern_memory_report(&mr) == TERN_OK ? mr.provider : 0;
+    printf(MEM_TAG " anon=%zu shmem=%zu provider=%zu\n", status_kb("RssAnon:") * 1024,
+           status_kb("RssShmem:") * 1024, prov);
+    fflush(stdout);
     /* Rank 0's own view of where its start-up went. */
     if (tern_rank() == 0 && tern_startup_report(&rep) == TERN_OK) {
         printf(NOOP_TAG " t_total=%.6f t_boot=%.6f t_segment=%.6f "
@@ -47,9 +96,9 @@ typedef struct su_side {
  * time from launch until every rank finished tern_init (ternrun says it
  * with TERN_VERBOSE=1: *all_s). */
 static void su_trial(su_side_t *s, char *const argv[], char *const env[], double *init_s,
-                     double *all_s, size_t *segment)
+                     double *all_s, size_t *segment, double mem[3])
 {
-    static char out[65536];
+    static char out[1 << 20]; /* a line or two per rank, up to 4096 ranks */
     double el;
     if (s->fail[0])
         return;
@@ -71,13 +120,16 @@ static void su_trial(su_side_t *s, char *const argv[], char *const env[], double
             *segment = (size_t)strtoull(g + strlen(" segment="), NULL, 10);
         const char *a = strstr(out, "ranks finished start-up ");
         *all_s = a ? atof(a + strlen("ranks finished start-up ")) / 1e3 : NAN;
+        job_memory(out, mem);
     }
     s->t[s->nt++] = el;
 }
 
 static int startup_run(tb_opts_t *o, tb_job_t *job)
 {
-    char ternrun[4096], nbuf[16];
+    char ternrun[4096], nbuf[16], nodes_opt[] = "--nodes", nodes_arg[16];
+    snprintf(nodes_arg, sizeof nodes_arg, "%d", o->nodes);
+    double prev_n = NAN, prev_mem[3] = {NAN, NAN, NAN}; /* the previous count's row */
     if (tb_find_ternrun(ternrun, sizeof ternrun) != 0)
         tb_die("cannot find ternrun next to %s or in PATH; set "
                "TB_TERNRUN=/path/to/ternrun",
@@ -89,14 +141,20 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
     }
     tb_plain_header(o, "the same ternrun launching N copies of /bin/true "
                        "(processes without Tern); tern-raw is Tern's part");
+    tb_note(o, "memory per rank after tern_init, median over ranks: private (RssAnon), "
+               "shared (RssShmem), the provider's share (tern_memory_report); B/+rk: "
+               "growth per rank added since the previous count");
     tb_note(o, "ternrun: %s; segment size per rank: %s", ternrun,
             getenv("TERN_SEGMENT_SIZE") ? getenv("TERN_SEGMENT_SIZE")
                                         : "library default");
     if (!o->json)
-        printf("# %6s %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s\n",
-               "ranks", "tern s", "  p10..p90", "raw s", "  p10..p90", "tern-raw",
-               "tern/raw", "rank0 init s", "all init s", "fault-in s", "floor s",
-               "tern/floor", "init/fault-in");
+        printf(
+            "# %6s %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s %9s %9s "
+            "%9s %11s %11s\n",
+            "ranks", "tern s", "  p10..p90", "raw s", "  p10..p90", "tern-raw",
+            "tern/raw", "rank0 init s", "all init s", "fault-in s", "floor s",
+            "tern/floor", "init/fault-in", "priv KiB", "shm KiB", "prov KiB",
+            "priv B/+rk", "shm B/+rk");
     /* ternrun reports when the last rank finished tern_init (level 1). */
     static const char *const verbose[] = {"TERN_VERBOSE=1"};
     char **verbose_env = tb_env_with(verbose, 1);
@@ -106,8 +164,15 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
     for (int k = 0; k < o->nranks; k++) {
         int n = o->ranks[k];
         snprintf(nbuf, sizeof nbuf, "%d", n);
-        char *tern_argv[] = {ternrun, "-n", nbuf, (char *)tb_self_exe(), "_noop", NULL};
-        char *raw_argv[] = {ternrun, "-n", nbuf, "/bin/true", NULL};
+        /* --nodes K: the same ternrun option on both sides. */
+        char *tern_argv[] = {ternrun,   "-n",      nbuf,
+                             nodes_opt, nodes_arg, (char *)tb_self_exe(),
+                             "_noop",   NULL};
+        char *raw_argv[] = {ternrun, "-n", nbuf, nodes_opt, nodes_arg, "/bin/true", NULL};
+        if (o->nodes <= 1) { /* drop the pair */
+            memmove(tern_argv + 3, tern_argv + 5, 3 * sizeof *tern_argv);
+            memmove(raw_argv + 3, raw_argv + 5, 2 * sizeof *raw_argv);
+        }
         su_side_t t = {0}, r = {0};
         double *init = calloc((size_t)o->trials, sizeof(double));
         double *all_init = calloc((size_t)o->trials, sizeof(double));
@@ -122,17 +187,23 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         if (!init || !all_init || !fl_in || !fl_all || !t.t || !r.t)
             tb_die("out of memory");
         int ninit = 0;
+        /* Per trial, the medians over ranks of private, shared, provider. */
+        double *mem[3];
+        int nmem[3] = {0, 0, 0};
+        for (int q = 0; q < 3; q++)
+            if (!(mem[q] = calloc((size_t)o->trials, sizeof(double))))
+                tb_die("out of memory");
         size_t segment = 0; /* per rank, as rank 0 reports it */
         for (int tr = -o->warmup; tr < o->trials; tr++) {
             /* Alternate which side goes first, as in every other bench. */
             for (int side = 0; side < 2; side++) {
                 int is_raw = side ^ (tr & 1);
                 int before = is_raw ? r.nt : t.nt;
-                double i0 = NAN, a0 = NAN;
+                double i0 = NAN, a0 = NAN, m0[3] = {NAN, NAN, NAN};
                 if (is_raw)
-                    su_trial(&r, raw_argv, NULL, NULL, NULL, NULL);
+                    su_trial(&r, raw_argv, NULL, NULL, NULL, NULL, NULL);
                 else
-                    su_trial(&t, tern_argv, verbose_env, &i0, &a0, &segment);
+                    su_trial(&t, tern_argv, verbose_env, &i0, &a0, &segment, m0);
                 if (tr < 0) { /* warm-up: forget it */
                     if (is_raw && r.nt > before)
                         r.nt--;
@@ -143,6 +214,9 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                         init[ninit++] = i0;
                     if (!isnan(a0))
                         all_init[nall++] = a0;
+                    for (int q = 0; q < 3; q++)
+                        if (!isnan(m0[q]))
+                            mem[q][nmem[q]++] = m0[q];
                 }
             }
             /* The segment size is known once a Tern trial has run. */
@@ -163,6 +237,18 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
         tb_stats_of(t.t, t.nt, &row.tern);
         tb_stats_of(r.t, r.nt, &row.raw);
         tb_stats_of(init, ninit, &si);
+        /* Memory per rank, and its growth per rank added since the
+         * previous count (bytes). */
+        double mm[3], slope[3];
+        for (int q = 0; q < 3; q++) {
+            tb_stats_t sm;
+            tb_stats_of(mem[q], nmem[q], &sm);
+            mm[q] = sm.med;
+            slope[q] = (mm[q] - prev_mem[q]) / (n - prev_n);
+            prev_mem[q] = mm[q];
+            free(mem[q]);
+        }
+        prev_n = n;
         if (t.fail[0]) {
             fprintf(stderr,
                     "tern-bench startup: ternrun -n %d tern-bench _noop failed: %s\n", n,
@@ -194,6 +280,12 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
             tb_json_num(&j, "floor", sf.med);
             tb_json_num(&j, "floor_ratio", row.tern.med / sf.med);
             tb_json_int(&j, "floor_threads", floor_threads);
+            tb_json_int(&j, "nodes", o->nodes > 1 ? o->nodes : 1);
+            tb_json_num(&j, "mem_private", mm[0]);
+            tb_json_num(&j, "mem_shared", mm[1]);
+            tb_json_num(&j, "mem_provider", mm[2]);
+            tb_json_num(&j, "mem_private_per_added_rank", slope[0]);
+            tb_json_num(&j, "mem_shared_per_added_rank", slope[1]);
             tb_json_str(&j, "better", "lower");
             tb_json_int(&j, "trials", t.nt);
             tb_json_end(&j);
@@ -216,8 +308,15 @@ static int startup_run(tb_opts_t *o, tb_job_t *job)
                             sa.med / sfi.med};
             for (int q = 0; q < 10; q++)
                 snprintf(v[q], sizeof v[q], isnan(f[q]) ? "n/a" : "%.3f", f[q]);
-            printf("%8d %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s\n", n,
-                   v[0], a, v[1], b, v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+            char w[5][32];
+            double g[5] = {mm[0] / 1024, mm[1] / 1024, mm[2] / 1024, slope[0], slope[1]};
+            for (int q = 0; q < 5; q++)
+                snprintf(w[q], sizeof w[q], isnan(g[q]) ? "n/a" : "%.0f", g[q]);
+            printf(
+                "%8d %10s %-19s %10s %-19s %10s %8s %12s %10s %10s %9s %10s %13s %9s %9s "
+                "%9s %11s %11s\n",
+                n, v[0], a, v[1], b, v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], w[0],
+                w[1], w[2], w[3], w[4]);
             fflush(stdout);
         }
         free(init);

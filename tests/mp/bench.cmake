@@ -109,6 +109,25 @@ add_test(NAME mp.bench_startup COMMAND ${_tb_check} --bench startup --min-rows 1
   $<TARGET_FILE:tern-bench> startup --json --ranks 2 --trials 1 --warmup 0)
 set_tests_properties(mp.bench_startup PROPERTIES
   ENVIRONMENT "TB_TERNRUN=$<TARGET_FILE:ternrun>")
+# Memory per rank beside start-up (issue 13), over the network (the
+# provider's share is then counted) and on two simulated nodes.
+if(TERN_WITH_OFI)
+  foreach(cfg net mixed)
+    set(tn mp.bench_startup_mem.${cfg})
+    set(pos mem_private,mem_shared,mem_provider)
+    set(nodes)
+    set(env "TB_TERNRUN=$<TARGET_FILE:ternrun>;TERN_SEGMENT_SIZE=1M")
+    if(cfg STREQUAL "net")
+      list(APPEND env TERN_SHM=off)
+    else()
+      set(nodes --nodes 2)
+    endif()
+    add_test(NAME ${tn} COMMAND ${_tb_check} --bench startup --min-rows 2 --positive ${pos} --
+      $<TARGET_FILE:tern-bench> startup --json --ranks 2,4 ${nodes} --trials 1 --warmup 0)
+    set_tests_properties(${tn} PROPERTIES ENVIRONMENT "${env}" TIMEOUT 120
+      SKIP_RETURN_CODE 77 LABELS "mp;bench;${cfg}")
+  endforeach()
+endif()
 add_test(NAME mp.bench_alloc COMMAND ${_tb_check} --bench alloc --min-rows 4 --
   $<TARGET_FILE:tern-bench> alloc ${_tb_quick} --sizes 100,1000 --iters 1000)
 set_tests_properties(mp.bench_faultin mp.bench_startup mp.bench_alloc PROPERTIES
