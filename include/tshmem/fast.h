@@ -26,7 +26,10 @@ typedef struct tshmem_fast_s {
     uintptr_t heap_base;        /* this PE's symmetric heap */
     uintptr_t heap_size;        /* its bytes */
     const uintptr_t *peer_base; /* heap base of every PE, as that PE sees it */
-    tern_ad_t ad_i64, ad_u64;   /* the AMOs' domains of those types */
+    /* the AMOs' domains of those types; NULL (the library serves every
+     * AMO) in a job where some PE is not mapped here, so that AMOs served
+     * in place also drive progress (src/shmem/tshmem.h, tshmem_spin_poll) */
+    tern_ad_t ad_i64, ad_u64;
 } tshmem_fast_t;
 
 extern TSHMEM_API tshmem_fast_t tshmem_fast_;

@@ -71,6 +71,33 @@ __attribute__((noinline)) void loop_neg8(int me)
     }
 }
 
+/* A 1 KiB Medium Request with one argument (header in the slot, payload
+ * in the data ring). */
+__attribute__((noinline)) void loop_medium1k(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    static char p[1024];
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_medium(me, 1, p, sizeof p, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
+/* An 8-byte Long Request with one argument, into this rank's segment. */
+__attribute__((noinline)) void loop_long8(int me, char *dest)
+{
+    tern_am_arg_t a[1] = {7};
+    char p[8] = {0};
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_long(me, 1, p, 8, dest, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
 /* A Short Request answered by a Short Reply: two messages. */
 __attribute__((noinline)) void loop_round_trip(int me)
 {
@@ -97,6 +124,11 @@ int main(int argc, char **argv)
     loop_medium8(me);
     loop_neg8(me);
     loop_round_trip(me);
+    char *dest;
+    if (tern_alloc_sym(64, (void **)&dest) != TERN_OK)
+        return 1;
+    loop_medium1k(me);
+    loop_long8(me, dest);
     printf("iterations %d, handled %lu\n", ITERS, handled);
-    return tern_finalize() == TERN_OK && handled == 4ul * ITERS ? 0 : 1;
+    return tern_finalize() == TERN_OK && handled == 6ul * ITERS ? 0 : 1;
 }

@@ -69,19 +69,21 @@
       "Auto mode with more ranks than CPUs: yields before a waiting call "               \
       "sleeps in the kernel until its flag is written (shared-memory flags "             \
       "of barriers and collectives); 0 never sleeps.")                                   \
-    X(coll_eager, "TERN_COLL_EAGER", SIZE, "4K", NULL, 0,                                \
+    X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, 0,                               \
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \
-      "data travels with its flags into a ring of receive entries in each "              \
+      "data travels with its flags into a ring of receive space in each "                \
       "member's team slot (no waiting for the receivers to enter); above, a "            \
-      "team barrier comes first. Each of the 32 team slots holds "                       \
-      "TERN_COLL_EAGER_DEPTH entries of this size; 0: no ring.")                         \
-    X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "8", NULL, 0,                      \
-      "Entries of the ring of TERN_COLL_EAGER: eager collectives a team runs "           \
-      "before one team barrier lets the entries be written again (at least 1).")         \
+      "team barrier comes first. Each of the 32 team slots holds a ring of "             \
+      "TERN_COLL_EAGER_DEPTH times this size; 0: no ring.")                              \
+    X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "2", NULL, 0,                      \
+      "Size of the eager ring in units of TERN_COLL_EAGER (at least 1): each "           \
+      "eager call takes its bytes rounded up to 64, and a team barrier comes "           \
+      "once per ring's worth of them (one 8-byte broadcast in 512 by default).")         \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "8K", NULL, 0,                          \
-      "Largest allreduce (bytes) of a team across nodes that combines up a "             \
-      "binomial tree; above, a reduce-scatter and allgather of slices.")                 \
+      "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
+      "in the eager ring (where its log2(n) regions fit; else a binomial "               \
+      "tree); above, a reduce-scatter and allgather of slices.")                         \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \
@@ -147,7 +149,10 @@
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \
       "an error, noamo:OP makes the provider's atomics lack operation OP "               \
-      "(an op name such as fmult) for every type. Empty: no faults.")                    \
+      "(an op name such as fmult) for every type, peertab:create makes the "             \
+      "node's peer table fail to be created by the node's lowest rank and "              \
+      "peertab:map fail to be mapped by the node's other ranks (they keep "              \
+      "private copies). Empty: no faults.")                                              \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \
@@ -162,9 +167,10 @@
       "unpacked by the target, instead of one RMA per piece (bounded by "                \
       "TERN_AM_MEDIUM_MAX). 0: never pack. Default from tern-bench vis_elem.")           \
     X(am_shm_queue, "TERN_AM_SHM_QUEUE", SIZE, "32K", NULL, 0,                           \
-      "Bytes of the shared-memory queue that carries active messages from "              \
-      "one rank of a node to another (raised to hold two of the largest "                \
-      "messages). Each rank holds one per rank of the largest node.")                    \
+      "Bytes of the data ring of the shared-memory queue that carries "                  \
+      "active messages from one rank of a node to another (raised to hold "              \
+      "two of the largest messages; plus a 64-byte slot per 256 bytes, at "              \
+      "least 64). Each rank holds one per rank of the largest node.")                    \
     X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, 0,                          \
       "Active messages one rank may have outstanding at one network peer "               \
       "before the peer's handlers have run (flow control; at least 2).")                 \

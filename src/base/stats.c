@@ -68,6 +68,10 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             (double)s->barrier_ns * 1e-9);
     fprintf(f, "%s network: %llu retries after EAGAIN, %llu failed fragments\n", prefix,
             (unsigned long long)s->net_retries, (unsigned long long)s->net_failed);
+    fprintf(f,
+            "%s network receive buffers posted: doubled %llu times, halved %llu times\n",
+            prefix, (unsigned long long)s->net_rx_grown,
+            (unsigned long long)s->net_rx_shrunk);
 }
 
 void tn_stats_fini(void)

@@ -23,8 +23,9 @@ typedef struct tn_stats {
     uint64_t events;                /* events handed out */
     uint64_t waits, wait_ns;        /* waits on completion, time in them */
     uint64_t barriers, barrier_ns;
-    uint64_t net_retries; /* network calls retried after -FI_EAGAIN */
-    uint64_t net_failed;  /* network fragments that ended in an error */
+    uint64_t net_retries;                 /* network calls retried after -FI_EAGAIN */
+    uint64_t net_failed;                  /* network fragments that ended in an error */
+    uint64_t net_rx_grown, net_rx_shrunk; /* the posted receive buffers doubled, halved */
 } tn_stats_t;
 
 #define TN_STATS_WORDS (sizeof(tn_stats_t) / sizeof(uint64_t))

@@ -114,6 +114,30 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
     tn_am_token = outer;
 }
 
+void tn_am_recv_split(int src, void *buf, void *pay, size_t n)
+{
+    if (!pay) {
+        tn_am_recv_slow(src, buf, n);
+        return;
+    }
+    /* Header and arguments in a queue's slot, payload in its data ring: in
+     * one piece for the checks (rare: a void or malformed message). */
+    tn_am_hdr_t *h = buf;
+    size_t hb = tn_am_head_bytes(h->nargs > TERN_AM_MAX_ARGS ? 0 : h->nargs);
+    if (hb > n)
+        hb = n;
+    char *one = malloc(n ? n : 1);
+    if (!one) {
+        tn_error("no memory for an active message of %zu bytes from rank %d: dropped", n,
+                 src);
+        return;
+    }
+    memcpy(one, buf, hb);
+    memcpy(one + hb, pay, n - hb);
+    tn_am_recv_slow(src, one, n);
+    free(one);
+}
+
 void tn_am_recv(void *arg, int src, void *buf, size_t n)
 {
     (void)arg;

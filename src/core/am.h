@@ -104,12 +104,16 @@ int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size
 /* A message the fast dispatch does not take (void, Long-inline, or bad):
  * checked and handled as tn_am_recv does. */
 void tn_am_recv_slow(int src, void *buf, size_t n);
+/* The same for a message whose payload is at pay (NULL: in one piece). */
+void tn_am_recv_split(int src, void *buf, void *pay, size_t n);
 
-/* Runs the handler of the message buf (n bytes, at least a header's worth
- * readable) from src, with its token on the stack. Every check of a
- * well-formed message is one rarely taken branch; about 50 instructions
- * around the handler (callgrind). */
-static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
+/* Runs the handler of the message from src whose header and arguments are
+ * at buf (n bytes in all, at least a header's worth readable at buf) and
+ * whose Medium payload is at pay, or right after the arguments when pay is
+ * NULL; the token on the stack. Every check of a well-formed message is
+ * one rarely taken branch; about 50 instructions around the handler
+ * (callgrind). */
+static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n)
 {
     tn_am_hdr_t *h = buf;
     unsigned kind = h->kind, cat = kind & ~TN_AM_REPLY, nargs = h->nargs;
@@ -120,11 +124,11 @@ static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
                     n < tn_am_head_bytes((int)nargs) ||
                     !(fn = atomic_load_explicit(&tn_am_handlers[handler].fn,
                                                 memory_order_acquire)))) {
-        tn_am_recv_slow(src, buf, n);
+        tn_am_recv_split(src, buf, pay, n);
         return;
     }
     tern_am_arg_t *args = (tern_am_arg_t *)(h + 1);
-    void *b = cat == TN_AM_MEDIUM ? (void *)(args + nargs)
+    void *b = cat == TN_AM_MEDIUM ? (pay ? pay : (void *)(args + nargs))
               : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
                                   : NULL;
     size_t len = cat == TN_AM_SHORT ? 0 : h->len;
@@ -137,21 +141,37 @@ static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
     tn_am_token = outer;
 }
 
+/* The same for a message in one piece. */
+static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
+{
+    tn_am_dispatch_at(src, buf, NULL, n);
+}
+
 /* Handles what the direct queue q holds (up to TN_MSGQ_DRAIN_MAX messages),
- * each read in place and consumed after its handler returns; threads of
- * this rank take turns per queue (a try: a queue another thread drains is
- * skipped). The messages handled. */
+ * each read in place (header and arguments in the slot, a larger payload
+ * in the data ring, where the sender wrote it) and consumed after its
+ * handler returns; the room goes back to the sender once, at the end.
+ * Threads of this rank take turns per queue (a try: a queue another
+ * thread drains is skipped). The messages handled. */
 static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
 {
     if (!tn_msgq_trylock(q))
         return 0;
     int n = 0;
-    tn_msgq_rec_t *r;
+    tn_msgq_slot_t *r;
     while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
-        tn_am_dispatch(q->peer, r + 1, r->len);
+        size_t len = r->len, inl = r->inl;
+        if (tn_likely(inl == len))
+            tn_am_dispatch_at(q->peer, r->bytes, NULL, len);
+        else if (inl)
+            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len);
+        else
+            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len);
         tn_msgq_consume(q, r);
         n++;
     }
+    if (n)
+        tn_msgq_release(q);
     tn_msgq_unlock(q);
     return n;
 }

@@ -247,36 +247,111 @@ static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
            atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
 }
 
-/* Writes the message into rank's ring and publishes it: 0, or 1 when the
- * ring is full (nothing written). The first line of the record, which the
- * receiver polls, is written last and in one burst: the payload past it
- * first, then header, arguments and the payload's first bytes, then the
- * record header with release. Its cost, with the call's checks: a Short
- * Request is about 120 instructions (scripts/am-cost.sh, callgrind). */
+/* Where a message of head bytes of header and arguments and len of
+ * payload lies in a direct queue: all in the slot's line when it fits
+ * there; else header and arguments in the slot and the payload in the data
+ * ring (the receiver reads the payload only when its handler does); else
+ * (more than 4 arguments) all in the data ring. */
+enum { AM_IN_SLOT, AM_SPLIT, AM_IN_DATA };
+static TN_ALWAYS_INLINE int am_layout(size_t head, size_t len)
+{
+    return head + len <= TN_MSGQ_INLINE ? AM_IN_SLOT
+           : head <= TN_MSGQ_INLINE     ? AM_SPLIT
+                                        : AM_IN_DATA;
+}
+
+/* Bytes of such a message in the data ring, and in the slot. */
+static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len)
+{
+    return layout == AM_IN_SLOT ? 0 : layout == AM_SPLIT ? len : head + len;
+}
+
+/* Writes the message into rank's queue and publishes it: 0, or 1 when the
+ * queue is full (nothing written). The payload goes first, then the slot's
+ * line, which the receiver polls: header, arguments and a small payload,
+ * then the slot's header with release, so that the line changes hands
+ * once. Its cost, with the call's checks: a Short Request is about 110
+ * instructions (scripts/am-cost.sh, callgrind). */
 static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
-                                      const void *payload, size_t len,
-                                      const tern_am_arg_t *args, int nargs)
+                                      const void *payload, size_t len, uint32_t hlen,
+                                      void *dest, const tern_am_arg_t *args, int nargs)
 {
     tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
-    tn_msgq_rec_t *r = tn_msgq_try_begin(q, n);
+    int layout = am_layout(hn, len);
+    char *data = NULL;
+    tn_msgq_slot_t *r = tn_msgq_try_begin(q, am_data_bytes(layout, hn, len), &data);
     if (tn_unlikely(!r))
         return 1;
-    tn_msgq_mark_next(q, n);
-    size_t in_first = len ? tn_msgq_payload_tail(r, hn, payload, len) : 0;
-    tn_am_hdr_t *h = (tn_am_hdr_t *)(r + 1);
+    tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
+    if (layout == AM_SPLIT)
+        memcpy(data, payload, len);
+    else if (tn_unlikely(layout == AM_IN_DATA)) {
+        if (len) /* a Short with many arguments has no payload (NULL) */
+            memcpy(data + hn, payload, len);
+        h = (tn_am_hdr_t *)data;
+    }
     h->handler = (uint16_t)handler;
     h->kind = (uint8_t)kind;
     h->nargs = (uint8_t)nargs;
-    h->len = (uint32_t)len;
-    h->dest = 0;
+    h->len = hlen;
+    h->dest = (uint64_t)(uintptr_t)dest;
     tern_am_arg_t *a = (tern_am_arg_t *)(h + 1);
     for (int i = 0; i < nargs; i++) {
         a[i] = args[i];
         __asm__("" ::: "memory"); /* a few words: no memcpy call */
     }
-    tn_msgq_copy_small((char *)(a + nargs), payload, in_first);
-    tn_msgq_publish(q, r, n);
+    if (layout == AM_IN_SLOT)
+        tn_msgq_copy_small((char *)(a + nargs), payload, len);
+    /* Where the next message's data goes: known before publish gives the
+     * turn back. */
+    uint64_t next = layout == AM_IN_SLOT
+                        ? 0
+                        : (uint64_t)(data - q->data) +
+                              TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
+    tn_msgq_publish(q, r, n, layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0);
+    if (layout != AM_IN_SLOT)
+        tn_msgq_prefetch_next(q, next, len);
+    return 0;
+}
+
+/* A Long to a node peer: the payload is copied into the target's segment
+ * here, then announced by a message without payload. 0 when sent (the
+ * destination checked by the inline segment test), 1 for the general path
+ * (which names what is wrong). */
+static TN_ALWAYS_INLINE int fast_long(int rank, int handler, int lo, int hi,
+                                      unsigned kind, const void *payload, size_t len,
+                                      void *dest, const tern_am_arg_t *args, int nargs,
+                                      unsigned flags)
+{
+    intptr_t d;
+    if (!(fast_ok(rank, handler, lo, hi, payload, 0, args, nargs, flags) &
+              (len == 0 || payload != NULL) & (len <= UINT32_MAX) &&
+          tern_fast_ok_(rank, dest, len, &d)))
+        return 1;
+    /* The room first, so that a full queue leaves nothing written. */
+    tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq;
+    size_t hn = tn_am_head_bytes(nargs);
+    if (tn_unlikely(hn > TN_MSGQ_INLINE))
+        return 1;
+    char *data;
+    tn_msgq_slot_t *r = tn_msgq_try_begin(q, 0, &data);
+    if (tn_unlikely(!r))
+        return 1;
+    if (len)
+        memcpy((char *)dest + d, payload, len);
+    tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
+    h->handler = (uint16_t)handler;
+    h->kind = (uint8_t)kind;
+    h->nargs = (uint8_t)nargs;
+    h->len = (uint32_t)len;
+    h->dest = (uint64_t)(uintptr_t)dest;
+    tern_am_arg_t *a = (tern_am_arg_t *)(h + 1);
+    for (int i = 0; i < nargs; i++) {
+        a[i] = args[i];
+        __asm__("" ::: "memory");
+    }
+    tn_msgq_publish(q, r, hn, hn);
     return 0;
 }
 
@@ -292,7 +367,8 @@ static TN_ALWAYS_INLINE int fast_request(int rank, int handler, int internal, in
         payload = NULL, len = 0;
     return !(fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags) &&
              !tn_am_in_handler) ||
-           fast_send(rank, handler, (unsigned)cat, payload, len, args, nargs);
+           fast_send(rank, handler, (unsigned)cat, payload, len, (uint32_t)len, NULL,
+                     args, nargs);
 }
 
 /* A Reply by the fast path: 0 when sent (the token then marked). */
@@ -308,8 +384,8 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     tn_core_effects_release();
     if (!(t && t == tn_am_token && t->is_request && !t->replied &&
           fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
-        fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len, args,
-                  nargs))
+        fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len,
+                  (uint32_t)len, NULL, args, nargs))
         return 1;
     t->replied = 1;
     return 0;
@@ -353,6 +429,10 @@ int tern_am_request_medium(int rank, int handler, const void *buf, size_t len,
 int tern_am_request_long(int rank, int handler, const void *buf, size_t len, void *dest,
                          const tern_am_arg_t *args, int nargs, unsigned flags)
 {
+    if (tn_likely(!tn_am_in_handler &&
+                  !fast_long(rank, handler, 0, TERN_AM_MAX_HANDLERS, TN_AM_LONG, buf, len,
+                             dest, args, nargs, flags)))
+        return TERN_OK;
     return request("tern_am_request_long", rank, handler, TN_AM_LONG, buf, len, dest,
                    args, nargs, flags);
 }
@@ -402,6 +482,14 @@ int tern_am_reply_medium(tern_am_token_t token, int handler, const void *buf, si
 int tern_am_reply_long(tern_am_token_t token, int handler, const void *buf, size_t len,
                        void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
 {
+    tn_core_effects_release();
+    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
+                  !fast_long(token->src, handler, 0, TERN_AM_MAX_HANDLERS,
+                             TN_AM_LONG | TN_AM_REPLY, buf, len, dest, args, nargs,
+                             flags))) {
+        token->replied = 1;
+        return TERN_OK;
+    }
     return reply_slow("tern_am_reply_long", token, handler, TN_AM_LONG, buf, len, dest,
                       args, nargs, flags);
 }
@@ -416,6 +504,7 @@ typedef struct am_sd_state {
     const void *client_buf;
     void *deferred;
     tern_am_token_t token;
+    void *payload; /* where the payload goes */
     tn_xport_msg_t m;
 } am_sd_state_t;
 _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
@@ -439,7 +528,9 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     size_t max = tn_core.peers[i].am_medium_max;
     size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
     tn_msgq_t *q = tn_core.peers[i].msgq;
-    tn_msgq_rec_t *r = tn_msgq_try_begin(q, head + granted);
+    int layout = am_layout(head, granted);
+    char *data = NULL;
+    tn_msgq_slot_t *r = tn_msgq_try_begin(q, am_data_bytes(layout, head, granted), &data);
     if (tn_unlikely(!r))
         return 1;
     am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
@@ -451,11 +542,16 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     st->client_buf = client_buf;
     st->deferred = NULL;
     st->token = token;
-    st->m.buf = r + 1;
+    /* The header's place, the payload's, and (the shm transport's commit
+     * takes it too) the bytes in the slot: all, the header's, or none. */
+    st->m.buf = layout == AM_IN_DATA ? data : r->bytes;
+    st->payload = layout == AM_IN_SLOT ? r->bytes + head
+                  : layout == AM_SPLIT ? data
+                                       : data + head;
     st->m.cap = head + granted;
     st->m.slot = q;
-    st->m.aux = q->pos;
-    sd->buf = client_buf ? (void *)client_buf : (char *)(r + 1) + head;
+    st->m.aux = layout == AM_IN_SLOT ? UINT64_MAX : layout == AM_SPLIT ? head : 0;
+    sd->buf = client_buf ? (void *)client_buf : st->payload;
     sd->len = granted;
     return 0;
 }
@@ -478,11 +574,9 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     st->magic = 0;
     int nargs = st->nargs;
     size_t head = tn_am_head_bytes(nargs), n = head + len;
-    tn_msgq_rec_t *r = tn_msgq_rec(q, q->pos);
-    tn_msgq_mark_next(q, n);
-    tn_am_hdr_t *h = (tn_am_hdr_t *)(r + 1);
+    tn_am_hdr_t *h = st->m.buf;
     if (st->client_buf && len)
-        memcpy((char *)h + head, st->client_buf, len);
+        memcpy(st->payload, st->client_buf, len);
     h->handler = (uint16_t)handler;
     h->kind = (uint8_t)(TN_AM_MEDIUM | (st->is_reply ? TN_AM_REPLY : 0));
     h->nargs = (uint8_t)nargs;
@@ -493,7 +587,12 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
         a[i] = args[i];
         __asm__("" ::: "memory");
     }
-    tn_msgq_publish(q, r, n);
+    size_t inl = st->m.aux == UINT64_MAX ? n : (size_t)st->m.aux;
+    char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
+    uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
+    tn_msgq_publish(q, &q->slots[q->seq & q->smask], n, inl);
+    if (n > inl) /* as fast_send */
+        tn_msgq_prefetch_next(q, next, len);
     if (st->is_reply)
         st->token->replied = 1;
     return 0;
@@ -541,7 +640,8 @@ static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t 
     st->granted = granted;
     st->client_buf = client_buf;
     st->token = token;
-    sd->buf = client_buf ? (void *)client_buf : (char *)st->m.buf + head;
+    st->payload = (char *)st->m.buf + head;
+    sd->buf = client_buf ? (void *)client_buf : st->payload;
     sd->len = granted;
     return TERN_OK;
 }
@@ -582,7 +682,7 @@ static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
     if (rc != TERN_OK)
         ((tn_am_hdr_t *)st->m.buf)->kind = TN_AM_VOID;
     else if (st->client_buf && len)
-        memcpy((char *)st->m.buf + head, st->client_buf, len);
+        memcpy(st->payload, st->client_buf, len);
     int frc = finish(&s, &st->m, st->deferred, head + len);
     if (rc == TERN_OK && is_reply)
         st->token->replied = 1;

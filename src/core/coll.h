@@ -44,9 +44,10 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
  *           allreduces, two by small broadcasts, of teams whose members
  *           all share memory (core/coll_node.c);
- *   ring    tn_teams.depth entries of tn_teams.eager bytes, in a job with
- *           more than one node only: where small broadcasts, fcollects and
- *           all-to-alls of teams across nodes land (core/coll_eager.c).
+ *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
+ *           than one node only, claimed by bytes call after call: where
+ *           small broadcasts, fcollects, all-to-alls and allreduces of
+ *           teams across nodes land (core/coll_eager.c).
  * Flags and scratch are zero when the slot is claimed (cleared at init and
  * at destroy, after a barrier that every write to them precedes). */
 typedef struct tn_cteam {
@@ -60,8 +61,9 @@ typedef struct tn_cteam {
     char *scratch;
     char *fast;        /* 4 x TN_COLL_FAST (see above) */
     char *ring;        /* depth x eager bytes, or NULL (see above) */
-    uint32_t ecount;   /* eager collectives run (every member the same) */
-    uint32_t emark;    /* ecount at this team's last barrier */
+    uint64_t ecount;   /* ring bytes claimed by eager collectives (every
+                          member the same; core/coll_eager.c) */
+    uint64_t emark;    /* ecount at this team's last barrier */
     int par;           /* the allreduce half of the next small allreduce */
     uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
     uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
@@ -157,6 +159,13 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root);
 int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
 int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
+/* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
+typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
+/* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes
+ * and as far as the ring holds its ceil(log2 n) regions: recursive
+ * doubling, each partial with its flag into the partner's entry. */
+int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn);
 
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
  * NULL); logs and returns TERN_ERR_INVALID naming what for call. */

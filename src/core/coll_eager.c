@@ -1,5 +1,5 @@
-/* Eager collectives of teams across nodes: small broadcast, fcollect and
- * all-to-all whose data travels with its flag (tn_coll_put_flag: one
+/* Eager collectives of teams across nodes: small broadcast, fcollect,
+ * all-to-all and allreduce whose data travels with its flag (tn_coll_put_flag: one
  * active message to a network member) into a ring entry of the receiver's
  * team slot, instead of into its dest. A sender then never waits for the
  * receiver to say that it entered (its dest is free): the receiver copies
@@ -7,24 +7,41 @@
  * private buffers; here the entries are symmetric, so that a Long message
  * lands the data in place without a handler copy.
  *
- * Entry reuse: use u of the ring takes entry u mod depth, which use
- * u - depth took before. Every member leaves a use only after it copied
- * its entry out, so after a team barrier no member reads any earlier
- * entry. Before use u, a team whose last barrier was at use mark <=
- * u - depth runs one (all members count uses and barriers alike, so all
- * decide the same): with depth 8, one broadcast in 8 pays a barrier when
- * nothing else synchronizes the team. docs/design/collectives.md. */
+ * Reuse: the ring is a stream of bytes; a call takes its data's bytes
+ * (rounded up to 64) after the previous call's, wrapping at the ring's
+ * end, so a byte is used again one ring (depth x eager bytes) later.
+ * Every member leaves a call only after it copied its part out, so after
+ * a team barrier no member reads anything claimed earlier. Before a
+ * claim that would reuse a byte whose previous use came after the team's
+ * last barrier, the team runs one (all members claim and count
+ * barriers alike, so all decide the same): with the default 32 KiB ring
+ * one 8-byte broadcast in 512, one 4 KiB broadcast in 8, pays a barrier
+ * when nothing else synchronizes the team. docs/design/collectives.md. */
 #include <string.h>
 
+#include "base/cfg.h"
 #include "core/coll.h"
 
-/* The ring entry of this team's next eager collective; runs the team
- * barrier first when the entry may still be read by a member. */
-static char *next_entry(tn_cteam_t *t)
+/* len bytes (rounded up to 64) of the ring for this team's next eager
+ * collective: positions ecount .. ecount + len of an endless byte stream
+ * laid over the ring (depth x eager bytes). A claim that would run past
+ * the ring's end starts at its beginning instead, the skipped bytes
+ * counted as used, so that the claim is contiguous. Runs the team barrier
+ * first when a byte of it may still be read by a member: its previous
+ * use, one ring earlier, came after the last barrier. An 8-byte call
+ * takes 64 bytes, so small calls pay one barrier per 512 of them with the
+ * default 32 KiB ring instead of one per entry count. */
+static char *claim(tn_cteam_t *t, size_t len)
 {
-    if (t->ecount - t->emark >= tn_teams.depth)
+    uint64_t ring = (uint64_t)tn_teams.depth * tn_teams.eager;
+    uint64_t need = len ? (len + 63) & ~(uint64_t)63 : 64, at = t->ecount % ring;
+    if (at + need > ring)
+        t->ecount += ring - at;
+    if (t->ecount + need - t->emark > ring)
         tn_coll_barrier(t); /* sets emark = ecount */
-    return t->ring + (size_t)(t->ecount++ % tn_teams.depth) * tn_teams.eager;
+    char *e = t->ring + (size_t)(t->ecount % ring);
+    t->ecount += need;
+    return e;
 }
 
 /* Binomial tree rooted at root over tn_coll_tree_order's order (the
@@ -39,7 +56,7 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     if (!t->ring || nbytes > tn_teams.eager)
         return 0;
     int n = t->size;
-    char *e = next_entry(t);
+    char *e = claim(t, nbytes);
     int rel = tn_coll_tree_order(t, root); /* nodes together: leaders */
     uint32_t seq = ++t->seq;
     const void *from = src;
@@ -59,6 +76,74 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     return 1;
 }
 
+/* Leader per node, for a team with several members on some node: each
+ * member puts its block into its node leader's part of the ring (a copy
+ * and a flag store: the leader is mapped), the leaders send their node's
+ * blocks to every other leader with one flag each (the only network
+ * messages: one per pair of nodes), and each leader tells its members,
+ * who copy the whole result out of the leader's ring through the mapping.
+ * Positions follow t->bynode (each node's members together). Each writer
+ * writes a given flag once: member to leader, leader to leader, leader to
+ * member. A member reads the leader's ring after the leader may have left
+ * the call; those bytes are reused only after a team barrier, which the
+ * member enters after it has read them. */
+static void leader_fcollect(tn_cteam_t *t, char *e, void *dest, const void *src,
+                            size_t nbytes, uint32_t seq)
+{
+    int n = t->size, me = t->rank, mp = 0;
+    while (t->bynode[mp] != me)
+        mp++;
+    int node = tn_core_info(t->ranks[me])->node, lo = mp, hi = mp + 1;
+    while (lo > 0 && tn_core_info(t->ranks[t->bynode[lo - 1]])->node == node)
+        lo--;
+    while (hi < n && tn_core_info(t->ranks[t->bynode[hi]])->node == node)
+        hi++;
+    int leader = t->bynode[lo];
+    if (me != leader) {
+        tn_coll_put_flag(t, leader, e + (size_t)mp * nbytes, src, nbytes, seq);
+        tn_coll_wait(t, leader, seq); /* the leader's ring holds everything */
+        int g = t->ranks[leader];
+        e = tern_ptr(g, tern_sym_addr(g, e));
+    } else {
+        memcpy(e + (size_t)mp * nbytes, src, nbytes);
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_wait(t, t->bynode[p], seq);
+        size_t at = (size_t)lo * nbytes, len = (size_t)(hi - lo) * nbytes;
+        for (int a = 0; a < n;) { /* a: the first position of a node */
+            int b = a + 1, an = tn_core_info(t->ranks[t->bynode[a]])->node;
+            while (b < n && tn_core_info(t->ranks[t->bynode[b]])->node == an)
+                b++;
+            if (a != lo)
+                tn_coll_put_flag(t, t->bynode[a], e + at, e + at, len, seq);
+            a = b;
+        }
+        for (int a = 0; a < n;) {
+            int b = a + 1, an = tn_core_info(t->ranks[t->bynode[a]])->node;
+            while (b < n && tn_core_info(t->ranks[t->bynode[b]])->node == an)
+                b++;
+            if (a != lo)
+                tn_coll_wait(t, t->bynode[a], seq);
+            a = b;
+        }
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_signal(t, t->bynode[p], seq);
+    }
+    for (int p = 0; p < n; p++)
+        memcpy((char *)dest + (size_t)t->bynode[p] * nbytes, e + (size_t)p * nbytes,
+               nbytes);
+}
+
+/* Whether some node holds more than one member of t (bynode order puts
+ * them next to each other). */
+static int shares_nodes(const tn_cteam_t *t)
+{
+    for (int p = 1; p < t->size; p++)
+        if (tn_core_info(t->ranks[t->bynode[p]])->node ==
+            tn_core_info(t->ranks[t->bynode[p - 1]])->node)
+            return 1;
+    return 0;
+}
+
 /* Bruck's allgather: position p of a member's entry holds the block of
  * member rank + p. In the round of distance d (1, 2, 4, ...) each member
  * sends its first min(d, n - d) blocks, which it holds after the earlier
@@ -71,8 +156,12 @@ int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nb
     size_t total = nbytes * (size_t)n;
     if (!t->ring || total > tn_teams.eager)
         return 0;
-    char *e = next_entry(t);
+    char *e = claim(t, total);
     uint32_t seq = ++t->seq;
+    if (shares_nodes(t)) {
+        leader_fcollect(t, e, dest, src, nbytes, seq);
+        return 1;
+    }
     memcpy(e, src, nbytes);
     for (int d = 1; d < n; d <<= 1) {
         size_t cnt = (size_t)(d < n - d ? d : n - d);
@@ -95,7 +184,7 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
     int n = t->size, me = t->rank;
     if (!t->ring || nbytes * (size_t)n > tn_teams.eager)
         return 0;
-    char *e = next_entry(t);
+    char *e = claim(t, nbytes * (size_t)n);
     uint32_t seq = ++t->seq;
     const char *s = src;
     char *d = dest;
@@ -110,5 +199,64 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
         tn_coll_wait(t, j, seq);
         memcpy(d + (size_t)j * nbytes, e + (size_t)j * nbytes, nbytes);
     }
+    return 1;
+}
+
+/* Recursive doubling over the largest power of two p <= n, the data with
+ * its flag into the partner's entry: in round r member i sends its
+ * partial to member i ^ 2^r's region r and combines the partner's into
+ * its own (ceil(log2 n) network latencies; the pulled tree took three per
+ * level). Members p.. first send their src to member i - p's fold region
+ * and get the result into their dest at the end. Both partners of a round
+ * compute (lower half's partial) op (upper half's), the same operands in
+ * the same order, so every member ends with the same bits even for
+ * floating min/max with signed zeros or NaNs. Regions are rounded to 64
+ * bytes; the call takes the entries that ceil(log2 n) regions (plus the
+ * fold) need, at most the whole ring. */
+int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn)
+{
+    int n = t->size, me = t->rank, p = 1, rounds = 0;
+    size_t bytes = count * es, reg = (bytes + 63) & ~(size_t)63;
+    while (2 * p <= n) {
+        p *= 2;
+        rounds++;
+    }
+    int extra = n - p;
+    size_t need = (size_t)(rounds + (extra > 0)) * reg;
+    if (!t->ring || bytes > tn_cfg.coll_tree_max ||
+        need > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0;
+    char *e = claim(t, need);
+    char *fold = e + (size_t)rounds * reg;
+    uint32_t seq = ++t->seq;
+    if (me >= p) { /* its partner sends the result into its dest */
+        tn_coll_put_flag(t, me - p, fold, src, bytes, seq);
+        tn_coll_wait(t, me - p, seq);
+        return 1;
+    }
+    char *acc = dest; /* free since this member entered; src is read once */
+    if (dest != src)
+        memcpy(dest, src, bytes);
+    if (me < extra) {
+        tn_coll_wait(t, me + p, seq);
+        fn(acc, fold, count);
+    }
+    for (int r = 0; r < rounds; r++) {
+        int peer = me ^ (1 << r);
+        char *in = e + (size_t)r * reg;
+        tn_coll_put_flag(t, peer, in, acc, bytes, seq);
+        tn_coll_wait(t, peer, seq);
+        if (peer > me) {
+            fn(acc, in, count);
+        } else {
+            fn(in, acc, count);
+            acc = in;
+        }
+    }
+    if (acc != dest)
+        memcpy(dest, acc, bytes);
+    if (me < extra)
+        tn_coll_put_flag(t, me + p, dest, dest, bytes, seq);
     return 1;
 }

@@ -1,4 +1,8 @@
-/* All-reduce: a binomial tree rooted at team rank 0 combines upwards, each
+/* All-reduce. Teams on one node: the fast area or a reduce-scatter in
+ * place (core/coll_node.c, rsag). Teams across nodes: recursive doubling
+ * in the eager ring up to TERN_COLL_TREE_MAX (core/coll_eager.c); where
+ * it does not fit, or without a ring, the pushed tree or this one: a
+ * binomial tree rooted at team rank 0 combines upwards, each
  * parent reading its children's partials in place (the mapped segment, or
  * one network get into private staging), and the result comes down the
  * same tree by puts into each member's dest. Data larger than the team's
@@ -9,8 +13,6 @@
 
 #include "base/cfg.h"
 #include "core/coll.h"
-
-typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
 
 /* Integer sum and product in uint64_t: wrap-around with no undefined
  * signed overflow and no promotion of narrow types to int. */
@@ -281,6 +283,8 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }
+    if (!t->all_mapped && tn_coll_eager_allreduce(t, dest, src, count, es, fn))
+        return TERN_OK;
     if (!t->all_mapped && total <= push_region(n)) {
         push_tree(t, dest, src, count, es, fn);
         return TERN_OK;

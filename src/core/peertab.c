@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
 #include "base/log.h"
 #include "core/core.h"
 
@@ -41,25 +42,63 @@ static int leader_of(const int *view_of, int me)
     return r;
 }
 
+/* TERN_TEST_FAULT=peertab:create or peertab:map (tests of the private
+ * copy): 1 when the fault named is asked for. The network transport
+ * leaves values starting "peertab:" to this file. */
+static int fault(const char *what)
+{
+    return strncmp(tn_cfg.test_fault, "peertab:", 8) == 0 &&
+           strcmp(tn_cfg.test_fault + 8, what) == 0;
+}
+
+/* A private copy of the rows, for a rank that has no node table to read. */
+static int own_copy(void)
+{
+    void *p =
+        mmap(NULL, tab.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        tn_error("no memory for the peer table (%zu bytes for %d ranks)", tab.bytes,
+                 tn_core.size);
+        return TERN_ERR_NOMEM;
+    }
+    tab.rows = p;
+    tab.own_copy = 1;
+    return TERN_OK;
+}
+
 int tn_peertab_prepare(const int *view_of, int *fd)
 {
     *fd = -1;
     tab.leader = leader_of(view_of, tn_core.rank) == tn_core.rank;
     tab.bytes = table_bytes(tn_core.size);
+    if (strncmp(tn_cfg.test_fault, "peertab:", 8) == 0 && !fault("create") &&
+        !fault("map")) {
+        tn_error("TERN_TEST_FAULT='%s' is not peertab:create or peertab:map: set it to "
+                 "make the node's peer table fail to be created by the node's lowest "
+                 "rank or to be mapped by the others, or unset it",
+                 tn_cfg.test_fault);
+        return TERN_ERR_CONFIG;
+    }
     if (!tab.leader)
         return TERN_OK;
-    tab.fd = memfd_create("tern-peers", MFD_CLOEXEC);
-    if (tab.fd < 0 || ftruncate(tab.fd, (off_t)tab.bytes) != 0) {
-        tn_error("the node's peer table (%zu bytes of shared memory for %d ranks) could "
-                 "not be created: %s; check the space of /dev/shm and the memory limit",
-                 tab.bytes, tn_core.size, strerror(errno));
-        return TERN_ERR_NOMEM;
+    /* Where the node's table cannot be made, the node works as well with a
+     * private copy in every rank (what the rows cost is then per rank of
+     * the job in each rank, as before the node-shared table): the leader
+     * publishes no descriptor and its ranks copy the rows too. */
+    const char *why = "fault injected (TERN_TEST_FAULT=peertab:create)";
+    void *p = MAP_FAILED;
+    if (!fault("create")) {
+        tab.fd = memfd_create("tern-peers", MFD_CLOEXEC);
+        if (tab.fd >= 0 && ftruncate(tab.fd, (off_t)tab.bytes) == 0)
+            p = mmap(NULL, tab.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, tab.fd, 0);
+        why = strerror(errno);
     }
-    void *p = mmap(NULL, tab.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, tab.fd, 0);
     if (p == MAP_FAILED) {
-        tn_error("mapping the node's peer table (%zu bytes) failed: %s", tab.bytes,
-                 strerror(errno));
-        return TERN_ERR_NOMEM;
+        tn_debug("the node's peer table (%zu bytes of shared memory for %d ranks) could "
+                 "not be made (%s): every rank of this node keeps a private copy",
+                 tab.bytes, tn_core.size, why);
+        tn_peertab_close();
+        return own_copy();
     }
     tab.rows = p;
     *fd = tab.fd;
@@ -74,7 +113,12 @@ static int map_leader(int leader, const tn_seg_info_t *in)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)in->pid, (int)in->ptab_fd);
-    int pfd = in->ptab_fd >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    const char *why = in->ptab_fd < 0 ? "it published none" : NULL;
+    int pfd = -1;
+    if (!why && fault("map"))
+        why = "fault injected (TERN_TEST_FAULT=peertab:map)";
+    else if (!why)
+        pfd = open(path, O_RDONLY | O_CLOEXEC);
     void *p = MAP_FAILED;
     if (pfd >= 0) {
         p = mmap(NULL, tab.bytes, PROT_READ, MAP_SHARED, pfd, 0);
@@ -86,17 +130,8 @@ static int map_leader(int leader, const tn_seg_info_t *in)
     }
     tn_debug("the peer table of this node's leader, rank %d (pid %d), could not be "
              "mapped (%s: %s): this rank keeps a private copy (%zu bytes)",
-             leader, (int)in->pid, path,
-             in->ptab_fd < 0 ? "it published none" : strerror(errno), tab.bytes);
-    p = mmap(NULL, tab.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        tn_error("no memory for the peer table (%zu bytes for %d ranks)", tab.bytes,
-                 tn_core.size);
-        return TERN_ERR_NOMEM;
-    }
-    tab.rows = p;
-    tab.own_copy = 1;
-    return TERN_OK;
+             leader, (int)in->pid, path, why ? why : strerror(errno), tab.bytes);
+    return own_copy();
 }
 
 int tn_peertab_fill(const tn_seg_info_t *all, const int *node_of, const int *view_of)

@@ -46,10 +46,100 @@ static int continues(size_t count, ptrdiff_t stride, ptrdiff_t next)
     return p == next;
 }
 
+int tn_vis_describe(tn_vis_desc_t *d, size_t elemsz, const size_t *count,
+                    const ptrdiff_t *sstride, const ptrdiff_t *dstride, size_t levels,
+                    size_t *rep)
+{
+    size_t r = 1, wc = 0;
+    int nd = 0;
+    /* The last dimension kept: its count, and the strides that would
+     * continue it (count times its strides; 0 when that overflows, which
+     * no level can match: a level with both strides 0 never gets there). */
+    ptrdiff_t ns = 0, nt = 0;
+    d->elem = elemsz;
+    d->soff = d->doff = 0;
+    /* Per level of count 1 (what a many-level description of a simple
+     * motion mostly holds): a load, a compare, the loop. */
+    for (size_t k = 0; k < levels; k++) {
+        size_t c = count[k];
+        if (c == 1)
+            continue;
+        if (c - 2 >= (size_t)PTRDIFF_MAX - 1)
+            return -1; /* 0, or negative as a signed value */
+        ptrdiff_t s = sstride[k], t = dstride[k];
+        if ((s | t) == 0) {
+            if (__builtin_mul_overflow(r, c, &r))
+                return -1;
+            continue;
+        }
+        if (s == ns && t == nt) {
+            /* continues the last dimension kept on both sides: the pair
+             * moves what one dimension of the product count does */
+            if (__builtin_mul_overflow(wc, c, &wc))
+                return -1;
+            d->count[nd - 1] = wc;
+        } else {
+            d->count[nd] = wc = c;
+            d->sstride[nd] = ns = s;
+            d->dstride[nd] = nt = t;
+            nd++;
+        }
+        if (__builtin_mul_overflow(ns, (ptrdiff_t)c, &ns) ||
+            __builtin_mul_overflow(nt, (ptrdiff_t)c, &nt))
+            ns = nt = 0;
+    }
+    d->ndims = nd;
+    *rep = r;
+    if (elemsz == 0) {
+        d->ndims = 0;
+        return 0;
+    }
+    /* The total and the extents on the merged dimensions: a merged span
+     * is the sum of its parts' spans, which have one sign, so it wraps
+     * exactly when the level-by-level sums would. */
+    size_t total = elemsz;
+    ptrdiff_t ext[4] = {0, 0, 0, 0};
+    if (__builtin_mul_overflow(total, r, &total))
+        return -1;
+    for (int k = 0; k < nd; k++)
+        if (d->count[k] > (size_t)PTRDIFF_MAX ||
+            __builtin_mul_overflow(total, d->count[k], &total) ||
+            tn_vis_span_wraps(ext, d->count[k], d->sstride[k]) ||
+            tn_vis_span_wraps(ext + 2, d->count[k], d->dstride[k]))
+            return -1;
+    return 0;
+}
+
+/* tn_vis_optimize of one dimension, the common result of tn_vis_describe:
+ * the same steps without the loops. */
+static void optimize_1d(tn_vis_desc_t *d)
+{
+    size_t c = d->count[0];
+    ptrdiff_t s = d->sstride[0], t = d->dstride[0];
+    if (c == 1 || (s | t) == 0) {
+        d->ndims = 0;
+        return;
+    }
+    if (s < 0 || (s == 0 && t < 0)) {
+        d->soff += (ptrdiff_t)(c - 1) * s;
+        d->doff += (ptrdiff_t)(c - 1) * t;
+        d->sstride[0] = s = -s;
+        d->dstride[0] = t = -t;
+    }
+    if ((size_t)s == d->elem && t == s) {
+        d->elem *= c;
+        d->ndims = 0;
+    }
+}
+
 void tn_vis_optimize(tn_vis_desc_t *d)
 {
     if (is_empty(d)) {
         set_empty(d);
+        return;
+    }
+    if (d->ndims == 1) {
+        optimize_1d(d);
         return;
     }
     /* 2. null dimensions: they add no offset, or repeat the same copy */
@@ -251,7 +341,7 @@ void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy
     if (is_empty(d))
         return;
     size_t idx[TN_VIS_MAXDIM];
-    for (int k = 0; k < d->ndims; k++)
+    for (int k = 1; k < d->ndims; k++) /* the odometer; none for one row */
         idx[k] = 0;
     char *dp = dst + d->doff;
     const char *sp = src + d->soff;

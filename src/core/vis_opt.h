@@ -43,6 +43,33 @@ typedef struct tn_vis_desc {
  * n <= 32 dimensions, no allocation. */
 void tn_vis_optimize(tn_vis_desc_t *d);
 
+/* Builds d from a strided call's arguments: elemsz bytes per index tuple,
+ * levels (<= TN_VIS_MAXDIM) counts and signed strides per side. The fast
+ * path of the call's checks: one pass that leaves null dimensions out
+ * (count 1), multiplies the counts of dimensions whose two strides are 0
+ * into *rep (the description repeats) and merges a dimension into the
+ * previous one kept when it continues it on both sides (the folding of
+ * tn_vis_optimize, done early: a 32-level description of a 1-d motion
+ * leaves here with one dimension). Returns 0 when the arguments are
+ * sound (no count negative as a signed value or 0, elemsz times the
+ * counts fits in size_t, no extent wraps around; d->elem 0 when elemsz
+ * is 0), -1 otherwise: the caller then examines the arguments level by
+ * level to name the bad one (and handles a count of 0). d is set-equivalent
+ * to the arguments, not yet optimized. */
+int tn_vis_describe(tn_vis_desc_t *d, size_t elemsz, const size_t *count,
+                    const ptrdiff_t *sstride, const ptrdiff_t *dstride, size_t levels,
+                    size_t *rep);
+
+/* Adds a dimension's span (count-1)*stride to the low (span < 0) or high
+ * end of ext[0..1]; 1 when that overflows. count >= 1. */
+static inline int tn_vis_span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)
+{
+    ptrdiff_t span;
+    if (__builtin_mul_overflow((ptrdiff_t)(count - 1), stride, &span))
+        return 1;
+    return __builtin_add_overflow(ext[span >= 0], span, &ext[span >= 0]);
+}
+
 /* Byte range [*lo, *hi) relative to the base that d touches on its source
  * (side 0) or destination (side 1) side; both 0 for an empty transfer.
  * Exact: the extreme offsets are reached by some index tuple. */

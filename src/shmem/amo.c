@@ -75,43 +75,50 @@ TSHMEM_NOINLINE TSHMEM_NORETURN static void amo_fail(const char *call, int rc, i
 
 /* ---- one operation, per Tern type ----------------------------------------------- */
 
-/* Blocking op: returns the fetched value (0 for non-fetching ops). The
- * non-fetching ones are blocking too, although the specification would let
- * them complete at the next quiet: a PE's AMOs on a word then take effect
- * in program order (a set followed by a fetch sees the set), which
- * programs rely on; it costs a round trip only to network PEs. Cost on a
- * mapped PE: the context and PE checks, then Tern's inline CPU atomic. */
-#define AMO_CORE_(TT, C, CODE)                                                          \
-    static inline C amo_##TT(shmem_ctx_t ctx, int pe, const void *sym, uint32_t op,     \
-                             C a1, C a2, const char *call)                              \
-    {                                                                                   \
-        tern_ctx_t t = tshmem_tctx(ctx, call);                                          \
-        if (TSHMEM_UNLIKELY((unsigned)pe >= tshmem_g.npes))                             \
-            tshmem_bad_pe(call, pe);                                                    \
-        if (TSHMEM_UNLIKELY(tshmem_g.debug))                                            \
-            tshmem_rma_debug_check(call, pe, sym, &a1, sizeof(C));                      \
-        void *r = tshmem_remote(pe, sym);                                               \
-        C v = 0;                                                                        \
-        int rc = tern_ctx_ad_op_##TT(t, ad_[CODE], pe, r, op, a1, a2, &v, 0);           \
-        if (TSHMEM_UNLIKELY(rc != TERN_OK))                                             \
-            amo_fail(call, rc, CODE, pe, sym, sizeof(C));                               \
-        return v;                                                                       \
-    }                                                                                   \
-    /* Non-blocking fetching op: *fetch is set by the next quiet of ctx. */             \
-    static inline void amo_nbi_##TT(shmem_ctx_t ctx, C *fetch, int pe, const void *sym, \
-                                    uint32_t op, C a1, C a2, const char *call)          \
-    {                                                                                   \
-        tern_ctx_t t = tshmem_tctx(ctx, call);                                          \
-        if (TSHMEM_UNLIKELY((unsigned)pe >= tshmem_g.npes))                             \
-            tshmem_bad_pe(call, pe);                                                    \
-        if (TSHMEM_UNLIKELY(tshmem_g.debug))                                            \
-            tshmem_rma_debug_check(call, pe, sym, fetch, sizeof(C));                    \
-        if (TSHMEM_UNLIKELY(!fetch))                                                    \
-            tshmem_fatal("%s: the fetch address is NULL", call);                        \
-        int rc = tern_ctx_ad_op_nbi_##TT(t, ad_[CODE], pe, tshmem_remote(pe, sym), op,  \
-                                         a1, a2, fetch, 0);                             \
-        if (TSHMEM_UNLIKELY(rc != TERN_OK))                                             \
-            amo_fail(call, rc, CODE, pe, sym, sizeof(C));                               \
+/* Blocking op: returns the fetched value (0 for non-fetching ops). Every
+ * AMO of a context goes through its AMO context (ctx->amo, Tern's partial
+ * ordering mode): a non-fetching AMO to a network PE returns once issued
+ * where the network keeps the order of atomics (tcp;ofi_rxm does), as the
+ * specification allows ("may return before the operation executes on the
+ * target"), and waits for the target otherwise (the active-message path);
+ * either way a PE's AMOs on a word take effect in program order (a set
+ * followed by a fetch sees the set), which programs rely on. Fence and
+ * quiet complete them. Cost on a mapped PE: the context and PE checks,
+ * the mapped test, then Tern's inline CPU atomic. */
+#define AMO_CORE_(TT, C, CODE)                                                           \
+    static inline C amo_##TT(shmem_ctx_t ctx, int pe, const void *sym, uint32_t op,      \
+                             C a1, C a2, const char *call)                               \
+    {                                                                                    \
+        (void)tshmem_tctx(ctx, call); /* a live context */                               \
+        if (TSHMEM_UNLIKELY((unsigned)pe >= tshmem_g.npes))                              \
+            tshmem_bad_pe(call, pe);                                                     \
+        if (TSHMEM_UNLIKELY(tshmem_g.debug))                                             \
+            tshmem_rma_debug_check(call, pe, sym, &a1, sizeof(C));                       \
+        void *r = tshmem_remote(pe, sym);                                                \
+        C v = 0;                                                                         \
+        int rc = tern_ctx_ad_op_##TT(tshmem_amo_tctx(ctx), ad_[CODE], pe, r, op, a1, a2, \
+                                     &v, 0);                                             \
+        if (TSHMEM_UNLIKELY(rc != TERN_OK))                                              \
+            amo_fail(call, rc, CODE, pe, sym, sizeof(C));                                \
+        tshmem_spin_poll(); /* served in place, it polled nothing */                     \
+        return v;                                                                        \
+    }                                                                                    \
+    /* Non-blocking fetching op: *fetch is set by the next quiet of ctx. */              \
+    static inline void amo_nbi_##TT(shmem_ctx_t ctx, C *fetch, int pe, const void *sym,  \
+                                    uint32_t op, C a1, C a2, const char *call)           \
+    {                                                                                    \
+        (void)tshmem_tctx(ctx, call); /* a live context */                               \
+        if (TSHMEM_UNLIKELY((unsigned)pe >= tshmem_g.npes))                              \
+            tshmem_bad_pe(call, pe);                                                     \
+        if (TSHMEM_UNLIKELY(tshmem_g.debug))                                             \
+            tshmem_rma_debug_check(call, pe, sym, fetch, sizeof(C));                     \
+        if (TSHMEM_UNLIKELY(!fetch))                                                     \
+            tshmem_fatal("%s: the fetch address is NULL", call);                         \
+        int rc = tern_ctx_ad_op_nbi_##TT(tshmem_amo_tctx(ctx), ad_[CODE], pe,            \
+                                         tshmem_remote(pe, sym), op, a1, a2, fetch, 0);  \
+        if (TSHMEM_UNLIKELY(rc != TERN_OK))                                              \
+            amo_fail(call, rc, CODE, pe, sym, sizeof(C));                                \
+        tshmem_spin_poll();                                                              \
     }
 AMO_CORE_(i32, int32_t, TERN_AT_I32)
 AMO_CORE_(u32, uint32_t, TERN_AT_U32)

@@ -72,7 +72,18 @@ int tshmem_ctx_init(void)
             return -1;
         }
     }
+    tern_ctx_t amo;
+    int rc = tern_ctx_create(TERN_ORDER_PARTIAL, &amo);
+    if (rc != TERN_OK) {
+        tshmem_error("cannot create the default context's AMO context: %s",
+                     tern_strerror(rc));
+        if (t != TERN_CTX_DEFAULT)
+            tern_ctx_destroy(t);
+        return -1;
+    }
     tshmem_ctx_default_.tctx = t;
+    tshmem_ctx_default_.amo = amo;
+    tshmem_ctx_default_.amo_pending = 0;
     tshmem_ctx_default_.options = 0;
     tshmem_ctx_default_.magic = TSHMEM_CTX_LIVE;
     return 0;
@@ -84,11 +95,15 @@ void tshmem_ctx_fini(void)
 {
     pthread_mutex_lock(&ctx_lock);
     for (int i = 0; i < ctx_used; i++) {
-        if (ctx_pool[i].magic == TSHMEM_CTX_LIVE)
+        if (ctx_pool[i].magic == TSHMEM_CTX_LIVE) {
+            tern_ctx_destroy(ctx_pool[i].amo);
             tern_ctx_destroy(ctx_pool[i].tctx);
+        }
         ctx_pool[i].magic = TSHMEM_CTX_DEAD;
     }
     pthread_mutex_unlock(&ctx_lock);
+    if (tshmem_ctx_default_.magic == TSHMEM_CTX_LIVE)
+        tern_ctx_destroy(tshmem_ctx_default_.amo);
     if (tshmem_ctx_default_.tctx != TERN_CTX_DEFAULT)
         tern_ctx_destroy(tshmem_ctx_default_.tctx);
     tshmem_ctx_default_.magic = TSHMEM_CTX_DEAD;
@@ -124,6 +139,12 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
         c = &ctx_pool[ctx_used++];
     int rc = c ? tern_ctx_create(TERN_ORDER_STRICT, &c->tctx) : TERN_ERR_NOMEM;
     if (rc == TERN_OK) {
+        rc = tern_ctx_create(TERN_ORDER_PARTIAL, &c->amo);
+        if (rc != TERN_OK)
+            tern_ctx_destroy(c->tctx);
+    }
+    if (rc == TERN_OK) {
+        c->amo_pending = 0;
         c->options = options;
         c->magic = TSHMEM_CTX_LIVE;
     }
@@ -147,7 +168,9 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     tern_ctx_t t = tshmem_tctx(ctx, "shmem_ctx_destroy");
-    int rc = tern_ctx_destroy(t); /* quiets it first */
+    int rc = tern_ctx_destroy(ctx->amo); /* each quiets itself first */
+    int rc2 = tern_ctx_destroy(t);
+    rc = rc != TERN_OK ? rc : rc2;
     atomic_thread_fence(memory_order_seq_cst);
     pthread_mutex_lock(&ctx_lock);
     ctx->magic = TSHMEM_CTX_DEAD;
@@ -162,10 +185,22 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 
 /* Quiet also orders the PE's own stores (through shmem_ptr, or into its
  * heap) unless the context is NOSTORE. */
+/* Completes the AMOs of ctx that may be outstanding (amo_pending); a
+ * status. */
+static int amo_quiet(shmem_ctx_t ctx)
+{
+    if (!__atomic_load_n(&ctx->amo_pending, __ATOMIC_RELAXED))
+        return TERN_OK;
+    __atomic_store_n(&ctx->amo_pending, 0, __ATOMIC_RELAXED);
+    return tern_ctx_quiet(ctx->amo);
+}
+
 void tshmem_ctx_quiet_(shmem_ctx_t ctx, const char *call)
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
-    int rc = tern_ctx_quiet(t);
+    int rc = amo_quiet(ctx);
+    int rc2 = tern_ctx_quiet(t);
+    rc = rc != TERN_OK ? rc : rc2;
     if (!(ctx->options & SHMEM_CTX_NOSTORE))
         atomic_thread_fence(memory_order_seq_cst);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))
@@ -211,12 +246,17 @@ void shmem_pe_quiet(const int *target_pes, size_t npes)
 }
 
 /* Fence: Tern orders the context's puts (free to mapped PEs, a completion
- * of network puts in flight); the release fence orders the PE's own stores
+ * of network puts in flight) and the AMOs in flight are completed; the
+ * release fence orders the PE's own stores
  * too unless the context is NOSTORE. */
 static void fence(shmem_ctx_t ctx, const char *call)
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
-    int rc = tern_ctx_fence(t);
+    /* AMOs that returned early are completed: they are on a context of
+     * their own, which a fence of the puts' context would not order. */
+    int rc = amo_quiet(ctx);
+    int rc2 = tern_ctx_fence(t);
+    rc = rc != TERN_OK ? rc : rc2;
     if (!(ctx->options & SHMEM_CTX_NOSTORE))
         atomic_thread_fence(memory_order_release);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))

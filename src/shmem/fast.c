@@ -6,20 +6,31 @@
 #include <tshmem/fast.h>
 
 TSHMEM_API tshmem_fast_t tshmem_fast_;
+__thread unsigned tshmem_spin_count_;
 
 void tshmem_fast_on(void)
 {
+    /* A PE that is not mapped here reaches this one by messages only:
+     * then the AMOs poll now and then (tshmem_spin_poll). */
+    int spin_poll = 0;
+    for (uint32_t pe = 0; pe < tshmem_g.npes; pe++)
+        spin_poll |= !tshmem_g.peer_mapped[pe];
+    tshmem_g.spans_nodes = spin_poll;
     if (tshmem_g.debug)
         return;
     tshmem_fast_.heap_base = tshmem_g.heap_base;
     tshmem_fast_.heap_size = tshmem_g.heap_size;
     tshmem_fast_.peer_base = tshmem_g.peer_base;
-    tshmem_fast_.ad_i64 = tshmem_amo_domain(TERN_AT_I64);
-    tshmem_fast_.ad_u64 = tshmem_amo_domain(TERN_AT_U64);
+    /* The inline AMOs serve mapped PEs in place and poll nothing, so in
+     * such a job they are left to the library (which polls): a job on one
+     * node keeps them at the cost of the native call. */
+    tshmem_fast_.ad_i64 = spin_poll ? NULL : tshmem_amo_domain(TERN_AT_I64);
+    tshmem_fast_.ad_u64 = spin_poll ? NULL : tshmem_amo_domain(TERN_AT_U64);
     tshmem_fast_.npes = tshmem_g.npes; /* last: turns the paths on */
 }
 
 void tshmem_fast_off(void)
 {
     tshmem_fast_.npes = 0;
+    tshmem_g.spans_nodes = 0;
 }

@@ -186,6 +186,9 @@ static void local_sig_check(const char *call, const uint64_t *sig)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     local_sig_check(__func__, sig_addr);
+    /* Programs spin on it: now and then it serves the PEs whose signals
+     * reach this one by messages (tshmem_spin_poll). */
+    tshmem_spin_poll();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 

@@ -26,6 +26,15 @@ struct tshmem_ctx_s {
     tern_ctx_t tctx;   /* where its nbi operations are counted */
     long options;      /* SHMEM_CTX_* given at creation */
     shmem_team_t team; /* shmem_team_create_ctx's team; NULL: the world */
+    /* The AMOs' Tern context, in TERN_ORDER_PARTIAL mode: a non-fetching
+     * AMO to a network PE returns once issued where the network keeps the
+     * order of atomics (as the specification allows), and the PE's AMOs
+     * still take effect in program order (Tern orders the atomics of one
+     * domain on one context). amo_pending: 1 when AMOs may be
+     * outstanding on it (written by the AMOs, cleared by
+     * fence and quiet, which complete it first). */
+    tern_ctx_t amo;
+    int amo_pending; /* __atomic builtins, relaxed */
 };
 
 /* Library state. The first fields are what every RMA call reads; they are
@@ -44,6 +53,10 @@ typedef struct tshmem_state {
     uintptr_t static_base;
     size_t static_size;
     const uintptr_t *peer_static;
+
+    /* 1: some PE is not mapped here, so some reach this one by messages
+     * only (the job spans nodes): tshmem_spin_poll, tshmem_amo_tctx */
+    int spans_nodes;
 
     /* setup */
     int mype;
@@ -81,6 +94,18 @@ static inline tern_ctx_t tshmem_tctx(shmem_ctx_t ctx, const char *call)
     if (TSHMEM_UNLIKELY(!ctx || ctx->magic != TSHMEM_CTX_LIVE))
         tshmem_ctx_fail(call, ctx);
     return ctx->tctx;
+}
+
+/* The Tern context of the AMOs of the live context ctx; marks it pending
+ * in a job that spans nodes, where an AMO may go through the network (to
+ * any PE, mapped ones too, when the domain uses the network's atomics)
+ * and return before it is done. Cost: a load and a branch on one node. */
+static inline tern_ctx_t tshmem_amo_tctx(shmem_ctx_t ctx)
+{
+    if (TSHMEM_UNLIKELY(tshmem_g.spans_nodes) &&
+        !__atomic_load_n(&ctx->amo_pending, __ATOMIC_RELAXED))
+        __atomic_store_n(&ctx->amo_pending, 1, __ATOMIC_RELAXED);
+    return ctx->amo;
 }
 
 /* Quiet of a context, shared by shmem_ctx_quiet, barrier_all and the
@@ -197,6 +222,24 @@ void tshmem_fast_on(void);
 void tshmem_fast_off(void);
 
 /* ---- waiting ---------------------------------------------------------------- */
+
+/* Fetching AMOs served in place (a CPU atomic on a PE of this node, this
+ * PE included) and signal_fetch poll nothing, and programs spin on them
+ * (`while (shmem_long_atomic_fetch(&flag, me) == 0)`). Where some PE
+ * reaches this one by messages only (active-message atomics, signals, a
+ * manual-progress network provider), such a spin would never serve it and
+ * the job would hang; so in those jobs (tshmem_g.spans_nodes) every 1024th
+ * of these calls in a thread polls Tern once, and shmem.h's inline AMOs
+ * are off (fast.c). Cost: a load and a branch in a job on one node; a
+ * thread-local increment and a branch otherwise, plus one tern_poll
+ * every 1024 calls. */
+extern __thread unsigned tshmem_spin_count_;
+static inline void tshmem_spin_poll(void)
+{
+    if (TSHMEM_UNLIKELY(tshmem_g.spans_nodes) &&
+        TSHMEM_UNLIKELY(++tshmem_spin_count_ % 1024u == 0))
+        tern_poll();
+}
 
 /* One step of a wait after iter unsuccessful checks: drives Tern's
  * progress now and then and yields the CPU after a while. */

@@ -1,8 +1,8 @@
-/* A one-way byte ring of variable-size message records in shared memory,
- * written by one sender process and read in place by one receiver
- * process: the mechanism of the shm transport's message queues, inline,
- * so that core can write a small message straight into the ring and drain
- * incoming rings without an indirect call (see xport.h, msg_queue). */
+/* A one-way message queue in shared memory, written by one sender process
+ * and read in place by one receiver process: the mechanism of the shm
+ * transport's message queues, inline, so that core can write a small
+ * message straight into the queue and drain incoming queues without an
+ * indirect call (see xport.h, msg_queue). */
 #ifndef TN_XPORT_MSGQ_H
 #define TN_XPORT_MSGQ_H
 
@@ -14,48 +14,66 @@
 
 #include "base/compiler.h"
 
-/* A record: header (16 bytes), then the message, padded to 16 bytes. The
- * header is published last, by a release store of pos (the record's
- * absolute offset in the queue), so the receiver polls the header where
- * the next record must start and finds it valid exactly when pos equals
- * its head: one cache line moves per small message, and the sender reads
- * the receiver's head only when its cached copy says the ring is full.
- * Before publishing a header, the sender marks the place right after the
- * record invalid (pos = ~0), so the receiver never mistakes old bytes for
- * a header. */
-typedef struct tn_msgq_rec {
-    _Atomic uint64_t pos;
-    uint32_t len;
-    uint32_t kind;
-} tn_msgq_rec_t;
-#define TN_MSGQ_HDR ((size_t)sizeof(tn_msgq_rec_t))
-enum { TN_MSGQ_MSG = 1, TN_MSGQ_PAD = 2 };
-#define TN_MSGQ_BYTES(n)  (((size_t)(n) + TN_MSGQ_HDR + 15u) & ~(size_t)15u)
+/* A queue is a ring of slots of one cache line each and a ring of data
+ * bytes. A message of n bytes lives in one slot: its first `inl` bytes in
+ * the slot's line (all of them when n <= TN_MSGQ_INLINE), the other n - inl
+ * in the data ring, from a line boundary. The slot is published last, by a
+ * release store of seq (the slot's absolute index), so the receiver polls
+ * one line and finds a message there exactly when seq equals its own count:
+ * a small message moves one cache line, as a raw flag does. Slots only ever
+ * hold slot headers, so an old slot can never pass for a new one (its seq
+ * is a lap behind) and nothing has to be marked invalid ahead of the
+ * writer. The data ring is filled in order and wraps to its start when a
+ * message's data would not fit before its end (the slot says so: WRAP), so
+ * the receiver finds the data where the sender put it without an offset in
+ * the slot; it reads the data only when its handler does, and the sender's
+ * payload lines therefore stay in the sender's cache, as a raw ping-pong's
+ * payload does (measured: a byte ring where the receiver polled the record
+ * that followed each payload pulled the payload lines to the receiver's
+ * cache, and 1 KiB messages cost 1.8x a raw ping-pong; see
+ * docs/design/active-messages.md). */
+typedef struct tn_msgq_slot {
+    _Alignas(64) _Atomic uint64_t seq; /* absolute index when valid */
+    uint32_t len;                      /* message bytes */
+    uint16_t inl;                      /* of which in the slot (the first) */
+    uint16_t kind;                     /* TN_MSGQ_MSG | TN_MSGQ_WRAP */
+    char bytes[48];
+} tn_msgq_slot_t;
+_Static_assert(sizeof(tn_msgq_slot_t) == 64, "one line per slot");
+#define TN_MSGQ_INLINE ((size_t)sizeof(((tn_msgq_slot_t *)0)->bytes))
+enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
 #define TN_MSGQ_INVALID   UINT64_MAX
 #define TN_MSGQ_DRAIN_MAX 64 /* messages handled per queue per poll, for fairness */
+#define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
 
-/* This process's side of one queue, private, a line of its own (threads
- * using different queues do not share one): where the ring lies here, the
- * sender's tail (out) or the receiver's own copy of head (in), and the turn
- * among this process's threads, taken only when several threads may use
- * the queue (threads). Written at set-up by the transport; afterwards pos,
- * head_seen and turn by whoever holds the turn. */
+/* The receiver's counts, on a line of their own before the slots: written
+ * by the receiver once per drain (not per message), read by the sender only
+ * when its cached copy says the queue is full. */
+typedef struct tn_msgq_heads {
+    _Alignas(64) _Atomic uint64_t slots; /* slots ever consumed */
+    _Atomic uint64_t data;               /* data-ring bytes ever consumed */
+} tn_msgq_heads_t;
+
+/* This process's side of one queue, private, two lines of its own: the
+ * first holds all the receiver uses. Written at set-up by the transport;
+ * afterwards by whoever holds the turn, which is taken only when several
+ * threads may use the queue (threads). */
 typedef struct tn_msgq {
-    _Alignas(64) char *data; /* the ring's bytes, mapped here */
-    _Atomic uint64_t *head;  /* bytes ever consumed: written by the receiver */
-    uint64_t mask;           /* ring bytes - 1 (a power of two) */
-    uint64_t pos;            /* out: where the next record goes; in: head */
-    uint64_t head_seen;      /* out: *head when last read */
-    int peer;                /* global rank at the other end */
-    int threads;             /* take the turn */
+    _Alignas(64) tn_msgq_slot_t *slots; /* the slot ring, mapped here */
+    char *data;                         /* the data ring, mapped here */
+    tn_msgq_heads_t *heads;             /* the receiver's counts, mapped here */
+    uint64_t seq;                       /* next slot to write / to read */
+    uint64_t dpos;                      /* next data byte to write / to read */
+    uint32_t smask, dmask;              /* ring sizes - 1 (powers of two) */
+    int peer;                           /* global rank at the other end */
+    int threads;                        /* take the turn */
     _Atomic int turn;
+    /* sender only */
+    _Alignas(64) uint64_t slots_seen; /* the receiver's counts when last read */
+    uint64_t data_seen;
+    uint64_t wrap; /* reserve: data skipped to the ring's start */
 } tn_msgq_t;
-_Static_assert(sizeof(tn_msgq_t) == 64, "one line per queue side");
-
-static TN_ALWAYS_INLINE tn_msgq_rec_t *tn_msgq_rec(const tn_msgq_t *q, uint64_t pos)
-{
-    return (tn_msgq_rec_t *)(q->data + (size_t)(pos & q->mask));
-}
+_Static_assert(sizeof(tn_msgq_t) == 128, "two lines per queue side");
 
 /* The turn when another thread of this process holds it: out of line, so
  * that the fast path keeps its registers. */
@@ -83,87 +101,117 @@ static TN_ALWAYS_INLINE void tn_msgq_unlock(tn_msgq_t *q)
         atomic_store_explicit(&q->turn, 0, memory_order_release);
 }
 
-/* Room for a record of need bytes (and the invalid mark after it) at the
- * tail, skipping the ring's end with a pad record when it would not fit
- * before it. With the turn held. Returns the record (q->pos is its offset)
- * or NULL when the receiver has not freed enough yet. About 15
- * instructions when there is room. */
-static TN_ALWAYS_INLINE tn_msgq_rec_t *tn_msgq_reserve(tn_msgq_t *q, size_t need)
+/* Sender, with the turn held: a slot, and room for dlen bytes in the data
+ * ring (*data, line-aligned; skipping to the ring's start when they would
+ * not fit before its end). NULL when the receiver has not freed enough yet.
+ * About 15 instructions when there is room. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dlen,
+                                                        char **data)
 {
-    uint64_t tail = q->pos, ring = q->mask + 1;
-    size_t to_end = (size_t)(ring - (tail & q->mask));
-    size_t skip = need > to_end ? to_end : 0;
-    uint64_t end = tail + skip + need + TN_MSGQ_HDR;
-    if (tn_unlikely(end - q->head_seen > ring)) {
-        q->head_seen = atomic_load_explicit(q->head, memory_order_acquire);
-        if (end - q->head_seen > ring)
+    if (tn_unlikely(q->seq - q->slots_seen > q->smask)) {
+        q->slots_seen = atomic_load_explicit(&q->heads->slots, memory_order_acquire);
+        if (q->seq - q->slots_seen > q->smask)
             return NULL;
     }
-    if (tn_unlikely(skip)) { /* the pad record to the ring's end, published at once */
-        atomic_store_explicit(&tn_msgq_rec(q, tail + skip)->pos, TN_MSGQ_INVALID,
-                              memory_order_relaxed);
-        tn_msgq_rec_t *pad = tn_msgq_rec(q, tail);
-        pad->len = (uint32_t)(to_end - TN_MSGQ_HDR);
-        pad->kind = TN_MSGQ_PAD;
-        atomic_store_explicit(&pad->pos, tail, memory_order_release);
-        q->pos = tail + skip;
+    q->wrap = 0;
+    if (dlen) {
+        uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
+                 to_end = ring - (d & q->dmask);
+        size_t need = TN_MSGQ_LINE(dlen);
+        uint64_t skip = need > to_end ? to_end : 0;
+        if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
+            q->data_seen = atomic_load_explicit(&q->heads->data, memory_order_acquire);
+            if (d + skip + need - q->data_seen > ring)
+                return NULL;
+        }
+        q->wrap = skip;
+        *data = q->data + ((d + skip) & q->dmask);
     }
-    return tn_msgq_rec(q, q->pos);
+    return &q->slots[q->seq & q->smask];
 }
 
-/* The turn and room for an n-byte message: the record, or NULL (turn not
- * held) when the ring is full. */
-static TN_ALWAYS_INLINE tn_msgq_rec_t *tn_msgq_try_begin(tn_msgq_t *q, size_t n)
+/* The turn and room for a message with dlen bytes in the data ring: the
+ * slot, or NULL (turn not held) when the queue is full. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin(tn_msgq_t *q, size_t dlen,
+                                                          char **data)
 {
     tn_msgq_lock(q);
-    tn_msgq_rec_t *r = tn_msgq_reserve(q, TN_MSGQ_BYTES(n));
-    if (tn_unlikely(!r))
+    tn_msgq_slot_t *s = tn_msgq_reserve(q, dlen, data);
+    if (tn_unlikely(!s))
         tn_msgq_unlock(q);
-    return r;
+    return s;
 }
 
-/* Marks the place after an n-byte record at q->pos invalid. Written first
- * by a sender that fills the record itself: that line's transfer then
- * overlaps the rest. */
-static TN_ALWAYS_INLINE void tn_msgq_mark_next(tn_msgq_t *q, size_t n)
+/* Publishes the message of the reserved slot s: n bytes, the first inl in
+ * the slot, the rest written to the data reserved (at most as many bytes
+ * as reserved), and gives the turn back. */
+static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, size_t n,
+                                             size_t inl)
 {
-    atomic_store_explicit(&tn_msgq_rec(q, q->pos + TN_MSGQ_BYTES(n))->pos,
-                          TN_MSGQ_INVALID, memory_order_relaxed);
-}
-
-/* Publishes the n-byte record r at q->pos (its message written, the mark
- * after it too) and gives the turn back. */
-static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_rec_t *r, size_t n)
-{
-    uint64_t at = q->pos;
-    r->len = (uint32_t)n;
-    r->kind = TN_MSGQ_MSG;
-    atomic_store_explicit(&r->pos, at, memory_order_release);
-    q->pos = at + TN_MSGQ_BYTES(n);
+    uint64_t seq = q->seq;
+    unsigned kind = TN_MSGQ_MSG;
+    if (n > inl) {
+        kind |= q->wrap ? TN_MSGQ_WRAP : 0;
+        q->dpos += q->wrap + TN_MSGQ_LINE(n - inl);
+    }
+    s->len = (uint32_t)n;
+    s->inl = (uint16_t)inl;
+    s->kind = (uint16_t)kind;
+    atomic_store_explicit(&s->seq, seq, memory_order_release);
+    q->seq = seq + 1;
     tn_msgq_unlock(q);
 }
 
-/* Receiver, with the turn held: the next message's record, or NULL when
- * there is none yet (pad records are skipped and consumed). */
-static TN_ALWAYS_INLINE tn_msgq_rec_t *tn_msgq_peek(tn_msgq_t *q)
+/* Sender, after publishing: asks for the lines from data-ring offset next
+ * (where the next message's data will start, read while the turn was
+ * held) that a message of n bytes will write (at most 4 KiB), so that they
+ * reach this core's first-level cache while it waits for an answer rather
+ * than when it next sends. Reads only what set-up wrote. */
+static TN_ALWAYS_INLINE void tn_msgq_prefetch_next(const tn_msgq_t *q, uint64_t next,
+                                                   size_t n)
 {
-    for (;;) {
-        uint64_t head = q->pos;
-        tn_msgq_rec_t *r = tn_msgq_rec(q, head);
-        if (atomic_load_explicit(&r->pos, memory_order_acquire) != head)
-            return NULL;
-        if (tn_likely(r->kind != TN_MSGQ_PAD))
-            return r;
-        q->pos = head + TN_MSGQ_HDR + r->len;
-        atomic_store_explicit(q->head, q->pos, memory_order_release);
-    }
+    size_t end = n < 4096 ? n : 4096;
+    for (size_t o = 0; o < end; o += 64)
+        __builtin_prefetch(q->data + ((next + o) & q->dmask), 1, 3);
 }
 
-/* Receiver: gives r's room back to the sender (after its handler ran). */
-static TN_ALWAYS_INLINE void tn_msgq_consume(tn_msgq_t *q, const tn_msgq_rec_t *r)
+/* Receiver, with the turn held: the next message's slot, or NULL when there
+ * is none yet. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
 {
-    q->pos += TN_MSGQ_BYTES(r->len);
-    atomic_store_explicit(q->head, q->pos, memory_order_release);
+    tn_msgq_slot_t *s = &q->slots[q->seq & q->smask];
+    return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq ? s : NULL;
+}
+
+/* Receiver: where the data-ring part of s's message starts (meaningful
+ * when s->len > s->inl). */
+static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slot_t *s)
+{
+    uint64_t d = q->dpos;
+    if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
+        d += (uint64_t)q->dmask + 1 - (d & q->dmask);
+    return q->data + (d & q->dmask);
+}
+
+/* Receiver: s's message is done with (after its handler ran); its room is
+ * given back to the sender by tn_msgq_release. */
+static TN_ALWAYS_INLINE void tn_msgq_consume(tn_msgq_t *q, const tn_msgq_slot_t *s)
+{
+    if (s->len > s->inl) {
+        uint64_t d = q->dpos;
+        if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
+            d += (uint64_t)q->dmask + 1 - (d & q->dmask);
+        q->dpos = d + TN_MSGQ_LINE(s->len - s->inl);
+    }
+    q->seq++;
+}
+
+/* Receiver: gives the room of every consumed message back (once per
+ * drain: the counts' line changes hands only when the sender reads it). */
+static TN_ALWAYS_INLINE void tn_msgq_release(tn_msgq_t *q)
+{
+    atomic_store_explicit(&q->heads->data, q->dpos, memory_order_release);
+    atomic_store_explicit(&q->heads->slots, q->seq, memory_order_release);
 }
 
 /* Copies n bytes that fit in one line (n < 64) without a call: 8-byte words
@@ -178,23 +226,6 @@ static TN_ALWAYS_INLINE void tn_msgq_copy_small(char *dst, const char *src, size
     }
     for (; i < n; i++)
         dst[i] = src[i];
-}
-
-/* Writes payload (len bytes) at msg + off of the record r, where off ends
- * the part core writes itself (header, arguments): the bytes past the
- * record's first line first, with one memcpy, and returns how many bytes
- * at the start of the payload share the first line (the caller writes
- * them last, with the header: the receiver spins reading that line, so
- * the line should change hands once). */
-static TN_ALWAYS_INLINE size_t tn_msgq_payload_tail(tn_msgq_rec_t *r, size_t off,
-                                                    const void *payload, size_t len)
-{
-    char *dst = (char *)(r + 1) + off;
-    size_t in_first = (size_t)(-(uintptr_t)dst & 63);
-    if (in_first >= len)
-        return len;
-    memcpy(dst + in_first, (const char *)payload + in_first, len - in_first);
-    return in_first;
 }
 
 #endif

@@ -120,10 +120,9 @@ static void check_allreduce(tern_team_t team, const char *tname, int type, int o
     MP_OK(tern_team_barrier(team)); /* sym_src is reused at once */
 }
 
-static void check_float_sum(tern_team_t team, const char *tname)
+static void check_float_sum(tern_team_t team, const char *tname, size_t count)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
-    size_t count = 3000; /* more than one scratch chunk of doubles */
     double *src = (double *)sym_src, *dst = (double *)sym_dst;
     for (size_t i = 0; i < count; i++)
         src[i] = 0.1 * (me + 1) * (double)(i + 1) + 1e-3 / (me + 1);
@@ -146,6 +145,54 @@ static void check_float_sum(tern_team_t team, const char *tname)
         MP_CHECK(memcmp(&all[2 * r], mine, 2 * sizeof(double)) == 0,
                  "%s: member %d's double sum differs in its bits from this one's", tname,
                  r);
+    MP_OK(tern_team_barrier(team));
+}
+
+/* TERN_COLL_EAGER as the library reads it (a size with an optional K or
+ * M), or its default: the bound of the eager collectives across nodes. */
+static size_t eager_bound(void)
+{
+    const char *v = getenv("TERN_COLL_EAGER");
+    if (!v || !*v)
+        return 16384;
+    char *end;
+    size_t b = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        b <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        b <<= 20;
+    return (b + 63) & ~(size_t)63;
+}
+
+/* One broadcast of nb bytes from root, one fcollect and one all-to-all of
+ * nb bytes per member, each checked byte by byte on this member. */
+static void check_sized(tern_team_t team, const char *tname, size_t nb, int root,
+                        unsigned tag)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, tag);
+    memset(sym_dst, 0xee, nb);
+    MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, tag),
+                 "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
+    MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] == mp_pattern(r, i, tag),
+                     "%s: fcollect %zu B: member %d byte %zu", tname, nb, r, i);
+    MP_OK(tern_team_barrier(team)); /* src is rewritten */
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < nb; i++)
+            sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
+    MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                         mp_pattern(r, i, tag + (unsigned)me),
+                     "%s: alltoall %zu B: block from member %d byte %zu", tname, nb, r,
+                     i);
     MP_OK(tern_team_barrier(team));
 }
 
@@ -230,7 +277,8 @@ static void check_team(tern_team_t team, const char *tname)
                      it, root, nb, i);
     }
     for (int it = 0; it < 60; it++) {
-        size_t count = it % 3 == 2 ? 5000 : 3;
+        static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};
+        size_t count = bcount[it % 7]; /* 24 B to 40000 B, 4 and 8 KiB */
         int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
         for (size_t i = 0; i < count; i++)
             x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
@@ -253,7 +301,23 @@ static void check_team(tern_team_t team, const char *tname)
             check_allreduce(team, tname, type, op, 7, 0);
             check_allreduce(team, tname, type, op, 3000, op == TERN_RED_SUM);
         }
-    check_float_sum(team, tname);
+    check_float_sum(team, tname, 3000); /* more than one scratch chunk */
+    check_float_sum(team, tname, 500);  /* 4000 B: eager across nodes */
+    check_float_sum(team, tname, 3);
+
+    /* Bytes at and around every bound of the allreduce algorithms: the
+     * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
+     * members (4 KiB, 2 KiB, 1344 B, 1 KiB), the eager ring's fit (2 KiB
+     * at 3 and 4 members in the coll_eager_fit test) and
+     * TERN_COLL_TREE_MAX (8 KiB). */
+    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025,
+                                 1343, 1344, 1345, 2047, 2048, 2049, 4095,
+                                 4096, 4097, 8191, 8192, 8193};
+    for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
+        check_allreduce(team, tname, TERN_TYPE_UINT8, TERN_RED_SUM, rsz[k], k % 2);
+    for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
+        if (rsz[k] % 8 == 0)
+            check_allreduce(team, tname, TERN_TYPE_INT64, TERN_RED_MAX, rsz[k] / 8, 0);
 
     /* fcollect and collect. */
     static const size_t fsz[] = {8, 1000, 5000};
@@ -308,6 +372,26 @@ static void check_team(tern_team_t team, const char *tname)
                          tname, it, nb, r, i);
     }
     MP_OK(tern_team_barrier(team));
+
+    /* Around the eager bound (TERN_COLL_EAGER, a broadcast's bytes and an
+     * fcollect's or all-to-all's whole result) and the Medium limit (8 KiB,
+     * where a ring write becomes a put and a flag): one byte under, at and
+     * over each, without a barrier between broadcasts of rotating roots. */
+    size_t bounds[2] = {eager_bound(), 8192};
+    for (int k = 0; k < 2; k++)
+        for (size_t d = 0; d < 3; d++) {
+            size_t b = bounds[k] + d - 1;
+            for (size_t i = 0; i < b; i++)
+                sym_src[i] = (char)mp_pattern(me, i, (unsigned)(k + d));
+            MP_OK(tern_broadcast(team, sym_dst, sym_src, b, (int)(k + d) % n));
+            for (size_t i = 0; i < b; i++)
+                MP_CHECK((unsigned char)sym_dst[i] ==
+                             mp_pattern((int)(k + d) % n, i, (unsigned)(k + d)),
+                         "%s: broadcast of %zu B: byte %zu", tname, b, i);
+            size_t per = bounds[k] / (size_t)n + d - 1;
+            if (per > 0)
+                check_sized(team, tname, per, (int)d % n, (unsigned)(10 + k + d));
+        }
 
     /* All-to-all: block j of member i carries (i, j). */
     static const size_t asz[] = {8, 300, 2000};

@@ -7,3 +7,7 @@ tern_mp_test(NAME coll_bad SOURCES coll_bad.c RANKS 1 2 4 TIMEOUT 120)
 # message (put, then flag).
 tern_mp_test(NAME coll_eager SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
   ENV TERN_COLL_EAGER_DEPTH=2 TERN_COLL_EAGER=8K)
+# The eager allreduce at the ring's fit: 4 entries of 1 KiB hold two 2 KiB
+# regions (3 and 4 members), so 2048 B is eager and 2049 B is not.
+tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_EAGER_DEPTH=4 TERN_COLL_EAGER=1K)

@@ -45,6 +45,17 @@ tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
 tern_mp_test(NAME am_flood SOURCES am.c RANKS 2 8 TIMEOUT 400 LABELS flood
   ENV TEST_AM_FLOOD=1000000)
 tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
+# The network receive buffers posted grow under bursts and shrink when
+# quiet (TERN_STATS counts; net and mixed: shm has none).
+add_executable(mp_am_rxbuf am_rxbuf.c)
+target_link_libraries(mp_am_rxbuf PRIVATE tern_mp_util)
+foreach(cfg net mixed)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    add_test(NAME mp.am_rxbuf.${cfg}.n2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/am_rxbuf.sh
+      ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_am_rxbuf> 2)
+    set_tests_properties(mp.am_rxbuf.${cfg}.n2 PROPERTIES TIMEOUT 120 LABELS "mp;${cfg}")
+  endif()
+endforeach()
 # A receiver dies while its sender is blocked on it: the job ends naming it.
 add_executable(mp_am_die am_die.c)
 target_link_libraries(mp_am_die PRIVATE tern_mp_util)

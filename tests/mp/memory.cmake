@@ -26,3 +26,32 @@ foreach(cfg ${TERN_MP_CONFIGS})
   set_tests_properties(mp.peer_growth.${cfg} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
     LABELS "mp;${cfg}")
 endforeach()
+
+# The node's peer table and its fallback, a private copy in each rank
+# (peertab.c): read in place, the node's table not made
+# (TERN_TEST_FAULT=peertab:create), not mapped by the node's other ranks
+# (peertab:map); and a bad fault name refused.
+tern_mp_test(NAME peertab SOURCES peertab.c RANKS 4 ARGS shared ENV TERN_SEGMENT_SIZE=1M)
+foreach(f create map)
+  tern_mp_test(NAME peertab_${f} SOURCES peertab.c RANKS 4 ARGS ${f}
+    ENV TERN_SEGMENT_SIZE=1M TERN_TEST_FAULT=peertab:${f})
+endforeach()
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.peertab_bad_fault.${cfg}.n2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh
+    ${cfg} $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:mp_peertab> shared)
+  set_tests_properties(mp.peertab_bad_fault.${cfg}.n2 PROPERTIES TIMEOUT 60
+    LABELS "mp;${cfg}" ENVIRONMENT "TERN_TEST_FAULT=peertab:bogus"
+    PASS_REGULAR_EXPRESSION "TERN_TEST_FAULT='peertab:bogus' is not peertab:create or peertab:map")
+endforeach()
+
+# A peer that exits before anyone contacts it (issue 13): the job ends,
+# the launcher names it, nothing hangs (peer_gone.c, peer_gone.sh).
+add_executable(mp_peer_gone peer_gone.c)
+target_link_libraries(mp_peer_gone PRIVATE tern_mp_util)
+foreach(cfg ${TERN_MP_CONFIGS})
+  foreach(n 2 4)
+    add_test(NAME mp.peer_gone.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peer_gone.sh
+      ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_peer_gone> ${n})
+    set_tests_properties(mp.peer_gone.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}")
+  endforeach()
+endforeach()

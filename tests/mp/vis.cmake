@@ -17,6 +17,10 @@ tern_mp_test(NAME vis_acc_pack_small SOURCES vis_acc.c RANKS 2 CONFIGS net mixed
   TIMEOUT 120 ENV TERN_VIS_PACK_MAX=64K TERN_AM_MEDIUM_MAX=600)
 tern_mp_test(NAME vis_acc_nopack SOURCES vis_acc.c RANKS 2 CONFIGS net mixed TIMEOUT 120
   ENV TERN_VIS_PACK_MAX=0)
+# Few message credits and a shallow send queue: IMMEDIATE accumulates are
+# refused now and then, each whole (the others applied whole).
+tern_mp_test(NAME vis_acc_scarce SOURCES vis_acc.c RANKS 2 4 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_AM_NET_CREDITS=2 TERN_OFI_TX_DEPTH=1)
 # Forged packed messages sent straight to the internal handlers: refused
 # at the target, nothing written, the reason logged. Linked with the
 # library's internals (so built here rather than with tern_mp_test).

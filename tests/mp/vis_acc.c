@@ -6,7 +6,8 @@
  * scale, to every rank, every byte checked against the naive loop nest.
  * Then every rank accumulating into the same elements of rank 0 at once
  * (element-wise atomicity), and bad input: a clear error naming the
- * argument, nothing added. Values are small integers (times 0.5 or 3) so
+ * argument, nothing added; IMMEDIATE: each call applied whole or refused
+ * whole. Values are small integers (times 0.5 or 3) so
  * that floating-point sums are exact in any order. */
 #include <stdint.h>
 #include <string.h>
@@ -267,6 +268,52 @@ static void contend(int me, int n, char *hot)
     }
 }
 
+/* IMMEDIATE: a strided accumulate is applied whole or refused whole
+ * (TERN_ERR_AGAIN, nothing added); to a mapped peer it never refuses. A
+ * flood of nbi calls of 64 elements each (and blocking ones) into separate
+ * places of the next rank, every element and gap checked after the sync.
+ * Returns the calls refused. */
+static int immediate(int me, int n, char *imm)
+{
+    enum { K = 48, P = 64 };
+    int t = (me + 1) % n, mapped = tern_ptr(t, tern_sym_addr(t, imm)) != NULL;
+    char *rw = tern_sym_addr(t, imm + (size_t)me * K * P * 16);
+    static int64_t v[K][P];
+    int status[K], again = 0;
+    size_t cnt[] = {P};
+    ptrdiff_t ss[] = {8}, ds[] = {16}; /* every other element */
+    for (int k = 0; k < K; k++)
+        for (int p = 0; p < P; p++)
+            v[k][p] = 1000 * (me + 1) + 10 * k + p;
+    for (int k = 0; k < K; k++) {
+        char *dst = rw + (size_t)k * P * 16;
+        status[k] = k % 8 == 7
+                        ? tern_acc_strided(t, dst, ds, v[k], ss, cnt, 1, TERN_AT_I64,
+                                           NULL, TERN_FLAG_IMMEDIATE)
+                        : tern_acc_strided_nbi(t, dst, ds, v[k], ss, cnt, 1, TERN_AT_I64,
+                                               NULL, TERN_FLAG_IMMEDIATE);
+        MP_CHECK(status[k] == TERN_OK || status[k] == TERN_ERR_AGAIN,
+                 "IMMEDIATE accumulate %d: %s", k, tern_strerror(status[k]));
+        MP_CHECK(!mapped || status[k] == TERN_OK,
+                 "IMMEDIATE accumulate %d to mapped rank %d refused", k, t);
+        again += status[k] == TERN_ERR_AGAIN;
+    }
+    MP_OK(tern_quiet());
+    static int64_t back[K * P * 2];
+    MP_OK(tern_get(back, t, rw, sizeof back, 0));
+    for (int k = 0; k < K; k++)
+        for (int p = 0; p < P; p++) {
+            int64_t want = status[k] == TERN_OK ? v[k][p] : 0;
+            MP_CHECK(back[(k * P + p) * 2] == want,
+                     "IMMEDIATE accumulate %d (%s): element %d is %lld, expected %lld", k,
+                     tern_strerror(status[k]), p, (long long)back[(k * P + p) * 2],
+                     (long long)want);
+            MP_CHECK(back[(k * P + p) * 2 + 1] == 0, "IMMEDIATE accumulate %d: gap %d", k,
+                     p);
+        }
+    return again;
+}
+
 static void bad_input(int me, int n, char *zone)
 {
     int peer = (me + 1) % n;
@@ -332,16 +379,21 @@ int main(int argc, char **argv)
 {
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
-    char *zone, *hot;
+    char *zone, *hot, *imm;
     MP_OK(tern_alloc_sym((size_t)n * W, (void **)&zone));
     MP_OK(tern_alloc_sym(8192, (void **)&hot));
+    MP_OK(tern_alloc_sym((size_t)n * 48 * 64 * 16, (void **)&imm));
     memset(hot, 0, 8192);
+    memset(imm, 0, (size_t)n * 48 * 64 * 16);
     MP_OK(tern_ctx_create(0, &ctx));
     MP_OK(tern_barrier());
     bad_input(me, n, zone);
     make_shapes();
     cases(me, n, zone);
     contend(me, n, hot);
+    int again = immediate(me, n, imm);
+    printf("vis_acc: rank %d: IMMEDIATE refused %d of 48 strided accumulates\n", me,
+           again);
     MP_OK(tern_ctx_destroy(ctx));
     return mp_finish("vis_acc");
 }

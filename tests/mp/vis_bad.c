@@ -99,6 +99,23 @@ int main(int argc, char **argv)
     tern_memvec_t gd[1] = {{buf, 16}};
     EXPECT(tern_get_vector(1, gd, peer, 2, gs, 0), TERN_ERR_RANGE, "srclist[1]");
 
+    /* vectors whose pieces pair up with one length (checked in one pass
+     * on a mapped peer): a piece that straddles the end of the segment,
+     * one below it, a NULL local piece; each named */
+    tern_memvec_t p3[3] = {{rz, 8}, {rz + 16, 8}, {base + size - 4, 8}};
+    tern_memvec_t l3[3] = {{buf, 8}, {buf + 8, 8}, {buf + 16, 8}};
+    EXPECT(tern_put_vector(peer, 3, p3, 3, l3, 0), TERN_ERR_RANGE, "dstlist[2]");
+    EXPECT(tern_get_vector(3, l3, peer, 3, p3, 0), TERN_ERR_RANGE, "srclist[2]");
+    p3[2].addr = base + size - 8;
+    p3[0].addr = base - 8;
+    EXPECT(tern_put_vector_nbi(peer, 3, p3, 3, l3, 0), TERN_ERR_RANGE, "dstlist[0]");
+    p3[0].addr = rz;
+    l3[1].addr = NULL;
+    EXPECT(tern_put_vector(peer, 3, p3, 3, l3, 0), TERN_ERR_INVALID,
+           "srclist[1] is NULL");
+    EXPECT(tern_get_vector(3, l3, peer, 3, p3, 0), TERN_ERR_INVALID,
+           "dstlist[1] is NULL");
+
     /* indexed: NULL lists, totals, a bad address */
     void *da[4] = {rz, rz + 64, rz + 128, base + size};
     const void *sa[2] = {buf, buf + 64};

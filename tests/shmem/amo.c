@@ -229,8 +229,9 @@ static void generic_and_deprecated(void *buf)
     shmem_atomic_fetch_inc_nbi(ctx, &ig, i, right);
     shmem_ctx_quiet(ctx);
     CHECK(ig == 0, "generic ctx fetch_inc_nbi");
-    /* deprecated: i is 1, l is 7. Non-fetching AMOs are blocking in
-     * libtshmem, so a fetch sees an earlier set without a quiet. */
+    /* deprecated: i is 1, l is 7. A PE's AMOs on a word take effect in
+     * program order in libtshmem, so a fetch sees an earlier set without a
+     * quiet. */
     CHECK(shmem_int_cswap(i, 1, 10, right) == 1, "shmem_int_cswap");
     CHECK(shmem_int_fadd(i, 5, right) == 10, "shmem_int_fadd");
     CHECK(shmem_int_finc(i, right) == 15, "shmem_int_finc");
@@ -275,6 +276,39 @@ static void generic_and_deprecated(void *buf)
     shmem_barrier_all();
 }
 
+/* Non-fetching AMOs may return before they are done at the target (they
+ * do over the network, where its atomics keep their order); a fence then
+ * a put of a flag, or a quiet then the put, must still deliver them first.
+ * Each PE adds to its right neighbour's word K times, orders, then puts
+ * the flag; the neighbour waits for the flag and checks the word. Rounds:
+ * default context with fence, the created one with fence, default with
+ * quiet. */
+static void order_then_flag(void)
+{
+    long *w = shmem_calloc(2, sizeof(long)); /* w[0] the word, w[1] the flag */
+    CHECK(w, "shmem_calloc");
+    shmem_barrier_all();
+    for (int round = 0; round < 3; round++) {
+        shmem_ctx_t c = round == 1 ? ctx : SHMEM_CTX_DEFAULT;
+        for (int k = 0; k < K; k++)
+            shmem_ctx_long_atomic_add(c, &w[0], (long)me + 1 + k, right);
+        if (round == 2)
+            shmem_quiet();
+        else
+            shmem_ctx_fence(c);
+        shmem_ctx_long_p(c, &w[1], round + 1, right);
+        shmem_long_wait_until(&w[1], SHMEM_CMP_EQ, round + 1);
+        long want = (long)(round + 1) * ((long)K * (left + 1) + (long)K * (K - 1) / 2);
+        CHECK(w[0] == want,
+              "round %d: the word is %ld after the flag, want %ld (adds "
+              "not complete before the flag)",
+              round, w[0], want);
+        shmem_ctx_quiet(ctx);
+        shmem_barrier_all();
+    }
+    shmem_free(w);
+}
+
 int main(void)
 {
     shmem_init();
@@ -294,6 +328,7 @@ int main(void)
 #define RUN_FP(T, N) fp_##N##_0(buf), fp_##N##_1(buf);
     TSHMEM_AMO_FP_TYPES(RUN_FP)
     generic_and_deprecated(buf);
+    order_then_flag();
     for (int t = 0; t < 2; t++) {
         int target = t ? n - 1 : 0;
         contend_int(buf, all, target);

@@ -81,7 +81,7 @@ grep -q "not a Debian-like system .*nothing was installed.*libfabric-dev" "$tmp/
 
 # test.sh on a copy whose install, build and ctest log their turn.
 mkdir -p "$tmp/tree/scripts"
-cp "$src/scripts/test.sh" "$tmp/tree/scripts/"
+cp "$src/scripts/test.sh" "$src/scripts/mask-kallsyms.sh" "$tmp/tree/scripts/"
 printf '#!/bin/sh\necho deps >>"%s/order"\n' "$tmp" >"$tmp/tree/scripts/install-deps.sh"
 printf '#!/bin/sh\necho build >>"%s/order"\nmkdir -p build\n' "$tmp" >"$tmp/tree/scripts/build.sh"
 stub ctest "echo \"ctest \$*\" >>'$tmp/order'"

@@ -107,6 +107,40 @@ static int test_chosen(void)
     d = make(0, 4, c4, s4, d4);
     tn_vis_optimize(&d);
     CHECK(d.elem == 0 && tn_vis_pieces(&d) == 0);
+
+    /* tn_vis_describe: the 32-level description of tern-bench vis (512
+     * 8-byte elements at 25% density, factors of 2, then counts of 1)
+     * leaves with one dimension */
+    size_t cb[32], rep;
+    ptrdiff_t sb[32], db[32];
+    size_t left = 512, se = 8, de = 32;
+    for (int k = 0; k < 32; k++) {
+        size_t f = k == 31 ? left : left % 2 == 0 ? 2 : 1;
+        cb[k] = f, sb[k] = (ptrdiff_t)se, db[k] = (ptrdiff_t)de;
+        se *= f, de *= f, left /= f;
+    }
+    CHECK(tn_vis_describe(&d, 8, cb, sb, db, 32, &rep) == 0);
+    CHECK(d.ndims == 1 && d.count[0] == 512 && d.sstride[0] == 8 && d.dstride[0] == 32 &&
+          rep == 1 && d.elem == 8);
+    /* a repeated level (both strides 0) goes to rep, between two that merge */
+    size_t cr[] = {4, 3, 5};
+    ptrdiff_t sr[] = {8, 0, 32}, dr[] = {16, 0, 64};
+    CHECK(tn_vis_describe(&d, 8, cr, sr, dr, 3, &rep) == 0);
+    CHECK(d.ndims == 1 && d.count[0] == 20 && rep == 3);
+    /* what the level-by-level checks must report: a count of 0 or one
+     * negative as a signed value, a total over SIZE_MAX, an extent that
+     * wraps (also when only the merged product would) */
+    size_t cz[] = {4, 0}, cn[] = {4, (size_t)-2},
+           cbig[] = {(size_t)1 << 40, (size_t)1 << 40};
+    ptrdiff_t s2[] = {8, 32}, huge[] = {8, PTRDIFF_MAX / 2};
+    CHECK(tn_vis_describe(&d, 8, cz, s2, s2, 2, &rep) == -1);
+    CHECK(tn_vis_describe(&d, 8, cn, s2, s2, 2, &rep) == -1);
+    CHECK(tn_vis_describe(&d, 1 << 20, cbig, s2, s2, 2, &rep) == -1);
+    size_t cw[] = {4, 4};
+    CHECK(tn_vis_describe(&d, 8, cw, huge, s2, 2, &rep) == -1);
+    size_t cm[] = {(size_t)1 << 31, (size_t)1 << 31};
+    ptrdiff_t sm[] = {4, (ptrdiff_t)4 << 31};
+    CHECK(tn_vis_describe(&d, 1, cm, sm, sm, 2, &rep) == -1);
     return 0;
 }
 
@@ -257,7 +291,7 @@ static int property(int shapes)
     size_t cap = MAXBYTES * 2;
     sim_t a = {.pairs = malloc(cap * 8), .cap = cap};
     sim_t b = {.pairs = malloc(cap * 8), .cap = cap};
-    int stats_folded = 0, stats_overlap = 0, stats_32 = 0;
+    int stats_folded = 0, stats_overlap = 0, stats_32 = 0, stats_short = 0;
     for (int it = 0; it < shapes; it++) {
         tn_vis_desc_t d;
         size_t ssize, dsize;
@@ -311,6 +345,38 @@ static int property(int shapes)
                     d.ndims, d.elem, na, nb);
             return 1;
         }
+        /* the calls' fast path: tn_vis_describe of the same arguments
+         * (levels merged as they come), then optimized, moves the same
+         * bytes; a count of 0 goes to the level-by-level checks */
+        tn_vis_desc_t m;
+        size_t rep = 0, zero = 0, want_rep = 1;
+        for (int k = 0; k < d.ndims; k++) {
+            zero |= d.count[k] == 0;
+            if (d.count[k] > 1 && d.sstride[k] == 0 && d.dstride[k] == 0)
+                want_rep *= d.count[k];
+        }
+        int rc =
+            tn_vis_describe(&m, d.elem, d.count, d.sstride, d.dstride, d.ndims, &rep);
+        if (zero) {
+            CHECK(rc == -1);
+        } else {
+            CHECK(rc == 0 && rep == want_rep && m.ndims <= d.ndims);
+            stats_short += m.ndims < d.ndims - (int)(want_rep > 1);
+            m.soff = d.soff;
+            m.doff = d.doff;
+            tn_vis_optimize(&m);
+            sim_t c = {.pairs = malloc(cap * 8), .cap = cap, .buf = calloc(dsize + 1, 4)};
+            c.sbase = sb;
+            c.dbase = db;
+            CHECK(tn_vis_walk(&m, db, sb, record, &c) == 0);
+            size_t nc = sort_unique(c.pairs, c.npairs);
+            if (nc != na || memcmp(a.pairs, c.pairs, na * 8) != 0) {
+                fprintf(stderr, "shape %d: tn_vis_describe moves other bytes\n", it);
+                return 1;
+            }
+            free(c.pairs);
+            free(c.buf);
+        }
         /* destinations written once: the buffers and a real copy agree */
         int overlap = 0;
         for (size_t i = 1; i < na && !overlap; i++)
@@ -340,9 +406,10 @@ static int property(int shapes)
         free(db2);
     }
     printf("%d shapes (%d of 32 dims): %d folded into fewer pieces, %d with overlapping "
-           "destinations\n",
-           shapes, stats_32, stats_folded, stats_overlap);
-    CHECK(stats_folded > shapes / 20 && stats_32 > shapes / 10 && big_calls > 0);
+           "destinations, %d shortened by tn_vis_describe\n",
+           shapes, stats_32, stats_folded, stats_overlap, stats_short);
+    CHECK(stats_folded > shapes / 20 && stats_32 > shapes / 10 && big_calls > 0 &&
+          stats_short > shapes / 50);
     free(a.pairs);
     free(b.pairs);
     return 0;

@@ -28,9 +28,10 @@ void ti_print_am(FILE *out)
     tn_cfg_format_size(ring, s1, sizeof(s1));
     tn_cfg_format_size(64 * tn_shm_ctrl_bytes(1), s2, sizeof(s2));
     fprintf(out,
-            "  shm            one %s queue per ordered pair of a node's ranks "
-            "(TERN_AM_SHM_QUEUE); %s per rank at 64 ranks per node\n",
-            s1, s2);
+            "  shm            one queue per ordered pair of a node's ranks: %zu "
+            "slots of 64 B and %s of data (TERN_AM_SHM_QUEUE); %s per rank at 64 ranks "
+            "per node\n",
+            tn_shm_queue_slots(ring), s1, s2);
 #ifdef TERN_HAVE_OFI
     size_t buf;
     long nrx, ntx;

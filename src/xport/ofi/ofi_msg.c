@@ -19,6 +19,7 @@
 #include "base/cfg.h"
 #include "base/compiler.h"
 #include "base/log.h"
+#include "base/stats.h"
 #include "base/wait.h"
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
@@ -642,10 +643,13 @@ void tn_ofi_msg_rx_load(tn_ofi_t *o, int n, int rx, int batch)
         return;
     pthread_mutex_lock(&o->lock);
     target = atomic_load_explicit(&o->rx_target, memory_order_relaxed);
-    if (grow && target < o->nrx)
+    if (grow && target < o->nrx) {
         rx_resize_locked(o, 2 * target < o->nrx ? 2 * target : o->nrx);
-    else if (!grow && target > RX_WARM)
+        TN_STAT_ADD(net_rx_grown, 1);
+    } else if (!grow && target > RX_WARM) {
         rx_resize_locked(o, target / 2 > RX_WARM ? target / 2 : RX_WARM);
+        TN_STAT_ADD(net_rx_shrunk, 1);
+    }
     atomic_store_explicit(&o->rx_calm, 0, memory_order_relaxed);
     pthread_mutex_unlock(&o->lock);
 }

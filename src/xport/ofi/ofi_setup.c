@@ -386,10 +386,13 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 }
 
 /* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1,
- * "noamo:OP" with OP an atomic op's name, or "noorder". */
+ * "noamo:OP" with OP an atomic op's name, or "noorder"; "peertab:..." is
+ * core's, not this transport's. */
 static int parse_fault(const char *text, tn_ofi_fault_t *f)
 {
     if (!text || !*text)
+        return TERN_OK;
+    if (strncmp(text, "peertab:", 8) == 0) /* core's (core/peertab.c) */
         return TERN_OK;
     if (strcmp(text, "noorder") == 0) {
         f->no_order = 1;

@@ -36,7 +36,7 @@ static void shm_query(tn_xport_t *x, tn_xport_caps_t *out)
     out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG;
     out->rma_max = out->rma_frag = out->inject = SIZE_MAX;
     out->msg_max = s->msg_max;
-    out->msg_depth = s->ring_bytes / ((s->msg_max + 8 + 7) & ~(size_t)7);
+    out->msg_depth = tn_shm_queue_slots(s->ring_bytes);
 }
 
 static int shm_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)

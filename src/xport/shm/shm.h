@@ -27,7 +27,7 @@ typedef struct tn_shm {
     int copy_setup;         /* tn_shm_copy_setup done: teardown at destroy */
     /* messages (shm_msg.c) */
     size_t ring_off;     /* queues in every local rank's control area */
-    size_t ring_bytes;   /* of one queue */
+    size_t ring_bytes;   /* of one queue's data ring */
     size_t msg_max;      /* largest message */
     int threads;         /* job->threads: queue turns are taken */
     tn_msgq_t *out, *in; /* [nlocal] this process's side of the queue to /
@@ -43,6 +43,7 @@ int tn_shm_local_index(const tn_shm_t *s, int rank);
  * of one queue and the largest message it takes (also for tern-info). */
 size_t tn_shm_queue_bytes(void);
 size_t tn_shm_queue_msg_max(size_t ring);
+size_t tn_shm_queue_slots(size_t ring);
 /* Private bytes per local rank for its two queues (to it and from it). */
 size_t tn_shm_queue_private_bytes(void);
 int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job);
