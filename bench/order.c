@@ -1,6 +1,6 @@
 /* order: what the ordering modes (tern.h, TERN_ORDER_*) cost. Rank 0
- * issues back-to-back blocking puts of each size, and blocking
- * non-fetching atomic adds, to its peer on a context of each mode, then
+ * issues back-to-back blocking puts of each size, blocking non-fetching
+ * atomic adds and blocking 8 B accumulates (one double), to its peer on a context of each mode, then
  * one quiet; time per operation including that quiet. The baseline of
  * every row is the same loop on a TERN_ORDER_STRICT context, in the same
  * run, so a row's ratio is what the mode saves. */
@@ -16,7 +16,7 @@
 typedef struct order_ctx {
     tern_ctx_t ctx[4]; /* by TERN_ORDER_* */
     tern_ad_t ad;
-    int me, peer, mode, amo;
+    int me, peer, mode, amo; /* amo: 0 puts, 1 adds, 2 accumulates */
     size_t n;
     char *src;      /* private source */
     uint64_t *word; /* symmetric: [0] the added word, [8] loop-end flag */
@@ -43,9 +43,14 @@ static uint64_t loop_mode(order_ctx_t *c, int mode, long ops)
     uint64_t t0 = tb_now_ns();
     if (c->me == 0) {
         for (long i = 0; i < ops; i++) {
-            c->rc |= c->amo ? tern_ctx_ad_op_u64(ctx, c->ad, c->peer, w, TERN_OP_ADD, 1,
-                                                 0, NULL, 0)
-                            : tern_ctx_put(ctx, c->peer, dst, c->src, c->n, 0);
+            if (c->amo == 1)
+                c->rc |= tern_ctx_ad_op_u64(ctx, c->ad, c->peer, w, TERN_OP_ADD, 1, 0,
+                                            NULL, 0);
+            else if (c->amo == 2)
+                c->rc |=
+                    tern_ctx_acc(ctx, c->peer, w, c->src, 1, TERN_AT_DOUBLE, NULL, 0);
+            else
+                c->rc |= tern_ctx_put(ctx, c->peer, dst, c->src, c->n, 0);
             TB_COMPILER_BARRIER();
         }
         c->rc |= tern_ctx_quiet(ctx);
@@ -68,9 +73,10 @@ static uint64_t loop_strict(void *arg, long ops)
 
 static void order_row(const tb_opts_t *o, order_ctx_t *c, tb_row_t *row)
 {
-    static const char *const names[2][4] = {
+    static const char *const names[3][4] = {
         {"", "put_strict", "put_partial", "put_none"},
-        {"", "add_strict", "add_partial", "add_none"}};
+        {"", "add_strict", "add_partial", "add_none"},
+        {"", "acc_strict", "acc_partial", "acc_none"}};
     long ops = tb_ops_bounded(o, loop_tern, c, o->iters, 2, 1);
     tb_measure_pair(o, loop_tern, loop_strict, c, ops, TB_UNIT_NS, 0, 1, &row->tern,
                     &row->raw);
@@ -118,14 +124,15 @@ static int order_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_ad_info(c.ad, &impl, why, sizeof(why)));
     if (job->rank == 0) {
         tb_note(o,
-                "blocking puts and non-fetching atomic adds (domain: %s) back to back "
-                "to rank %d on a context of each mode, then one quiet; time per op; "
-                "baseline: the same loop on a TERN_ORDER_STRICT context, same run",
+                "blocking puts, non-fetching atomic adds (domain: %s) and 8 B "
+                "accumulates (double) back to back to rank %d on a context of each "
+                "mode, then one quiet; time per op; baseline: the same loop on a "
+                "TERN_ORDER_STRICT context, same run",
                 why, c.peer);
         tb_table_head(o, TB_UNIT_NS);
     }
     TB_CHECK(tern_barrier());
-    for (c.amo = 0; c.amo <= 1; c.amo++)
+    for (c.amo = 0; c.amo <= 2; c.amo++)
         for (int i = 0; i < (c.amo ? 1 : o->nsizes); i++)
             for (c.mode = TERN_ORDER_PARTIAL; c.mode <= TERN_ORDER_NONE; c.mode++) {
                 c.n = c.amo ? 8 : o->sizes[i];
@@ -146,8 +153,8 @@ static int order_run(tb_opts_t *o, tb_job_t *job)
 
 const tb_bench_t tb_bench_order = {
     .name = "order",
-    .help = "ordering modes: blocking puts and atomic adds on partial and none "
-            "contexts vs a strict one",
+    .help = "ordering modes: blocking puts, atomic adds and accumulates on partial "
+            "and none contexts vs a strict one",
     .with_tern = 1,
     .min_ranks = 1,
     .baseline = "the same loop on a TERN_ORDER_STRICT context, same run",

@@ -179,7 +179,7 @@ typedef struct tern_ctx_s *tern_ctx_t;
 /* Ordering modes of a context's blocking puts and blocking atomics that
  * return no value, to network peers (a blocking put with signal always
  * delivers its data before its signal, and its signal returns as such an
- * atomic does; accumulate returns at remote completion in every mode);
+ * atomic does; a contiguous accumulate returns early in none only);
  * docs/design/ordering.md says what each costs on each transport.
  * - TERN_ORDER_STRICT: the call returns once the operation is visible at
  *   its target, so all blocking operations are seen in program order by

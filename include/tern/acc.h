@@ -23,7 +23,11 @@ extern "C" {
  * wrap). dst: count naturally aligned elements in rank's segment (as rank
  * sees it); src: count elements of local memory (any alignment); scale:
  * one element of type, or NULL for 1. count 0 does nothing.
- * Blocking: returns when every element has been updated at rank.
+ * Blocking: returns when every element has been updated at rank; on a
+ * TERN_ORDER_NONE context, to an unmapped rank, once the scaled values
+ * are sent (src reusable), completed as an nbi accumulate is (fence,
+ * quiet, a barrier). Strict and partial contexts wait (the messages are
+ * not claimed to be applied in the order sent).
  * TERN_FLAG_IMMEDIATE: TERN_ERR_AGAIN when the first message cannot be
  * sent at once (nothing done); later messages of a long accumulate wait
  * for room. Returns TERN_OK, TERN_ERR_INVALID (a type accumulate does not

@@ -163,8 +163,8 @@ static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void
     TN_CHECK_INIT(call);
     if (tn_unlikely(!args_ok(rank, dst, src, count, type, flags)))
         return check_fail(call, rank, dst, src, count, type, flags);
-    struct tern_ctx_s *cx = nbi ? tn_ctx_get(ctx, call) : NULL;
-    if (nbi && !cx)
+    struct tern_ctx_s *cx = tn_ctx_get(ctx, call);
+    if (!cx)
         return TERN_ERR_INVALID;
     if (!count)
         return TERN_OK;
@@ -184,6 +184,18 @@ static int acc(const char *call, tern_ctx_t ctx, int rank, void *dst, const void
     if (nbi)
         return tn_acc_send(call, rank, dst, src, count, type, scale ? &s : NULL, &cx->rc,
                            flags, NULL);
+    if (tn_ctx_mode(cx) == TERN_ORDER_NONE) {
+        /* The source is copied into the messages: return once they are
+         * sent, counted in the context as an nbi accumulate is. Partial
+         * waits as strict does: the active messages are not claimed to be
+         * applied in the order sent (as the am path of atomic domains). */
+        size_t sent = 0;
+        int rc = tn_acc_send(call, rank, dst, src, count, type, scale ? &s : NULL,
+                             &cx->rc, flags, &sent);
+        if (sent)
+            tn_ctx_mark_early(cx);
+        return rc;
+    }
     tn_comp_t c;
     tn_comp_init(&c, 0);
     int rc = tn_acc_send(call, rank, dst, src, count, type, scale ? &s : NULL, &c, flags,

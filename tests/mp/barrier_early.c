@@ -1,7 +1,7 @@
-/* A barrier completes the blocking puts and non-fetching atomics that
- * returned early on a TERN_ORDER_PARTIAL or _NONE context (tern.h): every
- * rank writes its partner's area with blocking puts and adds on such a
- * context, enters a barrier (tern_barrier, tern_team_barrier on the world
+/* A barrier completes the blocking puts, non-fetching atomics and
+ * accumulates that returned early on a TERN_ORDER_PARTIAL or _NONE context (tern.h): every
+ * rank writes its partner's area with blocking puts, adds and accumulates
+ * on such a context, enters a barrier (tern_barrier, tern_team_barrier on the world
  * and on a split team, tern_team_barrier_nb then a wait), and the partner
  * reads the area with plain loads right after it, with no fence or quiet
  * by the writer. Over the network the writes are still in flight when
@@ -15,11 +15,12 @@
 
 #include "mp_util.h"
 
-enum { K = 32, BIG = 65536, ROUNDS = 6, NBAR = 4 };
+enum { K = 32, BIG = 65536, ROUNDS = 6, NBAR = 4, NACC = 8, KACC = 4 };
 
 typedef struct area {
     uint64_t slot[K];
     uint64_t cnt;
+    int64_t acc[NACC];
     unsigned char big[BIG];
 } area_t;
 
@@ -53,31 +54,45 @@ static uint64_t value(int round, int kind, int i)
     return ((uint64_t)round << 32) | ((uint64_t)kind << 24) | (uint64_t)i;
 }
 
+static int64_t accs; /* accumulates of ones[] each rank received so far */
+
 /* One round: writes, the barrier, the partner's reads. Returns the number
- * of values this rank found missing. */
-static int round_trip(tern_ctx_t ctx, int round, int kind)
+ * of values this rank found missing. acc_only: accumulates alone, so
+ * that nothing else marks the context. */
+static int round_trip(tern_ctx_t ctx, int round, int kind, int acc_only)
 {
     area_t *pa = tern_sym_addr(partner, area);
-    static unsigned char big[BIG];
-    memset(big, (int)(value(round, kind, 0) & 0xff) ^ 0x5a, BIG);
-    MP_OK(tern_ctx_put(ctx, partner, pa->big, big, BIG, 0));
-    for (int i = 0; i < K; i++) {
-        uint64_t v = value(round, kind, i);
-        MP_OK(tern_ctx_put(ctx, partner, &pa->slot[i], &v, 8, 0));
+    if (!acc_only) {
+        static unsigned char big[BIG];
+        memset(big, (int)(value(round, kind, 0) & 0xff) ^ 0x5a, BIG);
+        MP_OK(tern_ctx_put(ctx, partner, pa->big, big, BIG, 0));
+        for (int i = 0; i < K; i++) {
+            uint64_t v = value(round, kind, i);
+            MP_OK(tern_ctx_put(ctx, partner, &pa->slot[i], &v, 8, 0));
+        }
+        for (int i = 0; i < K; i++)
+            MP_OK(tern_ctx_ad_op_u64(ctx, ad, partner, &pa->cnt, TERN_OP_ADD, 1, 0, NULL,
+                                     0));
     }
-    for (int i = 0; i < K; i++)
-        MP_OK(tern_ctx_ad_op_u64(ctx, ad, partner, &pa->cnt, TERN_OP_ADD, 1, 0, NULL, 0));
+    static const int64_t ones[NACC] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (int i = 0; i < KACC; i++)
+        MP_OK(tern_ctx_acc(ctx, partner, pa->acc, ones, NACC, TERN_AT_I64, NULL, 0));
     barrier(kind);
     int bad = 0;
     volatile area_t *a = area;
-    for (int i = 0; i < K; i++)
-        bad += a->slot[i] != value(round, kind, i);
-    unsigned char want = (unsigned char)((value(round, kind, 0) & 0xff) ^ 0x5a);
-    for (int i = 0; i < BIG; i += 512)
-        bad += a->big[i] != want || a->big[BIG - 1 - i] != want;
-    static uint64_t adds;
-    adds += K;
-    bad += a->cnt != adds;
+    if (!acc_only) {
+        for (int i = 0; i < K; i++)
+            bad += a->slot[i] != value(round, kind, i);
+        unsigned char want = (unsigned char)((value(round, kind, 0) & 0xff) ^ 0x5a);
+        for (int i = 0; i < BIG; i += 512)
+            bad += a->big[i] != want || a->big[BIG - 1 - i] != want;
+        static uint64_t adds;
+        adds += K;
+        bad += a->cnt != adds;
+    }
+    accs += KACC;
+    for (int i = 0; i < NACC; i++)
+        bad += a->acc[i] != accs * (i + 1);
     MP_OK(tern_barrier()); /* read before the next round overwrites */
     return bad;
 }
@@ -104,15 +119,17 @@ int main(int argc, char **argv)
         tern_ctx_t ctx = TERN_CTX_DEFAULT;
         if (modes[m])
             MP_OK(tern_ctx_create(modes[m], &ctx));
-        for (int kind = 0; kind < NBAR; kind++) {
-            int bad_rounds = 0;
+        for (int kind = 0; kind < 2 * NBAR; kind++) {
+            int bad_rounds = 0, acc_only = kind >= NBAR;
             for (int r = 0; r < ROUNDS; r++)
-                bad_rounds += round_trip(ctx, ++round, kind) != 0;
+                bad_rounds += round_trip(ctx, ++round, kind % NBAR, acc_only) != 0;
             if (bad_rounds) {
-                fprintf(stderr,
-                        "rank %d: %s context, %s: %d of %d rounds read before the writes "
-                        "of rank %d were complete\n",
-                        me, mode_name[m], bar_name[kind], bad_rounds, ROUNDS, source);
+                fprintf(
+                    stderr,
+                    "rank %d: %s context, %s%s: %d of %d rounds read before the writes "
+                    "of rank %d were complete\n",
+                    me, mode_name[m], bar_name[kind % NBAR],
+                    acc_only ? " (accumulates only)" : "", bad_rounds, ROUNDS, source);
                 failed = 1;
             }
         }
