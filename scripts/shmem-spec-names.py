@@ -194,22 +194,21 @@ def main():
           f"names", file=sys.stderr)
     missing = 0
     if a.lib:
-        have = lib_functions(a.lib)
-        lack = [n for n in c_names if n not in have]
-        print(f"{a.lib}: {len(c_names) - len(lack)} of {len(c_names)} C routines "
-              f"defined", file=sys.stderr)
-        for n in lack:
-            print("missing", n)
-        missing += len(lack)
+        missing += report(a.lib, "C routines", c_names, lib_functions(a.lib), "missing")
     if a.header:
         have = header_names(a.cc, a.header, a.cflags.split())
-        lack = [n for n in c11_names if n not in have]
-        print(f"{a.header}: {len(c11_names) - len(lack)} of {len(c11_names)} C11 "
-              f"generic names defined", file=sys.stderr)
-        for n in lack:
-            print("missing-c11", n)
-        missing += len(lack)
+        missing += report(a.header, "C11 generic names", c11_names, have, "missing-c11")
     return 1 if missing else 0
+
+
+def report(where, what, names, have, tag):
+    """Prints how many of names where defines and each one it lacks."""
+    lack = [n for n in names if n not in have]
+    print(f"{where}: {len(names) - len(lack)} of {len(names)} {what} defined",
+          file=sys.stderr)
+    for n in lack:
+        print(tag, n)
+    return len(lack)
 
 
 if __name__ == "__main__":
