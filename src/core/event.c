@@ -299,8 +299,11 @@ tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
     for (int i = 0; i < ctx_used && !c; i++)
         if (ctx_pool[i].magic == TN_CTX_DEAD)
             c = &ctx_pool[i];
-    if (!c && ctx_used < TN_CTX_MAX)
-        c = &ctx_pool[ctx_used++];
+    if (!c && ctx_used < TN_CTX_MAX) {
+        c = &ctx_pool[ctx_used];
+        /* Read without the lock by barriers (tn_ctx_complete_early). */
+        __atomic_store_n(&ctx_used, ctx_used + 1, __ATOMIC_RELEASE);
+    }
     if (c) {
         tn_comp_init(&c->lc, 0);
         tn_comp_init(&c->rc, 0);
