@@ -1,25 +1,8 @@
-# Oversubscription is judged per machine (tests/mp/oversub.c). It links the
-# library internals to read the judgement, so it is built here rather than
-# with tern_mp_test (which links the shared library).
-add_executable(mp_oversub ${CMAKE_CURRENT_SOURCE_DIR}/oversub.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/mp_util.c)
-target_link_libraries(mp_oversub PRIVATE tern_internal)
-target_include_directories(mp_oversub PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-
-# Every configuration, and simulated nodes finer than "mixed": one rank per
-# node (--nodes 4 -n 4, the case of issue 7) and several.
-foreach(cfg ${TERN_MP_CONFIGS})
-  foreach(n 1 4)
-    if(cfg STREQUAL "mixed" AND n LESS 2)
-      continue()
-    endif()
-    set(tn mp.oversub.${cfg}.n${n})
-    add_test(NAME ${tn} COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh ${cfg}
-      $<TARGET_FILE:ternrun> -n ${n} $<TARGET_FILE:mp_oversub>)
-    set_tests_properties(${tn} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-      LABELS "mp;${cfg}")
-  endforeach()
-endforeach()
+# Oversubscription is judged per machine (tests/mp/oversub.c), which links
+# the library internals to read the judgement. Every configuration, and
+# simulated nodes finer than "mixed": one rank per node (--nodes 4 -n 4, the
+# case of issue 7) and several.
+tern_mp_test(NAME oversub SOURCES oversub.c RANKS 1 4 INTERNAL)
 if(TERN_WITH_OFI)
   foreach(nk "4;4" "8;4" "3;2")
     list(GET nk 0 n)

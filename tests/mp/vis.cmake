@@ -23,20 +23,5 @@ tern_mp_test(NAME vis_acc_scarce SOURCES vis_acc.c RANKS 2 4 CONFIGS net mixed T
   ENV TERN_AM_NET_CREDITS=2 TERN_OFI_TX_DEPTH=1)
 # Forged packed messages sent straight to the internal handlers: refused
 # at the target, nothing written, the reason logged. Linked with the
-# library's internals (so built here rather than with tern_mp_test).
-add_executable(mp_vis_forged ${CMAKE_CURRENT_SOURCE_DIR}/vis_forged.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/mp_util.c)
-target_link_libraries(mp_vis_forged PRIVATE tern_internal)
-target_include_directories(mp_vis_forged PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-foreach(cfg ${TERN_MP_CONFIGS})
-  foreach(n 1 2)
-    if(cfg STREQUAL "mixed" AND n LESS 2)
-      continue()
-    endif()
-    set(tn mp.vis_forged.${cfg}.n${n})
-    add_test(NAME ${tn} COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh ${cfg}
-      $<TARGET_FILE:ternrun> -n ${n} $<TARGET_FILE:mp_vis_forged>)
-    set_tests_properties(${tn} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-      LABELS "mp;${cfg}")
-  endforeach()
-endforeach()
+# library's internals.
+tern_mp_test(NAME vis_forged SOURCES vis_forged.c RANKS 1 2 INTERNAL)
