@@ -41,22 +41,22 @@ static size_t status_kb(const char *field)
  * provider bytes per rank (NaN when no rank said). */
 static void job_memory(const char *out, double med[3])
 {
-    static const char *const keys[3] = {"anon=", "shmem=", "provider="};
-    int cap = 0;
+    int cap = 0, nv = 0;
     for (const char *l = out; (l = strstr(l, MEM_TAG " ")); l++)
         cap++;
+    double *v[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3 && cap; k++)
+        if (!(v[k] = calloc((size_t)cap, sizeof(double))))
+            tb_die("out of memory");
+    for (const char *l = out; nv < cap && (l = strstr(l, MEM_TAG " ")); l++)
+        if (sscanf(l, MEM_TAG " anon=%lf shmem=%lf provider=%lf", &v[0][nv], &v[1][nv],
+                   &v[2][nv]) == 3)
+            nv++;
     for (int k = 0; k < 3; k++) {
-        double *v = cap ? calloc((size_t)cap, sizeof *v) : NULL;
-        int nv = 0;
-        for (const char *l = out; v && (l = strstr(l, MEM_TAG " ")); l++) {
-            const char *e = strchr(l, '\n'), *f = strstr(l, keys[k]);
-            if (f && (!e || f < e))
-                v[nv++] = atof(f + strlen(keys[k]));
-        }
         tb_stats_t st;
-        tb_stats_of(v, nv, &st);
-        med[k] = nv ? st.med : NAN;
-        free(v);
+        tb_stats_of(v[k], nv, &st); /* NaN when nv is 0 */
+        med[k] = st.med;
+        free(v[k]);
     }
 }
 
