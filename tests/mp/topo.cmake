@@ -4,8 +4,8 @@
 # topologies of tests/topo/ and check tables written here), and the tools'
 # cases in tests/topo/topo_cases.sh.
 #
-# topo_copy links the library internals to read the peer table, so it is
-# built here rather than with tern_mp_test (which links the shared library).
+# topo_copy links the library internals to read the peer table; it is built
+# here, as most of its tests below run it with ternrun options of their own.
 add_executable(mp_topo_copy ${CMAKE_CURRENT_SOURCE_DIR}/topo_copy.c
   ${CMAKE_CURRENT_SOURCE_DIR}/mp_util.c)
 target_link_libraries(mp_topo_copy PRIVATE tern_internal)
