@@ -6,7 +6,7 @@
 #include <tshmem/fast.h>
 
 TSHMEM_API tshmem_fast_t tshmem_fast_;
-__thread unsigned tshmem_spin_count_;
+TSHMEM_TLS_IE unsigned tshmem_spin_count_;
 
 void tshmem_fast_on(void)
 {
