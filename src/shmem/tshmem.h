@@ -234,7 +234,7 @@ void tshmem_fast_off(void);
  * thread-local increment and a branch otherwise, plus one tern_poll
  * every 1024 calls. The counter is initial-exec TLS: the general model
  * of a shared library's TLS called __tls_get_addr on every AMO (11 of
- * the layer's ~60 instructions per network AMO, callgrind); 4 bytes of
+ * the layer's ~90 instructions per network AMO, callgrind); 4 bytes of
  * glibc's static TLS reserve, which also covers a dlopen (shmem4py). */
 #define TSHMEM_TLS_IE __thread __attribute__((tls_model("initial-exec")))
 extern TSHMEM_TLS_IE unsigned tshmem_spin_count_;
