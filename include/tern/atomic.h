@@ -6,13 +6,16 @@
  *   TERN_AD_IMPL_CPU  every rank's segment is mapped by every rank that
  *                     can reach it (one node): CPU atomics in place;
  *   TERN_AD_IMPL_NET  the job spans nodes and the network provider
- *                     carries out every op of the set for the type: all
- *                     targets, this rank and node-local ones included, go
+ *                     carries out every op of the set for the type in
+ *                     its NIC (or TERN_OFI_ATOMICS=net): all targets,
+ *                     this rank and node-local ones included, go
  *                     through the network so that no two mechanisms meet
  *                     on one word;
  *   TERN_AD_IMPL_AM   the job spans nodes and the provider lacks an op
- *                     (or TERN_OFI_ATOMICS=am): targets on this node run
- *                     CPU atomics in place, the others get an active
+ *                     or emulates its atomics in software (ofi_rxm,
+ *                     tcp, shm, ...: the am path batches many in
+ *                     flight), or TERN_OFI_ATOMICS=am: targets on this
+ *                     node run CPU atomics in place, the others get an active
  *                     message whose handler runs the op with CPU atomics
  *                     at the target, so every op on a word is a CPU
  *                     atomic on it. Its target makes progress when it
