@@ -98,6 +98,13 @@
       "piece of a collective's data with its flag to a network member, the "             \
       "flag on the last (eager ring entries above the Medium limit); larger "            \
       "pieces go by a put awaited for its remote completion, then the flag.")            \
+    X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, 0,                      \
+      "Largest allreduce (bytes) of a team with 3 or more members on some "              \
+      "node of a job across nodes that goes through one leader per node "                \
+      "(members to their leader through shared memory, leaders exchange "                \
+      "their node's partial, the result back through shared memory), where "             \
+      "its regions fit the eager ring; above (up to TERN_COLL_TREE_MAX), "               \
+      "recursive doubling between all members. 0: never.")                               \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "8K", NULL, 0,                          \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
       "in the eager ring (where its log2(n) regions fit; else a binomial "               \

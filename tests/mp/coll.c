@@ -324,11 +324,13 @@ static void check_team(tern_team_t team, const char *tname)
     /* Bytes at and around every bound of the allreduce algorithms: the
      * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
      * members (4 KiB, 2 KiB, 1344 B, 1 KiB), the eager ring's fit (2 KiB
-     * at 3 and 4 members in the coll_eager_fit test) and
-     * TERN_COLL_TREE_MAX (8 KiB). */
-    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025,
-                                 1343, 1344, 1345, 2047, 2048, 2049, 4095,
-                                 4096, 4097, 8191, 8192, 8193};
+     * at 3 and 4 members in the coll_eager_fit test),
+     * TERN_COLL_LEADER_MAX (4 KiB: the leader allreduce's bound at 7 and 8
+     * members on 2 nodes), the fit of its regions in the default ring
+     * (3264 B at 16 members on 2 nodes) and TERN_COLL_TREE_MAX (8 KiB). */
+    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025, 1343,
+                                 1344, 1345, 2047, 2048, 2049, 3263, 3264, 3265,
+                                 4095, 4096, 4097, 8191, 8192, 8193};
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
         check_allreduce(team, tname, TERN_TYPE_UINT8, TERN_RED_SUM, rsz[k], k % 2);
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
