@@ -1,5 +1,5 @@
-/* tern-info: which broadcast algorithm a team takes by size, with the
- * thresholds the current TERN_COLL_* variables give
+/* tern-info: which broadcast and small-allreduce algorithm a team takes
+ * by size, with the thresholds the current TERN_COLL_* variables give
  * (docs/design/collectives.md). */
 #include <stdio.h>
 
@@ -25,14 +25,16 @@ void ti_print_coll(FILE *out)
     tn_cfg_format_size(
         m * (size_t)(tn_cfg.coll_put_flag_msgs > 0 ? tn_cfg.coll_put_flag_msgs : 0), msgs,
         sizeof(msgs));
-    fprintf(out, "\nCollectives (TERN_COLL_*): broadcast by size\n");
+    fprintf(out, "\nCollectives (TERN_COLL_*): algorithm by size\n");
     fprintf(out,
-            "  one node       up to %d B one way through the root's half; above, every "
+            "  broadcast      on one node up to %d B one way through the root's half; "
+            "above, every "
             "member reads the root's src in place between two barriers\n",
             TN_COLL_FAST);
     if (lim)
         fprintf(out,
-                "  across nodes   up to %s eager: down a binomial tree into the members' "
+                "                 across nodes up to %s eager: down a binomial tree into "
+                "the members' "
                 "rings (%s per team; TERN_COLL_BCAST_EAGER, TERN_COLL_EAGER[_DEPTH])\n",
                 eager, ring);
     fprintf(out,
@@ -45,4 +47,14 @@ void ti_print_coll(FILE *out)
             "several, the flag on the last (TERN_COLL_PUT_FLAG_MSGS); above, a put "
             "and the flag\n",
             medium, msgs);
+    char leader[32], tree[32];
+    tn_cfg_format_size(tn_cfg.coll_leader_max, leader, sizeof(leader));
+    tn_cfg_format_size(tn_cfg.coll_tree_max, tree, sizeof(tree));
+    fprintf(
+        out,
+        "  allreduce      across nodes, where the ring holds it: up to %s through one "
+        "leader per node for teams with 3 or more members on a node "
+        "(TERN_COLL_LEADER_MAX), else up to %s recursive doubling "
+        "(TERN_COLL_TREE_MAX); above, trees and a reduce-scatter\n",
+        leader, tree);
 }
