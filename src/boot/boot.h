@@ -44,6 +44,10 @@ typedef struct tn_boot_ops {
                size_t *len);
 } tn_boot_ops_t;
 
+/* While a rank waits for the launcher with a progress hook installed
+ * (base/wait.h), it drives the hook at least this often (ms). */
+#define TN_BOOT_PROGRESS_MS 1
+
 #define TN_BOOT_KEY_MAX   32
 #define TN_BOOT_VALUE_MAX 1024
 

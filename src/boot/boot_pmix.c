@@ -4,6 +4,7 @@
 #include "boot/boot.h"
 
 #include "base/log.h"
+#include "base/wait.h"
 
 #include <tern/status.h>
 
@@ -108,6 +109,11 @@ static void pmix_boot_wait_free(pmix_boot_wait_t *w)
     free(w);
 }
 
+static int pmix_boot_ts_before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
 /* Runs in PMIx's progress thread when the fence completes. */
 static void pmix_boot_fence_cb(pmix_status_t status, void *cbdata)
 {
@@ -183,7 +189,26 @@ static int pmix_boot_fence(tn_boot_pmix_t *p, int collect, const char *doing)
         deadline.tv_sec += (time_t)timeout + PMIX_BOOT_GRACE_S;
     pthread_mutex_lock(&w->lock);
     while (!w->done) {
-        if (timeout == 0) {
+        int (*hook)(void) = tn_wait_progress_hook;
+        if (hook) { /* drive progress (boot.h: TN_BOOT_PROGRESS_MS) */
+            pthread_mutex_unlock(&w->lock);
+            hook();
+            struct timespec now, slice;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (timeout > 0 && pmix_boot_ts_before(deadline, now)) {
+                pthread_mutex_lock(&w->lock);
+                break;
+            }
+            slice = now;
+            slice.tv_nsec += TN_BOOT_PROGRESS_MS * 1000000L;
+            if (slice.tv_nsec >= 1000000000L) {
+                slice.tv_sec++;
+                slice.tv_nsec -= 1000000000L;
+            }
+            pthread_mutex_lock(&w->lock);
+            if (!w->done)
+                pthread_cond_timedwait(&w->cond, &w->lock, &slice);
+        } else if (timeout == 0) {
             pthread_cond_wait(&w->cond, &w->lock);
         } else if (pthread_cond_timedwait(&w->cond, &w->lock, &deadline) == ETIMEDOUT) {
             break;

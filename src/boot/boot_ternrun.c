@@ -3,6 +3,7 @@
  * are bounded; after init_done a rank may wait for ever (a barrier in
  * tern_finalize waits for the slowest rank's computation). */
 #include "boot/boot.h"
+#include "base/wait.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -93,7 +94,11 @@ static int call(tn_boot_t *b, const char *what, uint32_t type, int32_t arg, cons
     if (rc != TERN_OK)
         return wire_failed(st, what, rc);
     void *pl = NULL;
-    rc = tn_wire_recv(st->fd, idle_of(st), h, &pl);
+    /* Collective exchanges (and fini): drive the progress hook meanwhile
+     * (boot.h, TN_BOOT_PROGRESS_MS). The key-value calls do not: a lazy
+     * lookup runs inside transport code that progress would re-enter. */
+    rc = tn_wire_recv_driving(st->fd, idle_of(st), tn_wait_progress_hook,
+                              TN_BOOT_PROGRESS_MS, h, &pl);
     if (rc != TERN_OK)
         return wire_failed(st, what, rc);
     if (h->type == TN_WIRE_ERROR) {

@@ -236,7 +236,8 @@ int tn_wire_send(int fd, uint32_t type, int32_t arg, const void *p, size_t len)
 
 /* Blocks in poll() until fd is readable or idle_s pass: the rank sleeps
  * in the kernel, it does not spin. */
-static int wait_readable(int fd, double idle_s)
+/* hook, when not NULL, is driven at least every hook_ms while waiting. */
+static int wait_readable(int fd, double idle_s, int (*hook)(void), int hook_ms)
 {
     double deadline = idle_s > 0 ? tn_time_s() + idle_s : 0;
     for (;;) {
@@ -247,6 +248,11 @@ static int wait_readable(int fd, double idle_s)
                 return TERN_ERR_TIMEOUT;
             ms = (int)(left * 1000.0) + 1;
         }
+        if (hook) {
+            hook();
+            if (ms < 0 || ms > hook_ms)
+                ms = hook_ms;
+        }
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int n = poll(&pfd, 1, ms);
         if (n > 0)
@@ -256,11 +262,12 @@ static int wait_readable(int fd, double idle_s)
     }
 }
 
-static int read_full(int fd, void *buf, size_t len, double idle_s)
+static int read_full(int fd, void *buf, size_t len, double idle_s, int (*hook)(void),
+                     int hook_ms)
 {
     size_t got = 0;
     while (got < len) {
-        int rc = wait_readable(fd, idle_s);
+        int rc = wait_readable(fd, idle_s, hook, hook_ms);
         if (rc != TERN_OK)
             return rc;
         ssize_t r = read(fd, (char *)buf + got, len - got);
@@ -276,10 +283,11 @@ static int read_full(int fd, void *buf, size_t len, double idle_s)
     return TERN_OK;
 }
 
-int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
+int tn_wire_recv_driving(int fd, double idle_s, int (*hook)(void), int hook_ms,
+                         tn_wire_hdr_t *h, void **payload)
 {
     unsigned char hb[TN_WIRE_HDR_BYTES];
-    int rc = read_full(fd, hb, sizeof(hb), idle_s);
+    int rc = read_full(fd, hb, sizeof(hb), idle_s, hook, hook_ms);
     if (rc != TERN_OK)
         return rc;
     tn_wire_hdr_t hh;
@@ -291,7 +299,7 @@ int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
         p = malloc(hh.len);
         if (!p)
             return TERN_ERR_NOMEM;
-        rc = read_full(fd, p, hh.len, idle_s);
+        rc = read_full(fd, p, hh.len, idle_s, hook, hook_ms);
         if (rc != TERN_OK) {
             free(p);
             return rc;
@@ -300,6 +308,11 @@ int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
     *h = hh;
     *payload = p;
     return TERN_OK;
+}
+
+int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload)
+{
+    return tn_wire_recv_driving(fd, idle_s, NULL, 0, h, payload);
 }
 
 /* ---- non-blocking side ------------------------------------------------- */

@@ -96,6 +96,11 @@ int tn_wire_send(int fd, uint32_t type, int32_t arg, const void *p, size_t len);
  * the caller. TERN_OK, TERN_ERR_TIMEOUT, TERN_ERR_PEER (end of stream),
  * TERN_ERR_BOOT (malformed frame), TERN_ERR_NOMEM, TERN_ERR_SYS. */
 int tn_wire_recv(int fd, double idle_s, tn_wire_hdr_t *h, void **payload);
+/* tn_wire_recv that drives hook (when not NULL) at least every hook_ms
+ * while it waits: a rank in a collective exchange with the launcher may
+ * hold messages that its peers wait for before they join the exchange. */
+int tn_wire_recv_driving(int fd, double idle_s, int (*hook)(void), int hook_ms,
+                         tn_wire_hdr_t *h, void **payload);
 
 /* ---- non-blocking side (the launcher's event loop) --------------------- */
 

@@ -94,3 +94,8 @@ tern_pmix_test(NAME boot_kv.pmix RANKS 2 4 COMMAND $<TARGET_FILE:mp_boot_kv>)
 tern_pmix_test(NAME coll_pmix_nodes RANKS 4 TIMEOUT 180
   COMMAND ${PROJECT_SOURCE_DIR}/scripts/mpirun-nodes.sh 2 $<TARGET_FILE:mp_coll>
   ENV MP_EXPECT_NODES=2)
+
+# A symmetric allocation's exchange through PMIx drives progress while it
+# waits (launcher_wait.c), over the network where messages wait for credit.
+tern_pmix_test(NAME pmix_launcher_wait RANKS 2 ENV TERN_SHM=off
+  COMMAND $<TARGET_FILE:mp_launcher_wait>)
