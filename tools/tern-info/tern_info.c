@@ -456,6 +456,7 @@ int main(int argc, char **argv)
     print_transports(stdout);
     ti_print_am(stdout);
     ti_print_vis(stdout);
+    ti_print_coll(stdout);
     ti_print_topology(stdout);
     ti_print_hugepages(stdout);
     if (mode == 'a') {
