@@ -38,7 +38,7 @@ typedef unsigned tern_flags_t;
  * tern_peer_fast_t) and of their contract with the library. A program
  * compiled against another one is refused at tern_init with a message. */
 /* 4: tern_memory_report_t grew (node table); 5: put with signal inline
- * (tern_put_signal_), the atomic domain head's cpu word holds the type. */
+ * (tern_put_signal_ behind it). */
 #define TERN_ABI_VERSION 5u
 
 /* ---- start-up and shutdown ------------------------------------------- */

@@ -129,14 +129,11 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * op, bad flags or context), TERN_ERR_RANK, TERN_ERR_RANGE (address
  * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
  * the error of an operation that failed (TERN_ERR_PEER). */
-/* The head of every domain, read by the inline path: cpu is
- * TERN_AD_CPU_LIVE_ plus the domain's type while the domain is live and
- * uses CPU atomics on every mapped peer (cpu and am domains; the inline
- * path checks that the target is mapped), 0 otherwise, so that one
- * compare checks both. Part of TERN_ABI_VERSION. (A program built when
- * cpu was TERN_AD_CPU_LIVE_ alone and type was compared apart still runs
- * right: its inline test fails for every type but i32 and the library
- * serves the op.) */
+/* The head of every domain, read by the inline path (and by the
+ * OpenSHMEM layer's, include/tshmem/fast.h): cpu is TERN_AD_CPU_LIVE_
+ * while the domain is live and uses CPU atomics on every mapped peer (cpu
+ * and am domains; the inline path checks that the target is mapped), 0
+ * otherwise. Part of TERN_ABI_VERSION. */
 typedef struct tern_ad_fast_ {
     uint32_t cpu;
     int32_t type;
@@ -155,7 +152,7 @@ static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
 {
     const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
     return TERN_LIKELY_(
-        f && f->cpu == TERN_AD_CPU_LIVE_ + (uint32_t)type && (op & f->ops) &&
+        f && f->cpu == TERN_AD_CPU_LIVE_ && f->type == type && (op & f->ops) &&
         !(op & (op - 1)) && !(flags & ~TERN_FLAGS_KNOWN_) &&
         (result || !(op & TERN_OPS_FETCHING_)) && !((uintptr_t)addr & (size - 1)) &&
         tern_fast_word_ok_(rank, addr, d));
@@ -163,7 +160,7 @@ static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
 
 /* Inline path of the integer types when the domain is cpu: the locked
  * instruction after ~15 others for a constant op (scripts/amo-cost.sh:
- * 26 instructions per fetch-add loop iteration against 5 for the raw
+ * 24 instructions per fetch-add loop iteration against 5 for the raw
  * atomic, no store before the locked one); returns 1 when done
  * (MIN, MAX, MULT and their fetching forms are left to the library, as
  * are float and double). Sequentially consistent, as the library's. */

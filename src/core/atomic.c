@@ -189,7 +189,7 @@ tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad
         d.magic = TN_AD_LIVE;
         /* cpu and am domains run CPU atomics on every mapped peer: the
          * inline path may serve those (it checks the mapping). */
-        d.fast.cpu = d.impl != TERN_AD_IMPL_NET ? TERN_AD_CPU_LIVE_ + (uint32_t)type : 0;
+        d.fast.cpu = d.impl != TERN_AD_IMPL_NET ? TERN_AD_CPU_LIVE_ : 0;
         d.fast.type = type;
         d.fast.ops = ops;
         *slot = d;

@@ -108,6 +108,14 @@ int main(int argc, char **argv)
         if (me == 0 && t == TERN_AT_U64)
             printf("u64 domain: %s\n", why);
         MP_CHECK(impl_ok(impl, why), "implementation %d: %s", impl, why);
+        /* The head both inline paths read (tern/atomic.h and the
+         * OpenSHMEM layer's tshmem/fast.h): the live marker on cpu and am
+         * domains, nothing on net ones. */
+        const tern_ad_fast_t_ *head = (const tern_ad_fast_t_ *)ad;
+        MP_CHECK(head->cpu == (impl == TERN_AD_IMPL_NET ? 0u : TERN_AD_CPU_LIVE_) &&
+                     head->type == t && head->ops == set,
+                 "domain head {0x%x, %d, 0x%x} for impl %d, type %d", head->cpu,
+                 head->type, head->ops, impl, t);
         void *w = tern_sym_addr(right, &words[t]);
         for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
             if (!(cases[c].op & set))
@@ -168,6 +176,7 @@ int main(int argc, char **argv)
         MP_CHECK(old == 3.0 * M * n, "%s counter %g, not %d", names[t], old, 3 * M * n);
         MP_OK(tern_barrier());
         MP_OK(tern_ad_destroy(ad));
+        MP_CHECK(head->cpu == 0, "destroyed domain's head still says live");
     }
     return mp_finish("atomic");
 }
