@@ -295,8 +295,13 @@ static TN_NOINLINE int piece_fail(const char *call, const vlist_t *l, int remote
  * an address with AVX2 (chosen at load time), 2.5 with SSE2, against 4
  * for a running maximum (no unsigned 64-bit maximum before AVX-512). */
 typedef uint64_t v4u64_t __attribute__((vector_size(32)));
-__attribute__((target_clones("avx2", "default"))) static int
-addrs_outside(void *const *list, size_t count, uintptr_t base, uintptr_t room)
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TN_VIS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TN_VIS_CLONES
+#endif
+TN_VIS_CLONES static int addrs_outside(void *const *list, size_t count, uintptr_t base,
+                                       uintptr_t room)
 {
     v4u64_t acc = {0, 0, 0, 0};
     size_t i = 0;
