@@ -882,9 +882,10 @@ strided_mapped_nd(int op, int rank, const tern_peer_fast_t *p, void *dst,
  * one test each (the extent comes out of the description), then the copy
  * loop. 1 when done; 0 when anything is to report or the peer is not
  * mapped: the caller then takes the general path, which names the bad
- * argument. About 90 instructions before the copy loop for a
- * description that folds into one dimension (tn_vis_describe_row), plus
- * about 1 per four levels of count 1 and 12 per level merged. */
+ * argument. About 250 instructions before the copy loop for a
+ * description that folds into one dimension (tn_vis_describe_row), with
+ * the call and its arguments (scripts/vis-cost.sh), plus about 3 per
+ * level of count 1 and 15 per level merged. */
 static TN_ALWAYS_INLINE int strided_mapped(int op, int rank, void *dst,
                                            const ptrdiff_t *dststrides, const void *src,
                                            const ptrdiff_t *srcstrides, size_t elemsz,

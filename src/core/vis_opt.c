@@ -53,8 +53,8 @@ static int continues(size_t count, ptrdiff_t stride, ptrdiff_t next)
 
 /* The first level at or after k whose count is not 1 (levels when none
  * is): what a many-level description of a simple motion mostly holds.
- * Four levels a step with SSE2 (part of x86-64: no dispatch), about a
- * cycle per four levels, then one by one. */
+ * Four levels a step with SSE2 (part of x86-64: no dispatch), about 8
+ * instructions per four levels, then one by one. */
 static TN_ALWAYS_INLINE size_t skip_ones(const size_t *count, size_t k, size_t levels)
 {
     if (k < levels && count[k] != 1) /* dense levels: one compare */
