@@ -295,8 +295,13 @@ static TN_NOINLINE int piece_fail(const char *call, const vlist_t *l, int remote
  * an address with AVX2 (chosen at load time), 2.5 with SSE2, against 4
  * for a running maximum (no unsigned 64-bit maximum before AVX-512). */
 typedef uint64_t v4u64_t __attribute__((vector_size(32)));
-__attribute__((target_clones("avx2", "default"))) static int
-addrs_outside(void *const *list, size_t count, uintptr_t base, uintptr_t room)
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TN_VIS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TN_VIS_CLONES
+#endif
+TN_VIS_CLONES static int addrs_outside(void *const *list, size_t count, uintptr_t base,
+                                       uintptr_t room)
 {
     v4u64_t acc = {0, 0, 0, 0};
     size_t i = 0;
@@ -877,9 +882,10 @@ strided_mapped_nd(int op, int rank, const tern_peer_fast_t *p, void *dst,
  * one test each (the extent comes out of the description), then the copy
  * loop. 1 when done; 0 when anything is to report or the peer is not
  * mapped: the caller then takes the general path, which names the bad
- * argument. About 90 instructions before the copy loop for a
- * description that folds into one dimension (tn_vis_describe_row), plus
- * about 1 per four levels of count 1 and 12 per level merged. */
+ * argument. About 250 instructions before the copy loop for a
+ * description that folds into one dimension (tn_vis_describe_row), with
+ * the call and its arguments (scripts/vis-cost.sh), plus about 3 per
+ * level of count 1 and 15 per level merged. */
 static TN_ALWAYS_INLINE int strided_mapped(int op, int rank, void *dst,
                                            const ptrdiff_t *dststrides, const void *src,
                                            const ptrdiff_t *srcstrides, size_t elemsz,

@@ -53,8 +53,8 @@ static int continues(size_t count, ptrdiff_t stride, ptrdiff_t next)
 
 /* The first level at or after k whose count is not 1 (levels when none
  * is): what a many-level description of a simple motion mostly holds.
- * Four levels a step with SSE2 (part of x86-64: no dispatch), about a
- * cycle per four levels, then one by one. */
+ * Four levels a step with SSE2 (part of x86-64: no dispatch), about 8
+ * instructions per four levels, then one by one. */
 static TN_ALWAYS_INLINE size_t skip_ones(const size_t *count, size_t k, size_t levels)
 {
     if (k < levels && count[k] != 1) /* dense levels: one compare */
@@ -157,7 +157,9 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
      * (c, s, t) and the strides that continue it (ns, nt) in registers.
      * A merged count times its stride is ns or nt times the level's
      * count, whose overflow is tested: the counts' products need no test
-     * of their own. */
+     * of their own. The next strides are computed from the level's
+     * strides just loaded (equal to ns and nt), not from ns and nt, so
+     * that the only chain of multiplications from level to level is c. */
     size_t e = elemsz, c = 1, k = 0, ck;
     ptrdiff_t s = 0, t = 0, ns = (ptrdiff_t)elemsz, nt = ns, a, b;
     if (elemsz - 1 >= (size_t)PTRDIFF_MAX)
@@ -174,8 +176,8 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
         if (a != ns || b != nt)
             break;
         e *= ck;
-        if (__builtin_mul_overflow(ns, (ptrdiff_t)ck, &ns) ||
-            __builtin_mul_overflow(nt, (ptrdiff_t)ck, &nt))
+        if (__builtin_mul_overflow(a, (ptrdiff_t)ck, &ns) ||
+            __builtin_mul_overflow(b, (ptrdiff_t)ck, &nt))
             return -1;
     }
     if ((a | b) == 0)
@@ -191,12 +193,12 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
     for (k++;; k++) {
         if ((k = skip_ones(count, k, levels)) == levels)
             break;
-        if ((ck = count[k]) - 2 >= (size_t)PTRDIFF_MAX - 1 || sstride[k] != ns ||
-            dstride[k] != nt)
+        if ((ck = count[k]) - 2 >= (size_t)PTRDIFF_MAX - 1 || (a = sstride[k]) != ns ||
+            (b = dstride[k]) != nt)
             return -1;
         c *= ck;
-        if (__builtin_mul_overflow(ns, (ptrdiff_t)ck, &ns) ||
-            __builtin_mul_overflow(nt, (ptrdiff_t)ck, &nt))
+        if (__builtin_mul_overflow(a, (ptrdiff_t)ck, &ns) ||
+            __builtin_mul_overflow(b, (ptrdiff_t)ck, &nt))
             return -1;
     }
 done:;
