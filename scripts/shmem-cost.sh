@@ -1,7 +1,7 @@
 #!/bin/sh
 # Instructions per OpenSHMEM call (libtshmem) against the Tern-native call
 # doing the same (8-byte put/get/put_nbi, p, g, fetch-add, add, compare-swap,
-# barrier on 1 PE), counted by callgrind (repeatable on a noisy machine).
+# put with signal, barrier on 1 PE), counted by callgrind (repeatable on a noisy machine).
 #   scripts/shmem-cost.sh [build-dir]     (needs valgrind)
 set -e
 cd "$(dirname "$0")/.."
@@ -10,5 +10,5 @@ COST_LIBS="-L$b/src/shmem -ltshmem -Wl,-rpath,$PWD/$b/src/shmem" \
     exec scripts/cost/callgrind-loops.sh "$b" scripts/cost/shmem_cost.c - \
     loop_tern_put loop_shmem_putmem loop_tern_get loop_shmem_getmem loop_tern_put_nbi \
     loop_shmem_putmem_nbi loop_shmem_long_p loop_shmem_long_g loop_tern_fadd loop_shmem_fetch_add \
-    loop_tern_add loop_shmem_add loop_tern_cswap loop_shmem_cswap loop_tern_barrier \
-    loop_shmem_barrier_all
+    loop_tern_add loop_shmem_add loop_tern_cswap loop_shmem_cswap loop_tern_put_signal \
+    loop_shmem_putmem_signal loop_tern_barrier loop_shmem_barrier_all

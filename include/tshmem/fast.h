@@ -45,6 +45,10 @@ typedef struct tshmem_fast_s {
      * peer_base and then Tern's peer table: two range checks, 35
      * instructions per 8-byte put against tern_put's 26) */
     const tshmem_fast_peer_t *peer;
+    /* 1: every PE is mapped here (one node), where Tern's signal updates
+     * are CPU atomics after the data: put with signal goes inline too */
+    uint32_t one_node;
+    uint32_t reserved2_;
 } tshmem_fast_t;
 
 extern TSHMEM_API tshmem_fast_t tshmem_fast_;
@@ -117,6 +121,30 @@ static inline void tshmem_getmem_nbi_fast_(void *dest, const void *source, size_
         return;
     }
     shmem_getmem_nbi(dest, source, n, pe);
+}
+
+/* Put with signal to a mapped PE in a job on one node: the copy, then the
+ * signal update with release order, as Tern's put with signal does there
+ * (src/core/signal.c: a CPU atomic after the data). Across nodes Tern
+ * updates signals through a network atomic domain, even on mapped PEs, so
+ * the library serves every call then; also a bad op, a misaligned
+ * signal, ranges outside the heap. */
+static inline void tshmem_putmem_signal_fast_(void *dest, const void *source, size_t n,
+                                              uint64_t *sig, uint64_t signal, int sig_op,
+                                              int pe)
+{
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, n, pe);
+    if (TERN_LIKELY_(p && tshmem_fast_.one_node && (unsigned)sig_op <= SHMEM_SIGNAL_ADD &&
+                     !((uintptr_t)sig & 7) && tshmem_fast_peer_(sig, 8, pe))) {
+        tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);
+        uint64_t *w = (uint64_t *)(void *)((char *)sig + p->delta);
+        if (sig_op == SHMEM_SIGNAL_SET)
+            __atomic_store_n(w, signal, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_add(w, signal, __ATOMIC_RELEASE);
+        return;
+    }
+    shmem_putmem_signal(dest, source, n, sig, signal, sig_op, pe);
 }
 
 /* Typed single-element put and get (shmem_TYPE_p, shmem_TYPE_g) for every
@@ -223,54 +251,56 @@ static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int p
 #define shmem_putmem_nbi(d, s, n, pe) tshmem_putmem_nbi_fast_(d, s, n, pe)
 #define shmem_getmem(d, s, n, pe)     tshmem_getmem_fast_(d, s, n, pe)
 #define shmem_getmem_nbi(d, s, n, pe) tshmem_getmem_nbi_fast_(d, s, n, pe)
-#define shmem_float_p(d, v, pe)       tshmem_float_p_fast_(d, v, pe)
-#define shmem_float_g(s, pe)          tshmem_float_g_fast_(s, pe)
-#define shmem_double_p(d, v, pe)      tshmem_double_p_fast_(d, v, pe)
-#define shmem_double_g(s, pe)         tshmem_double_g_fast_(s, pe)
-#define shmem_longdouble_p(d, v, pe)  tshmem_longdouble_p_fast_(d, v, pe)
-#define shmem_longdouble_g(s, pe)     tshmem_longdouble_g_fast_(s, pe)
-#define shmem_char_p(d, v, pe)        tshmem_char_p_fast_(d, v, pe)
-#define shmem_char_g(s, pe)           tshmem_char_g_fast_(s, pe)
-#define shmem_schar_p(d, v, pe)       tshmem_schar_p_fast_(d, v, pe)
-#define shmem_schar_g(s, pe)          tshmem_schar_g_fast_(s, pe)
-#define shmem_short_p(d, v, pe)       tshmem_short_p_fast_(d, v, pe)
-#define shmem_short_g(s, pe)          tshmem_short_g_fast_(s, pe)
-#define shmem_int_p(d, v, pe)         tshmem_int_p_fast_(d, v, pe)
-#define shmem_int_g(s, pe)            tshmem_int_g_fast_(s, pe)
-#define shmem_long_p(d, v, pe)        tshmem_long_p_fast_(d, v, pe)
-#define shmem_long_g(s, pe)           tshmem_long_g_fast_(s, pe)
-#define shmem_longlong_p(d, v, pe)    tshmem_longlong_p_fast_(d, v, pe)
-#define shmem_longlong_g(s, pe)       tshmem_longlong_g_fast_(s, pe)
-#define shmem_uchar_p(d, v, pe)       tshmem_uchar_p_fast_(d, v, pe)
-#define shmem_uchar_g(s, pe)          tshmem_uchar_g_fast_(s, pe)
-#define shmem_ushort_p(d, v, pe)      tshmem_ushort_p_fast_(d, v, pe)
-#define shmem_ushort_g(s, pe)         tshmem_ushort_g_fast_(s, pe)
-#define shmem_uint_p(d, v, pe)        tshmem_uint_p_fast_(d, v, pe)
-#define shmem_uint_g(s, pe)           tshmem_uint_g_fast_(s, pe)
-#define shmem_ulong_p(d, v, pe)       tshmem_ulong_p_fast_(d, v, pe)
-#define shmem_ulong_g(s, pe)          tshmem_ulong_g_fast_(s, pe)
-#define shmem_ulonglong_p(d, v, pe)   tshmem_ulonglong_p_fast_(d, v, pe)
-#define shmem_ulonglong_g(s, pe)      tshmem_ulonglong_g_fast_(s, pe)
-#define shmem_int8_p(d, v, pe)        tshmem_int8_p_fast_(d, v, pe)
-#define shmem_int8_g(s, pe)           tshmem_int8_g_fast_(s, pe)
-#define shmem_int16_p(d, v, pe)       tshmem_int16_p_fast_(d, v, pe)
-#define shmem_int16_g(s, pe)          tshmem_int16_g_fast_(s, pe)
-#define shmem_int32_p(d, v, pe)       tshmem_int32_p_fast_(d, v, pe)
-#define shmem_int32_g(s, pe)          tshmem_int32_g_fast_(s, pe)
-#define shmem_int64_p(d, v, pe)       tshmem_int64_p_fast_(d, v, pe)
-#define shmem_int64_g(s, pe)          tshmem_int64_g_fast_(s, pe)
-#define shmem_uint8_p(d, v, pe)       tshmem_uint8_p_fast_(d, v, pe)
-#define shmem_uint8_g(s, pe)          tshmem_uint8_g_fast_(s, pe)
-#define shmem_uint16_p(d, v, pe)      tshmem_uint16_p_fast_(d, v, pe)
-#define shmem_uint16_g(s, pe)         tshmem_uint16_g_fast_(s, pe)
-#define shmem_uint32_p(d, v, pe)      tshmem_uint32_p_fast_(d, v, pe)
-#define shmem_uint32_g(s, pe)         tshmem_uint32_g_fast_(s, pe)
-#define shmem_uint64_p(d, v, pe)      tshmem_uint64_p_fast_(d, v, pe)
-#define shmem_uint64_g(s, pe)         tshmem_uint64_g_fast_(s, pe)
-#define shmem_size_p(d, v, pe)        tshmem_size_p_fast_(d, v, pe)
-#define shmem_size_g(s, pe)           tshmem_size_g_fast_(s, pe)
-#define shmem_ptrdiff_p(d, v, pe)     tshmem_ptrdiff_p_fast_(d, v, pe)
-#define shmem_ptrdiff_g(s, pe)        tshmem_ptrdiff_g_fast_(s, pe)
+#define shmem_putmem_signal(d, s, n, sig, v, op, pe) \
+    tshmem_putmem_signal_fast_(d, s, n, sig, v, op, pe)
+#define shmem_float_p(d, v, pe)      tshmem_float_p_fast_(d, v, pe)
+#define shmem_float_g(s, pe)         tshmem_float_g_fast_(s, pe)
+#define shmem_double_p(d, v, pe)     tshmem_double_p_fast_(d, v, pe)
+#define shmem_double_g(s, pe)        tshmem_double_g_fast_(s, pe)
+#define shmem_longdouble_p(d, v, pe) tshmem_longdouble_p_fast_(d, v, pe)
+#define shmem_longdouble_g(s, pe)    tshmem_longdouble_g_fast_(s, pe)
+#define shmem_char_p(d, v, pe)       tshmem_char_p_fast_(d, v, pe)
+#define shmem_char_g(s, pe)          tshmem_char_g_fast_(s, pe)
+#define shmem_schar_p(d, v, pe)      tshmem_schar_p_fast_(d, v, pe)
+#define shmem_schar_g(s, pe)         tshmem_schar_g_fast_(s, pe)
+#define shmem_short_p(d, v, pe)      tshmem_short_p_fast_(d, v, pe)
+#define shmem_short_g(s, pe)         tshmem_short_g_fast_(s, pe)
+#define shmem_int_p(d, v, pe)        tshmem_int_p_fast_(d, v, pe)
+#define shmem_int_g(s, pe)           tshmem_int_g_fast_(s, pe)
+#define shmem_long_p(d, v, pe)       tshmem_long_p_fast_(d, v, pe)
+#define shmem_long_g(s, pe)          tshmem_long_g_fast_(s, pe)
+#define shmem_longlong_p(d, v, pe)   tshmem_longlong_p_fast_(d, v, pe)
+#define shmem_longlong_g(s, pe)      tshmem_longlong_g_fast_(s, pe)
+#define shmem_uchar_p(d, v, pe)      tshmem_uchar_p_fast_(d, v, pe)
+#define shmem_uchar_g(s, pe)         tshmem_uchar_g_fast_(s, pe)
+#define shmem_ushort_p(d, v, pe)     tshmem_ushort_p_fast_(d, v, pe)
+#define shmem_ushort_g(s, pe)        tshmem_ushort_g_fast_(s, pe)
+#define shmem_uint_p(d, v, pe)       tshmem_uint_p_fast_(d, v, pe)
+#define shmem_uint_g(s, pe)          tshmem_uint_g_fast_(s, pe)
+#define shmem_ulong_p(d, v, pe)      tshmem_ulong_p_fast_(d, v, pe)
+#define shmem_ulong_g(s, pe)         tshmem_ulong_g_fast_(s, pe)
+#define shmem_ulonglong_p(d, v, pe)  tshmem_ulonglong_p_fast_(d, v, pe)
+#define shmem_ulonglong_g(s, pe)     tshmem_ulonglong_g_fast_(s, pe)
+#define shmem_int8_p(d, v, pe)       tshmem_int8_p_fast_(d, v, pe)
+#define shmem_int8_g(s, pe)          tshmem_int8_g_fast_(s, pe)
+#define shmem_int16_p(d, v, pe)      tshmem_int16_p_fast_(d, v, pe)
+#define shmem_int16_g(s, pe)         tshmem_int16_g_fast_(s, pe)
+#define shmem_int32_p(d, v, pe)      tshmem_int32_p_fast_(d, v, pe)
+#define shmem_int32_g(s, pe)         tshmem_int32_g_fast_(s, pe)
+#define shmem_int64_p(d, v, pe)      tshmem_int64_p_fast_(d, v, pe)
+#define shmem_int64_g(s, pe)         tshmem_int64_g_fast_(s, pe)
+#define shmem_uint8_p(d, v, pe)      tshmem_uint8_p_fast_(d, v, pe)
+#define shmem_uint8_g(s, pe)         tshmem_uint8_g_fast_(s, pe)
+#define shmem_uint16_p(d, v, pe)     tshmem_uint16_p_fast_(d, v, pe)
+#define shmem_uint16_g(s, pe)        tshmem_uint16_g_fast_(s, pe)
+#define shmem_uint32_p(d, v, pe)     tshmem_uint32_p_fast_(d, v, pe)
+#define shmem_uint32_g(s, pe)        tshmem_uint32_g_fast_(s, pe)
+#define shmem_uint64_p(d, v, pe)     tshmem_uint64_p_fast_(d, v, pe)
+#define shmem_uint64_g(s, pe)        tshmem_uint64_g_fast_(s, pe)
+#define shmem_size_p(d, v, pe)       tshmem_size_p_fast_(d, v, pe)
+#define shmem_size_g(s, pe)          tshmem_size_g_fast_(s, pe)
+#define shmem_ptrdiff_p(d, v, pe)    tshmem_ptrdiff_p_fast_(d, v, pe)
+#define shmem_ptrdiff_g(s, pe)       tshmem_ptrdiff_g_fast_(s, pe)
 #ifdef TSHMEM_FAST_AMO_
 #define shmem_long_atomic_fetch_add(d, v, pe) tshmem_long_fetch_add_fast_(d, v, pe)
 #define shmem_long_atomic_add(d, v, pe)       tshmem_long_add_fast_(d, v, pe)

@@ -146,6 +146,24 @@ __attribute__((noinline)) void loop_shmem_barrier_all(void)
         shmem_barrier_all();
 }
 
+__attribute__((noinline)) void loop_tern_put_signal(char *dst, const char *src,
+                                                    uint64_t *sig, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_put_signal(pe, dst, src, 8, sig, (uint64_t)i, TERN_SIGNAL_SET, 0);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_putmem_signal(char *dst, const char *src,
+                                                        uint64_t *sig, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_putmem_signal(dst, src, 8, sig, (uint64_t)i, SHMEM_SIGNAL_SET, pe);
+        BARRIER();
+    }
+}
+
 int main(void)
 {
     shmem_init();
@@ -169,6 +187,8 @@ int main(void)
     loop_tern_add(w, me);
     loop_shmem_add(w + 1, me);
     s += loop_tern_cswap(w, me) + loop_shmem_cswap(w + 1, me);
+    loop_tern_put_signal(seg, src, (uint64_t *)(seg + 64), me);
+    loop_shmem_putmem_signal(seg, src, (uint64_t *)(seg + 64), me);
     loop_tern_barrier();
     loop_shmem_barrier_all();
     printf("iterations %d (%ld)\n", ITERS, s);

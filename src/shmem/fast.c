@@ -60,6 +60,7 @@ void tshmem_fast_on(void)
      * node keeps them at the cost of the native call. */
     tshmem_fast_.ad_i64 = spin_poll ? NULL : tshmem_amo_domain(TERN_AT_I64);
     tshmem_fast_.ad_u64 = spin_poll ? NULL : tshmem_amo_domain(TERN_AT_U64);
+    tshmem_fast_.one_node = !spin_poll;
     tshmem_fast_.npes = tshmem_g.npes; /* last: turns the paths on */
 }
 

@@ -86,12 +86,17 @@ int main(void)
         }
     }
 
-    /* 2. ADD from every PE into sig[1] of PE 0, each with a data slot. */
+    /* 2. ADD from every PE into sig[1] of PE 0, each with a data slot;
+     * shmem_putmem_signal is shmem.h's inline path on one node, the others
+     * the library's, all on the same word at once. */
     for (int i = 0; i < K; i++) {
         long v = (long)me * 1000003 + i;
-        if (i % 2)
+        if (i % 3 == 1)
             shmem_long_put_signal(&slots[me * K + i], &v, 1, &sig[1], 1, SHMEM_SIGNAL_ADD,
                                   0);
+        else if (i % 3 == 2)
+            shmem_putmem_signal(&slots[me * K + i], &v, sizeof(v), &sig[1], 1,
+                                SHMEM_SIGNAL_ADD, 0);
         else
             shmem_ctx_long_put_signal_nbi(ctx, &slots[me * K + i], &v, 1, &sig[1], 1,
                                           SHMEM_SIGNAL_ADD, 0);
