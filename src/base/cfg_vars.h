@@ -160,7 +160,9 @@
     X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", 0,                   \
       "How atomic domains of a job that spans nodes run: auto uses the "                 \
       "provider's atomics where it carries out every op of the domain's set "            \
-      "(fi_query_atomic) and active messages otherwise; net uses the "                   \
+      "(fi_query_atomic) in the NIC, and active messages otherwise, also "               \
+      "where the provider emulates atomics in the target's software (ofi_rxm, "          \
+      "tcp, shm, efa, psm: tern-info says which); net uses the "                         \
       "provider's atomics only (a domain it cannot serve is refused); am "               \
       "never uses them: active messages run every op at its target with "                \
       "CPU atomics.")                                                                    \
