@@ -46,6 +46,18 @@ enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
 #define TN_MSGQ_DRAIN_MAX 64 /* messages handled per queue per poll, for fairness */
 #define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
 
+/* Data parts of at least this many bytes go back to the data ring's start
+ * whenever the receiver has drained the ring (tn_msgq_restart), so
+ * that a ping-pong of large messages writes the same lines every time, as
+ * a raw ping-pong does, instead of walking through the whole ring (with
+ * TERN_AM_MEDIUM_MAX=64K a 256 KiB ring: out of the first-level cache, and
+ * 16 KiB Mediums cost 2.3-2.9x the raw ping-pong). Knowing it costs the
+ * sender a read of the receiver's counts, a line the receiver writes once
+ * per drain; measured (docs/design/active-messages.md), that pays from
+ * 16 KiB and costs at 4-8 KiB, where the prefetch of the next message's
+ * lines (tn_msgq_prefetch_next) does as well. */
+#define TN_MSGQ_REUSE_MIN 16384
+
 /* The receiver's counts, on a line of their own before the slots: written
  * by the receiver once per drain (not per message), read by the sender only
  * when its cached copy says the queue is full. */
@@ -101,6 +113,40 @@ static TN_ALWAYS_INLINE void tn_msgq_unlock(tn_msgq_t *q)
         atomic_store_explicit(&q->turn, 0, memory_order_release);
 }
 
+/* Sender: the receiver's count of data bytes consumed, read again (a line
+ * the receiver writes once per drain). Kept monotonic: tn_msgq_restart may
+ * have counted skipped bytes as consumed before the receiver passed them. */
+static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
+{
+    uint64_t h = atomic_load_explicit(&q->heads->data, memory_order_acquire);
+    if (h > q->data_seen)
+        q->data_seen = h;
+}
+
+/* Sender, with the turn held, for need (>= TN_MSGQ_REUSE_MIN, line-rounded)
+ * bytes of data at absolute data-ring position d, to_end bytes before the
+ * ring's end: the bytes to skip. to_end (back to the ring's start) when the
+ * receiver has drained the data ring (consumed every byte before d): the
+ * skipped bytes then hold nothing and count as consumed at once, so the
+ * skip costs no room. Otherwise what the ordinary rule says (to_end only
+ * when the data would not fit before the end). Reads the receiver's count
+ * only when the cached one does not say the ring is drained. */
+static TN_NOINLINE __attribute__((unused)) uint64_t
+tn_msgq_restart(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
+{
+    uint64_t ring = (uint64_t)q->dmask + 1;
+    if (need > to_end)
+        return to_end;
+    if (to_end == ring || to_end + need > ring) /* at the start, or too close to it */
+        return 0;
+    if (q->data_seen != d)
+        tn_msgq_seen_data(q);
+    if (q->data_seen != d)
+        return 0;
+    q->data_seen = d + to_end;
+    return to_end;
+}
+
 /* Sender, with the turn held: a slot, and room for dlen bytes in the data
  * ring (*data, line-aligned; skipping to the ring's start when they would
  * not fit before its end). NULL when the receiver has not freed enough yet.
@@ -118,9 +164,12 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
-        uint64_t skip = need > to_end ? to_end : 0;
+        uint64_t skip = tn_unlikely(need >= TN_MSGQ_REUSE_MIN)
+                            ? tn_msgq_restart(q, d, to_end, need)
+                        : need > to_end ? to_end
+                                        : 0;
         if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
-            q->data_seen = atomic_load_explicit(&q->heads->data, memory_order_acquire);
+            tn_msgq_seen_data(q);
             if (d + skip + need - q->data_seen > ring)
                 return NULL;
         }
@@ -170,6 +219,8 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
 static TN_ALWAYS_INLINE void tn_msgq_prefetch_next(const tn_msgq_t *q, uint64_t next,
                                                    size_t n)
 {
+    if (n >= TN_MSGQ_REUSE_MIN) /* the next one likely goes back to the start */
+        return;
     size_t end = n < 4096 ? n : 4096;
     for (size_t o = 0; o < end; o += 64)
         __builtin_prefetch(q->data + ((next + o) & q->dmask), 1, 3);
