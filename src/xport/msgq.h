@@ -47,7 +47,7 @@ enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
 #define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
 
 /* Data parts of at least this many bytes go back to the data ring's start
- * whenever the receiver has drained the ring (tn_msgq_restart), so
+ * whenever the receiver has drained the ring (tn_msgq_reserve_big), so
  * that a ping-pong of large messages writes the same lines every time, as
  * a raw ping-pong does, instead of walking through the whole ring (with
  * TERN_AM_MEDIUM_MAX=64K a 256 KiB ring: out of the first-level cache, and
@@ -114,7 +114,7 @@ static TN_ALWAYS_INLINE void tn_msgq_unlock(tn_msgq_t *q)
 }
 
 /* Sender: the receiver's count of data bytes consumed, read again (a line
- * the receiver writes once per drain). Kept monotonic: tn_msgq_restart may
+ * the receiver writes once per drain). Kept monotonic: tn_msgq_reserve_big may
  * have counted skipped bytes as consumed before the receiver passed them. */
 static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
 {
@@ -123,28 +123,38 @@ static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
         q->data_seen = h;
 }
 
-/* Sender, with the turn held, for need (>= TN_MSGQ_REUSE_MIN, line-rounded)
- * bytes of data at absolute data-ring position d, to_end bytes before the
- * ring's end: the bytes to skip. to_end (back to the ring's start) when the
- * receiver has drained the data ring (consumed every byte before d): the
- * skipped bytes then hold nothing and count as consumed at once, so the
- * skip costs no room. Otherwise what the ordinary rule says (to_end only
- * when the data would not fit before the end). Reads the receiver's count
- * only when the cached one does not say the ring is drained. */
-static TN_NOINLINE __attribute__((unused)) uint64_t
-tn_msgq_restart(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
+/* tn_msgq_reserve's data part for dlen >= TN_MSGQ_REUSE_MIN bytes (the
+ * slot is reserved already), out of line so that the ordinary path keeps
+ * its registers: the data go back to the ring's start when the receiver
+ * has drained the ring (consumed every byte before the next one to write).
+ * The skipped bytes then hold nothing and count as consumed at once, so
+ * the skip costs no room. Otherwise the ordinary rule (skip to the start
+ * only when the data would not fit before the end). Reads the receiver's
+ * count only when the cached one does not say the ring is drained. */
+static TN_NOINLINE __attribute__((unused)) tn_msgq_slot_t *
+tn_msgq_reserve_big(tn_msgq_t *q, size_t dlen, char **data)
 {
-    uint64_t ring = (uint64_t)q->dmask + 1;
-    if (need > to_end)
-        return to_end;
-    if (to_end == ring || to_end + need > ring) /* at the start, or too close to it */
-        return 0;
-    if (q->data_seen != d)
+    uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1, to_end = ring - (d & q->dmask);
+    size_t need = TN_MSGQ_LINE(dlen);
+    uint64_t skip = need > to_end ? to_end : 0;
+    /* Not at the start already, and the start's room is counted as free
+     * by the rule below once the ring is drained (need <= d's offset). */
+    if (!skip && to_end != ring && to_end + need <= ring) {
+        if (q->data_seen != d)
+            tn_msgq_seen_data(q);
+        if (q->data_seen == d) {
+            q->data_seen = d + to_end;
+            skip = to_end;
+        }
+    }
+    if (d + skip + need - q->data_seen > ring) {
         tn_msgq_seen_data(q);
-    if (q->data_seen != d)
-        return 0;
-    q->data_seen = d + to_end;
-    return to_end;
+        if (d + skip + need - q->data_seen > ring)
+            return NULL;
+    }
+    q->wrap = skip;
+    *data = q->data + ((d + skip) & q->dmask);
+    return &q->slots[q->seq & q->smask];
 }
 
 /* Sender, with the turn held: a slot, and room for dlen bytes in the data
@@ -161,13 +171,12 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
     }
     q->wrap = 0;
     if (dlen) {
+        if (tn_unlikely(dlen >= TN_MSGQ_REUSE_MIN))
+            return tn_msgq_reserve_big(q, dlen, data);
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
-        uint64_t skip = tn_unlikely(need >= TN_MSGQ_REUSE_MIN)
-                            ? tn_msgq_restart(q, d, to_end, need)
-                        : need > to_end ? to_end
-                                        : 0;
+        uint64_t skip = need > to_end ? to_end : 0;
         if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
             tn_msgq_seen_data(q);
             if (d + skip + need - q->data_seen > ring)
@@ -211,7 +220,9 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
     tn_msgq_unlock(q);
 }
 
-/* Sender, after publishing: asks for the lines from data-ring offset next
+/* Sender, after publishing a message with fewer than TN_MSGQ_REUSE_MIN
+ * bytes of data (a larger one's successor likely goes back to the ring's
+ * start, whose lines this one wrote): asks for the lines from data-ring offset next
  * (where the next message's data will start, read while the turn was
  * held) that a message of n bytes will write (at most 4 KiB), so that they
  * reach this core's first-level cache while it waits for an answer rather
@@ -219,8 +230,6 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
 static TN_ALWAYS_INLINE void tn_msgq_prefetch_next(const tn_msgq_t *q, uint64_t next,
                                                    size_t n)
 {
-    if (n >= TN_MSGQ_REUSE_MIN) /* the next one likely goes back to the start */
-        return;
     size_t end = n < 4096 ? n : 4096;
     for (size_t o = 0; o < end; o += 64)
         __builtin_prefetch(q->data + ((next + o) & q->dmask), 1, 3);
