@@ -24,7 +24,8 @@
  * hold slot headers, so an old slot can never pass for a new one (its seq
  * is a lap behind) and nothing has to be marked invalid ahead of the
  * writer. The data ring is filled in order and wraps to its start when a
- * message's data would not fit before its end (the slot says so: WRAP), so
+ * message's data would not fit before its end, or, for large data, when the
+ * receiver has drained it (TN_MSGQ_REUSE_MIN; the slot says so: WRAP), so
  * the receiver finds the data where the sender put it without an offset in
  * the slot; it reads the data only when its handler does, and the sender's
  * payload lines therefore stay in the sender's cache, as a raw ping-pong's
