@@ -112,6 +112,10 @@ typedef struct tn_amo {
 #define TN_XCAP_ORDER_AMO \
     0x20u /* likewise non-fetching atomics to one peer, among
              themselves */
+#define TN_XCAP_AMO_SOFT \
+    0x40u /* the amo op is applied by the target's software when it
+             progresses (a provider that emulates atomics with
+             messages), not by its NIC */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */
