@@ -310,7 +310,7 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                         : (uint64_t)(data - q->data) +
                               TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
     tn_msgq_publish(q, r, n, layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0);
-    if (layout != AM_IN_SLOT)
+    if (layout != AM_IN_SLOT && len < TN_MSGQ_REUSE_MIN)
         tn_msgq_prefetch_next(q, next, len);
     return 0;
 }
@@ -591,7 +591,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
     uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
     tn_msgq_publish(q, &q->slots[q->seq & q->smask], n, inl);
-    if (n > inl) /* as fast_send */
+    if (n > inl && len < TN_MSGQ_REUSE_MIN) /* as fast_send */
         tn_msgq_prefetch_next(q, next, len);
     if (st->is_reply)
         st->token->replied = 1;

@@ -24,7 +24,8 @@
  * hold slot headers, so an old slot can never pass for a new one (its seq
  * is a lap behind) and nothing has to be marked invalid ahead of the
  * writer. The data ring is filled in order and wraps to its start when a
- * message's data would not fit before its end (the slot says so: WRAP), so
+ * message's data would not fit before its end, or, for large data, when the
+ * receiver has drained it (TN_MSGQ_REUSE_MIN; the slot says so: WRAP), so
  * the receiver finds the data where the sender put it without an offset in
  * the slot; it reads the data only when its handler does, and the sender's
  * payload lines therefore stay in the sender's cache, as a raw ping-pong's
@@ -45,6 +46,18 @@ enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
 #define TN_MSGQ_INVALID   UINT64_MAX
 #define TN_MSGQ_DRAIN_MAX 64 /* messages handled per queue per poll, for fairness */
 #define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
+
+/* Data parts of at least this many bytes go back to the data ring's start
+ * whenever the receiver has drained the ring (tn_msgq_reserve_big), so
+ * that a ping-pong of large messages writes the same lines every time, as
+ * a raw ping-pong does, instead of walking through the whole ring (with
+ * TERN_AM_MEDIUM_MAX=64K a 256 KiB ring: out of the first-level cache, and
+ * 16 KiB Mediums cost 2.3-2.9x the raw ping-pong). Knowing it costs the
+ * sender a read of the receiver's counts, a line the receiver writes once
+ * per drain; measured (docs/design/active-messages.md), that pays from
+ * 16 KiB and costs at 4-8 KiB, where the prefetch of the next message's
+ * lines (tn_msgq_prefetch_next) does as well. */
+#define TN_MSGQ_REUSE_MIN 16384
 
 /* The receiver's counts, on a line of their own before the slots: written
  * by the receiver once per drain (not per message), read by the sender only
@@ -101,6 +114,50 @@ static TN_ALWAYS_INLINE void tn_msgq_unlock(tn_msgq_t *q)
         atomic_store_explicit(&q->turn, 0, memory_order_release);
 }
 
+/* Sender: the receiver's count of data bytes consumed, read again (a line
+ * the receiver writes once per drain). Kept monotonic: tn_msgq_reserve_big may
+ * have counted skipped bytes as consumed before the receiver passed them. */
+static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
+{
+    uint64_t h = atomic_load_explicit(&q->heads->data, memory_order_acquire);
+    if (h > q->data_seen)
+        q->data_seen = h;
+}
+
+/* tn_msgq_reserve's data part for dlen >= TN_MSGQ_REUSE_MIN bytes (the
+ * slot is reserved already), out of line so that the ordinary path keeps
+ * its registers: the data go back to the ring's start when the receiver
+ * has drained the ring (consumed every byte before the next one to write).
+ * The skipped bytes then hold nothing and count as consumed at once, so
+ * the skip costs no room. Otherwise the ordinary rule (skip to the start
+ * only when the data would not fit before the end). Reads the receiver's
+ * count only when the cached one does not say the ring is drained. */
+static TN_NOINLINE __attribute__((unused)) tn_msgq_slot_t *
+tn_msgq_reserve_big(tn_msgq_t *q, size_t dlen, char **data)
+{
+    uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1, to_end = ring - (d & q->dmask);
+    size_t need = TN_MSGQ_LINE(dlen);
+    uint64_t skip = need > to_end ? to_end : 0;
+    /* Not at the start already, and the start's room is counted as free
+     * by the rule below once the ring is drained (need <= d's offset). */
+    if (!skip && to_end != ring && to_end + need <= ring) {
+        if (q->data_seen != d)
+            tn_msgq_seen_data(q);
+        if (q->data_seen == d) {
+            q->data_seen = d + to_end;
+            skip = to_end;
+        }
+    }
+    if (d + skip + need - q->data_seen > ring) {
+        tn_msgq_seen_data(q);
+        if (d + skip + need - q->data_seen > ring)
+            return NULL;
+    }
+    q->wrap = skip;
+    *data = q->data + ((d + skip) & q->dmask);
+    return &q->slots[q->seq & q->smask];
+}
+
 /* Sender, with the turn held: a slot, and room for dlen bytes in the data
  * ring (*data, line-aligned; skipping to the ring's start when they would
  * not fit before its end). NULL when the receiver has not freed enough yet.
@@ -115,12 +172,14 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
     }
     q->wrap = 0;
     if (dlen) {
+        if (tn_unlikely(dlen >= TN_MSGQ_REUSE_MIN))
+            return tn_msgq_reserve_big(q, dlen, data);
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
         uint64_t skip = need > to_end ? to_end : 0;
         if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
-            q->data_seen = atomic_load_explicit(&q->heads->data, memory_order_acquire);
+            tn_msgq_seen_data(q);
             if (d + skip + need - q->data_seen > ring)
                 return NULL;
         }
@@ -162,7 +221,9 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
     tn_msgq_unlock(q);
 }
 
-/* Sender, after publishing: asks for the lines from data-ring offset next
+/* Sender, after publishing a message with fewer than TN_MSGQ_REUSE_MIN
+ * bytes of data (a larger one's successor likely goes back to the ring's
+ * start, whose lines this one wrote): asks for the lines from data-ring offset next
  * (where the next message's data will start, read while the turn was
  * held) that a message of n bytes will write (at most 4 KiB), so that they
  * reach this core's first-level cache while it waits for an answer rather

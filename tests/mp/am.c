@@ -201,9 +201,12 @@ static void round_trips(void)
             int r = (me + k) % n;
             want++;
             MP_OK(tern_am_request_short(r, H_PING, args, TERN_AM_MAX_ARGS, 0));
-            size_t len = round == 0   ? 0
-                         : round == 1 ? medium_max
-                                      : (size_t)(round * 331) % medium_max;
+            /* Lengths spread over the whole Medium range whatever its
+             * size (TERN_AM_MEDIUM_MAX=64K: mp.am_big). */
+            size_t len = round == 0 ? 0
+                         : round == 1
+                             ? medium_max
+                             : (size_t)round * 331 * (medium_max / 1024) % medium_max;
             for (size_t i = 0; i < len; i++)
                 buf[i] = mp_pattern(me, i, (unsigned)round);
             tern_am_arg_t ea[2] = {(tern_am_arg_t)round, len};
@@ -218,7 +221,7 @@ static void round_trips(void)
             MP_OK(tern_am_request_long(r, H_LONG, buf, ll, dest, la, 3, 0));
             /* Negotiated Request, generated in place. */
             tern_am_sd_t sd;
-            size_t nl = 1 + (size_t)round * 97 % medium_max;
+            size_t nl = 1 + (size_t)round * 97 * (medium_max / 1024) % medium_max;
             MP_OK(tern_am_prepare_request_medium(r, NULL, nl, nl, 1, 0, &sd));
             MP_CHECK(sd.len == nl, "granted %zu of %zu", sd.len, nl);
             for (size_t i = 0; i < nl; i++)

@@ -45,6 +45,9 @@ tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
 # leave it out).
 tern_mp_test(NAME am_flood SOURCES am.c RANKS 2 8 TIMEOUT 400 LABELS flood
   ENV TEST_AM_FLOOD=1000000)
+# The same with Mediums up to 64 KiB: on shm, data parts of 16 KiB and more
+# go back to the data ring's start when the receiver has drained it.
+tern_mp_test(NAME am_big SOURCES am.c RANKS 2 4 TIMEOUT 120 ENV TERN_AM_MEDIUM_MAX=64K)
 tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
 # The network receive buffers posted grow under bursts and shrink when
 # quiet (TERN_STATS counts; net and mixed: shm has none).
