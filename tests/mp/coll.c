@@ -262,6 +262,22 @@ static void check_team(tern_team_t team, const char *tname)
                              mp_pattern(r, i, (unsigned)(100 + it)),
                          "%s: fcollect %d (%zu B) then barrier: member %d byte %zu",
                          tname, it, nb, r, i);
+        /* An eager broadcast's root does not wait for its receivers: its
+         * data message and its barrier write leave back to back. */
+        int root = (it + 1) % n;
+        size_t bn = it % 2 ? 8 : 4000;
+        for (size_t i = 0; i < bn; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(200 + it));
+        if (me == it % n && me != root)
+            usleep(2000);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, bn, root));
+        MP_OK(tern_team_barrier(team));
+        for (size_t i = 0; i < bn; i++)
+            MP_CHECK((unsigned char)sym_dst[i] ==
+                         mp_pattern(root, i, (unsigned)(200 + it)),
+                     "%s: broadcast %d (%zu B) from %d then barrier: byte %zu", tname, it,
+                     bn, root, i);
+        MP_OK(tern_team_barrier(team)); /* sym_src is rewritten */
     }
     MP_OK(tern_team_barrier(team));
 
