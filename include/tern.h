@@ -37,7 +37,9 @@ typedef unsigned tern_flags_t;
 /* Version of the layout the inline calls below read (tern_fast_state_t,
  * tern_peer_fast_t) and of their contract with the library. A program
  * compiled against another one is refused at tern_init with a message. */
-#define TERN_ABI_VERSION 4u /* 4: tern_memory_report_t grew (node table) */
+/* 4: tern_memory_report_t grew (node table); 5: put with signal inline
+ * (tern_put_signal_), the atomic domain head's cpu word holds the type. */
+#define TERN_ABI_VERSION 5u
 
 /* ---- start-up and shutdown ------------------------------------------- */
 

@@ -80,7 +80,7 @@ static long share(long v)
 int shb_selected(const char *family)
 {
     if (!strcmp(opt_rows, "all"))
-        return strcmp(family, "native") != 0 || shb_native_rows != NULL;
+        return strcmp(family, "native") != 0 || shb_native_init != NULL;
     size_t n = strlen(family);
     for (const char *p = opt_rows; *p;) {
         const char *e = strchr(p, ',');
@@ -199,11 +199,19 @@ void shb_run(const shb_row_t *row, size_t size)
 
 void shb_run_sizes(const shb_row_t *row, const size_t *sizes, int nsizes)
 {
-    if (!shb_selected(row->family))
-        return;
-    for (int i = 0; i < nsizes; i++)
-        if (sizes[i] <= shb_max_bytes)
+    /* The native pair runs with "native" selected, after the row when its
+     * family is selected too, alone when only "native" is. */
+    const shb_row_t *pair =
+        shb_native_pair && shb_selected("native") ? shb_native_pair(row->op) : NULL;
+    int mine = shb_selected(row->family);
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] > shb_max_bytes)
+            continue;
+        if (mine)
             shb_run(row, sizes[i]);
+        if (pair)
+            shb_run(pair, sizes[i]);
+    }
 }
 
 /* ---- RMA rows: PE 0 to PE 1; the other PEs wait in the barriers -------------- */
@@ -641,6 +649,8 @@ int main(int argc, char **argv)
     for (size_t j = 0; j < shb_max_bytes / 8; j++)
         ((long *)shb_src)[j] = (long)j;
     shmem_barrier_all();
+    if (shb_native_init && shb_selected("native"))
+        shb_native_init();
 
     if (shb_me == 0 && !opt_json)
         printf(
@@ -771,8 +781,8 @@ int main(int argc, char **argv)
         shb_run(&sort_row, (size_t)opt_sort_keys * 4);
     }
 
-    if (shb_native_rows && shb_selected("native"))
-        shb_native_rows();
+    if (shb_native_fini && shb_selected("native"))
+        shb_native_fini();
 
     shmem_barrier_all();
     shmem_finalize();

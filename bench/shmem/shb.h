@@ -51,8 +51,16 @@ extern int shb_rma_nsizes;
 extern const size_t *shb_small_sizes;
 extern int shb_small_nsizes;
 
-/* Tern-native rows: defined by shb_native.c in the Tern build only; a
- * weak reference, so the OSHMEM build has none. */
-void shb_native_rows(void) __attribute__((weak));
+/* Tern-native rows: defined by shb_native.c in the Tern build only; weak
+ * references, so the OSHMEM build has none. shb_native_init sets them up
+ * (collective, before the first row); shb_native_pair gives the native
+ * row of a library row's op, or NULL. shb_run_sizes runs a library row's
+ * native pair right after it, size by size: rows run minutes apart in one
+ * process drift with the machine (and a process's early rows ran slower
+ * than its late ones), which made libtshmem look 1.2 to 1.7x slower than
+ * native on net when the two, interleaved, differ by 1 to 2%. */
+void shb_native_init(void) __attribute__((weak));
+void shb_native_fini(void) __attribute__((weak));
+const shb_row_t *shb_native_pair(const char *op) __attribute__((weak));
 
 #endif

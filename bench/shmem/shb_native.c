@@ -1,10 +1,12 @@
 /* shmem-bench, Tern build only: the rows of shb.c written with Tern's
- * native API (tern.h) instead of shmem.h, same loops, same buffers, so
- * that scripts/bench-shmem.py can report what libtshmem adds over Tern
- * (impl "tern-native" in the JSON rows). */
+ * native API (tern.h) instead of shmem.h, same loops, same buffers, each
+ * run right after its library row (shb_run_sizes), so that
+ * scripts/bench-shmem.py can report what libtshmem adds over Tern (impl
+ * "tern-native" in the JSON rows). */
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <tern.h>
 
 #include "shb.h"
@@ -123,7 +125,24 @@ static double signal_pp(long n, size_t size)
     return (shb_now() - t0) / 2;
 }
 
-void shb_native_rows(void)
+static const shb_row_t pairs[] = {
+    {"native", "put_lat", SHB_LAT_US, 0, put_lat, 1, "tern_put loop, one tern_quiet",
+     "tern-native"},
+    {"native", "get_lat", SHB_LAT_US, 0, get_lat, 1, "tern_get loop", "tern-native"},
+    {"native", "put_nbi_bw", SHB_BW_MBS, 0, put_nbi_bw, 1,
+     "tern_put_nbi, tern_nbi_sync(REMOTE) every 64", "tern-native"},
+    {"native", "fetch_add", SHB_LAT_US, 0, fetch_add, 0, "tern_ad_op_i64 FADD",
+     "tern-native"},
+    {"native", "compare_swap", SHB_LAT_US, 0, compare_swap, 0, "tern_ad_op_i64 CSWAP",
+     "tern-native"},
+    {"native", "add", SHB_LAT_US, 0, add, 0, "tern_ad_op_i64 ADD loop, one tern_quiet",
+     "tern-native"},
+    {"native", "barrier_all", SHB_LAT_US, 0, barrier, 0, "tern_barrier", "tern-native"},
+    {"native", "put_signal_pp", SHB_LAT_US, 0, signal_pp, 1,
+     "tern_put_signal ping-pong, half round trip", "tern-native"},
+};
+
+void shb_native_init(void)
 {
     n_word = shmem_calloc(1, sizeof(int64_t));
     n_sig = shmem_calloc(1, sizeof(uint64_t));
@@ -137,36 +156,18 @@ void shb_native_rows(void)
     check(tern_ad_create(TERN_AT_I64, TERN_OP_FADD | TERN_OP_CSWAP | TERN_OP_ADD, 0, &ad),
           "tern_ad_create");
     shmem_barrier_all();
-    static const size_t eight = 8;
-    static const shb_row_t rma[] = {
-        {"native", "put_lat", SHB_LAT_US, 0, put_lat, 1, "tern_put loop, one tern_quiet",
-         "tern-native"},
-        {"native", "get_lat", SHB_LAT_US, 0, get_lat, 1, "tern_get loop", "tern-native"},
-        {"native", "put_nbi_bw", SHB_BW_MBS, 0, put_nbi_bw, 1,
-         "tern_put_nbi, tern_nbi_sync(REMOTE) every 64", "tern-native"},
-    };
-    for (size_t r = 0; r < sizeof rma / sizeof rma[0]; r++)
-        shb_run_sizes(&rma[r], shb_rma_sizes, shb_rma_nsizes);
-    static const shb_row_t one[] = {
-        {"native", "fetch_add", SHB_LAT_US, 0, fetch_add, 0, "tern_ad_op_i64 FADD",
-         "tern-native"},
-        {"native", "compare_swap", SHB_LAT_US, 0, compare_swap, 0, "tern_ad_op_i64 CSWAP",
-         "tern-native"},
-        {"native", "add", SHB_LAT_US, 0, add, 0,
-         "tern_ad_op_i64 ADD loop, one tern_quiet", "tern-native"},
-        {"native", "barrier_all", SHB_LAT_US, 0, barrier, 0, "tern_barrier",
-         "tern-native"},
-    };
-    for (size_t r = 0; r < sizeof one / sizeof one[0]; r++)
-        shb_run_sizes(&one[r], &eight, 1);
-    static const shb_row_t sig = {"native",
-                                  "put_signal_pp",
-                                  SHB_LAT_US,
-                                  0,
-                                  signal_pp,
-                                  1,
-                                  "tern_put_signal ping-pong, half round trip",
-                                  "tern-native"};
-    shb_run_sizes(&sig, shb_small_sizes, shb_small_nsizes);
+}
+
+const shb_row_t *shb_native_pair(const char *op)
+{
+    for (size_t r = 0; r < sizeof pairs / sizeof pairs[0]; r++)
+        if (!strcmp(pairs[r].op, op))
+            return &pairs[r];
+    return NULL;
+}
+
+void shb_native_fini(void)
+{
+    shmem_barrier_all();
     tern_ad_destroy(ad);
 }

@@ -6,13 +6,16 @@
  *   TERN_AD_IMPL_CPU  every rank's segment is mapped by every rank that
  *                     can reach it (one node): CPU atomics in place;
  *   TERN_AD_IMPL_NET  the job spans nodes and the network provider
- *                     carries out every op of the set for the type: all
- *                     targets, this rank and node-local ones included, go
+ *                     carries out every op of the set for the type in
+ *                     its NIC (or TERN_OFI_ATOMICS=net): all targets,
+ *                     this rank and node-local ones included, go
  *                     through the network so that no two mechanisms meet
  *                     on one word;
  *   TERN_AD_IMPL_AM   the job spans nodes and the provider lacks an op
- *                     (or TERN_OFI_ATOMICS=am): targets on this node run
- *                     CPU atomics in place, the others get an active
+ *                     or emulates its atomics in software (ofi_rxm,
+ *                     tcp, shm, ...: the am path batches many in
+ *                     flight), or TERN_OFI_ATOMICS=am: targets on this
+ *                     node run CPU atomics in place, the others get an active
  *                     message whose handler runs the op with CPU atomics
  *                     at the target, so every op on a word is a CPU
  *                     atomic on it. Its target makes progress when it
@@ -127,9 +130,13 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
  * the error of an operation that failed (TERN_ERR_PEER). */
 /* The head of every domain, read by the inline path: cpu is
- * TERN_AD_CPU_LIVE_ while the domain is live and uses CPU atomics on
- * every mapped peer (cpu and am domains; the inline path checks that the
- * target is mapped), 0 otherwise. Part of TERN_ABI_VERSION. */
+ * TERN_AD_CPU_LIVE_ plus the domain's type while the domain is live and
+ * uses CPU atomics on every mapped peer (cpu and am domains; the inline
+ * path checks that the target is mapped), 0 otherwise, so that one
+ * compare checks both. Part of TERN_ABI_VERSION. (A program built when
+ * cpu was TERN_AD_CPU_LIVE_ alone and type was compared apart still runs
+ * right: its inline test fails for every type but i32 and the library
+ * serves the op.) */
 typedef struct tern_ad_fast_ {
     uint32_t cpu;
     int32_t type;
@@ -148,14 +155,16 @@ static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
 {
     const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
     return TERN_LIKELY_(
-        f && f->cpu == TERN_AD_CPU_LIVE_ && f->type == type && (op & f->ops) &&
+        f && f->cpu == TERN_AD_CPU_LIVE_ + (uint32_t)type && (op & f->ops) &&
         !(op & (op - 1)) && !(flags & ~TERN_FLAGS_KNOWN_) &&
         (result || !(op & TERN_OPS_FETCHING_)) && !((uintptr_t)addr & (size - 1)) &&
-        tern_fast_ok_(rank, addr, size, d));
+        tern_fast_word_ok_(rank, addr, d));
 }
 
 /* Inline path of the integer types when the domain is cpu: the locked
- * instruction after ~10 others for a constant op; returns 1 when done
+ * instruction after ~15 others for a constant op (scripts/amo-cost.sh:
+ * 26 instructions per fetch-add loop iteration against 5 for the raw
+ * atomic, no store before the locked one); returns 1 when done
  * (MIN, MAX, MULT and their fetching forms are left to the library, as
  * are float and double). Sequentially consistent, as the library's. */
 #define TERN_AD_FAST_INT_(C)                                                            \
@@ -214,15 +223,26 @@ TERN_AD_FAST_INT_(uint64_t)
 #define TERN_AD_FAST_float_(ad, code, rank, addr, op, a1, a2, result, flags)  0
 #define TERN_AD_FAST_double_(ad, code, rank, addr, op, a1, a2, result, flags) 0
 
+/* The library's entry with the operands passed by value: taking their
+ * addresses in the inline function itself would store them to the stack
+ * on every call, fast path included, and a locked instruction waits for
+ * earlier stores to drain. */
 #define TERN_AD_DEFINE_(T, C, code)                                                      \
+    static TERN_COLD_ tern_status_t tern_ad_slow_##T##_(                                 \
+        tern_ctx_t ctx, tern_ad_t ad, int mode, int rank, void *addr, uint32_t op, C a1, \
+        C a2, C *result, tern_event_t *ev, tern_flags_t flags)                           \
+    {                                                                                    \
+        return tern_ad_op_(ctx, ad, code, mode, rank, addr, op, &a1, &a2, result, ev,    \
+                           flags);                                                       \
+    }                                                                                    \
     static inline tern_status_t tern_ctx_ad_op_##T(                                      \
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
         C *result, tern_flags_t flags)                                                   \
     {                                                                                    \
         if (TERN_AD_FAST_##T##_(ad, code, rank, addr, op, a1, a2, result, flags))        \
             return TERN_OK;                                                              \
-        return tern_ad_op_(ctx, ad, code, TERN_AD_BLOCK_, rank, addr, op, &a1, &a2,      \
-                           result, 0, flags);                                            \
+        return tern_ad_slow_##T##_(ctx, ad, TERN_AD_BLOCK_, rank, addr, op, a1, a2,      \
+                                   result, 0, flags);                                    \
     }                                                                                    \
     static inline tern_status_t tern_ctx_ad_op_nb_##T(                                   \
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
@@ -233,8 +253,8 @@ TERN_AD_FAST_INT_(uint64_t)
                 *ev = TERN_EVENT_DONE;                                                   \
             return TERN_OK;                                                              \
         }                                                                                \
-        return tern_ad_op_(ctx, ad, code, TERN_AD_NB_, rank, addr, op, &a1, &a2, result, \
-                           ev, flags);                                                   \
+        return tern_ad_slow_##T##_(ctx, ad, TERN_AD_NB_, rank, addr, op, a1, a2, result, \
+                                   ev, flags);                                           \
     }                                                                                    \
     static inline tern_status_t tern_ctx_ad_op_nbi_##T(                                  \
         tern_ctx_t ctx, tern_ad_t ad, int rank, void *addr, uint32_t op, C a1, C a2,     \
@@ -242,8 +262,8 @@ TERN_AD_FAST_INT_(uint64_t)
     {                                                                                    \
         if (TERN_AD_FAST_##T##_(ad, code, rank, addr, op, a1, a2, result, flags))        \
             return TERN_OK;                                                              \
-        return tern_ad_op_(ctx, ad, code, TERN_AD_NBI_, rank, addr, op, &a1, &a2,        \
-                           result, 0, flags);                                            \
+        return tern_ad_slow_##T##_(ctx, ad, TERN_AD_NBI_, rank, addr, op, a1, a2,        \
+                                   result, 0, flags);                                    \
     }                                                                                    \
     static inline tern_status_t tern_ad_op_##T(tern_ad_t ad, int rank, void *addr,       \
                                                uint32_t op, C a1, C a2, C *result,       \

@@ -19,15 +19,19 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define TERN_LIKELY_(x) __builtin_expect(!!(x), 1)
+/* An inline call's way into the library, kept out of its fast path. */
+#define TERN_COLD_ __attribute__((noinline, cold, unused))
 #else
 #define TERN_LIKELY_(x) (x)
+#define TERN_COLD_
 #endif
 
 /* One entry per rank, written once during tern_init and only read after.
  * base is the peer's segment base in the peer's own address space; delta is
  * added to such an address to reach this process's mapping of it. size is
  * the segment's size when it is mapped here (self, shared-memory peer) and
- * 0 otherwise, so one range check decides the fast path. */
+ * 0 otherwise, so one range check decides the fast path. base and size
+ * are multiples of 64 (whole pages), which tern_fast_word_ok_ relies on. */
 typedef struct tern_peer_fast {
     uintptr_t base;
     uintptr_t size;
@@ -39,7 +43,9 @@ typedef struct tern_peer_fast {
 typedef struct tern_fast_state {
     const tern_peer_fast_t *peer; /* NULL before init and after finalize */
     uint32_t npeers;              /* 0 before init and after finalize */
-    uint32_t reserved_;
+    uint32_t signal_cpu;          /* 1: a put with signal to a mapped rank
+                                     may update the signal word with a CPU
+                                     atomic (the job runs on one node) */
 } tern_fast_state_t;
 
 extern TERN_API tern_fast_state_t tern_fast_;
@@ -57,6 +63,20 @@ static inline int tern_fast_ok_(int rank, const void *addr, size_t n, intptr_t *
         uintptr_t off = (uintptr_t)addr - p->base;
         *delta = p->delta;
         return off <= p->size && n <= p->size - off;
+    }
+    return 0;
+}
+
+/* The same for one naturally aligned word of at most 64 bytes at addr
+ * (its alignment checked by the caller): as base and size are multiples
+ * of 64, its first byte in range puts all of it in range. One compare
+ * fewer than tern_fast_ok_. */
+static inline int tern_fast_word_ok_(int rank, const void *addr, intptr_t *delta)
+{
+    if (TERN_LIKELY_((unsigned)rank < tern_fast_.npeers)) {
+        const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+        *delta = p->delta;
+        return (uintptr_t)addr - p->base < p->size;
     }
     return 0;
 }

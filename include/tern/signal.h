@@ -19,6 +19,39 @@ extern "C" {
 
 enum { TERN_SIGNAL_SET = 0, TERN_SIGNAL_ADD = 1 };
 
+/* Behind the calls below (the library's path: checks, network peers). */
+TERN_API tern_status_t tern_put_signal_(tern_ctx_t ctx, int rank, void *dst,
+                                        const void *src, size_t n, uint64_t *sig,
+                                        uint64_t value, int sig_op, tern_flags_t flags,
+                                        int nbi);
+
+#if defined(__GNUC__)
+/* 1 when a put with signal runs inline: a job on one node, a known
+ * sig_op and flags, and the data and an aligned signal word both mapped
+ * here (*dd, *ds their deltas). */
+static inline int tern_put_signal_fast_(int rank, void *dst, size_t n, uint64_t *sig,
+                                        int sig_op, tern_flags_t flags, intptr_t *dd,
+                                        intptr_t *ds)
+{
+    return TERN_LIKELY_(tern_fast_.signal_cpu && (unsigned)sig_op <= TERN_SIGNAL_ADD &&
+                        !((uintptr_t)sig & 7) && tern_fast_word_ok_(rank, sig, ds)) &&
+           TERN_FAST_(rank, dst, n, flags, dd);
+}
+
+/* The inline form: the copy, then the signal with release order. */
+static inline void tern_put_signal_run_(int rank, void *dst, const void *src, size_t n,
+                                        uint64_t *sig, uint64_t value, int sig_op,
+                                        intptr_t dd, intptr_t ds)
+{
+    tern_fast_copy_(rank, (char *)dst + dd, src, n);
+    uint64_t *w = (uint64_t *)((char *)sig + ds);
+    if (sig_op == TERN_SIGNAL_SET)
+        __atomic_store_n(w, value, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+}
+#endif
+
 /* Blocking: returns when the data and the signal are visible at rank.
  * sig is an 8-byte aligned word in rank's segment (as rank sees it),
  * sig_op TERN_SIGNAL_SET (*sig = value) or TERN_SIGNAL_ADD (*sig += value).
@@ -26,20 +59,42 @@ enum { TERN_SIGNAL_SET = 0, TERN_SIGNAL_ADD = 1 };
  * sig_op, misaligned sig), TERN_ERR_RANGE (sig outside rank's segment),
  * TERN_ERR_UNSUPPORTED (the job spans nodes, the network provider has no
  * u64 atomic set and add, and TERN_OFI_ATOMICS=net refuses the
- * active-message path). Cost on a mapped peer: the copy, a release
- * fence and one atomic store or add. */
-TERN_API tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *dst,
-                                           const void *src, size_t n, uint64_t *sig,
-                                           uint64_t value, int sig_op,
-                                           tern_flags_t flags);
+ * active-message path). Cost on a mapped peer of a job on one node,
+ * inlined: two bounds checks, the copy and one release store or add
+ * (scripts/amo-cost.sh). As with tern_ctx_put, ctx and src are not
+ * validated on that path. */
+static inline tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *dst,
+                                                const void *src, size_t n, uint64_t *sig,
+                                                uint64_t value, int sig_op,
+                                                tern_flags_t flags)
+{
+#if defined(__GNUC__)
+    intptr_t dd, ds;
+    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
+        tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
+        return TERN_OK;
+    }
+#endif
+    return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 0);
+}
 /* Implicit: src may be reused when it returns; completed (data and signal
  * visible) by the context's nbi sync, quiet or fence. Over the network the
  * data's remote completion is awaited inside the call before the signal
  * is issued (the provider gives no cheaper ordered pair yet). */
-TERN_API tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, void *dst,
-                                               const void *src, size_t n, uint64_t *sig,
-                                               uint64_t value, int sig_op,
-                                               tern_flags_t flags);
+static inline tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, void *dst,
+                                                    const void *src, size_t n,
+                                                    uint64_t *sig, uint64_t value,
+                                                    int sig_op, tern_flags_t flags)
+{
+#if defined(__GNUC__)
+    intptr_t dd, ds;
+    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
+        tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
+        return TERN_OK;
+    }
+#endif
+    return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 1);
+}
 
 static inline tern_status_t tern_put_signal(int rank, void *dst, const void *src,
                                             size_t n, uint64_t *sig, uint64_t value,

@@ -16,10 +16,21 @@
 extern "C" {
 #endif
 
+/* One PE as the inline puts and gets see it: one range check and one add
+ * take a symmetric address of this PE's heap to the same object on that
+ * PE, through this process's mapping of its heap. */
+typedef struct tshmem_fast_peer_s {
+    intptr_t delta;     /* add to a symmetric address of this PE's heap */
+    uintptr_t size;     /* heap bytes reachable that way; 0: PE not mapped here */
+    uintptr_t copy_min; /* copies of this many bytes or more go through
+                           tern_copy_ (Tern's topology-aware copy) */
+    uintptr_t reserved_;
+} tshmem_fast_peer_t;
+
 /* Written by libtshmem at initialization and finalization only; read by
  * the inline paths. npes is 0 while they are off (before init, after
  * finalize, under SHMEM_DEBUG), which sends every call to the library.
- * Part of libtshmem's ABI. */
+ * Part of libtshmem's ABI: fields are only ever added at the end. */
 typedef struct tshmem_fast_s {
     uint32_t npes; /* PEs, or 0: inline paths off */
     uint32_t reserved_;
@@ -30,28 +41,46 @@ typedef struct tshmem_fast_s {
      * AMO) in a job where some PE is not mapped here, so that AMOs served
      * in place also drive progress (src/shmem/tshmem.h, tshmem_spin_poll) */
     tern_ad_t ad_i64, ad_u64;
+    /* every PE, for the puts and gets (before it, they translated through
+     * peer_base and then Tern's peer table: two range checks, 35
+     * instructions per 8-byte put against tern_put's 26) */
+    const tshmem_fast_peer_t *peer;
 } tshmem_fast_t;
 
 extern TSHMEM_API tshmem_fast_t tshmem_fast_;
 
-/* Address on pe of the symmetric object at sym, or NULL when the inline
- * path does not apply (off, bad PE, sym outside the heap). */
-static inline void *tshmem_fast_remote_(const void *sym, int pe)
+/* The entry of pe when [sym, sym+n) of this PE's heap is mapped here on
+ * pe, else NULL (off, bad PE, sym outside the heap, PE not mapped). Cost:
+ * ~10 instructions, two predictable branches, as tern_fast_ok_. */
+static inline const tshmem_fast_peer_t *tshmem_fast_peer_(const void *sym, size_t n,
+                                                          int pe)
 {
     uintptr_t off = (uintptr_t)sym - tshmem_fast_.heap_base;
-    if (TERN_LIKELY_((unsigned)pe < tshmem_fast_.npes && off < tshmem_fast_.heap_size))
-        return (void *)(tshmem_fast_.peer_base[pe] + off);
+    if (TERN_LIKELY_((unsigned)pe < tshmem_fast_.npes)) {
+        const tshmem_fast_peer_t *p = &tshmem_fast_.peer[pe];
+        if (TERN_LIKELY_(off <= p->size && n <= p->size - off))
+            return p;
+    }
     return NULL;
 }
 
-/* Cost to a mapped PE: the checks of tshmem_fast_remote_ and
- * tern_fast_ok_ (about 15 instructions) and the copy. */
+/* The copy of an inline transfer with pe: what tern_fast_copy_ does. */
+static inline void tshmem_fast_copy_(const tshmem_fast_peer_t *p, int pe, void *dst,
+                                     const void *src, size_t n)
+{
+    if (TERN_LIKELY_(n < p->copy_min))
+        memcpy(dst, src, n);
+    else
+        tern_copy_(pe, dst, src, n);
+}
+
+/* Cost to a mapped PE: the check of tshmem_fast_peer_ and the copy, as
+ * tern_put's (26 instructions per 8-byte put, scripts/shmem-cost.sh). */
 static inline void tshmem_putmem_fast_(void *dest, const void *source, size_t n, int pe)
 {
-    char *r = (char *)tshmem_fast_remote_(dest, pe);
-    intptr_t d;
-    if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, n, &d))) {
-        tern_fast_copy_(pe, r + d, source, n);
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, n, pe);
+    if (TERN_LIKELY_(p != NULL)) {
+        tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);
         TERN_PUT_FENCE_();
         return;
     }
@@ -61,10 +90,9 @@ static inline void tshmem_putmem_fast_(void *dest, const void *source, size_t n,
 static inline void tshmem_putmem_nbi_fast_(void *dest, const void *source, size_t n,
                                            int pe)
 {
-    char *r = (char *)tshmem_fast_remote_(dest, pe);
-    intptr_t d;
-    if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, n, &d))) {
-        tern_fast_copy_(pe, r + d, source, n);
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, n, pe);
+    if (TERN_LIKELY_(p != NULL)) {
+        tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);
         return;
     }
     shmem_putmem_nbi(dest, source, n, pe);
@@ -72,10 +100,9 @@ static inline void tshmem_putmem_nbi_fast_(void *dest, const void *source, size_
 
 static inline void tshmem_getmem_fast_(void *dest, const void *source, size_t n, int pe)
 {
-    const char *r = (const char *)tshmem_fast_remote_(source, pe);
-    intptr_t d;
-    if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, n, &d))) {
-        tern_fast_copy_(pe, dest, r + d, n);
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);
+    if (TERN_LIKELY_(p != NULL)) {
+        tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);
         return;
     }
     shmem_getmem(dest, source, n, pe);
@@ -84,10 +111,9 @@ static inline void tshmem_getmem_fast_(void *dest, const void *source, size_t n,
 static inline void tshmem_getmem_nbi_fast_(void *dest, const void *source, size_t n,
                                            int pe)
 {
-    const char *r = (const char *)tshmem_fast_remote_(source, pe);
-    intptr_t d;
-    if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, n, &d))) {
-        tern_fast_copy_(pe, dest, r + d, n);
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);
+    if (TERN_LIKELY_(p != NULL)) {
+        tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);
         return;
     }
     shmem_getmem_nbi(dest, source, n, pe);
@@ -98,80 +124,91 @@ static inline void tshmem_getmem_nbi_fast_(void *dest, const void *source, size_
  * or a load of the element at its address there, as shmem_putmem and
  * shmem_getmem of sizeof(T) bytes do; anything else calls the library
  * function of the same name. */
-#define TSHMEM_FAST_PG_(T, N)                                          \
-    static inline void tshmem_##N##_p_fast_(T *dest, T value, int pe)  \
-    {                                                                  \
-        char *r = (char *)tshmem_fast_remote_(dest, pe);               \
-        intptr_t d;                                                    \
-        if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, sizeof(T), &d))) {  \
-            *(T *)(void *)(r + d) = value;                             \
-            TERN_PUT_FENCE_();                                         \
-            return;                                                    \
-        }                                                              \
-        shmem_##N##_p(dest, value, pe);                                \
-    }                                                                  \
-    static inline T tshmem_##N##_g_fast_(const T *source, int pe)      \
-    {                                                                  \
-        const char *r = (const char *)tshmem_fast_remote_(source, pe); \
-        intptr_t d;                                                    \
-        if (TERN_LIKELY_(r && tern_fast_ok_(pe, r, sizeof(T), &d)))    \
-            return *(const T *)(const void *)(r + d);                  \
-        return shmem_##N##_g(source, pe);                              \
+#define TSHMEM_FAST_PG_(T, N)                                                   \
+    static inline void tshmem_##N##_p_fast_(T *dest, T value, int pe)           \
+    {                                                                           \
+        const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, sizeof(T), pe);   \
+        if (TERN_LIKELY_(p != NULL)) {                                          \
+            *(T *)(void *)((char *)dest + p->delta) = value;                    \
+            TERN_PUT_FENCE_();                                                  \
+            return;                                                             \
+        }                                                                       \
+        shmem_##N##_p(dest, value, pe);                                         \
+    }                                                                           \
+    static inline T tshmem_##N##_g_fast_(const T *source, int pe)               \
+    {                                                                           \
+        const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, sizeof(T), pe); \
+        if (TERN_LIKELY_(p != NULL))                                            \
+            return *(const T *)(const void *)((const char *)source + p->delta); \
+        return shmem_##N##_g(source, pe);                                       \
     }
 TSHMEM_RMA_TYPES(TSHMEM_FAST_PG_)
 #undef TSHMEM_FAST_PG_
 
-/* AMOs on long (Tern i64, as the library maps it) and uint64_t: the
- * domain's inline path, which declines anything but a CPU domain, a
- * mapped PE and an aligned word. */
+/* AMOs on long (Tern i64, as the library maps it) and uint64_t. The
+ * library's domain of that type (ad_i64, ad_u64) holds every AMO op on
+ * it; where it uses CPU atomics on mapped PEs (its head says so while it
+ * lives, tern/atomic.h) the AMO is the locked instruction on the word
+ * through this process's mapping, as Tern's inline path does, after the
+ * one range check of tshmem_fast_peer_ (the domain's type and op set need
+ * no check: the library made it with these). Anything else (a network or
+ * AM domain, a PE not mapped, a misaligned word) calls the library. */
 #if defined(__GNUC__) && defined(__LP64__)
 #define TSHMEM_FAST_AMO_ 1
+static inline void *tshmem_fast_word_(tern_ad_t ad, const void *sym, int pe)
+{
+    const tshmem_fast_peer_t *p = tshmem_fast_peer_(sym, 8, pe);
+    const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
+    if (TERN_LIKELY_(p && f && f->cpu == TERN_AD_CPU_LIVE_ && !((uintptr_t)sym & 7)))
+        return (char *)sym + p->delta;
+    return NULL;
+}
+
 static inline long tshmem_long_fetch_add_fast_(long *dest, long value, int pe)
 {
-    void *r = tshmem_fast_remote_(dest, pe);
-    int64_t old;
-    if (TERN_LIKELY_(r && TERN_AD_FAST_i64_(tshmem_fast_.ad_i64, TERN_AT_I64, pe, r,
-                                            TERN_OP_FADD, value, 0, &old, 0)))
-        return (long)old;
+    long *w = (long *)tshmem_fast_word_(tshmem_fast_.ad_i64, dest, pe);
+    if (TERN_LIKELY_(w != NULL))
+        return __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
     return shmem_long_atomic_fetch_add(dest, value, pe);
 }
 
 static inline void tshmem_long_add_fast_(long *dest, long value, int pe)
 {
-    void *r = tshmem_fast_remote_(dest, pe);
-    if (TERN_LIKELY_(r && TERN_AD_FAST_i64_(tshmem_fast_.ad_i64, TERN_AT_I64, pe, r,
-                                            TERN_OP_ADD, value, 0, (int64_t *)0, 0)))
+    long *w = (long *)tshmem_fast_word_(tshmem_fast_.ad_i64, dest, pe);
+    if (TERN_LIKELY_(w != NULL)) {
+        __atomic_fetch_add(w, value, __ATOMIC_SEQ_CST);
         return;
+    }
     shmem_long_atomic_add(dest, value, pe);
 }
 
 static inline long tshmem_long_compare_swap_fast_(long *dest, long cond, long value,
                                                   int pe)
 {
-    void *r = tshmem_fast_remote_(dest, pe);
-    int64_t old;
-    if (TERN_LIKELY_(r && TERN_AD_FAST_i64_(tshmem_fast_.ad_i64, TERN_AT_I64, pe, r,
-                                            TERN_OP_CSWAP, cond, value, &old, 0)))
-        return (long)old;
+    long *w = (long *)tshmem_fast_word_(tshmem_fast_.ad_i64, dest, pe);
+    if (TERN_LIKELY_(w != NULL)) {
+        __atomic_compare_exchange_n(w, &cond, value, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+        return cond; /* the old value, equal or not */
+    }
     return shmem_long_atomic_compare_swap(dest, cond, value, pe);
 }
 
 static inline long tshmem_long_fetch_fast_(const long *source, int pe)
 {
-    void *r = tshmem_fast_remote_(source, pe);
-    int64_t v;
-    if (TERN_LIKELY_(r && TERN_AD_FAST_i64_(tshmem_fast_.ad_i64, TERN_AT_I64, pe, r,
-                                            TERN_OP_GET, 0, 0, &v, 0)))
-        return (long)v;
+    const long *w = (const long *)tshmem_fast_word_(tshmem_fast_.ad_i64, source, pe);
+    if (TERN_LIKELY_(w != NULL))
+        return __atomic_load_n(w, __ATOMIC_SEQ_CST);
     return shmem_long_atomic_fetch(source, pe);
 }
 
 static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int pe)
 {
-    void *r = tshmem_fast_remote_(dest, pe);
-    if (TERN_LIKELY_(r && TERN_AD_FAST_u64_(tshmem_fast_.ad_u64, TERN_AT_U64, pe, r,
-                                            TERN_OP_XOR, value, 0, (uint64_t *)0, 0)))
+    uint64_t *w = (uint64_t *)tshmem_fast_word_(tshmem_fast_.ad_u64, dest, pe);
+    if (TERN_LIKELY_(w != NULL)) {
+        __atomic_fetch_xor(w, value, __ATOMIC_SEQ_CST);
         return;
+    }
     shmem_uint64_atomic_xor(dest, value, pe);
 }
 #endif

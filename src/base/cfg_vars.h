@@ -80,6 +80,31 @@
       "Size of the eager ring in units of TERN_COLL_EAGER (at least 1): each "           \
       "eager call takes its bytes rounded up to 64, and a team barrier comes "           \
       "once per ring's worth of them (one 8-byte broadcast in 512 by default).")         \
+    X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "16K", NULL, 0,                   \
+      "Largest broadcast (bytes) of a team across nodes that goes through "              \
+      "the eager ring (where it fits TERN_COLL_EAGER); above, the pipelined "            \
+      "tree: chunks put straight into each member's dest and forwarded as "              \
+      "they arrive.")                                                                    \
+    X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, 0,                  \
+      "Smallest pipelined broadcast (bytes) of a team of more than 2 members "           \
+      "across nodes that runs down a chain (each member sends the data once); "          \
+      "below, a binomial tree.")                                                         \
+    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "256K", NULL, 0,                    \
+      "Bytes per chunk of a pipelined broadcast across nodes: a member "                 \
+      "forwards each chunk as soon as it arrived; 0: the whole broadcast in "            \
+      "one chunk.")                                                                      \
+    X(coll_put_flag_msgs, "TERN_COLL_PUT_FLAG_MSGS", INT, "2", NULL, 0,                  \
+      "Most active messages (of TERN_AM_MEDIUM_MAX bytes each) that carry one "          \
+      "piece of a collective's data with its flag to a network member, the "             \
+      "flag on the last (eager ring entries above the Medium limit); larger "            \
+      "pieces go by a put awaited for its remote completion, then the flag.")            \
+    X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, 0,                      \
+      "Largest allreduce (bytes) of a team with 3 or more members on some "              \
+      "node of a job across nodes that goes through one leader per node "                \
+      "(members to their leader through shared memory, leaders exchange "                \
+      "their node's partial, the result back through shared memory), where "             \
+      "its regions fit the eager ring; above (up to TERN_COLL_TREE_MAX), "               \
+      "recursive doubling between all members. 0: never.")                               \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "8K", NULL, 0,                          \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
       "in the eager ring (where its log2(n) regions fit; else a binomial "               \
@@ -135,7 +160,9 @@
     X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", 0,                   \
       "How atomic domains of a job that spans nodes run: auto uses the "                 \
       "provider's atomics where it carries out every op of the domain's set "            \
-      "(fi_query_atomic) and active messages otherwise; net uses the "                   \
+      "(fi_query_atomic) in the NIC, and active messages otherwise, also "               \
+      "where the provider emulates atomics in the target's software (ofi_rxm, "          \
+      "tcp, shm, efa, psm: tern-info says which); net uses the "                         \
       "provider's atomics only (a domain it cannot serve is refused); am "               \
       "never uses them: active messages run every op at its target with "                \
       "CPU atomics.")                                                                    \

@@ -105,6 +105,19 @@ static int choose(struct tern_ad_s *d)
     if (mode == TN_AMO_CFG_AM)
         return choose_am(d, set, "TERN_OFI_ATOMICS=am asks for active messages");
     uint32_t missing = x ? d->ops & ~x->caps.atomics[d->type] : d->ops;
+    if (!missing && mode == TN_AMO_CFG_AUTO && (x->caps.flags & TN_XCAP_AMO_SOFT)) {
+        /* The provider would run every op, but in the target's software
+         * like the am path's handler, one message per op: the am path's
+         * batched Requests reach ~10x its nbi rate at a similar blocking
+         * latency (docs/design/atomics.md, "auto"). */
+        char why[300];
+        snprintf(why, sizeof(why),
+                 "the provider's atomics are emulated in the target's software (%.*s), "
+                 "and active messages carry many ops in flight faster "
+                 "(TERN_OFI_ATOMICS=net takes the provider's)",
+                 (int)strcspn(line, ","), line); /* "ofi: provider P" */
+        return choose_am(d, set, why);
+    }
     if (!missing) {
         d->impl = TERN_AD_IMPL_NET;
         d->net = x;
@@ -176,7 +189,7 @@ tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad
         d.magic = TN_AD_LIVE;
         /* cpu and am domains run CPU atomics on every mapped peer: the
          * inline path may serve those (it checks the mapping). */
-        d.fast.cpu = d.impl != TERN_AD_IMPL_NET ? TERN_AD_CPU_LIVE_ : 0;
+        d.fast.cpu = d.impl != TERN_AD_IMPL_NET ? TERN_AD_CPU_LIVE_ + (uint32_t)type : 0;
         d.fast.type = type;
         d.fast.ops = ops;
         *slot = d;

@@ -1,7 +1,8 @@
 /* Broadcast, fcollect, collect and all-to-all over a team. Small ones of
- * teams across nodes are eager (core/coll_eager.c). Broadcast is a
- * binomial tree that pushes into each member's dest once the member has
- * said it entered; the gathers read every member's source in place (a
+ * teams across nodes are eager (core/coll_eager.c); larger broadcasts of
+ * such teams are a pipelined tree (core/coll_bcast.c), those of teams on
+ * one node read the root's buffer in place (core/coll_node.c). The
+ * gathers read every member's source in place (a
  * copy from the mapped segment, or a network get) between two team
  * barriers: the first says every source is ready and every dest free, the
  * second that nobody reads a source any more. */
@@ -105,29 +106,10 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
         tn_coll_node_bcast(t, dest, src, nbytes, root);
         return TERN_OK;
     }
-    if (tn_coll_eager_bcast(t, dest, src, nbytes, root))
+    if (nbytes <= (size_t)tn_cfg.coll_bcast_eager &&
+        tn_coll_eager_bcast(t, dest, src, nbytes, root))
         return TERN_OK;
-    int rel = tn_coll_tree_order(t, root);
-    uint32_t seq = ++t->seq;
-    int below = rel ? tn_lowbit(rel) : 1;
-    if (rel == 0) {
-        if (dest != src)
-            memcpy(dest, src, nbytes);
-        while (below < n)
-            below <<= 1;
-    } else {
-        int parent = t->order[rel - below];
-        tn_coll_signal(t, parent, seq); /* my dest is free */
-        tn_coll_wait(t, parent, seq);   /* and holds the data */
-    }
-    /* Children rel + k for k < below, the largest subtree first. */
-    for (int k = below >> 1; k >= 1; k >>= 1) {
-        if (rel + k >= n)
-            continue;
-        int c = t->order[rel + k];
-        tn_coll_wait(t, c, seq);                         /* c's dest is free */
-        tn_coll_put_flag(t, c, dest, dest, nbytes, seq); /* data, then flag */
-    }
+    tn_coll_pipe_bcast(t, dest, src, nbytes, root);
     return TERN_OK;
 }
 

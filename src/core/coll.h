@@ -162,6 +162,12 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root);
 int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
 int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
+/* Broadcast of a team not all mapped above the eager ring (core/coll_bcast.c):
+ * chunks of TERN_COLL_PIPE_CHUNK put into each member's dest down a
+ * binomial tree, or a chain from TERN_COLL_BCAST_CHAIN bytes, each chunk
+ * forwarded as soon as it arrived. */
+void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+                        int root);
 /* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
 typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
 /* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes

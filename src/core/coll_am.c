@@ -7,13 +7,14 @@
  * the flag store. */
 #include <string.h>
 
+#include "base/cfg.h"
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/am.h"
 #include "core/coll.h"
 
-enum { H_FLAG = TN_AMH_COLL };
+enum { H_FLAG = TN_AMH_COLL, H_DATA = TN_AMH_COLL + 1 };
 
 /* Args: slot, the sender's team rank, sequence number. Raises the flag to
  * seq unless it holds a later one already (wrap-around order), so a
@@ -42,9 +43,22 @@ static void on_flag(tern_am_token_t token, void *buf, size_t len, const tern_am_
      * (tn_coll_wait), and its second word is the barrier's (coll_sync.c). */
 }
 
+/* A leading part of data whose last part carries the flag: the payload
+ * landed before the handler runs, nothing else to do. */
+static void on_data(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                    int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    (void)a;
+    (void)nargs;
+}
+
 void tn_coll_am_init(void)
 {
     tn_am_register_internal(H_FLAG, on_flag, "tern collective data+flag");
+    tn_am_register_internal(H_DATA, on_data, "tern collective data");
 }
 
 /* The other members wait for this flag: the job ends (as the barrier's). */
@@ -77,8 +91,26 @@ void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t 
         return;
     }
     int rc;
-    if (n > tn_am_medium_max(g) ||
-        tn_core_region(g, (uintptr_t)remote, n) != TN_REGION_SEG) {
+    size_t max = tn_am_medium_max(g);
+    if (n > max && tn_cfg.coll_put_flag_msgs > 0 &&
+        n <= (size_t)tn_cfg.coll_put_flag_msgs * max &&
+        tn_core_region(g, (uintptr_t)remote, n) == TN_REGION_SEG) {
+        /* A few messages, the flag on the last one: no round trip (a put's
+         * remote completion costs one). Its handler runs after the others'
+         * data landed because messages from one rank to another are
+         * handled in the order sent (credits, packing and the queue of
+         * refused sends keep it; docs/design/active-messages.md), which
+         * every eager collective relies on for its single message too. */
+        for (; n > max; n -= max) {
+            rc = tn_am_request_internal("collective", g, H_DATA, TN_AM_LONG, src, max,
+                                        remote, NULL, 0, 0);
+            if (rc != TERN_OK)
+                fail(rc);
+            src = (const char *)src + max;
+            remote = (char *)remote + max;
+        }
+    }
+    if (n > max || tn_core_region(g, (uintptr_t)remote, n) != TN_REGION_SEG) {
         /* Beyond one message, or into the peer's global variables (which
          * a Long message does not take): a put (blocking until remotely
          * complete, zero copy), then the flag. */

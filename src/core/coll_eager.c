@@ -202,6 +202,96 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
     return 1;
 }
 
+/* Node of the member at position p of t->bynode. */
+static int node_at(const tn_cteam_t *t, int p)
+{
+    return tn_core_info(t->ranks[t->bynode[p]])->node;
+}
+
+/* Allreduce with one leader per node, for a team with 3 or more members
+ * on some node (a mixed job; with 2 per node, recursive doubling pairs
+ * them through the mapping first and the leader measured no better), up
+ * to TERN_COLL_LEADER_MAX bytes where its regions fit the ring: each member puts its src into region (its index
+ * in its node) of its leader's claim (a copy and a flag store); the
+ * leader combines its own src with them in that order into node region a
+ * (its node's index), sends that partial to region a of every other
+ * leader (one message per pair of nodes: the only network traffic),
+ * combines all node regions in node order into region 0 and raises its
+ * members' flags; they copy region 0 out through the mapping. Every
+ * partial is computed once, by its leader, and every leader combines the
+ * same partials in the same order, so every member gets the same bits.
+ * Regions: the largest node's members, then one per node. Returns 0 (not
+ * taken) when they do not fit the ring. A member reads its leader's ring
+ * after the leader may have left the call, as in leader_fcollect. */
+static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn)
+{
+    int n = t->size, me = t->rank, mp = 0, nodes = 0, most = 0, mynode = 0;
+    size_t bytes = count * es, reg = (bytes + 63) & ~(size_t)63;
+    for (int a = 0; a < n;) { /* a: the first position of a node */
+        int b = a + 1;
+        while (b < n && node_at(t, b) == node_at(t, a))
+            b++;
+        most = b - a > most ? b - a : most;
+        for (int p = a; p < b; p++)
+            if (t->bynode[p] == me) {
+                mp = p;
+                mynode = nodes;
+            }
+        nodes++;
+        a = b;
+    }
+    if (most < 3 ||
+        (size_t)(most + nodes) * reg > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0;
+    char *e = claim(t, (size_t)(most + nodes) * reg);
+    char *part = e + (size_t)most * reg; /* node regions */
+    uint32_t seq = ++t->seq;
+    int lo = mp;
+    while (lo > 0 && node_at(t, lo - 1) == node_at(t, mp))
+        lo--;
+    int leader = t->bynode[lo];
+    if (me != leader) {
+        tn_coll_put_flag(t, leader, e + (size_t)(mp - lo) * reg, src, bytes, seq);
+        tn_coll_wait(t, leader, seq); /* region 0 of its ring holds the result */
+        int g = t->ranks[leader];
+        memcpy(dest, tern_ptr(g, tern_sym_addr(g, e)), bytes);
+        return 1;
+    }
+    int hi = lo + 1;
+    while (hi < n && node_at(t, hi) == node_at(t, lo))
+        hi++;
+    char *mine = part + (size_t)mynode * reg;
+    memcpy(mine, src, bytes);
+    for (int p = lo + 1; p < hi; p++) {
+        tn_coll_wait(t, t->bynode[p], seq);
+        fn(mine, e + (size_t)(p - lo) * reg, count);
+    }
+    for (int a = 0; a < n;) { /* the partial to every other leader */
+        int b = a + 1;
+        while (b < n && node_at(t, b) == node_at(t, a))
+            b++;
+        if (a != lo)
+            tn_coll_put_flag(t, t->bynode[a], mine, mine, bytes, seq);
+        a = b;
+    }
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && node_at(t, b) == node_at(t, a))
+            b++;
+        if (a != lo)
+            tn_coll_wait(t, t->bynode[a], seq);
+        a = b;
+    }
+    memcpy(e, part, bytes);
+    for (int k = 1; k < nodes; k++)
+        fn(e, part + (size_t)k * reg, count);
+    for (int p = lo + 1; p < hi; p++)
+        tn_coll_signal(t, t->bynode[p], seq);
+    memcpy(dest, e, bytes);
+    return 1;
+}
+
 /* Recursive doubling over the largest power of two p <= n, the data with
  * its flag into the partner's entry: in round r member i sends its
  * partial to member i ^ 2^r's region r and combines the partner's into
@@ -224,8 +314,12 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     }
     int extra = n - p;
     size_t need = (size_t)(rounds + (extra > 0)) * reg;
-    if (!t->ring || bytes > tn_cfg.coll_tree_max ||
-        need > (size_t)tn_teams.depth * tn_teams.eager)
+    if (!t->ring || bytes > tn_cfg.coll_tree_max)
+        return 0;
+    if (bytes <= (size_t)tn_cfg.coll_leader_max &&
+        leader_allreduce(t, dest, src, count, es, fn))
+        return 1;
+    if (need > (size_t)tn_teams.depth * tn_teams.eager)
         return 0;
     char *e = claim(t, need);
     char *fold = e + (size_t)rounds * reg;

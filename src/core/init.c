@@ -73,6 +73,7 @@ static int init_fail(int status, const char *what)
 static void release_all(void)
 {
     tern_fast_.npeers = 0;
+    tern_fast_.signal_cpu = 0;
     tern_fast_.peer = NULL;
     tn_teams_fini();
     tn_core_xports_destroy();
@@ -266,6 +267,9 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         for (int r = 0; r < tn_core.size; r++)
             tn_core.fast[r].copy_min = 0;
     tern_fast_.peer = tn_core.fast;
+    /* Across nodes a signal word's updates all go through one atomic
+     * domain (core/signal.c), which may use the network. */
+    tern_fast_.signal_cpu = tn_core.nnodes <= 1;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
     /* Start-up's exchanges (every rank's descriptions, CPU sets, the

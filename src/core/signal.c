@@ -89,20 +89,12 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
                : tern_ctx_ad_op_u64(ctx, ad, rank, sig, op, value, 0, NULL, flags);
 }
 
-tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *dst, const void *src,
-                                  size_t n, uint64_t *sig, uint64_t value, int sig_op,
-                                  tern_flags_t flags)
+tern_status_t tern_put_signal_(tern_ctx_t ctx, int rank, void *dst, const void *src,
+                               size_t n, uint64_t *sig, uint64_t value, int sig_op,
+                               tern_flags_t flags, int nbi)
 {
-    return put_signal("tern_put_signal", ctx, rank, dst, src, n, sig, value, sig_op,
-                      flags, 0);
-}
-
-tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, void *dst,
-                                      const void *src, size_t n, uint64_t *sig,
-                                      uint64_t value, int sig_op, tern_flags_t flags)
-{
-    return put_signal("tern_put_signal_nbi", ctx, rank, dst, src, n, sig, value, sig_op,
-                      flags, 1);
+    return put_signal(nbi ? "tern_put_signal_nbi" : "tern_put_signal", ctx, rank, dst,
+                      src, n, sig, value, sig_op, flags, nbi);
 }
 
 /* ---- waiting on several words ------------------------------------------ */

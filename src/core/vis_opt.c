@@ -3,7 +3,12 @@
  * docs/design/non-contiguous.md. */
 #include "core/vis_opt.h"
 
+#include "base/compiler.h"
+
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static void set_empty(tn_vis_desc_t *d)
 {
@@ -46,59 +51,91 @@ static int continues(size_t count, ptrdiff_t stride, ptrdiff_t next)
     return p == next;
 }
 
+/* The first level at or after k whose count is not 1 (levels when none
+ * is): what a many-level description of a simple motion mostly holds.
+ * Four levels a step with SSE2 (part of x86-64: no dispatch), about a
+ * cycle per four levels, then one by one. */
+static TN_ALWAYS_INLINE size_t skip_ones(const size_t *count, size_t k, size_t levels)
+{
+    if (k < levels && count[k] != 1) /* dense levels: one compare */
+        return k;
+#if defined(__SSE2__) && SIZE_MAX == UINT64_MAX
+    /* a count is 1 when both of its 32-bit halves match (1, 0) */
+    const __m128i one = _mm_set1_epi64x(1);
+    for (; k + 4 <= levels; k += 4) {
+        __m128i a = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(count + k)), one);
+        __m128i b =
+            _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(count + k + 2)), one);
+        if (_mm_movemask_epi8(_mm_and_si128(a, b)) != 0xffff)
+            break;
+    }
+#endif
+    while (k < levels && count[k] == 1)
+        k++;
+    return k;
+}
+
 int tn_vis_describe(tn_vis_desc_t *d, size_t elemsz, const size_t *count,
                     const ptrdiff_t *sstride, const ptrdiff_t *dstride, size_t levels,
-                    size_t *rep)
+                    size_t *rep, ptrdiff_t ext[4])
 {
-    size_t r = 1, wc = 0;
+    size_t r = 1;
     int nd = 0;
-    /* The last dimension kept: its count, and the strides that would
-     * continue it (count times its strides; 0 when that overflows, which
-     * no level can match: a level with both strides 0 never gets there). */
-    ptrdiff_t ns = 0, nt = 0;
+    /* What a level that continues the last dimension kept multiplies (at
+     * first the element: a level contiguous with it on both sides folds
+     * into it), and the strides that continue it: that count times its
+     * strides (the element's are its size). An element of 0 bytes moves
+     * nothing; its strides are set so that levels rarely match. */
+    size_t *cur = &d->elem;
+    ptrdiff_t ns = elemsz ? (ptrdiff_t)elemsz : PTRDIFF_MIN, nt = ns;
     d->elem = elemsz;
     d->soff = d->doff = 0;
-    /* Per level of count 1 (what a many-level description of a simple
-     * motion mostly holds): a load, a compare, the loop. */
-    for (size_t k = 0; k < levels; k++) {
+    if (elemsz > PTRDIFF_MAX)
+        return -1;
+    /* A level of count 1: skip_ones. Any other: the range of the count,
+     * two loads, two compares, and for one that continues two or three
+     * multiplications with their overflow tests. Any overflow sends the
+     * call to the level-by-level checks (a product that overflows there
+     * is an extent or a total that does). */
+    for (size_t k = 0;; k++) {
+        k = skip_ones(count, k, levels);
+        if (k == levels)
+            break;
         size_t c = count[k];
-        if (c == 1)
-            continue;
         if (c - 2 >= (size_t)PTRDIFF_MAX - 1)
             return -1; /* 0, or negative as a signed value */
         ptrdiff_t s = sstride[k], t = dstride[k];
-        if ((s | t) == 0) {
+        if (s == ns && t == nt) {
+            /* continues the element or the last dimension kept on both
+             * sides: the pair moves what one of the product count does */
+            if (__builtin_mul_overflow(*cur, c, cur))
+                return -1;
+        } else if ((s | t) == 0) {
             if (__builtin_mul_overflow(r, c, &r))
                 return -1;
             continue;
-        }
-        if (s == ns && t == nt) {
-            /* continues the last dimension kept on both sides: the pair
-             * moves what one dimension of the product count does */
-            if (__builtin_mul_overflow(wc, c, &wc))
-                return -1;
-            d->count[nd - 1] = wc;
         } else {
-            d->count[nd] = wc = c;
+            d->count[nd] = c;
             d->sstride[nd] = ns = s;
             d->dstride[nd] = nt = t;
-            nd++;
+            cur = &d->count[nd++];
         }
         if (__builtin_mul_overflow(ns, (ptrdiff_t)c, &ns) ||
             __builtin_mul_overflow(nt, (ptrdiff_t)c, &nt))
-            ns = nt = 0;
+            return -1;
     }
     d->ndims = nd;
     *rep = r;
+    ext[0] = ext[1] = ext[2] = ext[3] = 0;
     if (elemsz == 0) {
+        d->elem = 0;
         d->ndims = 0;
         return 0;
     }
     /* The total and the extents on the merged dimensions: a merged span
      * is the sum of its parts' spans, which have one sign, so it wraps
      * exactly when the level-by-level sums would. */
-    size_t total = elemsz;
-    ptrdiff_t ext[4] = {0, 0, 0, 0};
+    size_t total = d->elem;
     if (__builtin_mul_overflow(total, r, &total))
         return -1;
     for (int k = 0; k < nd; k++)
@@ -107,6 +144,78 @@ int tn_vis_describe(tn_vis_desc_t *d, size_t elemsz, const size_t *count,
             tn_vis_span_wraps(ext, d->count[k], d->sstride[k]) ||
             tn_vis_span_wraps(ext + 2, d->count[k], d->dstride[k]))
             return -1;
+    if (__builtin_add_overflow(ext[1], (ptrdiff_t)d->elem, &ext[1]) ||
+        __builtin_add_overflow(ext[3], (ptrdiff_t)d->elem, &ext[3]))
+        return -1;
+    return 0;
+}
+
+int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
+                        const ptrdiff_t *sstride, const ptrdiff_t *dstride, size_t levels)
+{
+    /* tn_vis_describe's pass with the element (e), the one dimension kept
+     * (c, s, t) and the strides that continue it (ns, nt) in registers.
+     * A merged count times its stride is ns or nt times the level's
+     * count, whose overflow is tested: the counts' products need no test
+     * of their own. */
+    size_t e = elemsz, c = 1, k = 0, ck;
+    ptrdiff_t s = 0, t = 0, ns = (ptrdiff_t)elemsz, nt = ns, a, b;
+    if (elemsz - 1 >= (size_t)PTRDIFF_MAX)
+        return -1; /* 0: nothing moves; or negative */
+    /* until a dimension is kept, levels contiguous with the element on
+     * both sides fold into it */
+    for (;; k++) {
+        if ((k = skip_ones(count, k, levels)) == levels)
+            goto done;
+        if ((ck = count[k]) - 2 >= (size_t)PTRDIFF_MAX - 1)
+            return -1; /* 0, or negative as a signed value */
+        a = sstride[k];
+        b = dstride[k];
+        if (a != ns || b != nt)
+            break;
+        e *= ck;
+        if (__builtin_mul_overflow(ns, (ptrdiff_t)ck, &ns) ||
+            __builtin_mul_overflow(nt, (ptrdiff_t)ck, &nt))
+            return -1;
+    }
+    if ((a | b) == 0)
+        return -1; /* a repeat */
+    c = ck;
+    s = a;
+    t = b;
+    if (__builtin_mul_overflow(a, (ptrdiff_t)ck, &ns) ||
+        __builtin_mul_overflow(b, (ptrdiff_t)ck, &nt))
+        return -1;
+    /* then every other level must continue that dimension: about 15
+     * instructions a level */
+    for (k++;; k++) {
+        if ((k = skip_ones(count, k, levels)) == levels)
+            break;
+        if ((ck = count[k]) - 2 >= (size_t)PTRDIFF_MAX - 1 || sstride[k] != ns ||
+            dstride[k] != nt)
+            return -1;
+        c *= ck;
+        if (__builtin_mul_overflow(ns, (ptrdiff_t)ck, &ns) ||
+            __builtin_mul_overflow(nt, (ptrdiff_t)ck, &nt))
+            return -1;
+    }
+done:;
+    /* the spans (c-1)*s and (c-1)*t are ns - s and nt - t (of the sign
+     * of s and t, smaller than ns and nt, which did not overflow); the
+     * total e*c must fit in size_t and the ends of the extents in
+     * ptrdiff_t. c is 1 only when no dimension was kept. */
+    size_t total;
+    ptrdiff_t sspan = c == 1 ? 0 : ns - s, dspan = c == 1 ? 0 : nt - t;
+    if (__builtin_mul_overflow(e, c, &total) ||
+        __builtin_add_overflow(sspan > 0 ? sspan : 0, (ptrdiff_t)e, &row->ext[1]) ||
+        __builtin_add_overflow(dspan > 0 ? dspan : 0, (ptrdiff_t)e, &row->ext[3]))
+        return -1;
+    row->ext[0] = sspan < 0 ? sspan : 0;
+    row->ext[2] = dspan < 0 ? dspan : 0;
+    row->elem = e;
+    row->count = c;
+    row->sstride = s;
+    row->dstride = t;
     return 0;
 }
 
@@ -324,44 +433,33 @@ int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t
     }
 }
 
-/* One row of c pieces of a fixed size: memcpy of a constant size compiles
- * to one or two moves. */
-#define ROW(size)                                           \
-    {                                                       \
-        char *d_ = dp;                                      \
-        const char *s_ = sp;                                \
-        for (size_t i = 0; i < c0; i++, d_ += ds, s_ += ss) \
-            memcpy(d_, s_, (size));                         \
-    }                                                       \
-    break
-
 void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy_min,
                  void (*big)(int, void *, const void *, size_t), int arg)
 {
-    if (is_empty(d))
+    if (d->elem == 0)
         return;
-    size_t idx[TN_VIS_MAXDIM];
-    for (int k = 1; k < d->ndims; k++) /* the odometer; none for one row */
-        idx[k] = 0;
     char *dp = dst + d->doff;
     const char *sp = src + d->soff;
-    size_t c0 = d->ndims ? d->count[0] : 1, n = d->elem;
-    ptrdiff_t ds = d->ndims ? d->dstride[0] : 0, ss = d->ndims ? d->sstride[0] : 0;
+    size_t n = d->elem;
     int use_big = big && n >= copy_min;
+    if (d->ndims == 0) { /* one piece */
+        if (use_big)
+            big(arg, dp, sp, n);
+        else
+            memcpy(dp, sp, n);
+        return;
+    }
+    if (is_empty(d))
+        return;
+    size_t c0 = d->count[0], idx[TN_VIS_MAXDIM];
+    ptrdiff_t ds = d->dstride[0], ss = d->sstride[0];
+    for (int k = 1; k < d->ndims; k++) /* the odometer; none for one row */
+        idx[k] = 0;
     do {
-        if (use_big) {
+        if (use_big)
             for (size_t i = 0; i < c0; i++)
                 big(arg, dp + (ptrdiff_t)i * ds, sp + (ptrdiff_t)i * ss, n);
-            continue;
-        }
-        switch (n) {
-        case 1: ROW(1);
-        case 2: ROW(2);
-        case 4: ROW(4);
-        case 8: ROW(8);
-        case 16: ROW(16);
-        case 32: ROW(32);
-        default: ROW(n);
-        }
+        else
+            tn_vis_copy_row(dp, ds, sp, ss, c0, n);
     } while (next_row(d, idx, &dp, &sp));
 }

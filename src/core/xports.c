@@ -231,7 +231,10 @@ static void fill_peer(int r, const tn_seg_info_t *info)
     f->copy_min = UINTPTR_MAX;
     tn_xport_map_t m;
     tn_core_xport_t *xp = p->xport;
-    if ((xp->caps.flags & TN_XCAP_MAPPED) && xp->ops.peer_map(xp->x, r, &m) == TERN_OK) {
+    /* (The inline atomics rely on base and size being multiples of 64:
+     * whole pages, as segments are; anything else takes the slow path.) */
+    if ((xp->caps.flags & TN_XCAP_MAPPED) && !((info->data_base | info->size) & 63) &&
+        xp->ops.peer_map(xp->x, r, &m) == TERN_OK) {
         f->size = (uintptr_t)info->size;
         f->delta = m.delta;
         f->copy_min = m.copy_min;

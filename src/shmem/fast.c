@@ -5,8 +5,40 @@
 
 #include <tshmem/fast.h>
 
+#include <stdlib.h>
+
 TSHMEM_API tshmem_fast_t tshmem_fast_;
-__thread unsigned tshmem_spin_count_;
+TSHMEM_TLS_IE unsigned tshmem_spin_count_;
+
+/* The inline puts' and gets' table (tshmem_fast_peer_t): made at the
+ * first initialization and kept (a re-initialization finds the same
+ * mappings, and a thread still in an inline call may read it while the
+ * last finalization turns the paths off). Returns it, or NULL without
+ * memory. */
+static const tshmem_fast_peer_t *fast_peer_table(void)
+{
+    static tshmem_fast_peer_t *tab;
+    if (tab)
+        return tab;
+    tshmem_fast_peer_t *t = calloc(tshmem_g.npes, sizeof(*t));
+    if (!t)
+        return NULL;
+    for (uint32_t pe = 0; pe < tshmem_g.npes; pe++) {
+        void *b, *local;
+        size_t sz;
+        if (!tshmem_g.peer_mapped[pe] ||
+            tern_segment_query((int)pe, &b, &sz) != TERN_OK ||
+            !(local = tern_ptr((int)pe, b)))
+            continue; /* size 0: the library's path */
+        t[pe].delta = (intptr_t)((uintptr_t)local - tshmem_g.heap_base);
+        /* a peer's heap smaller than this one's bounds the range too */
+        t[pe].size = sz < tshmem_g.heap_size ? sz : tshmem_g.heap_size;
+        /* Tern's threshold for its topology-aware copy, set at tern_init */
+        t[pe].copy_min = tern_fast_.peer[pe].copy_min;
+    }
+    tshmem_fast_.peer = tab = t;
+    return tab;
+}
 
 void tshmem_fast_on(void)
 {
@@ -18,6 +50,8 @@ void tshmem_fast_on(void)
     tshmem_g.spans_nodes = spin_poll;
     if (tshmem_g.debug)
         return;
+    if (!fast_peer_table())
+        return; /* no memory: every call goes to the library */
     tshmem_fast_.heap_base = tshmem_g.heap_base;
     tshmem_fast_.heap_size = tshmem_g.heap_size;
     tshmem_fast_.peer_base = tshmem_g.peer_base;

@@ -232,8 +232,12 @@ void tshmem_fast_off(void);
  * of these calls in a thread polls Tern once, and shmem.h's inline AMOs
  * are off (fast.c). Cost: a load and a branch in a job on one node; a
  * thread-local increment and a branch otherwise, plus one tern_poll
- * every 1024 calls. */
-extern __thread unsigned tshmem_spin_count_;
+ * every 1024 calls. The counter is initial-exec TLS: the general model
+ * of a shared library's TLS called __tls_get_addr on every AMO (11 of
+ * the layer's ~90 instructions per network AMO, callgrind); 4 bytes of
+ * glibc's static TLS reserve, which also covers a dlopen (shmem4py). */
+#define TSHMEM_TLS_IE __thread __attribute__((tls_model("initial-exec")))
+extern TSHMEM_TLS_IE unsigned tshmem_spin_count_;
 static inline void tshmem_spin_poll(void)
 {
     if (TSHMEM_UNLIKELY(tshmem_g.spans_nodes) &&

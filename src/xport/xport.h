@@ -118,9 +118,13 @@ typedef struct tn_amo {
     0x10u /* puts to one peer are applied there in the order
              issued (every fragment), without waiting between them */
 #define TN_XCAP_ORDER_AMO \
-    0x20u                         /* likewise non-fetching atomics to one peer, among
+    0x20u /* likewise non-fetching atomics to one peer, among
              themselves */
-#define TN_XCAP_PUT_UNACKED 0x40u /* rma takes TN_XPORT_FLAG_UNACKED */
+#define TN_XCAP_AMO_SOFT \
+    0x40u /* the amo op is applied by the target's software when it
+             progresses (a provider that emulates atomics with
+             messages), not by its NIC */
+#define TN_XCAP_PUT_UNACKED 0x80u /* rma takes TN_XPORT_FLAG_UNACKED */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

@@ -3,6 +3,13 @@ tern_mp_test(NAME atomic SOURCES atomic.c RANKS 1 2 4 8)
 # The same through the active-message path (forced), and contention with
 # fetched values checked, by ranks and by threads of ranks.
 tern_mp_test(NAME atomic_am SOURCES atomic.c RANKS 2 4 8 ENV TERN_OFI_ATOMICS=am)
+# The provider's atomics (forced: auto takes active messages where the
+# provider emulates atomics in software, as tcp;ofi_rxm here).
+tern_mp_test(NAME atomic_net SOURCES atomic.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
+tern_mp_test(NAME atomic_contend_net SOURCES atomic_contend.c RANKS 2 4
+  ENV TERN_OFI_ATOMICS=net TIMEOUT 120)
+tern_mp_test(NAME atomic_bad_net SOURCES atomic_bad.c RANKS 2 ENV TERN_OFI_ATOMICS=net)
+tern_mp_test(NAME signal_net SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8)
 tern_mp_test(NAME atomic_contend_am SOURCES atomic_contend.c RANKS 2 4 8
   ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
@@ -30,6 +37,7 @@ tern_mp_test(NAME order_none SOURCES order.c RANKS 2 4 ENV TERN_ORDER=none)
 tern_mp_test(NAME order_noorder SOURCES order.c RANKS 2
   ENV TERN_ORDER=partial TERN_TEST_FAULT=noorder)
 tern_mp_test(NAME order_am SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=am)
+tern_mp_test(NAME order_net SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=net)
 # Put with signal delivers its data before its signal when the default
 # context's mode is none (the data goes by a strict put).
 tern_mp_test(NAME signal_order_none SOURCES signal.c RANKS 2 4 ENV TERN_ORDER=none)

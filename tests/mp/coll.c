@@ -13,7 +13,7 @@
 #include "mp_util.h"
 
 static char *sym_src, *sym_dst; /* symmetric, BUF bytes each */
-#define BUF (1 << 18)
+#define BUF (1 << 19)
 
 static const size_t tsize[TERN_TYPE_COUNT_] = {
     1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double), sizeof(long double)};
@@ -147,6 +147,22 @@ static void check_float_sum(tern_team_t team, const char *tname, size_t count)
                  "%s: member %d's double sum differs in its bits from this one's", tname,
                  r);
     MP_OK(tern_team_barrier(team));
+}
+
+/* A size variable as the library reads it (digits with an optional K or
+ * M), or def when unset. */
+static size_t env_size(const char *name, size_t def)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    size_t b = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        b <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        b <<= 20;
+    return b;
 }
 
 /* TERN_COLL_EAGER as the library reads it (a size with an optional K or
@@ -347,11 +363,13 @@ static void check_team(tern_team_t team, const char *tname)
     /* Bytes at and around every bound of the allreduce algorithms: the
      * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
      * members (4 KiB, 2 KiB, 1344 B, 1 KiB), the eager ring's fit (2 KiB
-     * at 3 and 4 members in the coll_eager_fit test) and
-     * TERN_COLL_TREE_MAX (8 KiB). */
-    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025,
-                                 1343, 1344, 1345, 2047, 2048, 2049, 4095,
-                                 4096, 4097, 8191, 8192, 8193};
+     * at 3 and 4 members in the coll_eager_fit test),
+     * TERN_COLL_LEADER_MAX (4 KiB: the leader allreduce's bound at 7 and 8
+     * members on 2 nodes), the fit of its regions in the default ring
+     * (3264 B at 16 members on 2 nodes) and TERN_COLL_TREE_MAX (8 KiB). */
+    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025, 1343,
+                                 1344, 1345, 2047, 2048, 2049, 3263, 3264, 3265,
+                                 4095, 4096, 4097, 8191, 8192, 8193};
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
         check_allreduce(team, tname, TERN_TYPE_UINT8, TERN_RED_SUM, rsz[k], k % 2);
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
@@ -431,6 +449,35 @@ static void check_team(tern_team_t team, const char *tname)
             if (per > 0)
                 check_sized(team, tname, per, (int)d % n, (unsigned)(10 + k + d));
         }
+
+    /* Around the bounds of the broadcast of teams across nodes: eager
+     * (TERN_COLL_BCAST_EAGER), the pipelined tree's chunk
+     * (TERN_COLL_PIPE_CHUNK) and chain (TERN_COLL_BCAST_CHAIN), and the
+     * messages that carry a ring write with its flag
+     * (TERN_COLL_PUT_FLAG_MSGS x TERN_AM_MEDIUM_MAX): one byte under, at
+     * and over each, back to back with rotating roots; then more chunks
+     * than a child's window of puts in flight (8). */
+    size_t chunk = env_size("TERN_COLL_PIPE_CHUNK", 256 << 10);
+    size_t pbound[5] = {env_size("TERN_COLL_BCAST_EAGER", 16 << 10), chunk,
+                        env_size("TERN_COLL_BCAST_CHAIN", 256 << 10),
+                        env_size("TERN_COLL_PUT_FLAG_MSGS", 2) *
+                            env_size("TERN_AM_MEDIUM_MAX", 8 << 10),
+                        chunk * 20 + 1};
+    for (int k = 0; k < 5; k++)
+        for (size_t d = 0; d < 3; d++) {
+            size_t b = pbound[k] + d - 1;
+            if (b == 0 || b > BUF || (k == 4 && d != 1))
+                continue;
+            int root = (int)(k + d) % n;
+            for (size_t i = 0; i < b; i++)
+                sym_src[i] = (char)mp_pattern(me, i, (unsigned)(20 + k + d));
+            MP_OK(tern_broadcast(team, sym_dst, sym_src, b, root));
+            for (size_t i = 0; i < b; i++)
+                MP_CHECK((unsigned char)sym_dst[i] ==
+                             mp_pattern(root, i, (unsigned)(20 + k + d)),
+                         "%s: broadcast of %zu B from %d: byte %zu", tname, b, root, i);
+        }
+    MP_OK(tern_team_barrier(team));
 
     /* All-to-all: block j of member i carries (i, j). */
     static const size_t asz[] = {8, 300, 2000};

@@ -11,3 +11,8 @@ tern_mp_test(NAME coll_eager SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m T
 # regions (3 and 4 members), so 2048 B is eager and 2049 B is not.
 tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_COLL_EAGER_DEPTH=4 TERN_COLL_EAGER=1K)
+# The pipelined broadcast of teams across nodes (core/coll_bcast.c) with
+# small bounds: eager up to 2 KiB, chunks of 4 KiB, a chain from 12 KiB
+# (coll.c broadcasts one byte under, at and over each, and 20 chunks).
+tern_mp_test(NAME coll_pipe SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
+  ENV TERN_COLL_BCAST_EAGER=2K TERN_COLL_PIPE_CHUNK=4K TERN_COLL_BCAST_CHAIN=12K)

@@ -112,6 +112,7 @@ static int test_chosen(void)
      * 8-byte elements at 25% density, factors of 2, then counts of 1)
      * leaves with one dimension */
     size_t cb[32], rep;
+    ptrdiff_t ext[4];
     ptrdiff_t sb[32], db[32];
     size_t left = 512, se = 8, de = 32;
     for (int k = 0; k < 32; k++) {
@@ -119,13 +120,14 @@ static int test_chosen(void)
         cb[k] = f, sb[k] = (ptrdiff_t)se, db[k] = (ptrdiff_t)de;
         se *= f, de *= f, left /= f;
     }
-    CHECK(tn_vis_describe(&d, 8, cb, sb, db, 32, &rep) == 0);
+    CHECK(tn_vis_describe(&d, 8, cb, sb, db, 32, &rep, ext) == 0);
     CHECK(d.ndims == 1 && d.count[0] == 512 && d.sstride[0] == 8 && d.dstride[0] == 32 &&
           rep == 1 && d.elem == 8);
+    CHECK(ext[0] == 0 && ext[1] == 512 * 8 && ext[2] == 0 && ext[3] == 511 * 32 + 8);
     /* a repeated level (both strides 0) goes to rep, between two that merge */
     size_t cr[] = {4, 3, 5};
     ptrdiff_t sr[] = {8, 0, 32}, dr[] = {16, 0, 64};
-    CHECK(tn_vis_describe(&d, 8, cr, sr, dr, 3, &rep) == 0);
+    CHECK(tn_vis_describe(&d, 8, cr, sr, dr, 3, &rep, ext) == 0);
     CHECK(d.ndims == 1 && d.count[0] == 20 && rep == 3);
     /* what the level-by-level checks must report: a count of 0 or one
      * negative as a signed value, a total over SIZE_MAX, an extent that
@@ -133,14 +135,14 @@ static int test_chosen(void)
     size_t cz[] = {4, 0}, cn[] = {4, (size_t)-2},
            cbig[] = {(size_t)1 << 40, (size_t)1 << 40};
     ptrdiff_t s2[] = {8, 32}, huge[] = {8, PTRDIFF_MAX / 2};
-    CHECK(tn_vis_describe(&d, 8, cz, s2, s2, 2, &rep) == -1);
-    CHECK(tn_vis_describe(&d, 8, cn, s2, s2, 2, &rep) == -1);
-    CHECK(tn_vis_describe(&d, 1 << 20, cbig, s2, s2, 2, &rep) == -1);
+    CHECK(tn_vis_describe(&d, 8, cz, s2, s2, 2, &rep, ext) == -1);
+    CHECK(tn_vis_describe(&d, 8, cn, s2, s2, 2, &rep, ext) == -1);
+    CHECK(tn_vis_describe(&d, 1 << 20, cbig, s2, s2, 2, &rep, ext) == -1);
     size_t cw[] = {4, 4};
-    CHECK(tn_vis_describe(&d, 8, cw, huge, s2, 2, &rep) == -1);
+    CHECK(tn_vis_describe(&d, 8, cw, huge, s2, 2, &rep, ext) == -1);
     size_t cm[] = {(size_t)1 << 31, (size_t)1 << 31};
     ptrdiff_t sm[] = {4, (ptrdiff_t)4 << 31};
-    CHECK(tn_vis_describe(&d, 1, cm, sm, sm, 2, &rep) == -1);
+    CHECK(tn_vis_describe(&d, 1, cm, sm, sm, 2, &rep, ext) == -1);
     return 0;
 }
 
@@ -350,17 +352,27 @@ static int property(int shapes)
          * bytes; a count of 0 goes to the level-by-level checks */
         tn_vis_desc_t m;
         size_t rep = 0, zero = 0, want_rep = 1;
+        ptrdiff_t ext[4];
         for (int k = 0; k < d.ndims; k++) {
             zero |= d.count[k] == 0;
             if (d.count[k] > 1 && d.sstride[k] == 0 && d.dstride[k] == 0)
                 want_rep *= d.count[k];
         }
-        int rc =
-            tn_vis_describe(&m, d.elem, d.count, d.sstride, d.dstride, d.ndims, &rep);
+        int rc = tn_vis_describe(&m, d.elem, d.count, d.sstride, d.dstride, d.ndims, &rep,
+                                 ext);
         if (zero) {
             CHECK(rc == -1);
         } else {
             CHECK(rc == 0 && rep == want_rep && m.ndims <= d.ndims);
+            /* its extents are those of the loop nest (what the range
+             * check of the calls' fast path uses) */
+            if (d.elem) {
+                ptrdiff_t l0, h0, l1, h1;
+                tn_vis_extent(&d, 0, &l0, &h0);
+                tn_vis_extent(&d, 1, &l1, &h1);
+                CHECK(l0 == d.soff + ext[0] && h0 == d.soff + ext[1] &&
+                      l1 == d.doff + ext[2] && h1 == d.doff + ext[3]);
+            }
             stats_short += m.ndims < d.ndims - (int)(want_rep > 1);
             m.soff = d.soff;
             m.doff = d.doff;

@@ -79,9 +79,13 @@ static void print_transports(FILE *out)
         /* auto */
         "the network's atomics for every target (node-local and\n"
         "               self included) when the provider carries out every op\n"
-        "               of the set (Network: atomics below); otherwise active\n"
-        "               messages: CPU atomics in place on this node's ranks,\n"
-        "               a handler's CPU atomics at the target for the others\n",
+        "               of the set and applies them in the NIC (Network:\n"
+        "               atomics below); otherwise active messages: CPU\n"
+        "               atomics in place on this node's ranks, a handler's\n"
+        "               CPU atomics at the target for the others (also where\n"
+        "               the provider emulates atomics in software, as\n"
+        "               tcp;ofi_rxm does: active messages batch many in\n"
+        "               flight)\n",
         /* net */
         "the network's atomics for every target (node-local and\n"
         "               self included) when the provider carries out every op\n"
@@ -452,6 +456,7 @@ int main(int argc, char **argv)
     print_transports(stdout);
     ti_print_am(stdout);
     ti_print_vis(stdout);
+    ti_print_coll(stdout);
     ti_print_topology(stdout);
     ti_print_hugepages(stdout);
     if (mode == 'a') {

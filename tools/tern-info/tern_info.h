@@ -11,6 +11,7 @@ void ti_print_topology(FILE *out);
 void ti_print_hugepages(FILE *out);
 void ti_print_am(FILE *out);
 void ti_print_vis(FILE *out);
+void ti_print_coll(FILE *out);
 
 /* -b: this process's rank (from the launcher's environment), host, CPU
  * binding and NUMA domain, as one line written at once. Needs no

@@ -261,6 +261,9 @@ int tn_ofi_op_pool_create(tn_ofi_t *o);
  * (fi_query_atomic; none without FI_ATOMIC or with atomics_off), asked
  * once at create, and the amo op. */
 void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT]);
+/* 1 when info's provider applies atomics in the target's software
+ * (TN_XCAP_AMO_SOFT): ofi_rxm, tcp, shm and the others of ofi_amo.c. */
+int tn_ofi_amo_soft(const struct fi_info *info);
 /* TN_XCAP_ORDER_PUT / _AMO where the endpoint keeps write-after-write
  * order (none with TERN_TEST_FAULT=noorder). */
 unsigned tn_ofi_order_caps(const tn_ofi_t *o);

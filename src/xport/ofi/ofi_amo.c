@@ -63,6 +63,29 @@ void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT])
              out[0], out[1], out[2], out[3], out[4], out[5]);
 }
 
+/* Providers whose atomics the target's software applies when it
+ * progresses: the utility providers emulate them with messages (ofi_rxm
+ * and ofi_rxd, over tcp, verbs or udp), and these core providers apply
+ * them in software at the receiver (efa and psm2/3 with request packets
+ * or active messages, shm and sockets in their progress). The other
+ * providers (cxi, gni) leave them to the NIC. A provider name is the
+ * stack, core first ("tcp;ofi_rxm"): one software layer is enough. */
+static const char *const soft_provs[] = {"ofi_rxm", "ofi_rxd", "tcp",  "udp",  "sockets",
+                                         "shm",     "efa",     "psm2", "psm3", "net"};
+
+int tn_ofi_amo_soft(const struct fi_info *info)
+{
+    const char *p = info->fabric_attr ? info->fabric_attr->prov_name : NULL;
+    while (p && *p) {
+        size_t n = strcspn(p, ";");
+        for (size_t i = 0; i < sizeof(soft_provs) / sizeof(soft_provs[0]); i++)
+            if (strlen(soft_provs[i]) == n && strncmp(p, soft_provs[i], n) == 0)
+                return 1;
+        p += n + (p[n] == ';');
+    }
+    return 0;
+}
+
 /* The operand libfabric gets for op: a1, or what turns SUB, INC and DEC
  * into FI_SUM. */
 static tn_aval_t operand(const tn_amo_t *op)
@@ -207,6 +230,11 @@ void tn_ofi_amo_describe(FILE *out, struct fi_info *info, int enabled)
     tn_ofi_amo_caps(&o, caps);
     fprintf(out, "  atomics   what fi_query_atomic confirms%s:\n",
             enabled ? "" : " (TERN_OFI_ATOMICS=am: none used)");
+    fprintf(out, "    applied by %s\n",
+            tn_ofi_amo_soft(info)
+                ? "the target's software when it progresses (emulated): "
+                  "TERN_OFI_ATOMICS=auto takes active messages instead"
+                : "the NIC: TERN_OFI_ATOMICS=auto takes them where they cover the set");
     for (int t = 0; t < TN_ATYPE_COUNT; t++) {
         uint32_t all = t >= TN_ATYPE_FLOAT ? TN_AOPS_ALL & ~TN_AOPS_BITWISE : TN_AOPS_ALL;
         char miss[200];

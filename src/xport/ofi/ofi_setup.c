@@ -548,10 +548,11 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
              o->mr_local ? ", local buffers registered" : "",
-             o->atomics_off              ? "atomics off (TERN_OFI_ATOMICS=am)"
-             : !(i->caps & FI_ATOMIC)    ? "no atomics"
-             : o->amo_caps[TN_ATYPE_U64] ? "atomics"
-                                         : "no atomics on u64",
+             o->atomics_off           ? "atomics off (TERN_OFI_ATOMICS=am)"
+             : !(i->caps & FI_ATOMIC) ? "no atomics"
+             : o->amo_caps[TN_ATYPE_U64]
+                 ? (tn_ofi_amo_soft(i) ? "atomics (emulated)" : "atomics")
+                 : "no atomics on u64",
              order_name(tn_ofi_order_caps(o)),
              tn_ofi_sizing() && tn_ofi_sizing()->mode == TN_OFI_SIZE_TERN
                  ? "Tern"
@@ -661,6 +662,8 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     out->msg_max = o->msg_max;
     out->msg_depth = o->msg_max ? (size_t)o->credit_init : 0;
     memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
+    if (tn_ofi_amo_soft(o->info))
+        out->flags |= TN_XCAP_AMO_SOFT;
     out->flags |= tn_ofi_order_caps(o);
 }
 

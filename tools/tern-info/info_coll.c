@@ -1,0 +1,60 @@
+/* tern-info: which broadcast and small-allreduce algorithm a team takes
+ * by size, with the thresholds the current TERN_COLL_* variables give
+ * (docs/design/collectives.md). */
+#include <stdio.h>
+
+#include <tern.h>
+
+#include "base/cfg.h"
+#include "core/coll.h"
+#include "tern_info.h"
+
+void ti_print_coll(FILE *out)
+{
+    char eager[32], ring[32], chunk[32], chain[32], medium[32], msgs[32];
+    size_t e = tn_cfg.coll_eager, be = tn_cfg.coll_bcast_eager;
+    size_t m = tn_cfg.am_medium_max;
+    size_t lim = be < e ? be : e;
+    tn_cfg_format_size(lim, eager, sizeof(eager));
+    tn_cfg_format_size(
+        e * (size_t)(tn_cfg.coll_eager_depth < 1 ? 1 : tn_cfg.coll_eager_depth), ring,
+        sizeof(ring));
+    tn_cfg_format_size(tn_cfg.coll_pipe_chunk, chunk, sizeof(chunk));
+    tn_cfg_format_size(tn_cfg.coll_bcast_chain, chain, sizeof(chain));
+    tn_cfg_format_size(m, medium, sizeof(medium));
+    tn_cfg_format_size(
+        m * (size_t)(tn_cfg.coll_put_flag_msgs > 0 ? tn_cfg.coll_put_flag_msgs : 0), msgs,
+        sizeof(msgs));
+    fprintf(out, "\nCollectives (TERN_COLL_*): algorithm by size\n");
+    fprintf(out,
+            "  broadcast      on one node up to %d B one way through the root's half; "
+            "above, every "
+            "member reads the root's src in place between two barriers\n",
+            TN_COLL_FAST);
+    if (lim)
+        fprintf(out,
+                "                 across nodes up to %s eager: down a binomial tree into "
+                "the members' "
+                "rings (%s per team; TERN_COLL_BCAST_EAGER, TERN_COLL_EAGER[_DEPTH])\n",
+                eager, ring);
+    fprintf(out,
+            "                 above: pipelined, chunks of %s put into each dest and "
+            "forwarded as they arrive (TERN_COLL_PIPE_CHUNK), down a binomial tree, "
+            "from %s down a chain for teams of 3 or more (TERN_COLL_BCAST_CHAIN)\n",
+            tn_cfg.coll_pipe_chunk ? chunk : "the whole size", chain);
+    fprintf(out,
+            "  ring writes    up to %s one active message with its flag; up to %s "
+            "several, the flag on the last (TERN_COLL_PUT_FLAG_MSGS); above, a put "
+            "and the flag\n",
+            medium, msgs);
+    char leader[32], tree[32];
+    tn_cfg_format_size(tn_cfg.coll_leader_max, leader, sizeof(leader));
+    tn_cfg_format_size(tn_cfg.coll_tree_max, tree, sizeof(tree));
+    fprintf(
+        out,
+        "  allreduce      across nodes, where the ring holds it: up to %s through one "
+        "leader per node for teams with 3 or more members on a node "
+        "(TERN_COLL_LEADER_MAX), else up to %s recursive doubling "
+        "(TERN_COLL_TREE_MAX); above, trees and a reduce-scatter\n",
+        leader, tree);
+}
