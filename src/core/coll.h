@@ -14,7 +14,10 @@
 enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
 
 /* A team flag: epoch written by its one sender, sleeping by its reader
- * before it sleeps on epoch (futex). 8 bytes rather than a cache line
+ * before it sleeps on epoch (futex). A sender that is not mapped here is
+ * never slept on: its epoch is raised by its messages' handler and its
+ * second word holds the last barrier it signalled by an unacknowledged
+ * RMA write (core/coll_sync.c). 8 bytes rather than a cache line
  * each: a job of P ranks needs P of them in each of the 32 slots, and
  * the pool must fit small segments (8 flags share a line: their writers
  * contend only when they signal one reader at once). */

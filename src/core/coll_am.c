@@ -39,7 +39,8 @@ static void on_flag(tern_am_token_t token, void *buf, size_t len, const tern_am_
            !atomic_compare_exchange_weak_explicit(
                &f->epoch, &v, seq, memory_order_release, memory_order_relaxed))
         ;
-    tn_wait_wake(&f->epoch, &f->sleeping);
+    /* No wake: a flag written from the network is polled, never slept on
+     * (tn_coll_wait), and its second word is the barrier's (coll_sync.c). */
 }
 
 /* A leading part of data whose last part carries the flag: the payload

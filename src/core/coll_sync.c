@@ -5,6 +5,9 @@
  * write X's flag at most once per collective, and j finishes its part
  * towards X in collective s before it enters s + 1, so "flag >= s" tells X
  * that j's part of s is done, whatever j did later. */
+#include <stddef.h>
+#include <stdio.h>
+
 #include "base/wait.h"
 #include "core/coll.h"
 #include "core/event.h"
@@ -52,6 +55,83 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
     }
 }
 
+/* Barrier flags to network members. A flag message costs its receiver
+ * more than the message: libfabric 1.17's tcp provider signals a file
+ * descriptor for every completion it queues (a write, then a read at the
+ * next poll: 2 us on this VM), where MPI's TCP transport only reads the
+ * socket. A barrier's flag is therefore written by an RMA write without
+ * acknowledgement or completion (TN_XPORT_FLAG_UNACKED) into the second
+ * word of the writer's flag, which no one sleeps on for a network writer:
+ * the receiving process only reads its socket. The first word stays the
+ * one active messages raise: a data message's handler may run after a
+ * later write of this word has landed (the write is placed when the
+ * provider reads it, the message's handler runs when core reads its
+ * completion), so data waits never look at this word; a barrier waits for
+ * either word, since any later flag of the writer means it passed the
+ * barrier. Needs puts kept in order (a later barrier's write never lands
+ * before an earlier one's). */
+static int bar_unacked(const tn_peer_t *p)
+{
+    unsigned need = TN_XCAP_PUT_UNACKED | TN_XCAP_ORDER_PUT;
+    return !p->ctrl && (p->xport->caps.flags & need) == need &&
+           p->xport->caps.inject >= sizeof(uint32_t);
+}
+
+static void bar_signal(tn_cteam_t *t, int j, uint32_t seq)
+{
+    int g = t->ranks[j];
+    const tn_peer_t *p = tn_core_peer(g);
+    if (!bar_unacked(p)) {
+        tn_coll_signal(t, j, seq);
+        return;
+    }
+    size_t off = (size_t)(t->flags - (char *)tn_core.seg.data) +
+                 (size_t)t->rank * sizeof(tn_coll_flag_t) +
+                 offsetof(tn_coll_flag_t, sleeping);
+    uint32_t v = seq; /* copied by the call (inject) */
+    tn_rma_t op = {TN_RMA_PUT, g,
+                   &v,         (char *)(uintptr_t)(tn_core_info(g)->data_base + off),
+                   sizeof(v),  TN_REGION_SEG};
+    tn_xport_done_t done = {NULL, NULL};
+    int rc = tn_core_xport_rma(p->xport, &op, &done,
+                               TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "barrier: the network write of a team flag failed: %s",
+                 tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* Whether team rank j's flag here says it passed barrier seq. */
+static int bar_arrived(tn_cteam_t *t, int j, uint32_t seq)
+{
+    tn_coll_flag_t *in =
+        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
+    if ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) >= 0)
+        return 1;
+    return !tn_core_peer(t->ranks[j])->ctrl &&
+           (int32_t)(atomic_load_explicit(&in->sleeping, memory_order_acquire) - seq) >=
+               0;
+}
+
+static void bar_wait(tn_cteam_t *t, int j, uint32_t seq)
+{
+    if (tn_core_peer(t->ranks[j])->ctrl) {
+        tn_coll_wait(t, j, seq);
+        return;
+    }
+    uint64_t iter = 0;
+    while (!bar_arrived(t, j, seq)) {
+        if (tn_comp_status(&t->comp) != TERN_OK)
+            tern_abort(1, "collective: a network write of a team flag failed (cause "
+                          "logged above)");
+        if (!tn_wait_progress_hook && (iter & 63) == 63)
+            tn_core_progress();
+        tn_wait_step(iter++);
+    }
+}
+
 /* Dissemination: in round k team rank i signals i + 2^k and waits for
  * i - 2^k (mod n). The 2^k < n are distinct mod n, so each writer signals
  * a rank at most once per barrier, as the flags require. */
@@ -72,8 +152,8 @@ void tn_coll_barrier(tn_cteam_t *t)
         return;
     uint32_t seq = ++t->seq;
     for (int dist = 1; dist < n; dist <<= 1) {
-        tn_coll_signal(t, (t->rank + dist) % n, seq);
-        tn_coll_wait(t, (t->rank - dist + n) % n, seq);
+        bar_signal(t, (t->rank + dist) % n, seq);
+        bar_wait(t, (t->rank - dist + n) % n, seq);
     }
     t->emark = t->ecount;
 }
@@ -83,12 +163,10 @@ _Atomic int tn_coll_nb;
 /* Whether this rank's flag of team rank j has reached seq (no wait). */
 static int arrived(tn_cteam_t *t, int j, uint32_t seq)
 {
-    tn_coll_flag_t *in =
-        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
                       "logged above)");
-    return (int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) >= 0;
+    return bar_arrived(t, j, seq);
 }
 
 /* The dissemination of tn_coll_barrier, one round at a time: returns 1
@@ -101,7 +179,7 @@ static int nb_advance(tn_cteam_t *t)
             return 0;
         t->nb_dist <<= 1;
         if (t->nb_dist < n)
-            tn_coll_signal(t, (t->rank + t->nb_dist) % n, t->nb_seq);
+            bar_signal(t, (t->rank + t->nb_dist) % n, t->nb_seq);
     }
     return 1;
 }
@@ -157,7 +235,7 @@ tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done)
     t->nb_seq = ++t->seq;
     t->nb_dist = 1;
     t->nb_comp = NULL;
-    tn_coll_signal(t, (t->rank + 1) % t->size, t->nb_seq);
+    bar_signal(t, (t->rank + 1) % t->size, t->nb_seq);
     if (nb_advance(t))
         return st; /* every flag was there already */
     tern_event_t ev;

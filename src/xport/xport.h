@@ -62,6 +62,14 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
 /* With TERN_FLAG_IMMEDIATE: refuse without polling first (a message sent
  * from inside a message handler must not run other handlers). */
 #define TN_XPORT_FLAG_NOPOLL 0x40000000u
+/* A put of at most caps.inject bytes, done's objects both NULL, to a
+ * transport with TN_XCAP_PUT_UNACKED: issued without a completion at
+ * either end and without the target's acknowledgement (the source is
+ * copied in the call; the data lands some time later, and the caller
+ * learns of a failure only from the job ending). For flag writes whose
+ * reader polls memory (core/coll_sync.c): over tcp the acknowledgement and
+ * the completion each cost the receiving process system calls. */
+#define TN_XPORT_FLAG_UNACKED 0x20000000u
 
 /* The region of a rank that a remote address is in: its segment mapping
  * (segment or control area), or its static region (the program's global
@@ -116,6 +124,7 @@ typedef struct tn_amo {
     0x40u /* the amo op is applied by the target's software when it
              progresses (a provider that emulates atomics with
              messages), not by its NIC */
+#define TN_XCAP_PUT_UNACKED 0x80u /* rma takes TN_XPORT_FLAG_UNACKED */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

@@ -332,12 +332,43 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     return TERN_OK;
 }
 
+/* TN_XPORT_FLAG_UNACKED: fi_inject_write, which takes no descriptor and
+ * has no completion; without FI_DELIVERY_COMPLETE the target does not
+ * acknowledge it (tcp: the target's provider reads the write into place
+ * and sends nothing back). Only the target's network progress is needed
+ * for the data to land. */
+static int put_unacked(tn_ofi_t *o, const tn_rma_t *op)
+{
+    int pst = tn_ofi_peer(o, op->rank);
+    if (pst != TERN_OK)
+        return pst;
+    uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote, op->region);
+    uint64_t key = tn_ofi_rkey(o, op->rank, op->region);
+    for (uint64_t iter = 0;; iter++) {
+        ssize_t r = fi_inject_write(o->ep, op->local, op->n, tn_ofi_faddr(o, op->rank),
+                                    raddr, key);
+        if (r == 0)
+            return TERN_OK;
+        if (r != -FI_EAGAIN) {
+            tn_error("libfabric fi_inject_write of %zu bytes to rank %d failed: %s",
+                     op->n, op->rank, tn_fi.strerror((int)-r));
+            return tn_ofi_status((int)r);
+        }
+        TN_STAT_ADD(net_retries, 1);
+        if (tn_ofi_poll(&o->base) == 0)
+            tn_wait_step(iter);
+    }
+}
+
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
     int is_get = op->kind == TN_RMA_GET;
     tn_comp_t *lc = done->lc, *rc = done->rc;
+    if ((flags & TN_XPORT_FLAG_UNACKED) && !is_get && !lc && !rc && op->n &&
+        op->n <= o->inject_size)
+        return put_unacked(o, op);
     if (op->n == 0) {
         end_part(lc, TERN_OK);
         end_part(rc, TERN_OK);
