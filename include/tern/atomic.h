@@ -80,12 +80,22 @@ enum { TERN_AD_IMPL_CPU = 1, TERN_AD_IMPL_NET = 2, TERN_AD_IMPL_AM = 3 };
 
 typedef struct tern_ad_s *tern_ad_t;
 
+/* tern_ad_create flag: where the job spans nodes and the network provider
+ * carries out every op of the set, use it (TERN_AD_IMPL_NET) even when it
+ * emulates atomics in software, where TERN_OFI_ATOMICS=auto would take the
+ * am path. The am path carries many nbi ops in flight ~10x faster; the
+ * provider's ops keep their order per target, so a blocking non-fetching
+ * op on a TERN_ORDER_PARTIAL context returns once issued (the am path's
+ * waits for the target's answer there). libtshmem's domains use it: its
+ * blocking AMOs are what OpenSHMEM programs mostly call. */
+#define TERN_AD_PROVIDER 0x100u
+
 /* Create an atomic domain for type (TERN_AT_*) and the operations in ops
  * (an OR of TERN_OP_*). Local: no communication; the implementation is
  * chosen from facts that every rank shares (the job's nodes, the network
  * provider), so every rank that creates a domain with the same type and
- * set chooses the same one, and ranks must use such domains for a word.
- * flags: 0. Returns TERN_OK with *out set; TERN_ERR_INVALID (unknown type,
+ * set (and flags) chooses the same one, and ranks must use such domains
+ * for a word. flags: 0 or TERN_AD_PROVIDER. Returns TERN_OK with *out set; TERN_ERR_INVALID (unknown type,
  * empty set or unknown op bits, a bitwise op for float or double, bad
  * flags, out NULL); TERN_ERR_UNSUPPORTED (the job spans nodes and the
  * network provider lacks an op of the set and TERN_OFI_ATOMICS=net, or

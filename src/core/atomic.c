@@ -84,8 +84,9 @@ static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
 
 /* The implementation for d (type and ops set), from facts every rank
  * shares: the number of nodes of the transports' grouping, the network
- * provider and TERN_OFI_ATOMICS (the same on every rank). */
-static int choose(struct tern_ad_s *d)
+ * provider, TERN_OFI_ATOMICS (the same on every rank) and the flags
+ * (TERN_AD_PROVIDER: the same on every rank that shares a word). */
+static int choose(struct tern_ad_s *d, tern_flags_t flags)
 {
     char set[200];
     tn_aop_set_names(d->ops, set, sizeof(set));
@@ -105,7 +106,8 @@ static int choose(struct tern_ad_s *d)
     if (mode == TN_AMO_CFG_AM)
         return choose_am(d, set, "TERN_OFI_ATOMICS=am asks for active messages");
     uint32_t missing = x ? d->ops & ~x->caps.atomics[d->type] : d->ops;
-    if (!missing && mode == TN_AMO_CFG_AUTO && (x->caps.flags & TN_XCAP_AMO_SOFT)) {
+    if (!missing && mode == TN_AMO_CFG_AUTO && (x->caps.flags & TN_XCAP_AMO_SOFT) &&
+        !(flags & TERN_AD_PROVIDER)) {
         /* The provider would run every op, but in the target's software
          * like the am path's handler, one message per op: the am path's
          * batched Requests reach ~10x its nbi rate at a similar blocking
@@ -164,9 +166,11 @@ static int check_create(int type, uint32_t ops, tern_flags_t flags, tern_ad_t *o
                             "out of the set",
                             bad, tn_atype_name(type));
     }
-    if (flags)
+    if (flags & ~(tern_flags_t)TERN_AD_PROVIDER)
         return tn_core_fail(TERN_ERR_INVALID, call,
-                            "flags 0x%x: no flag is defined for it, pass 0", flags);
+                            "flags 0x%x: bits 0x%x are not defined for it (pass 0 or "
+                            "TERN_AD_PROVIDER)",
+                            flags, flags & ~(tern_flags_t)TERN_AD_PROVIDER);
     return TERN_OK;
 }
 
@@ -177,7 +181,7 @@ tern_status_t tern_ad_create(int type, uint32_t ops, tern_flags_t flags, tern_ad
     if (rc != TERN_OK)
         return rc;
     struct tern_ad_s d = {.type = type, .ops = ops};
-    rc = choose(&d);
+    rc = choose(&d, flags);
     if (rc != TERN_OK)
         return rc;
     tn_core_lock();

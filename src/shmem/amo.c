@@ -45,7 +45,7 @@ int tshmem_amo_init(void)
         /* A failure (the network provider lacks an op and TERN_OFI_ATOMICS=net)
          * is reported by the first AMO of that type, not by shmem_init: a
          * program that does not use that type still runs. */
-        ad_rc_[t] = tern_ad_create(t, ops, 0, &ad_[t]);
+        ad_rc_[t] = tern_ad_create(t, ops, TERN_AD_PROVIDER, &ad_[t]);
         if (ad_rc_[t] != TERN_OK)
             ad_[t] = NULL;
     }

@@ -108,6 +108,19 @@ int main(int argc, char **argv)
         if (me == 0 && t == TERN_AT_U64)
             printf("u64 domain: %s\n", why);
         MP_CHECK(impl_ok(impl, why), "implementation %d: %s", impl, why);
+        if (t == TERN_AT_U64) { /* TERN_AD_PROVIDER takes emulated provider ops */
+            tern_ad_t pd;
+            int pimpl;
+            char pwhy[640];
+            MP_OK(tern_ad_create(t, set, TERN_AD_PROVIDER, &pd));
+            MP_OK(tern_ad_info(pd, &pimpl, pwhy, sizeof(pwhy)));
+            int emulated = strstr(why, "emulated") != NULL;
+            MP_CHECK(emulated ? pimpl == TERN_AD_IMPL_NET : pimpl == impl,
+                     "TERN_AD_PROVIDER gave implementation %d (%s) where the default "
+                     "gave %d (%s)",
+                     pimpl, pwhy, impl, why);
+            MP_OK(tern_ad_destroy(pd));
+        }
         /* The head both inline paths read (tern/atomic.h and the
          * OpenSHMEM layer's tshmem/fast.h): the live marker on cpu and am
          * domains, nothing on net ones. */

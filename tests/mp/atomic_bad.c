@@ -36,7 +36,8 @@ int main(int argc, char **argv)
     BAD(TERN_ERR_INVALID, "bits beyond",
         tern_ad_create(TERN_AT_U64, TERN_OP_FADD | (1u << 30), 0, &ad));
     BAD(TERN_ERR_INVALID, "type 9", tern_ad_create(9, TERN_OP_FADD, 0, &ad));
-    BAD(TERN_ERR_INVALID, "no flag", tern_ad_create(TERN_AT_U64, TERN_OP_FADD, 4, &ad));
+    BAD(TERN_ERR_INVALID, "bits 0x4 are not defined",
+        tern_ad_create(TERN_AT_U64, TERN_OP_FADD, 4, &ad));
     BAD(TERN_ERR_INVALID, "out is NULL",
         tern_ad_create(TERN_AT_U64, TERN_OP_FADD, 0, NULL));
 
