@@ -295,7 +295,10 @@ static TN_NOINLINE int piece_fail(const char *call, const vlist_t *l, int remote
  * an address with AVX2 (chosen at load time), 2.5 with SSE2, against 4
  * for a running maximum (no unsigned 64-bit maximum before AVX-512). */
 typedef uint64_t v4u64_t __attribute__((vector_size(32)));
-#if defined(__x86_64__) && defined(__GNUC__)
+/* Not under ThreadSanitizer: the clones' resolver (an ifunc) runs while the
+ * library is relocated, before TSan's runtime is set up, and crashes every
+ * program at load. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
 #define TN_VIS_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TN_VIS_CLONES
