@@ -52,6 +52,22 @@ static inline void tern_put_signal_run_(int rank, void *dst, const void *src, si
 }
 #endif
 
+/* Both forms of put with signal: inline on a mapped peer, else the
+ * library (nbi: 1 for the implicit form). */
+static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void *dst,
+                                                 const void *src, size_t n, uint64_t *sig,
+                                                 uint64_t value, int sig_op,
+                                                 tern_flags_t flags, int nbi)
+{
+#if defined(__GNUC__)
+    intptr_t dd, ds;
+    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
+        tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
+        return TERN_OK;
+    }
+#endif
+    return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, nbi);
+}
 /* Blocking: returns when the data and the signal are visible at rank.
  * sig is an 8-byte aligned word in rank's segment (as rank sees it),
  * sig_op TERN_SIGNAL_SET (*sig = value) or TERN_SIGNAL_ADD (*sig += value).
@@ -68,14 +84,7 @@ static inline tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *
                                                 uint64_t value, int sig_op,
                                                 tern_flags_t flags)
 {
-#if defined(__GNUC__)
-    intptr_t dd, ds;
-    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
-        tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
-        return TERN_OK;
-    }
-#endif
-    return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 0);
+    return tern_put_signal_any_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 0);
 }
 /* Implicit: src may be reused when it returns; completed (data and signal
  * visible) by the context's nbi sync, quiet or fence. Over the network the
@@ -86,14 +95,7 @@ static inline tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, vo
                                                     uint64_t *sig, uint64_t value,
                                                     int sig_op, tern_flags_t flags)
 {
-#if defined(__GNUC__)
-    intptr_t dd, ds;
-    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
-        tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
-        return TERN_OK;
-    }
-#endif
-    return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 1);
+    return tern_put_signal_any_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 1);
 }
 
 static inline tern_status_t tern_put_signal(int rank, void *dst, const void *src,

@@ -165,20 +165,11 @@ static size_t env_size(const char *name, size_t def)
     return b;
 }
 
-/* TERN_COLL_EAGER as the library reads it (a size with an optional K or
- * M), or its default: the bound of the eager collectives across nodes. */
+/* TERN_COLL_EAGER as the library reads it, rounded up to 64 bytes, or its
+ * default: the bound of the eager collectives across nodes. */
 static size_t eager_bound(void)
 {
-    const char *v = getenv("TERN_COLL_EAGER");
-    if (!v || !*v)
-        return 16384;
-    char *end;
-    size_t b = strtoull(v, &end, 10);
-    if (*end == 'K' || *end == 'k')
-        b <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        b <<= 20;
-    return (b + 63) & ~(size_t)63;
+    return (env_size("TERN_COLL_EAGER", 16384) + 63) & ~(size_t)63;
 }
 
 /* One broadcast of nb bytes from root, one fcollect and one all-to-all of
