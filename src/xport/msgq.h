@@ -25,7 +25,7 @@
  * is a lap behind) and nothing has to be marked invalid ahead of the
  * writer. The data ring is filled in order and wraps to its start when a
  * message's data would not fit before its end, or, for large data, when the
- * receiver has drained it (TN_MSGQ_REUSE_MIN; the slot says so: WRAP), so
+ * receiver has drained it (TN_MSGQ_REUSE_MIN, tn_msgq_restart_skip; the slot says so: WRAP), so
  * the receiver finds the data where the sender put it without an offset in
  * the slot; it reads the data only when its handler does, and the sender's
  * payload lines therefore stay in the sender's cache, as a raw ping-pong's
@@ -48,7 +48,7 @@ enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
 #define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
 
 /* Data parts of at least this many bytes go back to the data ring's start
- * whenever the receiver has drained the ring (tn_msgq_reserve_big), so
+ * whenever the receiver has drained the ring (tn_msgq_restart_skip), so
  * that a ping-pong of large messages writes the same lines every time, as
  * a raw ping-pong does, instead of walking through the whole ring (with
  * TERN_AM_MEDIUM_MAX=64K a 256 KiB ring: out of the first-level cache, and
@@ -115,7 +115,7 @@ static TN_ALWAYS_INLINE void tn_msgq_unlock(tn_msgq_t *q)
 }
 
 /* Sender: the receiver's count of data bytes consumed, read again (a line
- * the receiver writes once per drain). Kept monotonic: tn_msgq_reserve_big may
+ * the receiver writes once per drain). Kept monotonic: tn_msgq_restart_skip may
  * have counted skipped bytes as consumed before the receiver passed them. */
 static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
 {
@@ -124,38 +124,27 @@ static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
         q->data_seen = h;
 }
 
-/* tn_msgq_reserve's data part for dlen >= TN_MSGQ_REUSE_MIN bytes (the
- * slot is reserved already), out of line so that the ordinary path keeps
- * its registers: the data go back to the ring's start when the receiver
- * has drained the ring (consumed every byte before the next one to write).
- * The skipped bytes then hold nothing and count as consumed at once, so
- * the skip costs no room. Otherwise the ordinary rule (skip to the start
- * only when the data would not fit before the end). Reads the receiver's
- * count only when the cached one does not say the ring is drained. */
-static TN_NOINLINE __attribute__((unused)) tn_msgq_slot_t *
-tn_msgq_reserve_big(tn_msgq_t *q, size_t dlen, char **data)
+/* tn_msgq_reserve's skip for data of at least TN_MSGQ_REUSE_MIN bytes that
+ * would fit before the ring's end (out of line, so that the ordinary path
+ * keeps its registers): to_end, going back to the ring's start, when the
+ * receiver has drained the ring (consumed every byte before d); 0
+ * otherwise. The skipped bytes then hold nothing and count as consumed at
+ * once, so the skip costs no room. Reads the receiver's count only when
+ * the cached one does not say the ring is drained. */
+static TN_NOINLINE __attribute__((unused)) uint64_t
+tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
 {
-    uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1, to_end = ring - (d & q->dmask);
-    size_t need = TN_MSGQ_LINE(dlen);
-    uint64_t skip = need > to_end ? to_end : 0;
+    uint64_t ring = (uint64_t)q->dmask + 1;
     /* Not at the start already, and the start's room is counted as free
-     * by the rule below once the ring is drained (need <= d's offset). */
-    if (!skip && to_end != ring && to_end + need <= ring) {
-        if (q->data_seen != d)
-            tn_msgq_seen_data(q);
-        if (q->data_seen == d) {
-            q->data_seen = d + to_end;
-            skip = to_end;
-        }
-    }
-    if (d + skip + need - q->data_seen > ring) {
+     * by the room check once the ring is drained (need <= d's offset). */
+    if (to_end == ring || to_end + need > ring)
+        return 0;
+    if (q->data_seen != d)
         tn_msgq_seen_data(q);
-        if (d + skip + need - q->data_seen > ring)
-            return NULL;
-    }
-    q->wrap = skip;
-    *data = q->data + ((d + skip) & q->dmask);
-    return &q->slots[q->seq & q->smask];
+    if (q->data_seen != d)
+        return 0;
+    q->data_seen = d + to_end;
+    return to_end;
 }
 
 /* Sender, with the turn held: a slot, and room for dlen bytes in the data
@@ -172,12 +161,12 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
     }
     q->wrap = 0;
     if (dlen) {
-        if (tn_unlikely(dlen >= TN_MSGQ_REUSE_MIN))
-            return tn_msgq_reserve_big(q, dlen, data);
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
         uint64_t skip = need > to_end ? to_end : 0;
+        if (tn_unlikely(dlen >= TN_MSGQ_REUSE_MIN) && !skip)
+            skip = tn_msgq_restart_skip(q, d, to_end, need);
         if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
             tn_msgq_seen_data(q);
             if (d + skip + need - q->data_seen > ring)
