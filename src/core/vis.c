@@ -847,6 +847,16 @@ int tn_vis_check_extent(const char *call, int rank, const tn_vis_desc_t *d, int 
                       remote + (uintptr_t)lo, (size_t)(hi - lo));
 }
 
+/* Whether the remote side's extent, bytes [ext[0], ext[1]) from remote
+ * (as tn_vis_describe gives them), lies inside p's mapped segment:
+ * tern_fast_ok_'s test. */
+static TN_ALWAYS_INLINE int extent_mapped(const tern_peer_fast_t *p, const void *remote,
+                                          const ptrdiff_t *ext)
+{
+    uintptr_t off = (uintptr_t)remote + (uintptr_t)ext[0] - p->base;
+    return off <= p->size && (uintptr_t)(ext[1] - ext[0]) <= p->size - off;
+}
+
 /* strided_mapped for descriptions of several dimensions (or a repeat,
  * or anything tn_vis_describe_row hands over): tn_vis_describe, the
  * optimizer and the general copy loop. */
@@ -865,9 +875,7 @@ strided_mapped_nd(int op, int rank, const tern_peer_fast_t *p, void *dst,
     if (d.elem == 0)
         return 1;
     int get = op_is_get(op);
-    ptrdiff_t lo = ext[get ? 0 : 2], hi = ext[get ? 1 : 3];
-    uintptr_t off = (uintptr_t)(get ? src : dst) + (uintptr_t)lo - p->base;
-    if (!(off <= p->size && (uintptr_t)(hi - lo) <= p->size - off))
+    if (!extent_mapped(p, get ? src : dst, ext + (get ? 0 : 2)))
         return 0;
     tn_vis_optimize(&d);
     tn_trace("%s(rank %d, %zu levels -> %d, %zu pieces of %zu B)",
@@ -907,10 +915,7 @@ static TN_ALWAYS_INLINE int strided_mapped(int op, int rank, void *dst,
     if (tn_vis_describe_row(&r, elemsz, count, srcstrides, dststrides, levels) != 0)
         return strided_mapped_nd(op, rank, p, dst, dststrides, src, srcstrides, elemsz,
                                  count, levels);
-    /* the remote side's extent inside the segment (tern_fast_ok_'s test) */
-    ptrdiff_t lo = r.ext[get ? 0 : 2], hi = r.ext[get ? 1 : 3];
-    uintptr_t off = (uintptr_t)(get ? src : dst) + (uintptr_t)lo - p->base;
-    if (!(off <= p->size && (uintptr_t)(hi - lo) <= p->size - off))
+    if (!extent_mapped(p, get ? src : dst, r.ext + (get ? 0 : 2)))
         return 0;
     /* tn_vis_optimize of one dimension: stride inversion, then folding */
     size_t c = r.count, n = r.elem;
