@@ -35,9 +35,7 @@ static void must(int rc, const char *what)
     }
 }
 
-/* Chunks (1..nch) of this collective that the flag of member j announces
- * here: its value minus base, within [0, nch]. */
-static uint32_t chunks_in(tn_cteam_t *t, int j, uint32_t base, uint32_t nch)
+uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t nch)
 {
     tn_coll_flag_t *f = (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     if (tn_comp_status(&t->comp) != TERN_OK)
@@ -56,7 +54,7 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
 {
     int moved = 0, g = t->ranks[k->member];
     if (!k->entered) {
-        if (!chunks_in(t, k->member, base, 1))
+        if (!tn_coll_flag_steps(t, k->member, base, 1))
             return 0;
         k->entered = moved = 1;
     }
@@ -127,7 +125,7 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     for (uint64_t iter = 0;;) {
         int moved = 0;
         if (have < nch) {
-            uint32_t h = chunks_in(t, parent, base, nch);
+            uint32_t h = tn_coll_flag_steps(t, parent, base, nch);
             moved = h != have;
             have = h;
         }
