@@ -165,9 +165,20 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
 void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
 /* Steps (1..max) of a collective that the flag of member j announces
- * here: its value minus base, within [0, max] (core/coll_bcast.c). Ends the
- * job when a network flag write of t failed. */
-uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t max);
+ * here: its value minus base, within [0, max] (core/coll_bcast.c); with
+ * either, the larger of the flag's two words for a member not mapped here
+ * (the second one written by tn_coll_signal_ordered). Ends the job when a
+ * network flag write of t failed. */
+uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t max,
+                            int either);
+/* Raises this rank's flag at team rank j to seq by a 4-byte RMA write
+ * without completion or acknowledgement into the flag's second word, kept
+ * in order behind this rank's earlier puts to j (core/coll_sync.c): j sees
+ * the value only after those puts' data. Returns 0 without writing where
+ * j is mapped or its transport does not order unacknowledged writes. */
+int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq);
+/* Whether tn_coll_signal_ordered writes to team rank j. */
+int tn_coll_can_order(tn_cteam_t *t, int j);
 /* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
 typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
 /* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes

@@ -78,14 +78,20 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         r.pe = r.per;
     r.k = (uint32_t)((r.per + r.pe - 1) / r.pe);
     r.total = 2 * (uint32_t)(n - 1) * r.k;
-    /* Pieces small enough for messages with their flag go as such (no
-     * round trip); larger ones by non-blocking puts whose remote
-     * completion raises the flag, at most TN_RING_WINDOW in flight. */
+    /* How a piece and its flag travel to the right neighbour: mapped, a
+     * copy and a store; where the transport keeps puts in order, a
+     * non-blocking put and behind it an unacknowledged write of the flag
+     * (no round trip, no message for the receiver to handle); else pieces
+     * small enough for messages go as messages with their flag, larger
+     * ones by non-blocking puts whose remote completion raises the flag.
+     * Puts: at most TN_RING_WINDOW in flight. */
     int g = t->ranks[right];
     size_t max = tn_am_medium_max(g);
     if (tn_cfg.coll_put_flag_msgs > 0)
         max *= (size_t)tn_cfg.coll_put_flag_msgs;
-    int by_msg = r.pe * es <= max || tern_ptr(g, tern_sym_addr(g, dest)) != NULL;
+    int mapped = tern_ptr(g, tern_sym_addr(g, dest)) != NULL;
+    int ordered = !mapped && tn_coll_can_order(t, right);
+    int by_msg = mapped || (!ordered && r.pe * es <= max);
     /* In place, received partials land in dest over this member's src:
      * combine with a private copy instead. */
     const char *own = src;
@@ -103,19 +109,20 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
      * flag, and a piece's value implies "entered". */
     uint32_t base = t->seq;
     t->seq += 1 + r.total;
-    tn_coll_signal(t, left, base + 1);
+    if (!tn_coll_signal_ordered(t, left, base + 1))
+        tn_coll_signal(t, left, base + 1);
     char *d = dest;
     int entered = 0;
     uint32_t sent = 0, acked = 0, got = 0, done = 0;
     tern_event_t ev[TN_RING_WINDOW];
     for (uint64_t iter = 0;;) {
         int moved = 0;
-        uint32_t h = tn_coll_flag_steps(t, left, base + 1, r.total);
+        uint32_t h = tn_coll_flag_steps(t, left, base + 1, r.total, 1);
         if (h != got) {
             got = h;
             moved = 1;
         }
-        if (!entered && tn_coll_flag_steps(t, right, base, 1))
+        if (!entered && tn_coll_flag_steps(t, right, base, 1, 1))
             entered = moved = 1;
         if (done < got) { /* piece done arrived from the left */
             if (done / r.k <= (uint32_t)n - 2) {
@@ -146,6 +153,8 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
                     must(tern_put_nb(g, tern_sym_addr(g, d + lo * es), from, m * es, NULL,
                                      &ev[sent % TN_RING_WINDOW], 0),
                          "a piece's put");
+                if (ordered)
+                    tn_coll_signal_ordered(t, right, base + 2 + sent);
             }
             sent++;
             moved = 1;
@@ -159,7 +168,7 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
                 must(rc, "a piece's put");
                 acked++;
             }
-            if (acked != a) {
+            if (acked != a && !ordered) {
                 tn_coll_signal(t, right, base + 1 + acked);
                 moved = 1;
             }
