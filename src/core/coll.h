@@ -121,6 +121,10 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call);
  * message whose handler raises it (a failed send ends the job, as in the
  * world barrier). */
 void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
+/* One step of a wait on t's flags (core/coll_sync.c): a failed network
+ * write of a flag ends the job; the wait yields or sleeps by the waiting
+ * policy and, without a progress hook, polls every 64th step. */
+void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter);
 /* Until this rank's flag of team rank j reaches seq. */
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 /* Barrier over t: dissemination on the slot's flags (the world team uses

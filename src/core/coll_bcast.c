@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/cfg.h"
-#include "base/wait.h"
 #include "core/coll.h"
 
 /* Chunk puts in flight per child: enough to keep a connection busy while
@@ -148,12 +147,9 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         }
         if (!busy)
             break;
-        if (moved) {
+        if (moved)
             iter = 0;
-        } else {
-            if (!tn_wait_progress_hook && (iter & 63) == 63)
-                tn_core_progress();
-            tn_wait_step(iter++);
-        }
+        else
+            tn_coll_wait_step(t, &iter);
     }
 }

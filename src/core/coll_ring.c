@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/cfg.h"
-#include "base/wait.h"
 #include "core/am.h"
 #include "core/coll.h"
 
@@ -192,13 +191,10 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         }
         if (done == r.total && acked == r.total)
             break;
-        if (moved) {
+        if (moved)
             iter = 0;
-        } else {
-            if (!tn_wait_progress_hook && (iter & 63) == 63)
-                tn_core_progress();
-            tn_wait_step(iter++);
-        }
+        else
+            tn_coll_wait_step(t, &iter);
     }
     free(copy);
 }

@@ -33,7 +33,7 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 
 /* One step of waiting for a team flag: a failed network write of a flag
  * ends the job; without a progress hook the wait polls every 64th step. */
-static void flag_wait_step(tn_cteam_t *t, uint64_t *iter)
+void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter)
 {
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
@@ -58,7 +58,7 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
     }
     uint64_t iter = 0;
     while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) < 0)
-        flag_wait_step(t, &iter);
+        tn_coll_wait_step(t, &iter);
 }
 
 /* Barrier flags to network members. A flag message costs its receiver
@@ -140,7 +140,7 @@ static void bar_wait(tn_cteam_t *t, int j, uint32_t seq)
     }
     uint64_t iter = 0;
     while (!bar_arrived(t, j, seq))
-        flag_wait_step(t, &iter);
+        tn_coll_wait_step(t, &iter);
 }
 
 /* Dissemination: in round k team rank i signals i + 2^k and waits for
