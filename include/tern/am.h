@@ -22,10 +22,18 @@
  * there is no room it is queued and sent by later progress). RMA to peers
  * on the node and non-blocking RMA are fine.
  *
- * Order: Requests from one rank to another are handled in the order sent
- * when both are on one node (shared memory); across the network, and for
- * Replies that had to be queued, no order is guaranteed. Every message is
- * delivered exactly once.
+ * Order: the Requests that one thread of a rank sends to another rank
+ * are handled there in the order sent, one at a time (never two handlers
+ * of that pair at once, whatever thread polls): on one node (a ring per
+ * pair) and across the network (where the provider keeps the order of
+ * sends, FI_ORDER_SAS, as tcp;ofi_rxm and verbs;ofi_rxm do; Tern keeps
+ * it through credits, packing and refused sends). Not ordered: messages
+ * sent by different threads (whichever injects first goes first); a Reply
+ * against Requests; a Reply that found no room and was queued, against
+ * later Replies. A Long's data lands before its own handler runs, but a
+ * later Long's may land before an earlier handler runs: do not reuse a
+ * Long destination until its handler has run. Every message is delivered
+ * exactly once.
  *
  * Completion: a Request or Reply call returns when its source buffer may be
  * reused (the payload has been copied or written); the handler runs later.

@@ -83,11 +83,11 @@ typedef struct tern_ad_s *tern_ad_t;
 /* tern_ad_create flag: where the job spans nodes and the network provider
  * carries out every op of the set, use it (TERN_AD_IMPL_NET) even when it
  * emulates atomics in software, where TERN_OFI_ATOMICS=auto would take the
- * am path. The am path carries many nbi ops in flight ~10x faster; the
- * provider's ops keep their order per target, so a blocking non-fetching
- * op on a TERN_ORDER_PARTIAL context returns once issued (the am path's
- * waits for the target's answer there). libtshmem's domains use it: its
- * blocking AMOs are what OpenSHMEM programs mostly call. */
+ * am path. The am path carries many nbi ops in flight ~10x faster. On
+ * both paths a blocking non-fetching op on a TERN_ORDER_PARTIAL context
+ * returns once issued where the transport keeps the order of such ops to
+ * one peer (the provider's atomic order; on the am path the order of
+ * Requests, tern/am.h). */
 #define TERN_AD_PROVIDER 0x100u
 
 /* Create an atomic domain for type (TERN_AT_*) and the operations in ops

@@ -123,15 +123,18 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
         return TERN_OK;
     }
     /* Blocking. A non-fetching op may return once issued where the
-     * context's mode allows it; the am path counts as unordered (its
-     * Requests are not claimed to run in the order sent), so only
-     * TERN_ORDER_NONE lets it return early. */
+     * context's mode allows it: in partial, where the transport keeps the
+     * order of such ops to one peer. On the am path that is the order of
+     * Requests to the target (TN_XCAP_ORDER_MSG: its handlers run them one
+     * at a time in the order sent), so a later op of this thread to the
+     * same target, fetching or not, runs after this one. */
     if (!op->result) {
         struct tern_ctx_s *cx = tn_ctx_get(ctx, call);
         if (!cx)
             return TERN_ERR_INVALID;
-        if (d->impl == TERN_AD_IMPL_NET ? tn_ctx_early(cx, d->net, TN_XCAP_ORDER_AMO)
-                                        : tn_ctx_mode(cx) == TERN_ORDER_NONE) {
+        if (d->impl == TERN_AD_IMPL_NET
+                ? tn_ctx_early(cx, d->net, TN_XCAP_ORDER_AMO)
+                : tn_ctx_early(cx, tn_core_peer(op->rank)->msg, TN_XCAP_ORDER_MSG)) {
             int st = start(call, d, op, &cx->rc, flags);
             if (st == TERN_OK)
                 tn_ctx_mark_early(cx);

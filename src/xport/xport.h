@@ -125,6 +125,11 @@ typedef struct tn_amo {
              progresses (a provider that emulates atomics with
              messages), not by its NIC */
 #define TN_XCAP_PUT_UNACKED 0x80u /* rma takes TN_XPORT_FLAG_UNACKED */
+#define TN_XCAP_ORDER_MSG \
+    0x100u /* messages sent to one peer by one thread reach its receive \
+              function in the order sent, one at a time (shm: one ring per \
+              pair; ofi: the provider's FI_ORDER_SAS and one reader of the \
+              completion queue) */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

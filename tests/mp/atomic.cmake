@@ -38,6 +38,11 @@ tern_mp_test(NAME order_noorder SOURCES order.c RANKS 2
   ENV TERN_ORDER=partial TERN_TEST_FAULT=noorder)
 tern_mp_test(NAME order_am SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=am)
 tern_mp_test(NAME order_net SOURCES order.c RANKS 2 ENV TERN_OFI_ATOMICS=net)
+# A fetch after blocking adds that returned early sees them (the am path
+# forced, and the default choice).
+tern_mp_test(NAME amo_fetch_order SOURCES amo_fetch_order.c RANKS 2 3)
+tern_mp_test(NAME amo_fetch_order_am SOURCES amo_fetch_order.c RANKS 2 3
+  ENV TERN_OFI_ATOMICS=am)
 # Put with signal delivers its data before its signal when the default
 # context's mode is none (the data goes by a strict put).
 tern_mp_test(NAME signal_order_none SOURCES signal.c RANKS 2 4 ENV TERN_ORDER=none)

@@ -49,6 +49,16 @@ tern_mp_test(NAME am_flood SOURCES am.c RANKS 2 8 TIMEOUT 400 LABELS flood
 # go back to the data ring's start when the receiver has drained it.
 tern_mp_test(NAME am_big SOURCES am.c RANKS 2 4 TIMEOUT 120 ENV TERN_AM_MEDIUM_MAX=64K)
 tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
+# Per-pair order of Requests (am.h, "Order"): 10^5 numbered Requests per
+# pair of every send path, sleeping receivers (credits run out: packing);
+# then with handlers on several threads (two polling threads per rank, or
+# the progress thread), which over the network must still run one sender's
+# handlers one at a time, in order (tests/mp/am_order.c).
+tern_mp_test(NAME am_order SOURCES am_order.c RANKS 2 3 TIMEOUT 300)
+tern_mp_test(NAME am_order_mt SOURCES am_order.c RANKS 2 3 TIMEOUT 300
+  ENV TEST_ORDER_POLLERS=2 TEST_ORDER_COUNT=30000)
+tern_mp_test(NAME am_order_progress SOURCES am_order.c RANKS 2 TIMEOUT 300
+  ENV TERN_PROGRESS_THREAD=1 TEST_ORDER_COUNT=30000)
 # The network receive buffers posted grow under bursts and shrink when
 # quiet (TERN_STATS counts; net and mixed: shm has none).
 add_executable(mp_am_rxbuf am_rxbuf.c)

@@ -139,6 +139,15 @@ typedef struct tn_ofi {
     _Atomic long rx_calm;
     int credit_init;
     _Atomic int credits_owed;
+    /* The completion queue is read, and what it brings handled, by one
+     * thread at a time (tn_ofi_poll), so that messages from one peer reach
+     * core in the order the provider delivered them. cq_busy: taken with a
+     * try by the reading thread. rx_later: messages received by a poll
+     * made again from inside a handler (an RMA call waiting for a
+     * descriptor), handed to core by the outer poll after those it read
+     * first (owned by the reading thread). */
+    _Atomic int cq_busy;
+    tn_ofi_buf_t *rx_later, **rx_later_tail;
     int closing;
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
@@ -164,7 +173,11 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n);
 int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags);
-void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status);
+/* A message completion (ctx of a send buffer or a receive buffer). With
+ * hold, a received message is kept in rx_later instead of being handed
+ * over; tn_ofi_msg_rx_later hands those over, in order (the messages). */
+void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status, int hold);
+int tn_ofi_msg_rx_later(tn_ofi_t *o);
 /* After poll read n completions, rx of them received messages: adjusts how
  * many receive buffers stay posted (n below the batch: the queue drained). */
 void tn_ofi_msg_rx_load(tn_ofi_t *o, int n, int rx, int batch);

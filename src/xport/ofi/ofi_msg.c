@@ -138,6 +138,8 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         o->tx[i].next = i + 1 < o->ntx ? &o->tx[i + 1] : NULL;
     }
     o->free_tx = o->tx;
+    o->rx_later = NULL;
+    o->rx_later_tail = &o->rx_later;
     /* All posted at first, which checks at start that the provider takes
      * them all (a flood later needs them: a refusal here names the
      * provider's variable); all but RX_WARM are then kept back as they
@@ -248,7 +250,7 @@ static void queue_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
     b->next = NULL;
     *o->tx_queue_tail = b;
     o->tx_queue_tail = &b->next;
-    atomic_store_explicit(&o->tx_queued, 1, memory_order_relaxed);
+    atomic_store_explicit(&o->tx_queued, 1, memory_order_release);
 }
 
 /* fi_send of b: 0, -FI_EAGAIN, or another error (logged, b given back). */
@@ -272,14 +274,14 @@ static ssize_t try_send(tn_ofi_t *o, tn_ofi_buf_t *b, int locked)
  * one still queued: messages leave in the order they were sent. */
 static void post_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
 {
-    if (atomic_load_explicit(&o->tx_queued, memory_order_relaxed) ||
+    if (atomic_load_explicit(&o->tx_queued, memory_order_acquire) ||
         try_send(o, b, 1) == -FI_EAGAIN)
         queue_locked(o, b);
 }
 
 static void post(tn_ofi_t *o, tn_ofi_buf_t *b)
 {
-    if (!atomic_load_explicit(&o->tx_queued, memory_order_relaxed) &&
+    if (!atomic_load_explicit(&o->tx_queued, memory_order_acquire) &&
         try_send(o, b, 0) != -FI_EAGAIN)
         return;
     pthread_mutex_lock(&o->lock);
@@ -445,7 +447,7 @@ static int try_inject(tn_ofi_t *o, int rank, const void *head, size_t hn,
                       const void *payload, size_t len)
 {
     if (atomic_load_explicit(&o->npacking, memory_order_acquire) ||
-        atomic_load_explicit(&o->tx_queued, memory_order_relaxed) ||
+        atomic_load_explicit(&o->tx_queued, memory_order_acquire) ||
         !take_credit(o, rank))
         return 0;
     uint64_t msg[INJECT_MAX / 8]; /* the caller checked the size */
@@ -672,20 +674,10 @@ static void unpack(tn_ofi_t *o, tn_xport_recv_fn fn, int src, char *p, size_t le
     }
 }
 
-void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
+/* Hands the message received in b to core (its credits first), then posts
+ * b again and returns credits owed. */
+static void rx_handle(tn_ofi_t *o, tn_ofi_buf_t *b)
 {
-    tn_ofi_buf_t *b = (tn_ofi_buf_t *)ctx;
-    if (ctx->kind == TN_OFI_CTX_TX) {
-        if (status != TERN_OK)
-            tn_error("a message to rank %d was lost: its send failed", b->rank);
-        tx_give(o, b);
-        return;
-    }
-    if (status != TERN_OK) { /* a receive cancelled at close, or failed */
-        if (o->ep && !o->closing)
-            post_rx(o, b);
-        return;
-    }
     wire_hdr_t *h = (wire_hdr_t *)b->mem;
     int src = h->src;
     if (src < 0 || src >= o->size) {
@@ -720,9 +712,48 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status)
         return_credits(o, src);
 }
 
+void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status, int hold)
+{
+    tn_ofi_buf_t *b = (tn_ofi_buf_t *)ctx;
+    if (ctx->kind == TN_OFI_CTX_TX) {
+        if (status != TERN_OK)
+            tn_error("a message to rank %d was lost: its send failed", b->rank);
+        tx_give(o, b);
+        return;
+    }
+    if (status != TERN_OK) { /* a receive cancelled at close, or failed */
+        if (o->ep && !o->closing)
+            post_rx(o, b);
+        return;
+    }
+    if (tn_unlikely(hold)) { /* behind those held before */
+        tn_trace("ofi: a message received inside a handler waits its turn");
+        b->next = NULL;
+        *o->rx_later_tail = b;
+        o->rx_later_tail = &b->next;
+        return;
+    }
+    rx_handle(o, b);
+}
+
+int tn_ofi_msg_rx_later(tn_ofi_t *o)
+{
+    int n = 0;
+    tn_ofi_buf_t *b;
+    while ((b = o->rx_later) != NULL) {
+        /* Unlinked first: its handler may poll again and add more. */
+        o->rx_later = b->next;
+        if (!o->rx_later)
+            o->rx_later_tail = &o->rx_later;
+        rx_handle(o, b);
+        n++;
+    }
+    return n;
+}
+
 void tn_ofi_msg_poll(tn_ofi_t *o)
 {
-    if (atomic_load_explicit(&o->tx_queued, memory_order_relaxed)) {
+    if (atomic_load_explicit(&o->tx_queued, memory_order_acquire)) {
         /* In order, up to the first the provider refuses again. */
         pthread_mutex_lock(&o->lock);
         while (o->tx_queue) {
@@ -733,7 +764,7 @@ void tn_ofi_msg_poll(tn_ofi_t *o)
         }
         if (!o->tx_queue) {
             o->tx_queue_tail = &o->tx_queue;
-            atomic_store_explicit(&o->tx_queued, 0, memory_order_relaxed);
+            atomic_store_explicit(&o->tx_queued, 0, memory_order_release);
         }
         pthread_mutex_unlock(&o->lock);
     }

@@ -14,6 +14,7 @@
 #include <tern/status.h>
 #include <tern.h>
 
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/stats.h"
 #include "base/wait.h"
@@ -130,11 +131,10 @@ int tn_ofi_fault_now(_Atomic long *count, long every)
     return every > 0 && atomic_fetch_add(count, 1) % every == every - 1;
 }
 
-int tn_ofi_poll(tn_xport_t *x)
+/* The completions the queue holds, read and handled (nested: received
+ * messages held back, see tn_ofi_poll). */
+static int poll_cq(tn_ofi_t *o, int nested)
 {
-    tn_ofi_t *o = (tn_ofi_t *)x;
-    if (o->msg_max)
-        tn_ofi_msg_poll(o);
     enum { BATCH = 16 };
     struct fi_cq_entry e[BATCH];
     ssize_t n = fi_cq_read(o->cq, e, BATCH);
@@ -145,7 +145,7 @@ int tn_ofi_poll(tn_xport_t *x)
             tn_ofi_ctx_t *ctx = e[i].op_context;
             if (ctx->kind != TN_OFI_CTX_RMA) {
                 rx += ctx->kind == TN_OFI_CTX_RX;
-                tn_ofi_msg_completed(o, ctx, TERN_OK);
+                tn_ofi_msg_completed(o, ctx, TERN_OK, nested);
                 continue;
             }
             tn_ofi_op_t *op = e[i].op_context;
@@ -174,7 +174,7 @@ int tn_ofi_poll(tn_xport_t *x)
                     tn_error("a message %s failed: %s",
                              ctx->kind == TN_OFI_CTX_TX ? "send" : "receive",
                              tn_fi.strerror(err.err));
-                tn_ofi_msg_completed(o, ctx, completion_status(err.err));
+                tn_ofi_msg_completed(o, ctx, completion_status(err.err), nested);
                 return 1;
             }
             tn_ofi_op_t *op = err.op_context;
@@ -187,6 +187,59 @@ int tn_ofi_poll(tn_xport_t *x)
         }
     }
     return 0;
+}
+
+/* The thread reading a transport's completion queue, for the poll that
+ * a handler's RMA call may make again on that thread. */
+static _Thread_local tn_ofi_t *cq_reader;
+
+/* Another thread reads the queue: wait a little for its turn to end (a
+ * batch and its handlers) rather than report no progress at once, which
+ * would send a waiting caller to sleep while that thread handles what it
+ * waits for (the node oversubscribed: yield, so that the reader runs).
+ * 1 when taken. */
+static TN_NOINLINE int cq_take_slow(tn_ofi_t *o)
+{
+    for (int spin = 0; spin < 64; spin++) {
+        if (spin < 16)
+            tn_cpu_relax();
+        else
+            sched_yield();
+        if (!atomic_load_explicit(&o->cq_busy, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&o->cq_busy, 1, memory_order_acquire))
+            return 1;
+    }
+    return 0;
+}
+
+/* One thread at a time reads the completion queue and handles what it
+ * brings, so that the messages of one peer are handed to core (its
+ * handlers run) one at a time and in the order the provider delivered
+ * them, whatever the number of polling threads (TERN_THREAD_MULTIPLE, the
+ * progress thread). A poller that finds another at work waits a bounded
+ * while for its turn, then returns 0 (that one handles every completion,
+ * this thread's too). A poll made again by the reading thread (from a
+ * handler: an RMA call waiting for a descriptor) reads completions but
+ * holds received messages back, handed over after the earlier ones. Cost:
+ * one exchange per poll. */
+int tn_ofi_poll(tn_xport_t *x)
+{
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    if (o->msg_max)
+        tn_ofi_msg_poll(o);
+    if (tn_unlikely(cq_reader == o))
+        return poll_cq(o, 1);
+    if (tn_unlikely(atomic_load_explicit(&o->cq_busy, memory_order_relaxed) ||
+                    atomic_exchange_explicit(&o->cq_busy, 1, memory_order_acquire)) &&
+        !cq_take_slow(o))
+        return 0;
+    cq_reader = o;
+    int done = poll_cq(o, 0);
+    if (tn_unlikely(o->rx_later != NULL))
+        done += tn_ofi_msg_rx_later(o);
+    cq_reader = NULL;
+    atomic_store_explicit(&o->cq_busy, 0, memory_order_release);
+    return done;
 }
 
 /* Takes a descriptor, driving progress while none is free. With IMMEDIATE

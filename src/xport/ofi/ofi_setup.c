@@ -645,6 +645,8 @@ unsigned tn_ofi_order_caps(const tn_ofi_t *o)
 #endif
     if (any)
         caps |= TN_XCAP_ORDER_PUT | ((i->caps & FI_ATOMIC) ? TN_XCAP_ORDER_AMO : 0);
+    if (both & FI_ORDER_SAS) /* sends; ofi_msg.c keeps its own order */
+        caps |= TN_XCAP_ORDER_MSG;
     return caps;
 }
 

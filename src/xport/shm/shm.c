@@ -33,7 +33,7 @@ static void shm_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     memset(out, 0, sizeof(*out));
     tn_shm_t *s = (tn_shm_t *)x;
-    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG;
+    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG | TN_XCAP_ORDER_MSG;
     out->rma_max = out->rma_frag = out->inject = SIZE_MAX;
     out->msg_max = s->msg_max;
     out->msg_depth = tn_shm_queue_slots(s->ring_bytes);
