@@ -82,6 +82,178 @@ TERN_API tern_status_t tern_vis_strided_(tern_ctx_t ctx, int op, int rank, void 
                                          tern_event_t *lc, tern_event_t *rc,
                                          tern_flags_t flags);
 
+/* ---- inline fast paths ------------------------------------------------
+ * A strided transfer of one level, or an indexed one of at most
+ * TERN_VIS_INLINE_PIECES_ pieces, with a rank whose segment is mapped here
+ * (self, shared-memory peer), from the default context, whose element size
+ * is a constant the compiler sees (as in tern_put_strided(.., 8, ..)) of
+ * at most TERN_VIS_INLINE_ELEM_ bytes, is done in the caller's code: the
+ * library's checks reduced to a few compares on tern_fast_ (rank mapped,
+ * every remote byte inside the segment, no wrap-around, a positive count,
+ * no NULL pointer), then the copy loop with the element's size constant,
+ * so that a call costs about what the hand-written loop does. Anything
+ * else, including every argument the library would refuse, goes to the
+ * library, which checks again and names what is wrong; the inline path
+ * refuses nothing itself. The result is the library's (the same bytes to
+ * the same places; completion as for contiguous fast-path copies). */
+#if defined(__GNUC__)
+#define TERN_VIS_CONST_(x) __builtin_constant_p(x)
+/* Inlined even where the compiler would not: the element size is only a
+ * constant inside the caller. */
+#define TERN_VIS_INLINE_ static inline __attribute__((always_inline))
+#else
+#define TERN_VIS_CONST_(x) 0
+#define TERN_VIS_INLINE_   static inline
+#endif
+#define TERN_VIS_INLINE_ELEM_ 64u /* element sizes copied inline, at most */
+#define TERN_VIS_INLINE_PIECES_ \
+    64u /* indexed pieces checked inline, at most:
+                                       longer lists go to the library's
+                                       vectorised check */
+
+#if defined(__GNUC__)
+/* c >= 1 elements of n bytes (a constant once inlined) from s, stride ss,
+ * to d, stride ds; four a step (a loop of one a step runs at about two
+ * thirds of the speed for 8-byte elements). */
+TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss,
+                                    size_t c, size_t n)
+{
+    for (; c >= 4; c -= 4) {
+        memcpy(d, s, n);
+        memcpy(d + ds, s + ss, n);
+        memcpy(d + 2 * ds, s + 2 * ss, n);
+        memcpy(d + 3 * ds, s + 3 * ss, n);
+        d += 4 * ds;
+        s += 4 * ss;
+    }
+    for (; c; c--, d += ds, s += ss)
+        memcpy(d, s, n);
+}
+
+/* 1 when the strided transfer is done here; 0: the library does it. get:
+ * src is remote. Cost to a mapped peer: about 30 instructions before the
+ * copy loop, with no call (scripts/vis-cost.sh). */
+TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
+                                            const ptrdiff_t *dststrides, const void *src,
+                                            const ptrdiff_t *srcstrides, size_t elemsz,
+                                            const size_t *count, size_t levels,
+                                            tern_flags_t flags)
+{
+    if (!(TERN_VIS_CONST_(elemsz) && elemsz - 1 < TERN_VIS_INLINE_ELEM_ && levels == 1 &&
+          !(flags & ~TERN_FLAGS_KNOWN_) && (unsigned)rank < tern_fast_.npeers && count &&
+          dststrides && srcstrides))
+        return 0;
+    const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+    size_t c = count[0];
+    ptrdiff_t ds = dststrides[0], ss = srcstrides[0], rs = get ? ss : ds;
+    ptrdiff_t rspan, lspan;
+    /* A count of 0 (nothing to do) or negative as a signed value, a
+     * remote stride of 0 (the same bytes written c times), a NULL local
+     * pointer, an extent that wraps: the library's. */
+    if ((ptrdiff_t)c <= 0 || rs == 0 || !(get ? dst : src) ||
+        __builtin_mul_overflow((ptrdiff_t)(c - 1), rs, &rspan) ||
+        __builtin_mul_overflow((ptrdiff_t)(c - 1), get ? ds : ss, &lspan))
+        return 0;
+    (void)lspan;
+    /* The remote bytes [r + min(rspan, 0), r + max(rspan, 0) + elemsz):
+     * |rspan| <= 2^63 and elemsz <= 64, so the length does not wrap. */
+    uintptr_t off =
+        (uintptr_t)(get ? src : dst) + (uintptr_t)(rspan < 0 ? rspan : 0) - p->base;
+    uintptr_t len =
+        (rspan < 0 ? (uintptr_t)0 - (uintptr_t)rspan : (uintptr_t)rspan) + elemsz;
+    if (!(off <= p->size && len <= p->size - off && elemsz < p->copy_min))
+        return 0;
+    char *d = (char *)dst + (get ? 0 : p->delta);
+    const char *s = (const char *)src + (get ? p->delta : 0);
+    if (ss == ds && ss == (ptrdiff_t)elemsz)
+        tern_fast_copy_(rank, d, s, c * elemsz); /* one contiguous piece */
+    else
+        tern_vis_row_(d, ds, s, ss, c, elemsz);
+    return 1;
+}
+
+/* The same for an indexed transfer of count pieces of n bytes on both
+ * sides: the remote list checked first (an address a is in [base, base +
+ * size - n] exactly when the sign bit of off | (size - n - off) is clear,
+ * off = a - base: an OR over the list), then copied. About 6 instructions
+ * a piece for the check and 6 for the copy of an 8-byte piece. */
+TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
+                                            void *const *dstlist, size_t dstlen,
+                                            size_t srccount, const void *const *srclist,
+                                            size_t srclen, tern_flags_t flags)
+{
+    size_t n = dstlen, count = dstcount;
+    if (!(TERN_VIS_CONST_(dstlen) && TERN_VIS_CONST_(srclen) && dstlen == srclen &&
+          n - 1 < TERN_VIS_INLINE_ELEM_ && count == srccount &&
+          count - 1 < TERN_VIS_INLINE_PIECES_ && dstlist && srclist &&
+          !(flags & ~TERN_FLAGS_KNOWN_) && (unsigned)rank < tern_fast_.npeers))
+        return 0;
+    const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+    /* size is 0 (not mapped) or a multiple of 64, so room does not wrap */
+    if (!(p->size && n < p->copy_min))
+        return 0;
+    uintptr_t base = p->base, room = p->size - n, bad = 0;
+    const void *const *rl = get ? srclist : (const void *const *)dstlist;
+    for (size_t i = 0; i < count; i++) {
+        uintptr_t o = (uintptr_t)rl[i] - base;
+        bad |= o | (room - o);
+    }
+    if ((intptr_t)bad < 0)
+        return 0;
+    intptr_t dd = get ? 0 : p->delta, sd = get ? p->delta : 0;
+    for (size_t i = 0; i < count; i++)
+        memcpy((char *)dstlist[i] + dd, (const char *)srclist[i] + sd, n);
+    return 1;
+}
+
+/* The events and ordering of a transfer done inline, as the library's. */
+#define TERN_VIS_DONE_(op, lc, rc)                             \
+    do {                                                       \
+        if ((op) == TERN_RMA_PUT_ || (op) == TERN_RMA_PUT_NB_) \
+            TERN_PUT_FENCE_();                                 \
+        if (lc)                                                \
+            *(lc) = TERN_EVENT_DONE;                           \
+        if (rc)                                                \
+            *(rc) = TERN_EVENT_DONE;                           \
+        return TERN_OK;                                        \
+    } while (0)
+#define TERN_VIS_STRIDED_FAST_(ctx, op, ...) \
+    ((ctx) == TERN_CTX_DEFAULT && tern_vis_strided_fast_((op)&1, __VA_ARGS__))
+#define TERN_VIS_INDEXED_FAST_(ctx, op, ...) \
+    ((ctx) == TERN_CTX_DEFAULT && tern_vis_indexed_fast_((op)&1, __VA_ARGS__))
+#else
+#define TERN_VIS_DONE_(op, lc, rc)           return TERN_OK
+#define TERN_VIS_STRIDED_FAST_(ctx, op, ...) 0
+#define TERN_VIS_INDEXED_FAST_(ctx, op, ...) 0
+#endif
+
+/* Every strided and indexed call below: the inline fast path, else the
+ * library. op, lc and rc are constants in each of them. */
+TERN_VIS_INLINE_ tern_status_t tern_vis_strided_i_(
+    tern_ctx_t ctx, int op, int rank, void *dst, const ptrdiff_t *dststrides,
+    const void *src, const ptrdiff_t *srcstrides, size_t elemsz, const size_t *count,
+    size_t stridelevels, tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
+{
+    if (TERN_VIS_STRIDED_FAST_(ctx, op, rank, dst, dststrides, src, srcstrides, elemsz,
+                               count, stridelevels, flags))
+        TERN_VIS_DONE_(op, lc, rc);
+    return tern_vis_strided_(ctx, op, rank, dst, dststrides, src, srcstrides, elemsz,
+                             count, stridelevels, lc, rc, flags);
+}
+TERN_VIS_INLINE_ tern_status_t tern_vis_indexed_i_(tern_ctx_t ctx, int op, int rank,
+                                                   size_t dstcount, void *const *dstlist,
+                                                   size_t dstlen, size_t srccount,
+                                                   const void *const *srclist,
+                                                   size_t srclen, tern_event_t *lc,
+                                                   tern_event_t *rc, tern_flags_t flags)
+{
+    if (TERN_VIS_INDEXED_FAST_(ctx, op, rank, dstcount, dstlist, dstlen, srccount,
+                               srclist, srclen, flags))
+        TERN_VIS_DONE_(op, lc, rc);
+    return tern_vis_indexed_(ctx, op, rank, dstcount, dstlist, dstlen, srccount, srclist,
+                             srclen, lc, rc, flags);
+}
+
 /* Vector: dstlist/srclist of dstcount/srccount pieces (a list may be NULL
  * only with a count of 0), equal totals. */
 static inline tern_status_t tern_ctx_put_vector(tern_ctx_t ctx, int rank, size_t dstcount,
@@ -185,106 +357,100 @@ tern_get_vector_nbi(size_t dstcount, const tern_memvec_t dstlist[], int rank,
 
 /* Indexed: dstcount addresses of dstlen bytes each, srccount of srclen
  * (lists may be NULL only with a count of 0), equal totals. */
-static inline tern_status_t tern_ctx_put_indexed(tern_ctx_t ctx, int rank,
-                                                 size_t dstcount, void *const dstlist[],
-                                                 size_t dstlen, size_t srccount,
-                                                 const void *const srclist[],
-                                                 size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_put_indexed(
+    tern_ctx_t ctx, int rank, size_t dstcount, void *const dstlist[], size_t dstlen,
+    size_t srccount, const void *const srclist[], size_t srclen, tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_PUT_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, 0, 0, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_PUT_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, 0, 0, flags);
 }
-static inline tern_status_t tern_put_indexed(int rank, size_t dstcount,
-                                             void *const dstlist[], size_t dstlen,
-                                             size_t srccount, const void *const srclist[],
-                                             size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_put_indexed(int rank, size_t dstcount,
+                                                void *const dstlist[], size_t dstlen,
+                                                size_t srccount,
+                                                const void *const srclist[],
+                                                size_t srclen, tern_flags_t flags)
 {
     return tern_ctx_put_indexed(TERN_CTX_DEFAULT, rank, dstcount, dstlist, dstlen,
                                 srccount, srclist, srclen, flags);
 }
-static inline tern_status_t tern_ctx_get_indexed(tern_ctx_t ctx, size_t dstcount,
-                                                 void *const dstlist[], size_t dstlen,
-                                                 int rank, size_t srccount,
-                                                 const void *const srclist[],
-                                                 size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_get_indexed(tern_ctx_t ctx, size_t dstcount,
+                                                    void *const dstlist[], size_t dstlen,
+                                                    int rank, size_t srccount,
+                                                    const void *const srclist[],
+                                                    size_t srclen, tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_GET_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, 0, 0, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_GET_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, 0, 0, flags);
 }
-static inline tern_status_t tern_get_indexed(size_t dstcount, void *const dstlist[],
-                                             size_t dstlen, int rank, size_t srccount,
-                                             const void *const srclist[], size_t srclen,
-                                             tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_get_indexed(size_t dstcount, void *const dstlist[],
+                                                size_t dstlen, int rank, size_t srccount,
+                                                const void *const srclist[],
+                                                size_t srclen, tern_flags_t flags)
 {
     return tern_ctx_get_indexed(TERN_CTX_DEFAULT, dstcount, dstlist, dstlen, rank,
                                 srccount, srclist, srclen, flags);
 }
-static inline tern_status_t
-tern_ctx_put_indexed_nb(tern_ctx_t ctx, int rank, size_t dstcount, void *const dstlist[],
-                        size_t dstlen, size_t srccount, const void *const srclist[],
-                        size_t srclen, tern_event_t *lc, tern_event_t *rc,
-                        tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_put_indexed_nb(
+    tern_ctx_t ctx, int rank, size_t dstcount, void *const dstlist[], size_t dstlen,
+    size_t srccount, const void *const srclist[], size_t srclen, tern_event_t *lc,
+    tern_event_t *rc, tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_PUT_NB_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, lc, rc, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_PUT_NB_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, lc, rc, flags);
 }
-static inline tern_status_t
-tern_put_indexed_nb(int rank, size_t dstcount, void *const dstlist[], size_t dstlen,
-                    size_t srccount, const void *const srclist[], size_t srclen,
-                    tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_put_indexed_nb(int rank, size_t dstcount,
+                                                   void *const dstlist[], size_t dstlen,
+                                                   size_t srccount,
+                                                   const void *const srclist[],
+                                                   size_t srclen, tern_event_t *lc,
+                                                   tern_event_t *rc, tern_flags_t flags)
 {
     return tern_ctx_put_indexed_nb(TERN_CTX_DEFAULT, rank, dstcount, dstlist, dstlen,
                                    srccount, srclist, srclen, lc, rc, flags);
 }
-static inline tern_status_t tern_ctx_get_indexed_nb(tern_ctx_t ctx, size_t dstcount,
-                                                    void *const dstlist[], size_t dstlen,
-                                                    int rank, size_t srccount,
-                                                    const void *const srclist[],
-                                                    size_t srclen, tern_event_t *done,
-                                                    tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_get_indexed_nb(
+    tern_ctx_t ctx, size_t dstcount, void *const dstlist[], size_t dstlen, int rank,
+    size_t srccount, const void *const srclist[], size_t srclen, tern_event_t *done,
+    tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_GET_NB_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, 0, done, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_GET_NB_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, 0, done, flags);
 }
-static inline tern_status_t tern_get_indexed_nb(size_t dstcount, void *const dstlist[],
-                                                size_t dstlen, int rank, size_t srccount,
-                                                const void *const srclist[],
-                                                size_t srclen, tern_event_t *done,
-                                                tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_get_indexed_nb(
+    size_t dstcount, void *const dstlist[], size_t dstlen, int rank, size_t srccount,
+    const void *const srclist[], size_t srclen, tern_event_t *done, tern_flags_t flags)
 {
     return tern_ctx_get_indexed_nb(TERN_CTX_DEFAULT, dstcount, dstlist, dstlen, rank,
                                    srccount, srclist, srclen, done, flags);
 }
-static inline tern_status_t
-tern_ctx_put_indexed_nbi(tern_ctx_t ctx, int rank, size_t dstcount, void *const dstlist[],
-                         size_t dstlen, size_t srccount, const void *const srclist[],
-                         size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_put_indexed_nbi(
+    tern_ctx_t ctx, int rank, size_t dstcount, void *const dstlist[], size_t dstlen,
+    size_t srccount, const void *const srclist[], size_t srclen, tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_PUT_NBI_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, 0, 0, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_PUT_NBI_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, 0, 0, flags);
 }
-static inline tern_status_t tern_put_indexed_nbi(int rank, size_t dstcount,
-                                                 void *const dstlist[], size_t dstlen,
-                                                 size_t srccount,
-                                                 const void *const srclist[],
-                                                 size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_put_indexed_nbi(int rank, size_t dstcount,
+                                                    void *const dstlist[], size_t dstlen,
+                                                    size_t srccount,
+                                                    const void *const srclist[],
+                                                    size_t srclen, tern_flags_t flags)
 {
     return tern_ctx_put_indexed_nbi(TERN_CTX_DEFAULT, rank, dstcount, dstlist, dstlen,
                                     srccount, srclist, srclen, flags);
 }
-static inline tern_status_t tern_ctx_get_indexed_nbi(tern_ctx_t ctx, size_t dstcount,
-                                                     void *const dstlist[], size_t dstlen,
-                                                     int rank, size_t srccount,
-                                                     const void *const srclist[],
-                                                     size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_get_indexed_nbi(
+    tern_ctx_t ctx, size_t dstcount, void *const dstlist[], size_t dstlen, int rank,
+    size_t srccount, const void *const srclist[], size_t srclen, tern_flags_t flags)
 {
-    return tern_vis_indexed_(ctx, TERN_RMA_GET_NBI_, rank, dstcount, dstlist, dstlen,
-                             srccount, srclist, srclen, 0, 0, flags);
+    return tern_vis_indexed_i_(ctx, TERN_RMA_GET_NBI_, rank, dstcount, dstlist, dstlen,
+                               srccount, srclist, srclen, 0, 0, flags);
 }
-static inline tern_status_t tern_get_indexed_nbi(size_t dstcount, void *const dstlist[],
-                                                 size_t dstlen, int rank, size_t srccount,
-                                                 const void *const srclist[],
-                                                 size_t srclen, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_get_indexed_nbi(size_t dstcount,
+                                                    void *const dstlist[], size_t dstlen,
+                                                    int rank, size_t srccount,
+                                                    const void *const srclist[],
+                                                    size_t srclen, tern_flags_t flags)
 {
     return tern_ctx_get_indexed_nbi(TERN_CTX_DEFAULT, dstcount, dstlist, dstlen, rank,
                                     srccount, srclist, srclen, flags);
@@ -294,68 +460,67 @@ static inline tern_status_t tern_get_indexed_nbi(size_t dstcount, void *const ds
  * dststrides and srcstrides (which may be NULL when it is 0); dimension 0
  * varies fastest. dst and src are the addresses of the element with every
  * index 0. */
-static inline tern_status_t
+TERN_VIS_INLINE_ tern_status_t
 tern_ctx_put_strided(tern_ctx_t ctx, int rank, void *dst, const ptrdiff_t dststrides[],
                      const void *src, const ptrdiff_t srcstrides[], size_t elemsz,
                      const size_t count[], size_t stridelevels, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_PUT_, rank, dst, dststrides, src, srcstrides,
-                             elemsz, count, stridelevels, 0, 0, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_PUT_, rank, dst, dststrides, src, srcstrides,
+                               elemsz, count, stridelevels, 0, 0, flags);
 }
-static inline tern_status_t
-tern_put_strided(int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
-                 const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
-                 size_t stridelevels, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_put_strided(int rank, void *dst,
+                                                const ptrdiff_t dststrides[],
+                                                const void *src,
+                                                const ptrdiff_t srcstrides[],
+                                                size_t elemsz, const size_t count[],
+                                                size_t stridelevels, tern_flags_t flags)
 {
     return tern_ctx_put_strided(TERN_CTX_DEFAULT, rank, dst, dststrides, src, srcstrides,
                                 elemsz, count, stridelevels, flags);
 }
-static inline tern_status_t
+TERN_VIS_INLINE_ tern_status_t
 tern_ctx_get_strided(tern_ctx_t ctx, void *dst, const ptrdiff_t dststrides[], int rank,
                      const void *src, const ptrdiff_t srcstrides[], size_t elemsz,
                      const size_t count[], size_t stridelevels, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_GET_, rank, dst, dststrides, src, srcstrides,
-                             elemsz, count, stridelevels, 0, 0, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_GET_, rank, dst, dststrides, src, srcstrides,
+                               elemsz, count, stridelevels, 0, 0, flags);
 }
-static inline tern_status_t tern_get_strided(void *dst, const ptrdiff_t dststrides[],
-                                             int rank, const void *src,
-                                             const ptrdiff_t srcstrides[], size_t elemsz,
-                                             const size_t count[], size_t stridelevels,
-                                             tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_get_strided(void *dst, const ptrdiff_t dststrides[],
+                                                int rank, const void *src,
+                                                const ptrdiff_t srcstrides[],
+                                                size_t elemsz, const size_t count[],
+                                                size_t stridelevels, tern_flags_t flags)
 {
     return tern_ctx_get_strided(TERN_CTX_DEFAULT, dst, dststrides, rank, src, srcstrides,
                                 elemsz, count, stridelevels, flags);
 }
-static inline tern_status_t
-tern_ctx_put_strided_nb(tern_ctx_t ctx, int rank, void *dst, const ptrdiff_t dststrides[],
-                        const void *src, const ptrdiff_t srcstrides[], size_t elemsz,
-                        const size_t count[], size_t stridelevels, tern_event_t *lc,
-                        tern_event_t *rc, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_put_strided_nb(
+    tern_ctx_t ctx, int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
+    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+    size_t stridelevels, tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_PUT_NB_, rank, dst, dststrides, src,
-                             srcstrides, elemsz, count, stridelevels, lc, rc, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_PUT_NB_, rank, dst, dststrides, src,
+                               srcstrides, elemsz, count, stridelevels, lc, rc, flags);
 }
-static inline tern_status_t
-tern_put_strided_nb(int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
-                    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
-                    size_t stridelevels, tern_event_t *lc, tern_event_t *rc,
-                    tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_put_strided_nb(
+    int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
+    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+    size_t stridelevels, tern_event_t *lc, tern_event_t *rc, tern_flags_t flags)
 {
     return tern_ctx_put_strided_nb(TERN_CTX_DEFAULT, rank, dst, dststrides, src,
                                    srcstrides, elemsz, count, stridelevels, lc, rc,
                                    flags);
 }
-static inline tern_status_t
-tern_ctx_get_strided_nb(tern_ctx_t ctx, void *dst, const ptrdiff_t dststrides[], int rank,
-                        const void *src, const ptrdiff_t srcstrides[], size_t elemsz,
-                        const size_t count[], size_t stridelevels, tern_event_t *done,
-                        tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_get_strided_nb(
+    tern_ctx_t ctx, void *dst, const ptrdiff_t dststrides[], int rank, const void *src,
+    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+    size_t stridelevels, tern_event_t *done, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_GET_NB_, rank, dst, dststrides, src,
-                             srcstrides, elemsz, count, stridelevels, 0, done, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_GET_NB_, rank, dst, dststrides, src,
+                               srcstrides, elemsz, count, stridelevels, 0, done, flags);
 }
-static inline tern_status_t
+TERN_VIS_INLINE_ tern_status_t
 tern_get_strided_nb(void *dst, const ptrdiff_t dststrides[], int rank, const void *src,
                     const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                     size_t stridelevels, tern_event_t *done, tern_flags_t flags)
@@ -363,16 +528,15 @@ tern_get_strided_nb(void *dst, const ptrdiff_t dststrides[], int rank, const voi
     return tern_ctx_get_strided_nb(TERN_CTX_DEFAULT, dst, dststrides, rank, src,
                                    srcstrides, elemsz, count, stridelevels, done, flags);
 }
-static inline tern_status_t
-tern_ctx_put_strided_nbi(tern_ctx_t ctx, int rank, void *dst,
-                         const ptrdiff_t dststrides[], const void *src,
-                         const ptrdiff_t srcstrides[], size_t elemsz,
-                         const size_t count[], size_t stridelevels, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_put_strided_nbi(
+    tern_ctx_t ctx, int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
+    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+    size_t stridelevels, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_PUT_NBI_, rank, dst, dststrides, src,
-                             srcstrides, elemsz, count, stridelevels, 0, 0, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_PUT_NBI_, rank, dst, dststrides, src,
+                               srcstrides, elemsz, count, stridelevels, 0, 0, flags);
 }
-static inline tern_status_t
+TERN_VIS_INLINE_ tern_status_t
 tern_put_strided_nbi(int rank, void *dst, const ptrdiff_t dststrides[], const void *src,
                      const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
                      size_t stridelevels, tern_flags_t flags)
@@ -380,20 +544,18 @@ tern_put_strided_nbi(int rank, void *dst, const ptrdiff_t dststrides[], const vo
     return tern_ctx_put_strided_nbi(TERN_CTX_DEFAULT, rank, dst, dststrides, src,
                                     srcstrides, elemsz, count, stridelevels, flags);
 }
-static inline tern_status_t
-tern_ctx_get_strided_nbi(tern_ctx_t ctx, void *dst, const ptrdiff_t dststrides[],
-                         int rank, const void *src, const ptrdiff_t srcstrides[],
-                         size_t elemsz, const size_t count[], size_t stridelevels,
-                         tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t tern_ctx_get_strided_nbi(
+    tern_ctx_t ctx, void *dst, const ptrdiff_t dststrides[], int rank, const void *src,
+    const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+    size_t stridelevels, tern_flags_t flags)
 {
-    return tern_vis_strided_(ctx, TERN_RMA_GET_NBI_, rank, dst, dststrides, src,
-                             srcstrides, elemsz, count, stridelevels, 0, 0, flags);
+    return tern_vis_strided_i_(ctx, TERN_RMA_GET_NBI_, rank, dst, dststrides, src,
+                               srcstrides, elemsz, count, stridelevels, 0, 0, flags);
 }
-static inline tern_status_t tern_get_strided_nbi(void *dst, const ptrdiff_t dststrides[],
-                                                 int rank, const void *src,
-                                                 const ptrdiff_t srcstrides[],
-                                                 size_t elemsz, const size_t count[],
-                                                 size_t stridelevels, tern_flags_t flags)
+TERN_VIS_INLINE_ tern_status_t
+tern_get_strided_nbi(void *dst, const ptrdiff_t dststrides[], int rank, const void *src,
+                     const ptrdiff_t srcstrides[], size_t elemsz, const size_t count[],
+                     size_t stridelevels, tern_flags_t flags)
 {
     return tern_ctx_get_strided_nbi(TERN_CTX_DEFAULT, dst, dststrides, rank, src,
                                     srcstrides, elemsz, count, stridelevels, flags);

@@ -105,10 +105,18 @@
       "their node's partial, the result back through shared memory), where "             \
       "its regions fit the eager ring; above (up to TERN_COLL_TREE_MAX), "               \
       "recursive doubling between all members. 0: never.")                               \
-    X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "8K", NULL, 0,                          \
+    X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "32K", NULL, 0,                         \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
-      "in the eager ring (where its log2(n) regions fit; else a binomial "               \
-      "tree); above, a reduce-scatter and allgather of slices.")                         \
+      "in the eager ring, where its log2(n) regions fit (else a binomial tree "          \
+      "up to the fast area's region per child); above, a ring reduce-scatter "           \
+      "and allgather (TERN_COLL_RING_PIECE).")                                           \
+    X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, 0,                    \
+      "Bytes per piece of the ring allreduce of a team across nodes (above "             \
+      "TERN_COLL_TREE_MAX): each piece goes into the next member's dest with "           \
+      "its flag and is combined and forwarded as soon as it arrived. Up to "             \
+      "TERN_COLL_PUT_FLAG_MSGS Medium messages a piece travels as messages, "            \
+      "above as a put whose remote completion raises the flag. 0: a chunk "              \
+      "(1/n of the data) per piece.")                                                    \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

@@ -33,9 +33,6 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 1024
-/* Bytes per network get of that reduce-scatter (private staging, two
- * blocks, allocated at a team's first such allreduce). */
-#define TN_COLL_NET_BLOCK (256 << 10)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
@@ -73,7 +70,6 @@ typedef struct tn_cteam {
     int all_mapped;    /* every member's segment is mapped here (one node) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     char *staging;     /* private, scratch bytes: network gets land here */
-    char *big;         /* private, 2 x TN_COLL_NET_BLOCK, or NULL till needed */
     size_t *off, *len; /* [size] per-member offsets and lengths of a
                           tern_collect, or NULL till the first one */
     int *bynode;       /* [size] team ranks by node, then team rank */
@@ -125,6 +121,10 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call);
  * message whose handler raises it (a failed send ends the job, as in the
  * world barrier). */
 void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
+/* One step of a wait on t's flags (core/coll_sync.c): a failed network
+ * write of a flag ends the job; the wait yields or sleeps by the waiting
+ * policy and, without a progress hook, polls every 64th step. */
+void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter);
 /* Until this rank's flag of team rank j reaches seq. */
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 /* Barrier over t: dissemination on the slot's flags (the world team uses
@@ -168,12 +168,34 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
  * forwarded as soon as it arrived. */
 void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
+/* Steps (1..max) of a collective that the flag of member j announces
+ * here: its value minus base, within [0, max] (core/coll_bcast.c); with
+ * either, the larger of the flag's two words for a member not mapped here
+ * (the second one written by tn_coll_signal_ordered). Ends the job when a
+ * network flag write of t failed. */
+uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t max,
+                            int either);
+/* Raises this rank's flag at team rank j to seq by a 4-byte RMA write
+ * without completion or acknowledgement into the flag's second word, kept
+ * in order behind this rank's earlier puts to j (core/coll_sync.c): j sees
+ * the value only after those puts' data. Returns 0 without writing where
+ * j is mapped or its transport does not order unacknowledged writes. */
+int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq);
+/* Whether tn_coll_signal_ordered writes to team rank j. */
+int tn_coll_can_order(tn_cteam_t *t, int j);
 /* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
 typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
 /* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes
  * and as far as the ring holds its ceil(log2 n) regions: recursive
  * doubling, each partial with its flag into the partner's entry. */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn);
+
+/* Allreduce of teams not all mapped above TERN_COLL_TREE_MAX
+ * (core/coll_ring.c): ring reduce-scatter and allgather over the members
+ * by node, in pieces of TERN_COLL_RING_PIECE put with their flags into the
+ * right neighbour's dest and forwarded as they arrive. */
+void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
 
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/cfg.h"
-#include "base/wait.h"
 #include "core/coll.h"
 
 /* Chunk puts in flight per child: enough to keep a connection busy while
@@ -35,15 +34,19 @@ static void must(int rc, const char *what)
     }
 }
 
-/* Chunks (1..nch) of this collective that the flag of member j announces
- * here: its value minus base, within [0, nch]. */
-static uint32_t chunks_in(tn_cteam_t *t, int j, uint32_t base, uint32_t nch)
+uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t nch, int either)
 {
     tn_coll_flag_t *f = (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
                       "logged above)");
     int32_t d = (int32_t)(atomic_load_explicit(&f->epoch, memory_order_acquire) - base);
+    if (either && !tn_core_peer(t->ranks[j])->ctrl) {
+        int32_t w =
+            (int32_t)(atomic_load_explicit(&f->sleeping, memory_order_acquire) - base);
+        if (w > d)
+            d = w;
+    }
     return d <= 0 ? 0 : (uint32_t)d > nch ? nch : (uint32_t)d;
 }
 
@@ -56,7 +59,7 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
 {
     int moved = 0, g = t->ranks[k->member];
     if (!k->entered) {
-        if (!chunks_in(t, k->member, base, 1))
+        if (!tn_coll_flag_steps(t, k->member, base, 1, 0))
             return 0;
         k->entered = moved = 1;
     }
@@ -127,7 +130,7 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     for (uint64_t iter = 0;;) {
         int moved = 0;
         if (have < nch) {
-            uint32_t h = chunks_in(t, parent, base, nch);
+            uint32_t h = tn_coll_flag_steps(t, parent, base, nch, 0);
             moved = h != have;
             have = h;
         }
@@ -144,12 +147,9 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         }
         if (!busy)
             break;
-        if (moved) {
+        if (moved)
             iter = 0;
-        } else {
-            if (!tn_wait_progress_hook && (iter & 63) == 63)
-                tn_core_progress();
-            tn_wait_step(iter++);
-        }
+        else
+            tn_coll_wait_step(t, &iter);
     }
 }

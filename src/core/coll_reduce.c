@@ -1,13 +1,11 @@
 /* All-reduce. Teams on one node: the fast area or a reduce-scatter in
  * place (core/coll_node.c, rsag). Teams across nodes: recursive doubling
- * in the eager ring up to TERN_COLL_TREE_MAX (core/coll_eager.c); where
- * it does not fit, or without a ring, the pushed tree or this one: a
- * binomial tree rooted at team rank 0 combines upwards, each
- * parent reading its children's partials in place (the mapped segment, or
- * one network get into private staging), and the result comes down the
- * same tree by puts into each member's dest. Data larger than the team's
- * scratch goes chunk by chunk, each chunk a collective of its own. One
- * member (rank 0) combines, so every member gets the same bits. */
+ * in the eager ring up to TERN_COLL_TREE_MAX where its regions fit
+ * (core/coll_eager.c); else, up to the fast area's region per child, a
+ * binomial tree with the partials pushed up and the result down, each
+ * transfer with its flag; above, the pipelined ring reduce-scatter and
+ * allgather (core/coll_ring.c). In every algorithm one member combines
+ * each element, so every member gets the same bits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,21 +152,16 @@ static void slice(size_t count, size_t per, int j, size_t *lo, size_t *hi)
     *hi = *lo + per < count ? *lo + per : count;
 }
 
-/* bytes at buf (this rank's segment) of member j: through the mapping, or
- * one network get into tmp. */
-static const char *fetch(tn_cteam_t *t, int j, const void *buf, size_t bytes, char *tmp)
+/* buf (this rank's segment) of member j, through the mapping. */
+static const char *mapped(tn_cteam_t *t, int j, const void *buf)
 {
     int g = t->ranks[j];
-    void *remote = tern_sym_addr(g, buf);
-    const char *p = tern_ptr(g, remote);
-    if (p)
-        return p;
-    must(tern_get(tmp, g, remote, bytes, 0), "a slice's get");
-    return tmp;
+    return tern_ptr(g, tern_sym_addr(g, buf));
 }
 
-/* Reduce-scatter and allgather: member i combines slice i of every src in
- * team order (through the mapping or network gets) and writes it into its
+/* Reduce-scatter and allgather of a team whose members all share memory:
+ * member i combines slice i of every src in team order (through the
+ * mapping) and writes it into its
  * dest; then every member reads the other slices from their owners' dests.
  * Three barriers: every src ready and dest free; every slice done and no
  * src read any more; no dest read any more. With dest == src a member's
@@ -179,24 +172,15 @@ static void rsag(tn_cteam_t *t, void *dest, const void *src, size_t count, size_
     int n = t->size, me = t->rank;
     size_t per = (count + (size_t)n - 1) / (size_t)n, lo, hi;
     slice(count, per, me, &lo, &hi);
-    char *acc = t->staging, *tmp = NULL;
+    char *acc = t->staging;
     size_t block = tn_teams.scratch / es;
-    if (!t->all_mapped) {
-        if (!t->big && !(t->big = malloc(2 * (size_t)TN_COLL_NET_BLOCK)))
-            tern_abort(1, "allreduce: no memory for the network staging buffers");
-        acc = t->big;
-        tmp = t->big + TN_COLL_NET_BLOCK;
-        block = TN_COLL_NET_BLOCK / es;
-    }
     tn_coll_barrier(t);
     for (size_t b = lo; b < hi; b += block) {
         size_t m = hi - b < block ? hi - b : block, off = b * es;
         const char *s = (const char *)src + off;
-        const char *in = fetch(t, 0, s, m * es, acc);
-        if (in != acc)
-            memcpy(acc, in, m * es);
+        memcpy(acc, mapped(t, 0, s), m * es);
         for (int j = 1; j < n; j++)
-            fn(acc, fetch(t, j, s, m * es, tmp), m);
+            fn(acc, mapped(t, j, s), m);
         memcpy((char *)dest + off, acc, m * es);
     }
     tn_coll_barrier(t);
@@ -272,7 +256,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
 {
     tn_red_fn fn = kernels[type][op];
     size_t es = type_size[type];
-    int n = t->size, me = t->rank;
+    int n = t->size;
     if (n == 1 || count == 0) {
         if (dest != src)
             memcpy(dest, src, count * es);
@@ -289,53 +273,11 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         push_tree(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    if (t->all_mapped || total > tn_cfg.coll_tree_max) {
+    if (t->all_mapped) {
         rsag(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    size_t chunk = tn_teams.scratch / es;
-    int below = me ? tn_lowbit(me) : 1;
-    if (!me)
-        while (below < n)
-            below <<= 1;
-    int inner = has_children(me, n);
-    for (size_t at = 0; at < count; at += chunk) {
-        size_t m = count - at < chunk ? count - at : chunk, bytes = m * es;
-        const char *s = (const char *)src + at * es;
-        char *d = (char *)dest + at * es;
-        uint32_t seq = ++t->seq;
-        if (inner) {
-            memcpy(t->scratch, s, bytes);
-            for (int k = 1; k < below && me + k < n; k <<= 1) {
-                int c = me + k, g = t->ranks[c];
-                tn_coll_wait(t, c, seq); /* c's partial is ready */
-                const char *at_c = has_children(c, n) ? t->scratch : s;
-                void *remote = tern_sym_addr(g, at_c);
-                const void *in = tern_ptr(g, remote);
-                if (!in) {
-                    must(tern_get(t->staging, g, remote, bytes, 0), "a partial's get");
-                    in = t->staging;
-                }
-                fn(t->scratch, in, m);
-            }
-        }
-        if (me) {
-            int parent = me - below;
-            tn_coll_signal(t, parent, seq); /* my partial is ready */
-            tn_coll_wait(t, parent, seq);   /* d holds the result */
-        } else {
-            memcpy(d, t->scratch, bytes);
-        }
-        for (int k = below >> 1; k >= 1; k >>= 1) {
-            if (me + k >= n)
-                continue;
-            int c = me + k, g = t->ranks[c];
-            must(
-                tn_core_put_strict(TERN_CTX_DEFAULT, g, tern_sym_addr(g, d), d, bytes, 0),
-                "a result put");
-            tn_coll_signal(t, c, seq);
-        }
-    }
+    tn_coll_ring_allreduce(t, dest, src, count, es, fn);
     return TERN_OK;
 }
 

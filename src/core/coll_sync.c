@@ -33,7 +33,7 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 
 /* One step of waiting for a team flag: a failed network write of a flag
  * ends the job; without a progress hook the wait polls every 64th step. */
-static void flag_wait_step(tn_cteam_t *t, uint64_t *iter)
+void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter)
 {
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
@@ -58,7 +58,7 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
     }
     uint64_t iter = 0;
     while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) < 0)
-        flag_wait_step(t, &iter);
+        tn_coll_wait_step(t, &iter);
 }
 
 /* Barrier flags to network members. A flag message costs its receiver
@@ -83,14 +83,17 @@ static int bar_unacked(const tn_peer_t *p)
            p->xport->caps.inject >= sizeof(uint32_t);
 }
 
-static void bar_signal(tn_cteam_t *t, int j, uint32_t seq)
+int tn_coll_can_order(tn_cteam_t *t, int j)
+{
+    return bar_unacked(tn_core_peer(t->ranks[j]));
+}
+
+int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq)
 {
     int g = t->ranks[j];
     const tn_peer_t *p = tn_core_peer(g);
-    if (!bar_unacked(p)) {
-        tn_coll_signal(t, j, seq);
-        return;
-    }
+    if (!bar_unacked(p))
+        return 0;
     size_t off = (size_t)(t->flags - (char *)tn_core.seg.data) +
                  (size_t)t->rank * sizeof(tn_coll_flag_t) +
                  offsetof(tn_coll_flag_t, sleeping);
@@ -103,10 +106,18 @@ static void bar_signal(tn_cteam_t *t, int j, uint32_t seq)
                                TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
     if (rc != TERN_OK) {
         char msg[160];
-        snprintf(msg, sizeof(msg), "barrier: the network write of a team flag failed: %s",
+        snprintf(msg, sizeof(msg),
+                 "collective: the network write of a team flag failed: %s",
                  tern_strerror(rc));
         tern_abort(1, msg);
     }
+    return 1;
+}
+
+static void bar_signal(tn_cteam_t *t, int j, uint32_t seq)
+{
+    if (!tn_coll_signal_ordered(t, j, seq))
+        tn_coll_signal(t, j, seq);
 }
 
 /* Whether team rank j's flag here says it passed barrier seq. */
@@ -129,7 +140,7 @@ static void bar_wait(tn_cteam_t *t, int j, uint32_t seq)
     }
     uint64_t iter = 0;
     while (!bar_arrived(t, j, seq))
-        flag_wait_step(t, &iter);
+        tn_coll_wait_step(t, &iter);
 }
 
 /* Dissemination: in round k team rank i signals i + 2^k and waits for

@@ -44,12 +44,10 @@ static void release(tn_cteam_t *t)
     free(t->off);
     free(t->len);
     free(t->bcount);
-    free(t->big);
     free(t->bynode);
     free(t->order);
     t->bynode = t->order = NULL;
     t->bcount = NULL;
-    t->big = NULL;
     t->ranks = NULL;
     t->staging = NULL;
     t->off = t->len = NULL;
@@ -119,7 +117,7 @@ void tn_teams_tally(tn_mem_tally_t *m)
             m->each_local += member;
         else
             m->fixed += member * (size_t)t->size;
-        m->fixed += tn_teams.scratch + (t->big ? 2 * TN_COLL_NET_BLOCK : 0);
+        m->fixed += tn_teams.scratch;
     }
 }
 

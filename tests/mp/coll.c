@@ -357,10 +357,15 @@ static void check_team(tern_team_t team, const char *tname)
      * at 3 and 4 members in the coll_eager_fit test),
      * TERN_COLL_LEADER_MAX (4 KiB: the leader allreduce's bound at 7 and 8
      * members on 2 nodes), the fit of its regions in the default ring
-     * (3264 B at 16 members on 2 nodes) and TERN_COLL_TREE_MAX (8 KiB). */
-    static const size_t rsz[] = {1,    63,   64,   65,   1023, 1024, 1025, 1343,
-                                 1344, 1345, 2047, 2048, 2049, 3263, 3264, 3265,
-                                 4095, 4096, 4097, 8191, 8192, 8193};
+     * (3264 B at 16 members on 2 nodes), the recursive doubling's fit in
+     * the default ring (16 KiB at 3 and 4 members) and TERN_COLL_TREE_MAX
+     * (32 KiB, its fit at 2), the ring allreduce's pieces sent as messages
+     * up to 16 KiB (2 members: 32 KiB) and as puts above, and a size that
+     * takes many pieces and an empty last one in the coll_ring tests. */
+    static const size_t rsz[] = {1,     63,    64,    65,    1023,  1024,  1025,  1343,
+                                 1344,  1345,  2047,  2048,  2049,  3263,  3264,  3265,
+                                 4095,  4096,  4097,  8191,  8192,  8193,  16383, 16384,
+                                 16385, 32767, 32768, 32769, 65535, 65536, 65537, 200003};
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
         check_allreduce(team, tname, TERN_TYPE_UINT8, TERN_RED_SUM, rsz[k], k % 2);
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)

@@ -16,3 +16,11 @@ tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS
 # (coll.c broadcasts one byte under, at and over each, and 20 chunks).
 tern_mp_test(NAME coll_pipe SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
   ENV TERN_COLL_BCAST_EAGER=2K TERN_COLL_PIPE_CHUNK=4K TERN_COLL_BCAST_CHAIN=12K)
+# The ring allreduce of teams across nodes (core/coll_ring.c) from 2 KiB
+# on: pieces of 1 KiB as messages with their flags (many per step, empty
+# ones where a chunk ends), then pieces of 20 KiB as puts whose remote
+# completion raises the flag (more than the window of 8 in flight).
+tern_mp_test(NAME coll_ring SOURCES coll.c RANKS 2 3 4 7 8 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K)
+tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=20K)

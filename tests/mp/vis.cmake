@@ -2,6 +2,10 @@
 # shape byte for byte, IMMEDIATE, overlapping destinations; bad input.
 tern_mp_test(NAME vis SOURCES vis.c RANKS 1 2 4 TIMEOUT 120)
 tern_mp_test(NAME vis_bad SOURCES vis_bad.c RANKS 1 2)
+# The inline path of tern/vis.h (constant element sizes): 1-d strided and
+# short indexed transfers byte for byte, and the bad input it leaves to
+# the library.
+tern_mp_test(NAME vis_inline SOURCES vis_inline.c RANKS 1 2)
 # The network paths one by one: one RMA per piece (packing off), and
 # packing into small messages (many per call, list pieces split across
 # messages).

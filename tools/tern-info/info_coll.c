@@ -55,6 +55,16 @@ void ti_print_coll(FILE *out)
         "  allreduce      across nodes, where the ring holds it: up to %s through one "
         "leader per node for teams with 3 or more members on a node "
         "(TERN_COLL_LEADER_MAX), else up to %s recursive doubling "
-        "(TERN_COLL_TREE_MAX); above, trees and a reduce-scatter\n",
-        leader, tree);
+        "(TERN_COLL_TREE_MAX); where they do not fit, a pushed binomial tree up to "
+        "%d B / ceil(log2 n) per child's region\n",
+        leader, tree, 4 * TN_COLL_FAST);
+    char piece[32];
+    tn_cfg_format_size(tn_cfg.coll_ring_piece, piece, sizeof(piece));
+    fprintf(
+        out,
+        "                 across nodes above those: ring reduce-scatter and allgather "
+        "over the members by node, pieces of %s (TERN_COLL_RING_PIECE) put into the "
+        "next member's dest and forwarded as they arrive; on one node above %d B a "
+        "reduce-scatter in place\n",
+        tn_cfg.coll_ring_piece ? piece : "1/n of the data", TN_COLL_FAST);
 }

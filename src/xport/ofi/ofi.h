@@ -368,7 +368,7 @@ typedef struct tn_ofi_sizing {
     long tx_depth; /* Tern's operations in flight (0: the provider's queue) */
     size_t am_buf; /* one network active message, headers included */
     long am_rx, am_tx, am_credits; /* receives posted, sends, per peer */
-    int verbs;                     /* rxm may run over verbs: buffer = eager */
+    int bounce; /* rxm receives eager messages into its buffers: buffer = eager */
     int n;
     tn_ofi_size_item_t item[TN_OFI_SIZE_ITEMS];
 } tn_ofi_sizing_t;
