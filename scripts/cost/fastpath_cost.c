@@ -41,6 +41,32 @@ __attribute__((noinline)) void loop_put_nbi(char *dst, const char *src, int rank
     }
 }
 
+/* Completion calls with nothing outstanding: what a program that quiets
+ * after every phase pays when its transfers were all local copies. */
+__attribute__((noinline)) void loop_quiet(void)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_quiet();
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
+__attribute__((noinline)) void loop_ctx_quiet(tern_ctx_t ctx)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_ctx_quiet(ctx);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
+__attribute__((noinline)) void loop_fence(tern_ctx_t ctx)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_ctx_fence(ctx);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (tern_init(&argc, &argv, TERN_THREAD_SINGLE) != TERN_OK)
@@ -52,6 +78,13 @@ int main(int argc, char **argv)
     loop_put(seg, src, me);
     loop_get(local, seg, me);
     loop_put_nbi(seg, src, me);
+    tern_ctx_t ctx;
+    if (tern_ctx_create(0, &ctx) != TERN_OK)
+        return 1;
+    loop_quiet();
+    loop_ctx_quiet(ctx);
+    loop_fence(ctx);
+    tern_ctx_destroy(ctx);
     printf("iterations %d\n", ITERS);
     tern_free(seg);
     return tern_finalize() == TERN_OK ? 0 : 1;

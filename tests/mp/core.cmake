@@ -1,5 +1,11 @@
 # Multi-rank tests of the native API (segments, RMA, barrier, threads).
 tern_mp_test(NAME rma SOURCES rma.c RANKS 1 2 4 8)
+# Puts that return at local completion (nbi, a none context) are complete
+# at their target after quiet, as a third rank sees it (ofi: the flush
+# read of ofi_rma.c; with noorder: FI_DELIVERY_COMPLETE on each put).
+tern_mp_test(NAME put_flush SOURCES put_flush.c RANKS 3 4)
+tern_mp_test(NAME put_flush_delivery SOURCES put_flush.c RANKS 3 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=noorder)
 tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16 TIMEOUT 180)
 tern_mp_test(NAME barrier_block SOURCES barrier.c RANKS 4 8 ENV TERN_WAIT_MODE=block)
 tern_mp_test(NAME barrier_yield SOURCES barrier.c RANKS 8 ENV TERN_WAIT_MODE=yield)

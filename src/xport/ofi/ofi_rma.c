@@ -21,6 +21,31 @@
 #include "xport/ofi/ofi.h"
 #include "xport/ofi/ofi_dl.h"
 
+/* Remote completion by a read. A put that the caller completes locally
+ * first (nbi, a blocking put returning early, an event for each part) is
+ * issued without FI_DELIVERY_COMPLETE: an inject write has no completion
+ * at all, a larger one completes when sent. Its remote part waits in
+ * o->awaiting until a read of 8 bytes from the same peer, posted after
+ * it, completes: with FI_ORDER_RMA_RAW the target handles that read after
+ * every write before it, so its data back means they are in place. Poll
+ * posts the reads, one in flight per rank, each covering every put of
+ * that rank waiting then; a quiet after N puts costs one round trip
+ * instead of N acknowledgements, each a system call at both ends on tcp
+ * (docs/design/net-put.md). The puts' descriptors stay taken until their
+ * read completes, which bounds what waits by TERN_OFI_TX_DEPTH. */
+static int flush_possible(const tn_ofi_t *o)
+{
+    const struct fi_info *i = o->info;
+    if (o->fault.no_order || !(i->caps & FI_READ))
+        return 0;
+    uint64_t both = i->tx_attr->msg_order & i->rx_attr->msg_order;
+#ifdef FI_ORDER_RMA_RAW
+    if (both & FI_ORDER_RMA_RAW)
+        return 1;
+#endif
+    return (both & FI_ORDER_RAW) && i->ep_attr->max_order_raw_size >= o->max_msg;
+}
+
 int tn_ofi_op_pool_create(tn_ofi_t *o)
 {
     o->ops = calloc((size_t)o->nops, sizeof(*o->ops));
@@ -47,6 +72,7 @@ int tn_ofi_op_pool_create(tn_ofi_t *o)
         o->ops[i].next = i + 1 < o->nops ? &o->ops[i + 1] : NULL;
     }
     o->free_ops = o->ops;
+    o->flush_ok = flush_possible(o);
     return TERN_OK;
 }
 
@@ -79,6 +105,7 @@ void tn_ofi_op_give(tn_ofi_t *o, tn_ofi_op_t *op)
     op->lc = op->rc = NULL;
     op->copy_out = NULL;
     op->is_amo = 0;
+    op->lazy = op->flush = 0;
     pthread_mutex_lock(&o->lock);
     op->next = o->free_ops;
     o->free_ops = op;
@@ -92,10 +119,53 @@ static void end_part(tn_comp_t *c, int status)
         tn_comp_done(c, status);
 }
 
+/* A put issued lazily is locally complete: its descriptor waits, with its
+ * remote part, for a flush read (under lock; poll posts the read). */
+static void await_flush(tn_ofi_t *o, tn_ofi_op_t *op)
+{
+    pthread_mutex_lock(&o->lock);
+    op->next = o->awaiting;
+    o->awaiting = op;
+    pthread_mutex_unlock(&o->lock);
+    atomic_store_explicit(&o->flush_due, 1, memory_order_release);
+}
+
+/* The flush read op ended: every put it covers is complete at the target
+ * (or failed with it). */
+static void flushed(tn_ofi_t *o, tn_ofi_op_t *op, int status)
+{
+    pthread_mutex_lock(&o->lock);
+    tn_ofi_op_t **p = &o->flights;
+    while (*p != op)
+        p = &(*p)->fnext;
+    *p = op->fnext;
+    int more = o->awaiting != NULL;
+    pthread_mutex_unlock(&o->lock);
+    if (more) /* puts came in meanwhile: the next read covers them */
+        atomic_store_explicit(&o->flush_due, 1, memory_order_release);
+    for (tn_ofi_op_t *x = op, *next; x; x = next) {
+        next = x->next; /* the chain; give reuses the link */
+        tn_comp_t *rc = x->rc;
+        tn_ofi_op_give(o, x);
+        end_part(rc, status);
+    }
+}
+
 static void complete(tn_ofi_t *o, tn_ofi_op_t *op, int status)
 {
     if (status != TERN_OK)
         TN_STAT_ADD(net_failed, 1);
+    if (op->flush) {
+        flushed(o, op, status);
+        return;
+    }
+    if (op->lazy && status == TERN_OK) { /* sent: the read learns the rest */
+        tn_comp_t *lc = op->lc;
+        op->lc = NULL;
+        await_flush(o, op);
+        end_part(lc, TERN_OK);
+        return;
+    }
     if (op->copy_out && status == TERN_OK)
         memcpy(op->copy_out, op->copy_from, op->copy_len);
     tn_comp_t *lc = op->lc, *rc = op->rc;
@@ -122,13 +192,105 @@ static int completion_status(int fi_err)
 
 static const char *op_what(const tn_ofi_op_t *op)
 {
-    return op->is_amo ? "atomic" : op->is_get ? "get" : "put";
+    return op->is_amo ? "atomic" : op->flush ? "flush read" : op->is_get ? "get" : "put";
 }
 
 /* TERN_TEST_FAULT: 1 when the count-th event of this kind must fail. */
 int tn_ofi_fault_now(_Atomic long *count, long every)
 {
     return every > 0 && atomic_fetch_add(count, 1) % every == every - 1;
+}
+
+/* Posts the flush read of carrier->rank (8 bytes of the start of its
+ * registration into the descriptor's own scratch or bounce slot). */
+static ssize_t flush_post(tn_ofi_t *o, tn_ofi_op_t *carrier)
+{
+    int rank = carrier->rank;
+    void *desc = o->mr_local ? fi_mr_desc(o->bounce_mr) : NULL;
+    struct iovec iov = {.iov_base = o->mr_local ? (void *)carrier->bounce
+                                                : (void *)carrier->scratch,
+                        .iov_len = 8};
+    const void *start = (const void *)(uintptr_t)o->peers[rank]->map_base;
+    struct fi_rma_iov riov = {.addr = tn_ofi_raddr(o, rank, start, TN_REGION_SEG),
+                              .len = 8,
+                              .key = tn_ofi_rkey(o, rank, TN_REGION_SEG)};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = tn_ofi_faddr(o, rank),
+                             .rma_iov = &riov,
+                             .rma_iov_count = 1,
+                             .context = carrier};
+    return fi_readmsg(o->ep, &msg, FI_COMPLETION);
+}
+
+/* Posts a flush read for every rank with puts awaiting one and none in
+ * flight. A read the provider refuses for now (-FI_EAGAIN) puts its puts
+ * back for a later poll; one that fails ends them with the error. */
+static void flush_issue(tn_ofi_t *o)
+{
+    if (!atomic_exchange_explicit(&o->flush_due, 0, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&o->lock);
+    for (;;) {
+        tn_ofi_op_t *carrier = NULL, **p;
+        for (p = &o->awaiting; *p && !carrier; p = &(*p)->next) {
+            tn_ofi_op_t *f = o->flights;
+            while (f && f->rank != (*p)->rank)
+                f = f->fnext;
+            if (!f)
+                carrier = *p;
+        }
+        if (!carrier)
+            break;
+        /* Every put of that rank waiting now goes with the read. */
+        tn_ofi_op_t *chain = NULL;
+        for (p = &o->awaiting; *p;) {
+            tn_ofi_op_t *x = *p;
+            if (x->rank == carrier->rank && x != carrier) {
+                *p = x->next;
+                x->next = chain;
+                chain = x;
+            } else {
+                p = &x->next;
+            }
+        }
+        for (p = &o->awaiting; *p != carrier; p = &(*p)->next)
+            ;
+        *p = carrier->next;
+        carrier->next = chain;
+        carrier->flush = 1;
+        carrier->fnext = o->flights;
+        o->flights = carrier;
+        pthread_mutex_unlock(&o->lock);
+        ssize_t r = flush_post(o, carrier);
+        if (r == 0) {
+            pthread_mutex_lock(&o->lock);
+            continue;
+        }
+        if (r != -FI_EAGAIN) {
+            tn_error("libfabric fi_readmsg (the read that completes earlier puts "
+                     "to rank %d) failed: %s",
+                     carrier->rank, tn_fi.strerror((int)-r));
+            flushed(o, carrier, tn_ofi_status((int)r));
+            pthread_mutex_lock(&o->lock);
+            continue;
+        }
+        pthread_mutex_lock(&o->lock); /* later: back where it waited */
+        tn_ofi_op_t **f = &o->flights;
+        while (*f != carrier)
+            f = &(*f)->fnext;
+        *f = carrier->fnext;
+        carrier->flush = 0;
+        tn_ofi_op_t *last = carrier;
+        while (last->next)
+            last = last->next;
+        last->next = o->awaiting;
+        o->awaiting = carrier;
+        atomic_store_explicit(&o->flush_due, 1, memory_order_relaxed);
+        break;
+    }
+    pthread_mutex_unlock(&o->lock);
 }
 
 /* The completions the queue holds, read and handled (nested: received
@@ -239,6 +401,8 @@ int tn_ofi_poll(tn_xport_t *x)
         done += tn_ofi_msg_rx_later(o);
     cq_reader = NULL;
     atomic_store_explicit(&o->cq_busy, 0, memory_order_release);
+    if (atomic_load_explicit(&o->flush_due, memory_order_relaxed))
+        flush_issue(o);
     return done;
 }
 
@@ -333,19 +497,30 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                              .context = op};
     uint64_t fl = FI_COMPLETION;
     int early_lc = 0;
+    /* The caller counts local completion apart: the remote part can wait
+     * for a flush read ("Remote completion by a read" above). */
+    int lazy = !is_get && lc && rc && o->flush_ok && !op->ctrl;
+    int silent = 0; /* fi_inject_write: no completion at all */
     if (!is_get) {
-        fl |= FI_DELIVERY_COMPLETE;
         if (len <= o->inject_size) {
             fl |= FI_INJECT; /* source reusable when the call returns */
             early_lc = 1;
         }
         early_lc |= bounced;
+        if (!lazy)
+            fl |= FI_DELIVERY_COMPLETE;
+        else if (fl & FI_INJECT)
+            silent = 1;
+        else
+            fl |= FI_TRANSMIT_COMPLETE;
     }
     /* The op belongs to whichever thread completes it once it is posted:
      * decide before posting that its completion counts remote delivery
-     * only (a progress thread may complete and reuse it at once). */
+     * only (a progress thread may complete and reuse it at once), or that
+     * it then waits for a flush read. */
     if (early_lc)
         op->lc = NULL;
+    op->lazy = lazy;
     uint64_t iter = 0;
     if (!(flags & TN_XPORT_FLAG_CTRL) &&
         tn_ofi_fault_now(&o->fault.issues, o->fault.issue_every)) {
@@ -356,7 +531,9 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         return TERN_ERR_SYS;
     }
     for (;;) {
-        ssize_t r = is_get ? fi_readmsg(o->ep, &msg, fl) : fi_writemsg(o->ep, &msg, fl);
+        ssize_t r = is_get   ? fi_readmsg(o->ep, &msg, fl)
+                    : silent ? fi_inject_write(o->ep, use, len, msg.addr, raddr, key)
+                             : fi_writemsg(o->ep, &msg, fl);
         if (r == 0) {
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
@@ -380,6 +557,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             tn_wait_step(iter);
         iter++;
     }
+    if (silent) /* no completion will come: it waits for a flush now */
+        await_flush(o, op);
     if (early_lc && lc)
         tn_comp_done(lc, TERN_OK); /* the source is reusable already */
     return TERN_OK;
