@@ -86,9 +86,9 @@ const char *tshmem_sym_ranges(void)
 /* ---- contiguous transfers ------------------------------------------------------- */
 
 /* Blocking put. The specification asks only for local completion (source
- * reusable). Mapped PEs: a copy, complete when it returns. Network PEs:
- * Tern's blocking put, which waits for remote completion (see
- * docs/shmem.md for the measured alternative). */
+ * reusable). Mapped PEs: a copy, complete when it returns. Network PEs: an
+ * nbi put synced locally; fence, quiet and barriers complete it remotely
+ * (TSHMEM_PUT_LOCAL=0: Tern's blocking put, remote completion). */
 static inline void put_(shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
                         size_t es, int pe, const char *call)
 {

@@ -274,8 +274,11 @@ static int start_tern(int requested)
     tshmem_g.thread_level = tern_thread_level();
     if (build_tables() != 0)
         return -1;
-    const char *pm = getenv("TSHMEM_PUT_LOCAL"); /* measurement switch, see rma.c */
-    tshmem_g.put_local = pm && *pm == '1';
+    /* Blocking puts to network PEs return at local completion, as the
+     * specification allows; TSHMEM_PUT_LOCAL=0 waits for remote completion
+     * (measurement switch, see rma.c and docs/design/net-put.md). */
+    const char *pm = getenv("TSHMEM_PUT_LOCAL");
+    tshmem_g.put_local = !(pm && *pm == '0');
     atexit(at_exit);
     if (tshmem_g.mype == 0) {
         if (env_on("SHMEM_INFO"))
