@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/compiler.h"
+#include "tern.h"
 
 #define TN_VIS_MAXDIM 32 /* stride levels a description may have */
 
@@ -128,23 +129,16 @@ int tn_vis_walk_rows(const tn_vis_desc_t *d, char *dst, const char *src, tn_vis_
 int tn_vis_walk_range(const tn_vis_desc_t *d, char *dst, const char *src, size_t first,
                       size_t n, tn_vis_piece_fn fn, void *arg);
 
-/* c pieces of n bytes, piece i from sp + i*ss to dp + i*ds, four a step.
- * Inlined with n a constant (tn_vis_copy_row), each memcpy is one to four
- * moves: for 8-byte pieces about 3 instructions a piece, against 6 for
- * the plain loop of a program (-O2 does not unroll it). */
+/* c pieces of n bytes, piece i from sp + i*ss to dp + i*ds: the loop of
+ * the public inline path (tern_vis_row_ in tern/vis.h, four a step), so
+ * the library and a program's inlined call copy alike. Inlined with n a
+ * constant (tn_vis_copy_row), each memcpy is one to four moves: for 8-byte
+ * pieces about 3 instructions a piece, against 6 for the plain loop of a
+ * program (-O2 does not unroll it). */
 static TN_ALWAYS_INLINE void tn_vis_copy_row_n(char *dp, ptrdiff_t ds, const char *sp,
                                                ptrdiff_t ss, size_t c, size_t n)
 {
-    for (; c >= 4; c -= 4) {
-        memcpy(dp, sp, n);
-        memcpy(dp + ds, sp + ss, n);
-        memcpy(dp + 2 * ds, sp + 2 * ss, n);
-        memcpy(dp + 3 * ds, sp + 3 * ss, n);
-        dp += 4 * ds;
-        sp += 4 * ss;
-    }
-    for (; c; c--, dp += ds, sp += ss)
-        memcpy(dp, sp, n);
+    tern_vis_row_(dp, ds, sp, ss, c, n);
 }
 
 /* tn_vis_copy_row_n with the size known at compile time for the common element

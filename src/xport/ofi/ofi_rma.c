@@ -201,27 +201,34 @@ int tn_ofi_fault_now(_Atomic long *count, long every)
     return every > 0 && atomic_fetch_add(count, 1) % every == every - 1;
 }
 
-/* Posts the flush read of carrier->rank (8 bytes of the start of its
- * registration into the descriptor's own scratch or bounce slot). */
-static ssize_t flush_post(tn_ofi_t *o, tn_ofi_op_t *carrier)
+/* One read or write of len bytes between local (described by desc) and
+ * raddr/key at rank, its completion reported with context. */
+static ssize_t rma_post(tn_ofi_t *o, int is_get, int rank, const void *local, void *desc,
+                        uint64_t raddr, uint64_t key, size_t len, void *context,
+                        uint64_t fl)
 {
-    int rank = carrier->rank;
-    void *desc = o->mr_local ? fi_mr_desc(o->bounce_mr) : NULL;
-    struct iovec iov = {.iov_base = o->mr_local ? (void *)carrier->bounce
-                                                : (void *)carrier->scratch,
-                        .iov_len = 8};
-    const void *start = (const void *)(uintptr_t)o->peers[rank]->map_base;
-    struct fi_rma_iov riov = {.addr = tn_ofi_raddr(o, rank, start, TN_REGION_SEG),
-                              .len = 8,
-                              .key = tn_ofi_rkey(o, rank, TN_REGION_SEG)};
+    struct iovec iov = {.iov_base = (void *)local, .iov_len = len};
+    struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = key};
     struct fi_msg_rma msg = {.msg_iov = &iov,
                              .desc = &desc,
                              .iov_count = 1,
                              .addr = tn_ofi_faddr(o, rank),
                              .rma_iov = &riov,
                              .rma_iov_count = 1,
-                             .context = carrier};
-    return fi_readmsg(o->ep, &msg, FI_COMPLETION);
+                             .context = context};
+    return is_get ? fi_readmsg(o->ep, &msg, fl) : fi_writemsg(o->ep, &msg, fl);
+}
+
+/* Posts the flush read of carrier->rank (8 bytes of the start of its
+ * registration into the descriptor's own scratch or bounce slot). */
+static ssize_t flush_post(tn_ofi_t *o, tn_ofi_op_t *carrier)
+{
+    int rank = carrier->rank;
+    void *desc = o->mr_local ? fi_mr_desc(o->bounce_mr) : NULL;
+    void *into = o->mr_local ? (void *)carrier->bounce : (void *)carrier->scratch;
+    const void *start = (const void *)(uintptr_t)o->peers[rank]->map_base;
+    return rma_post(o, 1, rank, into, desc, tn_ofi_raddr(o, rank, start, TN_REGION_SEG),
+                    tn_ofi_rkey(o, rank, TN_REGION_SEG), 8, carrier, FI_COMPLETION);
 }
 
 /* Posts a flush read for every rank with puts awaiting one and none in
@@ -486,15 +493,6 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         op->copy_out = local;
         op->copy_len = len;
     }
-    struct iovec iov = {.iov_base = (void *)use, .iov_len = len};
-    struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = key};
-    struct fi_msg_rma msg = {.msg_iov = &iov,
-                             .desc = &desc,
-                             .iov_count = 1,
-                             .addr = tn_ofi_faddr(o, rank),
-                             .rma_iov = &riov,
-                             .rma_iov_count = 1,
-                             .context = op};
     uint64_t fl = FI_COMPLETION;
     int early_lc = 0;
     /* The caller counts local completion apart: the remote part can wait
@@ -531,9 +529,9 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         return TERN_ERR_SYS;
     }
     for (;;) {
-        ssize_t r = is_get   ? fi_readmsg(o->ep, &msg, fl)
-                    : silent ? fi_inject_write(o->ep, use, len, msg.addr, raddr, key)
-                             : fi_writemsg(o->ep, &msg, fl);
+        ssize_t r =
+            silent ? fi_inject_write(o->ep, use, len, tn_ofi_faddr(o, rank), raddr, key)
+                   : rma_post(o, is_get, rank, use, desc, raddr, key, len, op, fl);
         if (r == 0) {
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
