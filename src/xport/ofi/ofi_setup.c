@@ -601,6 +601,11 @@ int tn_ofi_describe(FILE *out)
             "  order     write after write kept for %s (TERN_ORDER=partial returns "
             "early there)\n",
             order_name(tn_ofi_order_caps(&probe)));
+    fprintf(out,
+            "            active messages from one thread to one peer handled in the "
+            "order sent: %s\n",
+            tn_ofi_order_caps(&probe) & TN_XCAP_ORDER_MSG ? "yes (FI_ORDER_SAS)"
+                                                          : "no (no FI_ORDER_SAS)");
     const char *amo = getenv("TERN_OFI_ATOMICS");
     int mode = TN_AMO_CFG_AUTO;
     char err[128];
