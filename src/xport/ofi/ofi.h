@@ -49,6 +49,7 @@ typedef struct tn_ofi_rkey {
     uint64_t static_key;
     _Atomic int credits;  /* messages this rank may still send to it */
     _Atomic int consumed; /* messages handled from it, credits not returned */
+    int flushing;         /* a flush read to it is in flight (under o->lock) */
 } tn_ofi_rkey_t;
 
 typedef struct tn_ofi_opts {
@@ -113,11 +114,11 @@ typedef struct tn_ofi {
     /* Puts whose remote completion a later read learns (ofi_rma.c, "Remote
      * completion by a read"): flush_ok when the endpoint keeps reads after
      * writes to one peer (FI_ORDER_RMA_RAW); awaiting: puts issued (and
-     * locally complete) that no read covers yet; flights: the reads in
-     * flight, one per rank at most (both under lock, linked by next and
-     * fnext); flush_due: poll has reads to issue. */
+     * locally complete) that no read covers yet (under lock, linked by
+     * next), one read in flight per rank at most (its peer's flushing);
+     * flush_due: poll has reads to issue. */
     int flush_ok;
-    tn_ofi_op_t *awaiting, *flights;
+    tn_ofi_op_t *awaiting;
     _Atomic int flush_due;
     char *bounce; /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
     struct fid_mr *bounce_mr;
@@ -259,11 +260,10 @@ struct tn_ofi_op {
     struct fid_mr *tmp_mr; /* registration made for this operation */
     int rank;
     int is_get;
-    int ctrl;           /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
-    int is_amo;         /* an atomic (for messages) */
-    int lazy;           /* a put whose remote completion waits for a flush read */
-    int flush;          /* the flush read of rank: next chains the puts it covers */
-    tn_ofi_op_t *fnext; /* o->flights */
+    int ctrl;   /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
+    int is_amo; /* an atomic (for messages) */
+    int lazy;   /* a put whose remote completion waits for a flush read */
+    int flush;  /* the flush read of rank: next chains the puts it covers */
     /* An atomic's operand, compare value and result where the provider
      * needs no registered local buffers (else the bounce slot holds them). */
     uint64_t scratch[3];

@@ -120,14 +120,18 @@ static void end_part(tn_comp_t *c, int status)
 }
 
 /* A put issued lazily is locally complete: its descriptor waits, with its
- * remote part, for a flush read (under lock; poll posts the read). */
+ * remote part, for a flush read (under lock; poll posts the read). Poll is
+ * told only when no read to that rank is in flight: the end of that read
+ * tells it otherwise, so a stream of puts does not rescan the list. */
 static void await_flush(tn_ofi_t *o, tn_ofi_op_t *op)
 {
     pthread_mutex_lock(&o->lock);
     op->next = o->awaiting;
     o->awaiting = op;
+    int due = !o->peers[op->rank]->flushing;
     pthread_mutex_unlock(&o->lock);
-    atomic_store_explicit(&o->flush_due, 1, memory_order_release);
+    if (due)
+        atomic_store_explicit(&o->flush_due, 1, memory_order_release);
 }
 
 /* The flush read op ended: every put it covers is complete at the target
@@ -135,10 +139,7 @@ static void await_flush(tn_ofi_t *o, tn_ofi_op_t *op)
 static void flushed(tn_ofi_t *o, tn_ofi_op_t *op, int status)
 {
     pthread_mutex_lock(&o->lock);
-    tn_ofi_op_t **p = &o->flights;
-    while (*p != op)
-        p = &(*p)->fnext;
-    *p = op->fnext;
+    o->peers[op->rank]->flushing = 0;
     int more = o->awaiting != NULL;
     pthread_mutex_unlock(&o->lock);
     if (more) /* puts came in meanwhile: the next read covers them */
@@ -241,34 +242,29 @@ static void flush_issue(tn_ofi_t *o)
     pthread_mutex_lock(&o->lock);
     for (;;) {
         tn_ofi_op_t *carrier = NULL, **p;
-        for (p = &o->awaiting; *p && !carrier; p = &(*p)->next) {
-            tn_ofi_op_t *f = o->flights;
-            while (f && f->rank != (*p)->rank)
-                f = f->fnext;
-            if (!f)
+        for (p = &o->awaiting; *p && !carrier; p = &(*p)->next)
+            if (!o->peers[(*p)->rank]->flushing)
                 carrier = *p;
-        }
         if (!carrier)
             break;
         /* Every put of that rank waiting now goes with the read. */
+        int rank = carrier->rank;
         tn_ofi_op_t *chain = NULL;
         for (p = &o->awaiting; *p;) {
             tn_ofi_op_t *x = *p;
-            if (x->rank == carrier->rank && x != carrier) {
-                *p = x->next;
+            if (x->rank != rank) {
+                p = &x->next;
+                continue;
+            }
+            *p = x->next;
+            if (x != carrier) {
                 x->next = chain;
                 chain = x;
-            } else {
-                p = &x->next;
             }
         }
-        for (p = &o->awaiting; *p != carrier; p = &(*p)->next)
-            ;
-        *p = carrier->next;
         carrier->next = chain;
         carrier->flush = 1;
-        carrier->fnext = o->flights;
-        o->flights = carrier;
+        o->peers[rank]->flushing = 1;
         pthread_mutex_unlock(&o->lock);
         ssize_t r = flush_post(o, carrier);
         if (r == 0) {
@@ -284,10 +280,7 @@ static void flush_issue(tn_ofi_t *o)
             continue;
         }
         pthread_mutex_lock(&o->lock); /* later: back where it waited */
-        tn_ofi_op_t **f = &o->flights;
-        while (*f != carrier)
-            f = &(*f)->fnext;
-        *f = carrier->fnext;
+        o->peers[rank]->flushing = 0;
         carrier->flush = 0;
         tn_ofi_op_t *last = carrier;
         while (last->next)

@@ -246,7 +246,7 @@ static size_t card_len(const tn_ofi_addr_t *a)
  * before any other thread can see o. */
 static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
 {
-    tn_ofi_rkey_t *e = malloc(sizeof(*e));
+    tn_ofi_rkey_t *e = calloc(1, sizeof(*e));
     if (!e)
         return TERN_ERR_NOMEM;
     e->fi_addr = FI_ADDR_NOTAVAIL;
