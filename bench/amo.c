@@ -2,7 +2,7 @@
  * GASNet-EX's testfaddperf): fetch-add latency (one blocking op at a time)
  * and rate (nbi ops back to back, one sync), 32- and 64-bit unsigned;
  * compare-swap latency; hot-spot (every rank fetch-adds one word of rank
- * 0, aggregate rate). Baseline on one node: the same operation as a raw
+ * 0, aggregate rate, blocking and nbi). Baseline on one node: the same operation as a raw
  * CPU atomic on the same cross-mapped word, in the same run; across nodes
  * there is no raw baseline here (n/a). The domain's implementation is in
  * the header. In tern-bench-mpi (started with mpirun) the baseline of
@@ -21,7 +21,9 @@
 #include <mpi.h>
 #endif
 
-enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_VS_AM, K_COUNT };
+/* K_HOTSPOT_NBI: the hot-spot with nbi fetch-adds, one sync per rank at
+ * the end (what combining on the active-message path serves). */
+enum { K_FADD_LAT, K_FADD_RATE, K_CSWAP_LAT, K_HOTSPOT, K_VS_AM, K_HOTSPOT_NBI, K_COUNT };
 
 /* The client's own active-message fetch-add (the baseline of K_VS_AM). */
 #define H_CLIENT_FADD  200
@@ -88,7 +90,8 @@ static uint64_t tern_loop(void *arg, long ops)
     amo_ctx_t *c = arg;
     const int kind = c->kind, is64 = c->is64, peer = c->peer;
     const tern_ad_t ad64 = c->ad64, ad32 = c->ad32;
-    int target = kind == K_HOTSPOT ? 0 : peer, rc = 0;
+    int hot = kind == K_HOTSPOT || kind == K_HOTSPOT_NBI;
+    int target = hot ? 0 : peer, rc = 0;
     void *w64 = tern_sym_addr(target, &c->word[0]);
     void *w32 = tern_sym_addr(target, &c->word[1]);
     uint64_t t0 = tb_now_ns();
@@ -99,6 +102,16 @@ static uint64_t tern_loop(void *arg, long ops)
             TB_COMPILER_BARRIER();
         }
         c->rc |= rc | tern_barrier();
+        /* Every rank did ops: the aggregate rate is size times rank 0's. */
+        return (tb_now_ns() - t0) / (uint64_t)c->size;
+    }
+    if (kind == K_HOTSPOT_NBI) {
+        uint64_t v;
+        for (long i = 0; i < ops; i++) {
+            rc |= tern_ad_op_nbi_u64(ad64, 0, w64, TERN_OP_FADD, 1, 0, &v, 0);
+            TB_COMPILER_BARRIER();
+        }
+        c->rc |= rc | tern_nbi_sync(TERN_SYNC_REMOTE) | tern_barrier();
         /* Every rank did ops: the aggregate rate is size times rank 0's. */
         return (tb_now_ns() - t0) / (uint64_t)c->size;
     }
@@ -157,11 +170,12 @@ static uint64_t raw_loop(void *arg, long ops)
 {
     amo_ctx_t *c = arg;
     const int kind = c->kind, is64 = c->is64;
-    int target = kind == K_HOTSPOT ? 0 : c->peer;
+    int hot = kind == K_HOTSPOT || kind == K_HOTSPOT_NBI;
+    int target = hot ? 0 : c->peer;
     uint64_t *w64 = tern_ptr(target, tern_sym_addr(target, &c->word[0]));
     uint32_t *w32 = tern_ptr(target, tern_sym_addr(target, &c->word[1]));
     uint64_t t0 = tb_now_ns();
-    if (kind == K_HOTSPOT) {
+    if (hot) {
         for (long i = 0; i < ops; i++) {
             TB_KEEP(__atomic_fetch_add(w64, 1, __ATOMIC_SEQ_CST));
             TB_COMPILER_BARRIER();
@@ -201,24 +215,27 @@ static uint64_t raw_loop(void *arg, long ops)
 static uint64_t mpi_loop(void *arg, long ops)
 {
     amo_ctx_t *c = arg;
-    int target = c->kind == K_HOTSPOT ? 0 : c->peer;
+    int hot = c->kind == K_HOTSPOT || c->kind == K_HOTSPOT_NBI;
+    int target = hot ? 0 : c->peer;
     uint64_t one = 1, v = 0, nv, res;
     uint32_t one32 = 1, res32;
     int rc = MPI_SUCCESS;
     uint64_t t0 = tb_now_ns(), dt = 0;
-    if (c->kind == K_HOTSPOT || c->me == 0) {
+    int once = c->kind == K_FADD_RATE || c->kind == K_HOTSPOT_NBI; /* one flush */
+    if (hot || c->me == 0) {
         for (long i = 0; i < ops; i++) {
             switch (c->kind) {
             case K_FADD_LAT:
             case K_HOTSPOT:
-            case K_FADD_RATE: /* the rate row flushes once, after the loop */
+            case K_FADD_RATE: /* the rate rows flush once, after the loop */
+            case K_HOTSPOT_NBI:
                 if (c->is64)
                     rc |= MPI_Fetch_and_op(&one, &res, MPI_UINT64_T, target, 0, MPI_SUM,
                                            c->win);
                 else
                     rc |= MPI_Fetch_and_op(&one32, &res32, MPI_UINT32_T, target, 1,
                                            MPI_SUM, c->win);
-                if (c->kind != K_FADD_RATE)
+                if (!once)
                     rc |= MPI_Win_flush(target, c->win);
                 break;
             default: /* K_CSWAP_LAT: v follows the word, as in tern_loop */
@@ -231,13 +248,13 @@ static uint64_t mpi_loop(void *arg, long ops)
             }
             TB_COMPILER_BARRIER();
         }
-        if (c->kind == K_FADD_RATE)
+        if (once)
             rc |= MPI_Win_flush(target, c->win);
     }
-    if (c->kind != K_HOTSPOT)
+    if (!hot)
         dt = tb_now_ns() - t0;
     rc |= MPI_Barrier(MPI_COMM_WORLD);
-    if (c->kind == K_HOTSPOT) /* aggregate, as tern_loop */
+    if (hot) /* aggregate, as tern_loop */
         dt = (tb_now_ns() - t0) / (uint64_t)c->size;
     if (rc != MPI_SUCCESS)
         c->rc |= TERN_ERR_SYS;
@@ -252,15 +269,17 @@ static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *r
         {"fadd_rate_u32", "fadd_rate_u64"},
         {"cswap_lat_u64", "cswap_lat_u64"},
         {"hotspot_u64", "hotspot_u64"},
-        {"fadd_lat_u64_vs_am", "fadd_lat_u64_vs_am"}};
+        {"fadd_lat_u64_vs_am", "fadd_lat_u64_vs_am"},
+        {"hotspot_nbi_u64", "hotspot_nbi_u64"}};
     ctx.kind = kind;
     ctx.is64 = is64;
     /* cswap follows the word from a known value. */
     TB_CHECK(tern_barrier());
     ctx.word[0] = 0;
     TB_CHECK(tern_barrier());
-    tb_unit_t unit =
-        kind == K_FADD_RATE || kind == K_HOTSPOT ? TB_UNIT_MMSGS : TB_UNIT_NS;
+    tb_unit_t unit = kind == K_FADD_RATE || kind == K_HOTSPOT || kind == K_HOTSPOT_NBI
+                         ? TB_UNIT_MMSGS
+                         : TB_UNIT_NS;
 #ifdef TB_MPI
     (void)raw;
     tb_loop_fn base = kind == K_VS_AM ? client_am_loop : mpi_loop;
@@ -332,7 +351,7 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
         tb_note(o,
                 "fadd_lat/cswap_lat: one blocking op at a time to rank %d; fadd_rate: "
                 "nbi ops back to back, one sync; hotspot: every rank fetch-adds one word "
-                "of rank 0 (aggregate)",
+                "of rank 0 (aggregate; hotspot_nbi: nbi, one sync each)",
                 ctx.peer);
         tb_table_head(o, TB_UNIT_NS);
     }
@@ -351,8 +370,8 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
     TB_CHECK(tern_barrier());
     static const struct {
         int kind, is64;
-    } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1}, {K_CSWAP_LAT, 1}, {K_FADD_RATE, 0},
-                {K_FADD_RATE, 1}, {K_HOTSPOT, 1},  {K_VS_AM, 1}};
+    } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1}, {K_CSWAP_LAT, 1},   {K_FADD_RATE, 0},
+                {K_FADD_RATE, 1}, {K_HOTSPOT, 1},  {K_HOTSPOT_NBI, 1}, {K_VS_AM, 1}};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         if (rows[i].kind == K_VS_AM && !vs_am)
             continue;

@@ -174,6 +174,13 @@
       "provider's atomics only (a domain it cannot serve is refused); am "               \
       "never uses them: active messages run every op at its target with "                \
       "CPU atomics.")                                                                    \
+    X(amo_combine, "TERN_AMO_COMBINE", SIZE, "2K", NULL, 0,                              \
+      "Atomic domains on the active-message path: the nbi ops of a thread "              \
+      "to one network target (and blocking non-fetching ones that return "               \
+      "early) are combined into one message of at most this many bytes "                 \
+      "(24-40 per op; at most 4K, and the target's TERN_AM_MEDIUM_MAX), "                \
+      "sent when full, at a sync or wait, or when progress finds nothing "               \
+      "else to do. 0: one message per op.")                                              \
     X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \

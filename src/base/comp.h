@@ -42,6 +42,18 @@ static inline void tn_comp_done(tn_comp_t *c, int status)
     atomic_fetch_sub_explicit(&c->pending, 1, memory_order_release);
 }
 
+/* n parts ended with status, as n calls of tn_comp_done in one atomic
+ * (a combined message's Reply ends the parts of all its operations). */
+static inline void tn_comp_done_n(tn_comp_t *c, int64_t n, int status)
+{
+    if (__builtin_expect(status != 0, 0)) {
+        int ok = 0;
+        atomic_compare_exchange_strong_explicit(
+            &c->status, &ok, status, memory_order_relaxed, memory_order_relaxed);
+    }
+    atomic_fetch_sub_explicit(&c->pending, n, memory_order_release);
+}
+
 /* 1 while parts are outstanding (acquire: their data is visible after). */
 static inline int tn_comp_busy(tn_comp_t *c)
 {

@@ -56,4 +56,20 @@ int tn_acc_send(const char *call, int rank, char *dst, const char *src, size_t c
                 size_t *sent);
 int tn_ad_am_start(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags);
 
+/* Combining (core/atomic_agg.c): init registers its handlers (with
+ * tn_ad_am_init) and reads TERN_AMO_COMBINE; on says whether it is on.
+ * put queues op (to an unmapped peer, checked) in this thread's batch for
+ * its target with one part counted in c, which the batch's Reply ends;
+ * the batch leaves when full, when another target or completion object
+ * takes its place, and at tn_ad_agg_flush. TERN_ERR_AGAIN only under
+ * TERN_FLAG_IMMEDIATE when the batch had to leave first and could not,
+ * nothing counted then. before sends this thread's batch to rank, so that
+ * an op sent on its own after it stays behind it (per-pair order). fini
+ * frees every thread's buffers (tern_finalize, after the last sync). */
+void tn_ad_agg_init(void);
+int tn_ad_agg_on(void);
+int tn_ad_agg_put(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags);
+int tn_ad_agg_before(const char *call, int rank, unsigned flags);
+void tn_ad_agg_fini(void);
+
 #endif

@@ -73,6 +73,7 @@ void tn_ad_am_init(void)
 {
     tn_am_register_internal(H_REQUEST, on_request, "tern atomic request");
     tn_am_register_internal(H_REPLY, on_reply, "tern atomic reply");
+    tn_ad_agg_init();
 }
 
 int tn_ad_am_start(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned flags)

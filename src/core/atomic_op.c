@@ -104,17 +104,29 @@ static TN_NOINLINE int op_failed(const char *call, const tn_amo_t *op, int st)
 static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ctx,
                       int mode, const tn_amo_t *op, tern_event_t *ev, unsigned flags)
 {
+    /* The am path combines the ops it counts in a context (nbi, and
+     * blocking ones returning early) into one message per target
+     * (atomic_agg.c); the others go alone, after this thread's batch to
+     * their target. Inside a handler nothing is queued: the Request path
+     * refuses (a handler must not send Requests). */
+    int combine = d->impl == TERN_AD_IMPL_AM && tn_ad_agg_on() && !tn_am_in_handler;
     if (mode == TERN_AD_NBI_) {
         struct tern_ctx_s *c = tn_ctx_get(ctx, call);
-        return c ? start(call, d, op, &c->rc, flags) : TERN_ERR_INVALID;
+        if (!c)
+            return TERN_ERR_INVALID;
+        return combine ? tn_ad_agg_put(call, op, &c->rc, flags)
+                       : start(call, d, op, &c->rc, flags);
     }
     if (mode == TERN_AD_NB_ && ev) {
+        int st = combine ? tn_ad_agg_before(call, op->rank, flags) : TERN_OK;
+        if (st != TERN_OK)
+            return st;
         tern_event_t e;
         tn_comp_t *rc = tn_event_new(&e);
         if (!rc)
             return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
         tn_comp_add(rc, -1); /* start counts its own part */
-        int st = start(call, d, op, rc, flags);
+        st = start(call, d, op, rc, flags);
         if (st != TERN_OK) {
             tn_event_drop(e);
             return st;
@@ -135,11 +147,17 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
         if (d->impl == TERN_AD_IMPL_NET
                 ? tn_ctx_early(cx, d->net, TN_XCAP_ORDER_AMO)
                 : tn_ctx_early(cx, tn_core_peer(op->rank)->msg, TN_XCAP_ORDER_MSG)) {
-            int st = start(call, d, op, &cx->rc, flags);
+            int st = combine ? tn_ad_agg_put(call, op, &cx->rc, flags)
+                             : start(call, d, op, &cx->rc, flags);
             if (st == TERN_OK)
                 tn_ctx_mark_early(cx);
             return st;
         }
+    }
+    if (combine) {
+        int st = tn_ad_agg_before(call, op->rank, flags);
+        if (st != TERN_OK)
+            return st;
     }
     tn_comp_t c;
     tn_comp_init(&c, 0);

@@ -307,6 +307,20 @@ extern TN_TLS_FAST _Thread_local int tn_am_in_handler;
                                 "which must not wait");                          \
     } while (0)
 
+/* Combined atomics waiting in batches (core/atomic_agg.c): how many
+ * batches of this process hold records, and their flush. wait 1: every
+ * thread's batches leave (a batch another thread is sending is waited
+ * for): syncs and waits, whose completion may count them; 0: those not
+ * busy elsewhere (progress when idle). Nothing inside a handler or inside
+ * a batch's own send. Cost when none is open: one load. */
+extern _Atomic int tn_ad_agg_open;
+void tn_ad_agg_flush(int wait);
+static inline void tn_ad_agg_kick(int wait)
+{
+    if (atomic_load_explicit(&tn_ad_agg_open, memory_order_relaxed))
+        tn_ad_agg_flush(wait);
+}
+
 /* Progress on every transport; returns completions handled
  * (core/progress.c). */
 int tn_core_progress(void);

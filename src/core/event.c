@@ -177,6 +177,7 @@ void tn_event_fini(void)
 
 int tn_comp_wait(tn_comp_t *c)
 {
+    tn_ad_agg_kick(1); /* c may count combined atomics still queued */
     if (!tn_comp_busy(c))
         return tn_comp_status(c);
     uint64_t iter = 0, t0 = tn_stats_on ? tn_time_ns() : 0;
@@ -380,6 +381,7 @@ static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
     struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
     if (!c)
         return rc ? rc : TERN_ERR_INVALID;
+    tn_ad_agg_kick(1);
     tn_core_progress();
     if (tn_comp_busy(&c->lc) || ((level & TERN_SYNC_REMOTE) && tn_comp_busy(&c->rc)))
         return TERN_INPROGRESS;
@@ -429,6 +431,7 @@ tern_status_t tern_ctx_destroy(tern_ctx_t ctx)
 int tn_ctx_complete_early(const char *call)
 {
     int first = TERN_OK;
+    tn_ad_agg_kick(1); /* a barrier sends what waits to be combined */
     if (atomic_load_explicit(&default_ctx.early, memory_order_relaxed))
         first = ctx_sync(&default_ctx, TERN_SYNC_REMOTE, call);
     if (!atomic_load_explicit(&tn_ctx_early_n, memory_order_relaxed))

@@ -353,6 +353,7 @@ tern_status_t tern_finalize(void)
     }
     release_all();
     tn_event_fini();
+    tn_ad_agg_fini();
     tn_stats_fini();
     tn_stats_on = 0;
     tn_trace_close();

@@ -26,7 +26,10 @@ static TN_ALWAYS_INLINE int progress(void)
         done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
     if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
         tn_coll_progress(); /* non-blocking barriers */
-    return done + tn_am_progress();
+    done += tn_am_progress();
+    if (!done) /* idle: combined atomics waiting here leave (atomics.md) */
+        tn_ad_agg_kick(0);
+    return done;
 }
 
 int tn_core_progress(void)
