@@ -48,3 +48,14 @@ tern_mp_test(NAME amo_fetch_order_am SOURCES amo_fetch_order.c RANKS 2 3
 tern_mp_test(NAME signal_order_none SOURCES signal.c RANKS 2 4 ENV TERN_ORDER=none)
 # A barrier completes what returned early on partial and none contexts.
 tern_mp_test(NAME barrier_early SOURCES barrier_early.c RANKS 1 2 4 ENV TERN_ORDER=none)
+# Combined atomics on the am path: nbi ops, early blocking adds, fences,
+# fetches, bad calls and a lone op that only a flush at a wait or at idle
+# progress sends, with sleeping targets; with batches of 4 ops, with the
+# progress thread, and with combining off.
+tern_mp_test(NAME amo_combine SOURCES amo_combine.c RANKS 1 2 3 4 TIMEOUT 120)
+tern_mp_test(NAME amo_combine_small SOURCES amo_combine.c RANKS 2 3
+  ENV TERN_AMO_COMBINE=128 TIMEOUT 120)
+tern_mp_test(NAME amo_combine_pt SOURCES amo_combine.c RANKS 2 4
+  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
+tern_mp_test(NAME amo_combine_off SOURCES amo_combine.c RANKS 2
+  ENV TERN_AMO_COMBINE=0 TIMEOUT 120)
