@@ -59,3 +59,6 @@ tern_mp_test(NAME amo_combine_pt SOURCES amo_combine.c RANKS 2 4
   ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
 tern_mp_test(NAME amo_combine_off SOURCES amo_combine.c RANKS 2
   ENV TERN_AMO_COMBINE=0 TIMEOUT 120)
+# Threads queueing on one shared context; one thread's quiet sends and
+# completes the others' queued ops.
+tern_mp_test(NAME amo_combine_mt SOURCES amo_combine_mt.c RANKS 1 2 3 TIMEOUT 120)
