@@ -25,7 +25,10 @@
  * an allocation or tern_am_register made from a handler returns
  * TERN_ERR_INVALID (tern_alloc: NULL), and a Reply never blocks (when
  * there is no room it is queued and sent by later progress). RMA to peers
- * on the node and non-blocking RMA are fine.
+ * on the node and non-blocking RMA are fine: non-blocking RMA to a
+ * network peer that cannot be issued at once (no descriptor) is queued,
+ * in order, and issued by later progress; its source must stay unchanged
+ * until its local completion, as always.
  *
  * Order: the Requests that one thread of a rank sends to another rank
  * are handled there in the order sent, one at a time (never two handlers

@@ -72,6 +72,10 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             "%s network receive buffers posted: doubled %llu times, halved %llu times\n",
             prefix, (unsigned long long)s->net_rx_grown,
             (unsigned long long)s->net_rx_shrunk);
+    fprintf(f,
+            "%s network, inside handlers: %llu RMA queued for later, %llu messages "
+            "held back\n",
+            prefix, (unsigned long long)s->net_deferred, (unsigned long long)s->net_held);
 }
 
 void tn_stats_fini(void)

@@ -120,6 +120,8 @@ int tn_core_rma_start(const tn_rma_t *d, const tn_xport_done_t *done, unsigned f
                     ? TN_REGION_STATIC
                     : TN_REGION_SEG; /* the segment, or core's control area */
     d = &op;
+    if (tn_unlikely(tn_am_in_handler)) /* must not wait: the transport queues */
+        flags |= TN_XPORT_FLAG_HANDLER;
     if (done->lc)
         tn_comp_add(done->lc, 1);
     if (done->rc)

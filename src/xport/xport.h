@@ -70,6 +70,11 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * reader polls memory (core/coll_sync.c): over tcp the acknowledgement and
  * the completion each cost the receiving process system calls. */
 #define TN_XPORT_FLAG_UNACKED 0x20000000u
+/* RMA started from inside an active-message handler, which must not wait:
+ * a transport that cannot issue it at once (no descriptor, its provider's
+ * queue full) queues it and issues it from a later poll, reporting into
+ * done's objects as usual; its polls made meanwhile run no handler. */
+#define TN_XPORT_FLAG_HANDLER 0x10000000u
 
 /* The region of a rank that a remote address is in: its segment mapping
  * (segment or control area), or its static region (the program's global

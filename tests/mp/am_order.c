@@ -8,7 +8,12 @@
  * credits and pack. Each handler checks that its message is the next one
  * of its sender, that no other handler of that sender is running, and its
  * payload. TEST_ORDER_POLLERS=k adds k threads per rank that only poll
- * (TERN_THREAD_MULTIPLE), so that handlers run on several threads. */
+ * (TERN_THREAD_MULTIPLE), so that handlers run on several threads.
+ * TEST_ORDER_PUTBACK=1: every eighth handler also puts to its sender
+ * (tern_put_nbi of 8 bytes, and every 64th of a few KiB, from inside the
+ * handler), which over the network needs a transmit descriptor while both
+ * ranks flood each other (with TERN_OFI_TX_DEPTH=4 they run out); the
+ * sender checks after a quiet and a barrier that every put landed. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -28,6 +33,15 @@ static _Atomic uint64_t *next_seq, *got;
 static _Atomic int *busy;
 static _Atomic long bad;
 static _Atomic int stop;
+static int putback;
+/* Put back by the handlers (TEST_ORDER_PUTBACK): per target rank t, word k
+ * is set by t's handler of this rank's message 8k+1 (its seq + 1), and
+ * every 64th of those also writes PB_BIG bytes into t's big slot. */
+enum { PB_BIG = 3000, PB_BIG_SLOTS = 8 };
+static uint64_t *echo;                             /* [n][count / 8 + 1] */
+static unsigned char *echo_big;                    /* [n][PB_BIG_SLOTS][PB_BIG] */
+static unsigned char pb_src[PB_BIG_SLOTS][PB_BIG]; /* constant once set */
+static uint64_t *pb_val; /* [count / 8 + 1]: 8k + 2, the sources of the words */
 
 static size_t area_bytes(void)
 {
@@ -109,8 +123,42 @@ static void on_seq(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t
         else
             check_bytes(src, seq, buf, len);
     }
+    if (putback && kind == 1) { /* RMA from a handler: must not wait */
+        uint64_t k = seq / 8;
+        size_t per = (size_t)(count / 8 + 1);
+        MP_OK(tern_put_nbi(src, tern_sym_addr(src, &echo[(size_t)me * per + k]),
+                           &pb_val[k], 8, 0));
+        if (k % 64 == 0) {
+            size_t slot = k / 64 % PB_BIG_SLOTS;
+            MP_OK(tern_put_nbi(
+                src,
+                tern_sym_addr(src,
+                              echo_big + ((size_t)me * PB_BIG_SLOTS + slot) * PB_BIG),
+                pb_src[slot], PB_BIG, 0));
+        }
+    }
     atomic_store(&busy[src], 0);
     atomic_fetch_add_explicit(&got[src], 1, memory_order_release);
+}
+
+/* After a quiet and a barrier: every put of the handlers at rank t (which
+ * received from this rank) landed. */
+static void check_putback(int t)
+{
+    size_t per = (size_t)(count / 8 + 1);
+    long missing = 0;
+    for (long k = 0; 8 * k + 1 < count; k++) {
+        uint64_t v = echo[(size_t)t * per + (size_t)k];
+        if (v != (uint64_t)(8 * k + 2) && missing++ < 3)
+            fprintf(stderr, "rank %d: put back by rank %d for message %ld: %llu\n", me, t,
+                    8 * k + 1, (unsigned long long)v);
+    }
+    MP_CHECK(missing == 0, "%ld puts back from rank %d missing or wrong", missing, t);
+    long big = (count - 2) / 64 + 1; /* k multiples of 64 with 8k+1 < count */
+    for (size_t slot = 0; slot < PB_BIG_SLOTS && (long)slot < big; slot++)
+        MP_CHECK(memcmp(echo_big + ((size_t)t * PB_BIG_SLOTS + slot) * PB_BIG,
+                        pb_src[slot], PB_BIG) == 0,
+                 "a big put back from rank %d differs (slot %zu)", t, slot);
 }
 
 static void send_one(int to, uint64_t seq, unsigned char *buf)
@@ -158,6 +206,7 @@ static void *poller(void *arg)
         MP_OK(tern_poll());
         sched_yield(); /* the node is oversubscribed: let the senders run */
     }
+    MP_OK(tern_quiet()); /* the puts of handlers that ran on this thread */
     return NULL;
 }
 
@@ -183,6 +232,24 @@ int main(int argc, char **argv)
     busy = calloc((size_t)n, sizeof(*busy));
     unsigned char *buf = malloc(big_len);
     MP_CHECK(next_seq && got && busy && buf, "calloc");
+    const char *pbe = getenv("TEST_ORDER_PUTBACK");
+    putback = pbe && atoi(pbe);
+    if (putback) {
+        MP_CHECK(!getenv("TERN_PROGRESS_THREAD") ||
+                     atoi(getenv("TERN_PROGRESS_THREAD")) == 0,
+                 "TEST_ORDER_PUTBACK needs handlers on threads that quiet");
+        MP_OK(tern_alloc_sym((size_t)n * (size_t)(count / 8 + 1) * 8, (void **)&echo));
+        MP_OK(tern_alloc_sym((size_t)n * PB_BIG_SLOTS * PB_BIG, (void **)&echo_big));
+        memset(echo, 0, (size_t)n * (size_t)(count / 8 + 1) * 8);
+        memset(echo_big, 0, (size_t)n * PB_BIG_SLOTS * PB_BIG);
+        pb_val = malloc((size_t)(count / 8 + 1) * sizeof(*pb_val));
+        MP_CHECK(pb_val, "malloc");
+        for (long k = 0; k <= count / 8; k++)
+            pb_val[k] = (uint64_t)(8 * k + 2);
+        for (size_t s = 0; s < PB_BIG_SLOTS; s++)
+            for (size_t i = 0; i < PB_BIG; i++)
+                pb_src[s][i] = (unsigned char)(s * 31 + i * 7 + 1);
+    }
     MP_OK(tern_am_register(H_SEQ, on_seq, "sequence"));
     MP_OK(tern_barrier());
     pthread_t th[8];
@@ -207,7 +274,14 @@ int main(int argc, char **argv)
     atomic_store(&stop, 1);
     for (int i = 0; i < pollers; i++)
         pthread_join(th[i], NULL);
+    if (putback)
+        MP_OK(tern_quiet()); /* the puts of handlers that ran on this thread */
     MP_OK(tern_barrier());
+    if (putback) {
+        check_putback(right);
+        if (two)
+            check_putback(left);
+    }
     long nbad = atomic_load(&bad);
     MP_CHECK(nbad == 0, "%ld messages out of order, overlapping or damaged", nbad);
     uint64_t next = atomic_load(&next_seq[left]);

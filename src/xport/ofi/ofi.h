@@ -15,6 +15,7 @@
 
 typedef struct tn_ofi_op tn_ofi_op_t;
 typedef struct tn_ofi_buf tn_ofi_buf_t;
+typedef struct tn_ofi_defer tn_ofi_defer_t;
 
 /* What every completion's context points to: the provider's per-operation
  * space, then what kind of descriptor it is (an RMA operation of
@@ -158,6 +159,14 @@ typedef struct tn_ofi {
      * first (owned by the reading thread). */
     _Atomic int cq_busy;
     tn_ofi_buf_t *rx_later, **rx_later_tail;
+    /* RMA from handlers that could not be issued at once (ofi_defer.c):
+     * a queue under lock (appended at the tail; the head is issued by the
+     * thread holding defer_busy), ndefer queued, defer_peak the most at
+     * once (logged at close, TERN_VERBOSE=2). */
+    tn_ofi_defer_t *defer_head, **defer_tail;
+    _Atomic long ndefer;
+    _Atomic int defer_busy;
+    long defer_peak;
     int closing;
     _Atomic(tn_xport_recv_fn) recv_fn;
     void *recv_arg;
@@ -276,6 +285,33 @@ tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags);
 void tn_ofi_op_give(tn_ofi_t *o, tn_ofi_op_t *op);
 /* TERN_TEST_FAULT: 1 when the count-th event of this kind must fail. */
 int tn_ofi_fault_now(_Atomic long *count, long every);
+
+/* One fragment of a read or write (ofi_rma.c): TERN_OK, TERN_ERR_AGAIN
+ * (IMMEDIATE: nothing issued), or an error (logged; nothing issued). */
+int tn_ofi_issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
+                 uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags);
+
+/* RMA from handlers (ofi_defer.c, docs/design/active-messages.md, "RMA
+ * from handlers"). tn_ofi_rma calls tn_ofi_defer_rma for an operation
+ * from a handler (TN_XPORT_FLAG_HANDLER), or for any while some are
+ * queued. From a handler: issued at once where a descriptor and the
+ * provider take it, else queued (TERN_OK either way; TERN_ERR_AGAIN only
+ * under IMMEDIATE with nothing issued; an error with nothing issued). From
+ * elsewhere: waits until the queue is issued (TERN_ERR_AGAIN under
+ * IMMEDIATE if one poll did not do it), then TN_OFI_DEFER_GO_ON: the
+ * caller issues it the usual way. */
+#define TN_OFI_DEFER_GO_ON 1
+int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *done,
+                     unsigned flags);
+/* Issues what is queued, in order, up to the first refusal (never
+ * waits, runs no handler; one thread at a time): how many went. */
+int tn_ofi_defer_issue(tn_ofi_t *o);
+/* Ends what is still queued with an error (at close). */
+void tn_ofi_defer_fini(tn_ofi_t *o);
+/* Set while this thread issues RMA that must not wait: tn_ofi_poll then
+ * only reads completions, holding received messages back (no handler
+ * runs). */
+extern _Thread_local int tn_ofi_no_handlers;
 
 /* RMA entry point (ops table) and progress; see xport.h. */
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,

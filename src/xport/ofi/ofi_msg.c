@@ -728,6 +728,7 @@ void tn_ofi_msg_completed(tn_ofi_t *o, tn_ofi_ctx_t *ctx, int status, int hold)
     }
     if (tn_unlikely(hold)) { /* behind those held before */
         tn_trace("ofi: a message received inside a handler waits its turn");
+        TN_STAT_ADD(net_held, 1);
         b->next = NULL;
         *o->rx_later_tail = b;
         o->rx_later_tail = &b->next;

@@ -374,6 +374,31 @@ static TN_NOINLINE int cq_take_slow(tn_ofi_t *o)
     return 0;
 }
 
+/* Completions read without handing received messages over (held in
+ * rx_later, handed over by the next full poll before anything newer):
+ * the poll of the thread already reading the queue (from a handler), or
+ * of RMA that must not wait (tn_ofi_no_handlers), which takes the queue
+ * only if no other thread reads it. Flush reads and queued RMA are issued
+ * here too: a handler's puts wait for them, and they need no handler. */
+static TN_NOINLINE int poll_reap(tn_ofi_t *o)
+{
+    int done = 0;
+    if (cq_reader == o) {
+        done = poll_cq(o, 1);
+    } else if (!atomic_load_explicit(&o->cq_busy, memory_order_relaxed) &&
+               !atomic_exchange_explicit(&o->cq_busy, 1, memory_order_acquire)) {
+        cq_reader = o;
+        done = poll_cq(o, 1);
+        cq_reader = NULL;
+        atomic_store_explicit(&o->cq_busy, 0, memory_order_release);
+    }
+    if (atomic_load_explicit(&o->flush_due, memory_order_relaxed))
+        flush_issue(o);
+    if (atomic_load_explicit(&o->ndefer, memory_order_relaxed))
+        done += tn_ofi_defer_issue(o);
+    return done;
+}
+
 /* One thread at a time reads the completion queue and handles what it
  * brings, so that the messages of one peer are handed to core (its
  * handlers run) one at a time and in the order the provider delivered
@@ -381,28 +406,32 @@ static TN_NOINLINE int cq_take_slow(tn_ofi_t *o)
  * progress thread). A poller that finds another at work waits a bounded
  * while for its turn, then returns 0 (that one handles every completion,
  * this thread's too). A poll made again by the reading thread (from a
- * handler: an RMA call waiting for a descriptor) reads completions but
- * holds received messages back, handed over after the earlier ones. Cost:
- * one exchange per poll. */
+ * handler) or by RMA that must not wait holds received messages back
+ * (poll_reap). Cost: one exchange per poll. */
 int tn_ofi_poll(tn_xport_t *x)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
     if (o->msg_max)
         tn_ofi_msg_poll(o);
-    if (tn_unlikely(cq_reader == o))
-        return poll_cq(o, 1);
+    if (tn_unlikely(cq_reader == o || tn_ofi_no_handlers))
+        return poll_reap(o);
     if (tn_unlikely(atomic_load_explicit(&o->cq_busy, memory_order_relaxed) ||
                     atomic_exchange_explicit(&o->cq_busy, 1, memory_order_acquire)) &&
         !cq_take_slow(o))
         return 0;
     cq_reader = o;
-    int done = poll_cq(o, 0);
+    int done = 0;
+    if (tn_unlikely(o->rx_later != NULL)) /* held outside a poll: they came first */
+        done += tn_ofi_msg_rx_later(o);
+    done += poll_cq(o, 0);
     if (tn_unlikely(o->rx_later != NULL))
         done += tn_ofi_msg_rx_later(o);
     cq_reader = NULL;
     atomic_store_explicit(&o->cq_busy, 0, memory_order_release);
     if (atomic_load_explicit(&o->flush_due, memory_order_relaxed))
         flush_issue(o);
+    if (tn_unlikely(atomic_load_explicit(&o->ndefer, memory_order_relaxed)))
+        done += tn_ofi_defer_issue(o);
     return done;
 }
 
@@ -583,10 +612,22 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op)
     }
 }
 
+int tn_ofi_issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
+                 uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
+{
+    return issue(o, is_get, rank, local, raddr, key, len, lc, rc, flags);
+}
+
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
+    if (tn_unlikely((flags & TN_XPORT_FLAG_HANDLER) ||
+                    atomic_load_explicit(&o->ndefer, memory_order_relaxed))) {
+        int st = tn_ofi_defer_rma(o, op, done, flags); /* ofi_defer.c */
+        if (st != TN_OFI_DEFER_GO_ON)
+            return st;
+    }
     int is_get = op->kind == TN_RMA_GET;
     tn_comp_t *lc = done->lc, *rc = done->rc;
     if ((flags & TN_XPORT_FLAG_UNACKED) && !is_get && !lc && !rc && op->n &&

@@ -441,6 +441,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     pthread_mutex_init(&o->lock, NULL);
     pthread_mutex_init(&o->addr_lock, NULL);
     o->tx_queue_tail = &o->tx_queue;
+    o->defer_tail = &o->defer_head;
     int rc = parse_fault(opts->fault, &o->fault);
     size_t rss0 = tn_mem_rss_anon(); /* the provider's opening */
     if (rc == TERN_OK)
@@ -493,11 +494,12 @@ void tn_ofi_destroy(tn_ofi_t *o)
         return;
     /* Drain what is still in flight so no completion targets freed memory,
      * and send what still waits (packed messages wait for a credit). */
-    for (int spins = 0;
-         o->cq && spins < 1000000 &&
-         (o->inflight > 0 || atomic_load(&o->npacking) || atomic_load(&o->tx_queued));
+    for (int spins = 0; o->cq && spins < 1000000 &&
+                        (o->inflight > 0 || atomic_load(&o->npacking) ||
+                         atomic_load(&o->tx_queued) || atomic_load(&o->ndefer));
          spins++)
         tn_ofi_poll(&o->base);
+    tn_ofi_defer_fini(o); /* what is still queued ends with an error */
     o->closing = 1;
     if (o->ep)
         fi_close(&o->ep->fid);
