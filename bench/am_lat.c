@@ -82,8 +82,12 @@ static void on_rep(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t
     ctx.replies++;
 }
 
-/* Rank 0 sends a Request and polls until its Reply has run, ops times;
- * the peer polls until it has handled ops Requests; others idle. */
+/* Rank 0 sends a Request and waits until its Reply has run, ops times;
+ * the peer waits until it has handled ops Requests; others idle. Both wait
+ * as a client would, in tern_wait_until_u64 on the count their handler
+ * raises (it runs handlers and pauses between empty polls, as the raw
+ * ping-pong's spin pauses between reads of its flag), not in a loop of
+ * back-to-back tern_poll calls. */
 static uint64_t am_loop(void *arg, long ops)
 {
     am_ctx_t *c = arg;
@@ -92,8 +96,7 @@ static uint64_t am_loop(void *arg, long ops)
     uint64_t t0 = tb_now_ns();
     if (c->me != 0) {
         c->handled_target += (uint64_t)ops;
-        while (c->handled < c->handled_target)
-            c->rc |= tern_poll();
+        c->rc |= tern_wait_until_u64(&c->handled, TERN_CMP_GE, c->handled_target);
         return tb_now_ns() - t0;
     }
     tern_am_arg_t a = (tern_am_arg_t)c->kind;
@@ -120,8 +123,7 @@ static uint64_t am_loop(void *arg, long ops)
             c->rc |= tern_am_request_medium(c->peer, H_REQ, c->src, c->n, &a, 1, 0);
             break;
         }
-        while (c->replies < want)
-            c->rc |= tern_poll();
+        c->rc |= tern_wait_until_u64(&c->replies, TERN_CMP_GE, want);
         TB_COMPILER_BARRIER();
     }
     return tb_now_ns() - t0;

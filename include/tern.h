@@ -451,8 +451,11 @@ TERN_API tern_status_t tern_barrier(void);
 enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP_LE };
 
 /* Wait until *addr (a location in this rank's segment, normally written by
- * peers' puts) compares true against value; polls and yields as the wait
- * mode says. Returns TERN_OK or TERN_ERR_INVALID. */
+ * peers' puts, or any 8-byte-aligned word of this process that a handler
+ * of this rank sets) compares true against value; polls and yields as the
+ * wait mode says: once a handler is registered every check runs handlers
+ * and a check that found nothing to do pauses the CPU, so it is the way to
+ * wait for a Reply (see tern/am.h). Returns TERN_OK or TERN_ERR_INVALID. */
 TERN_API tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp,
                                            uint64_t value);
 

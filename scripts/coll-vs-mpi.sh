@@ -5,7 +5,9 @@
 # eager ring off (TERN_COLL_EAGER=0, the algorithms before it) and on; with
 # COLL_BEFORE=DIR, with DIR's build (DIR/build/bench/tern-bench-mpi, an
 # earlier commit's tree) and this one's instead, job after job in one run.
-#   [COLL_BEFORE=DIR] [COLL_CONFIGS="shm net mixed"] \
+# COLL_EAGER_OFF=no skips the TERN_COLL_EAGER=0 jobs (one job per row).
+# COLL_RANKS lists the job sizes (default "2 4"; mixed needs 4 or more).
+#   [COLL_BEFORE=DIR] [COLL_CONFIGS="shm net mixed"] [COLL_RANKS="2 4 8"] \
 #   scripts/coll-vs-mpi.sh [--sizes 8,1K,4K] [more tern-bench options]
 # MPI: shm uses its shared-memory BTL; net uses TCP only (pml ob1, btl
 # tcp,self), as Tern with TERN_SHM=off; mixed simulates 2 nodes for Tern
@@ -33,7 +35,7 @@ run() { # cfg n eager bench-binary label
     grep -v '^#'
 }
 now=build/bench/tern-bench-mpi
-for n in 2 4; do
+for n in ${COLL_RANKS:-2 4}; do
   for cfg in $configs; do
     [ "$cfg" = mixed ] && [ "$n" -lt 4 ] && continue # 1 rank per node: as net
     if [ "$cfg" = shm ]; then
@@ -42,7 +44,7 @@ for n in 2 4; do
       run "$cfg" "$n" "" "$COLL_BEFORE/build/bench/tern-bench-mpi" ", before" "$@"
       run "$cfg" "$n" "" "$now" ", after" "$@"
     else
-      run "$cfg" "$n" 0 "$now" "" "$@"
+      [ "$COLL_EAGER_OFF" != no ] && run "$cfg" "$n" 0 "$now" "" "$@"
       run "$cfg" "$n" "" "$now" "" "$@"
     fi
   done

@@ -16,7 +16,12 @@
  * calling thread, and on the progress thread when TERN_PROGRESS_THREAD=1.
  * With TERN_THREAD_MULTIPLE, handlers of messages from different senders
  * may run at once on different threads; those of one sender run one at a
- * time. A handler must not wait: a Request, a waiting call, tern_poll,
+ * time. To wait for a Reply (or any message), wait on a word its handler
+ * sets with tern_wait_until_u64, which runs handlers and pauses the CPU
+ * between checks that found nothing; a loop of tern_poll calls without a
+ * pause asks for the line the sender is writing again and again (on
+ * shared memory, measured: Medium 1 KiB about 10% slower per message). A
+ * handler must not wait: a Request, a waiting call, tern_poll,
  * an allocation or tern_am_register made from a handler returns
  * TERN_ERR_INVALID (tern_alloc: NULL), and a Reply never blocks (when
  * there is no room it is queued and sent by later progress). RMA to peers

@@ -106,7 +106,11 @@
       "(members to their leader through shared memory, leaders exchange "                \
       "their node's partial, the result back through shared memory), where "             \
       "its regions fit the eager ring; above (up to TERN_COLL_TREE_MAX), "               \
-      "recursive doubling between all members. 0: never.")                               \
+      "recursive doubling between all members. Also the largest all-to-all "             \
+      "result per member (members x block bytes) of a team with 2 or more "              \
+      "members on some node that goes through one leader per node (one "                 \
+      "message per pair of nodes), where it takes at most half the ring; "               \
+      "above, every member sends every block. 0: never.")                                \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "32K", NULL, 0,                         \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
       "in the eager ring, where its log2(n) regions fit (else a binomial tree "          \

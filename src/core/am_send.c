@@ -509,7 +509,12 @@ typedef struct am_sd_state {
 } am_sd_state_t;
 _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
                "tern_am_sd_t holds the prepared state");
+/* SD_MAGIC: prepared by the general path, every field set. SD_FAST + 0
+ * (Request) or + 1 (Reply): prepared by fast_prepare in a direct queue,
+ * which leaves out what the magic says (is_reply, deferred NULL, m.cap);
+ * Commit's general path fills them in (sd_general). */
 #define SD_MAGIC 0x53445052u
+#define SD_FAST  0x53444600u
 
 /* Prepare by the fast path (a peer with a direct queue, every check
  * passed, room in the ring): 0 when done, 1 for the general path. The
@@ -534,13 +539,11 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     if (tn_unlikely(!r))
         return 1;
     am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
-    st->magic = SD_MAGIC;
+    st->magic = SD_FAST + (unsigned)is_reply;
     st->rank = rank;
     st->nargs = nargs;
-    st->is_reply = is_reply;
     st->granted = granted;
     st->client_buf = client_buf;
-    st->deferred = NULL;
     st->token = token;
     /* The header's place, the payload's, and (the shm transport's commit
      * takes it too) the bytes in the slot: all, the header's, or none. */
@@ -548,7 +551,6 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     st->payload = layout == AM_IN_SLOT ? r->bytes + head
                   : layout == AM_SPLIT ? data
                                        : data + head;
-    st->m.cap = head + granted;
     st->m.slot = q;
     st->m.aux = layout == AM_IN_SLOT ? UINT64_MAX : layout == AM_SPLIT ? head : 0;
     sd->buf = client_buf ? (void *)client_buf : st->payload;
@@ -556,19 +558,20 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     return 0;
 }
 
-/* Commit by the fast path, for a message prepared in a direct queue (by
- * either Prepare) with every check passed: the payload is in place (or
- * copied from the client's buffer), header and arguments are written
- * last, then published. 0 when sent, 1 for the general path. */
-static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int internal,
-                                        size_t len, const tern_am_arg_t *args)
+/* Commit by the fast path, for a message fast_prepare reserved in a direct
+ * queue (st->magic SD_FAST + is_reply, checked by the caller), with every
+ * check passed: the payload is in place (or copied from the client's
+ * buffer), header and arguments are written last, then published. 0 when
+ * sent, 1 for the general path. */
+static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int handler,
+                                        int internal, size_t len,
+                                        const tern_am_arg_t *args)
 {
     int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     tn_msgq_t *q = st->m.slot;
     if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
-              (st->nargs == 0 || args != NULL) & (st->deferred == NULL) &&
-          q && tn_core_span_peer(st->rank) && q == tn_core_span_peer(st->rank)->msgq &&
+              (st->nargs == 0 || args != NULL) &&
           atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
         return 1;
     st->magic = 0;
@@ -578,7 +581,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     if (st->client_buf && len)
         memcpy(st->payload, st->client_buf, len);
     h->handler = (uint16_t)handler;
-    h->kind = (uint8_t)(TN_AM_MEDIUM | (st->is_reply ? TN_AM_REPLY : 0));
+    h->kind = (uint8_t)(TN_AM_MEDIUM | (is_reply ? TN_AM_REPLY : 0));
     h->nargs = (uint8_t)nargs;
     h->len = (uint32_t)len;
     h->dest = 0;
@@ -593,9 +596,22 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int handler, int inte
     tn_msgq_publish(q, &q->slots[q->seq & q->smask], n, inl);
     if (n > inl && len < TN_MSGQ_REUSE_MIN) /* as fast_send */
         tn_msgq_prefetch_next(q, next, len);
-    if (st->is_reply)
+    if (is_reply)
         st->token->replied = 1;
     return 0;
+}
+
+/* A fast Prepare's state completed into the general path's (for a Commit
+ * the fast path refused: it says what is wrong, or sends a void message
+ * to give the room back). */
+static void sd_general(am_sd_state_t *st)
+{
+    if ((st->magic & ~1u) != SD_FAST)
+        return;
+    st->is_reply = (int)(st->magic & 1u);
+    st->deferred = NULL;
+    st->m.cap = tn_am_head_bytes(st->nargs) + st->granted;
+    st->magic = SD_MAGIC;
 }
 
 static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t max_len,
@@ -651,6 +667,8 @@ static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
 {
     TN_CHECK_INIT(call);
     am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    if (st)
+        sd_general(st);
     if (!st || st->magic != SD_MAGIC || st->is_reply != is_reply)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "no %s prepared in sd (or committed already)",
@@ -712,15 +730,16 @@ int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_
     return prepare(&s, client_buf, min_len, max_len, NULL, sd);
 }
 
-/* A Commit's fast path: sd holds a Prepare of this kind (is_reply). */
+/* A Commit's fast path: sd holds a fast Prepare of this kind (is_reply).
+ * A general Prepare's message (one that waited for room) is committed by
+ * the general path. */
 static TN_ALWAYS_INLINE int fast_commit_sd(tern_am_sd_t *sd, int is_reply, int handler,
                                            int internal, size_t len,
                                            const tern_am_arg_t *args)
 {
     am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
-    return !(st && st->magic == SD_MAGIC && st->is_reply == is_reply &&
-             tn_core.initialized) ||
-           fast_commit(st, handler, internal, len, args);
+    return !(st && st->magic == SD_FAST + (unsigned)is_reply && tn_core.initialized) ||
+           fast_commit(st, is_reply, handler, internal, len, args);
 }
 
 int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,

@@ -20,6 +20,7 @@
 typedef struct pipe_kid {
     int member;   /* team rank */
     int entered;  /* its flag said its dest is free */
+    int ordered;  /* chunk flags by ordered unacknowledged writes */
     uint32_t put; /* chunks whose put was started */
     uint32_t ack; /* chunks remotely complete and announced, in order */
     tern_event_t ev[TN_PIPE_WINDOW];
@@ -51,15 +52,21 @@ uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t nch, i
 }
 
 /* Starts the puts that kid k may take (chunks this member holds, up to the
- * window) and announces the ones that completed, in order: flag value
- * base + i tells the kid that chunks 1..i are in its dest, whatever order
- * the messages arrive in. Returns whether anything moved. */
+ * window) and announces them: flag value base + i tells the kid that
+ * chunks 1..i are in its dest. Where the transport keeps puts in order and
+ * takes unacknowledged writes (k->ordered), the flag is such a write right
+ * behind the chunk's put, into the flag's second word: no round trip
+ * before the kid may forward the chunk, and no message whose completion
+ * costs the kid the provider's signal. Otherwise it is raised, in order,
+ * once the puts are remotely complete. Either way this member leaves only
+ * after every put completed remotely, so a later collective's flag cannot
+ * overtake this one's data. Returns whether anything moved. */
 static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nbytes,
                 size_t chunk, uint32_t base, uint32_t have)
 {
     int moved = 0, g = t->ranks[k->member];
     if (!k->entered) {
-        if (!tn_coll_flag_steps(t, k->member, base, 1, 0))
+        if (!tn_coll_flag_steps(t, k->member, base, 1, 1))
             return 0;
         k->entered = moved = 1;
     }
@@ -70,6 +77,8 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
                          &k->ev[k->put % TN_PIPE_WINDOW], 0),
              "a chunk's put");
         k->put++;
+        if (k->ordered)
+            tn_coll_signal_ordered(t, k->member, base + k->put);
         moved = 1;
     }
     uint32_t acked = k->ack;
@@ -80,7 +89,7 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
         must(rc, "a chunk's put");
         k->ack++;
     }
-    if (k->ack != acked) {
+    if (k->ack != acked && !k->ordered) {
         tn_coll_signal(t, k->member, base + k->ack);
         moved = 1;
     }
@@ -122,15 +131,22 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
             if (rel + k < n)
                 kids[nk++] = (pipe_kid_t){.member = t->order[rel + k]};
     }
+    for (int i = 0; i < nk; i++)
+        kids[i].ordered = tn_coll_can_order(t, kids[i].member);
+    /* The parent's choice for its flags to this member (the same transport
+     * both ways): only then may they be read from the second word. */
+    int from_ordered = parent >= 0 && tn_coll_can_order(t, parent);
     char *d = dest;
     char *from = rel ? d : (char *)(uintptr_t)src;
     uint32_t have = rel ? 0 : nch, copied = rel || dest == src ? nch : 0;
-    if (parent >= 0)
-        tn_coll_signal(t, parent, base + 1); /* my dest is free */
+    /* My dest is free. An unacknowledged write where it can be (read in
+     * either word: no later value of this member's comes before it). */
+    if (parent >= 0 && !tn_coll_signal_ordered(t, parent, base + 1))
+        tn_coll_signal(t, parent, base + 1);
     for (uint64_t iter = 0;;) {
         int moved = 0;
         if (have < nch) {
-            uint32_t h = tn_coll_flag_steps(t, parent, base, nch, 0);
+            uint32_t h = tn_coll_flag_steps(t, parent, base, nch, from_ordered);
             moved = h != have;
             have = h;
         }

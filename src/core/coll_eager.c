@@ -144,6 +144,12 @@ static int shares_nodes(const tn_cteam_t *t)
     return 0;
 }
 
+/* Node of the member at position p of t->bynode. */
+static int node_at(const tn_cteam_t *t, int p)
+{
+    return tn_core_info(t->ranks[t->bynode[p]])->node;
+}
+
 /* Bruck's allgather: position p of a member's entry holds the block of
  * member rank + p. In the round of distance d (1, 2, 4, ...) each member
  * sends its first min(d, n - d) blocks, which it holds after the earlier
@@ -176,6 +182,112 @@ int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nb
     return 1;
 }
 
+/* All-to-all with one leader per node, for a team with several members on
+ * some node (a mixed job): every member copies its blocks through the
+ * mapping into its node leader's claim and raises the leader's flag; the
+ * leader sends each other leader, in one message, the blocks of its
+ * node's members for that node's members (the only network traffic: one
+ * message per pair of nodes instead of one per pair of members), raises
+ * its members' flags once every other leader's message is in, and each
+ * member copies its blocks out of the leader's claim through the mapping.
+ * Positions are t->bynode's (each node's members together); node A holds
+ * positions [a_A, a_A + m_A). The claim is an inbox then an outbox of
+ * most x n blocks each (most: the largest node's members): the inbox of
+ * node B's leader holds, from source node A at block a_A m_B, m_B rows
+ * (its members) of m_A blocks (A's members); the outbox of A's leader
+ * holds for node B, at block a_B m_A, the same rows as B's inbox expects
+ * from A, so a leader sends one contiguous region. Taken up to
+ * TERN_COLL_LEADER_MAX bytes of result per member where the claim takes
+ * at most half the ring; returns 0 (not taken) otherwise. As in leader_fcollect, a member
+ * reads its leader's claim after the leader may have left the call: those
+ * bytes are reused only after a team barrier, which it enters after. */
+static int leader_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb)
+{
+    int n = t->size, me = t->rank, mp = 0, most = 0;
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && node_at(t, b) == node_at(t, a))
+            b++;
+        most = b - a > most ? b - a : most;
+        a = b;
+    }
+    /* Up to half the ring: a claim of the whole ring would cost a team
+     * barrier per call (mixed, 4 ranks, 2 KiB blocks: 68 us against 48 for
+     * the direct exchange). */
+    size_t half = (size_t)most * (size_t)n * nb;
+    if ((size_t)n * nb > (size_t)tn_cfg.coll_leader_max ||
+        4 * half > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0;
+    char *e = claim(t, 2 * half);
+    uint32_t seq = ++t->seq;
+    while (t->bynode[mp] != me)
+        mp++;
+    int lo = mp, hi = mp + 1;
+    while (lo > 0 && node_at(t, lo - 1) == node_at(t, mp))
+        lo--;
+    while (hi < n && node_at(t, hi) == node_at(t, mp))
+        hi++;
+    int ma = hi - lo, s = mp - lo, leader = t->bynode[lo];
+    char *le = e; /* the leader's claim, through the mapping */
+    if (me != leader) {
+        int g = t->ranks[leader];
+        le = tern_ptr(g, tern_sym_addr(g, e));
+    }
+    /* My block for each member, into the leader's inbox (my node) or outbox. */
+    for (int b0 = 0; b0 < n;) {
+        int b1 = b0 + 1;
+        while (b1 < n && node_at(t, b1) == node_at(t, b0))
+            b1++;
+        char *to = b0 == lo ? le + (size_t)lo * (size_t)ma * nb
+                            : le + half + (size_t)b0 * (size_t)ma * nb;
+        for (int i = 0; i < b1 - b0; i++)
+            memcpy(to + ((size_t)i * (size_t)ma + (size_t)s) * nb,
+                   (const char *)src + (size_t)t->bynode[b0 + i] * nb, nb);
+        b0 = b1;
+    }
+    if (me != leader) {
+        tn_coll_signal(t, leader, seq); /* my blocks are in */
+        tn_coll_wait(t, leader, seq);   /* everything is in its inbox */
+    } else {
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_wait(t, t->bynode[p], seq);
+        for (int b0 = 0; b0 < n;) { /* node B's rows to its leader */
+            int b1 = b0 + 1;
+            while (b1 < n && node_at(t, b1) == node_at(t, b0))
+                b1++;
+            size_t mb = (size_t)(b1 - b0);
+            if (b0 != lo)
+                tn_coll_put_flag(t, t->bynode[b0], e + (size_t)lo * mb * nb,
+                                 e + half + (size_t)b0 * (size_t)ma * nb,
+                                 mb * (size_t)ma * nb, seq);
+            b0 = b1;
+        }
+        for (int b0 = 0; b0 < n;) {
+            int b1 = b0 + 1;
+            while (b1 < n && node_at(t, b1) == node_at(t, b0))
+                b1++;
+            if (b0 != lo)
+                tn_coll_wait(t, t->bynode[b0], seq);
+            b0 = b1;
+        }
+        for (int p = lo + 1; p < hi; p++)
+            tn_coll_signal(t, t->bynode[p], seq);
+    }
+    /* My row of each source node's region of the inbox. */
+    for (int a0 = 0; a0 < n;) {
+        int a1 = a0 + 1;
+        while (a1 < n && node_at(t, a1) == node_at(t, a0))
+            a1++;
+        size_t mA = (size_t)(a1 - a0);
+        const char *row = le + ((size_t)a0 * (size_t)ma + (size_t)s * mA) * nb;
+        for (int q = a0; q < a1; q++)
+            memcpy((char *)dest + (size_t)t->bynode[q] * nb, row + (size_t)(q - a0) * nb,
+                   nb);
+        a0 = a1;
+    }
+    return 1;
+}
+
 /* Direct: each member sends block j of its src to position rank of member
  * j's entry, all at once (n - 1 messages, one network latency), then
  * copies the blocks out as their flags arrive. */
@@ -184,6 +296,8 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
     int n = t->size, me = t->rank;
     if (!t->ring || nbytes * (size_t)n > tn_teams.eager)
         return 0;
+    if (shares_nodes(t) && leader_alltoall(t, dest, src, nbytes))
+        return 1;
     char *e = claim(t, nbytes * (size_t)n);
     uint32_t seq = ++t->seq;
     const char *s = src;
@@ -200,12 +314,6 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
         memcpy(d + (size_t)j * nbytes, e + (size_t)j * nbytes, nbytes);
     }
     return 1;
-}
-
-/* Node of the member at position p of t->bynode. */
-static int node_at(const tn_cteam_t *t, int p)
-{
-    return tn_core_info(t->ranks[t->bynode[p]])->node;
 }
 
 /* Allreduce with one leader per node, for a team with 3 or more members

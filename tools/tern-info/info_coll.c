@@ -1,4 +1,4 @@
-/* tern-info: which broadcast and small-allreduce algorithm a team takes
+/* tern-info: which broadcast, allreduce and all-to-all algorithm a team takes
  * by size, with the thresholds the current TERN_COLL_* variables give
  * (docs/design/collectives.md). */
 #include <stdio.h>
@@ -67,4 +67,14 @@ void ti_print_coll(FILE *out)
         "next member's dest and forwarded as they arrive; on one node above %d B a "
         "reduce-scatter in place\n",
         tn_cfg.coll_ring_piece ? piece : "1/n of the data", TN_COLL_FAST);
+    char ea[32];
+    tn_cfg_format_size(e, ea, sizeof(ea));
+    fprintf(out,
+            "  alltoall       across nodes, result per member up to %s through one "
+            "leader per node for teams with 2 or more members on a node, where it takes "
+            "half the ring (TERN_COLL_LEADER_MAX); else up to %s eager, every block "
+            "with its flag into its member's ring; above, one barrier and every block "
+            "up to %s pushed into its dest, larger blocks read by gets between two "
+            "barriers\n",
+            leader, ea, medium);
 }
