@@ -59,6 +59,14 @@ __attribute__((noinline)) void loop_ctx_quiet(tern_ctx_t ctx)
     }
 }
 
+__attribute__((noinline)) void loop_nbi_sync(void)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_nbi_sync(TERN_SYNC_REMOTE);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
 __attribute__((noinline)) void loop_fence(tern_ctx_t ctx)
 {
     for (int i = 0; i < ITERS; i++) {
@@ -82,6 +90,7 @@ int main(int argc, char **argv)
     if (tern_ctx_create(0, &ctx) != TERN_OK)
         return 1;
     loop_quiet();
+    loop_nbi_sync();
     loop_ctx_quiet(ctx);
     loop_fence(ctx);
     tern_ctx_destroy(ctx);

@@ -51,7 +51,9 @@
       "How TERN_SHM_TOPO=auto gets its thresholds: auto reuses this "                    \
       "machine's cached measurement and measures (under a second, once, on "             \
       "one rank per node) when there is none; always measures at every "                 \
-      "start; never estimates them from the cache sizes hwloc reports.")                 \
+      "start; never estimates them from the cache sizes hwloc reports. A "               \
+      "measurement that looks busy is not used (the estimate is; tern-info "             \
+      "--copy says why).")                                                               \
     X(shm_calib_dir, "TERN_SHM_CALIB_DIR", STRING, "", NULL, 0,                          \
       "Directory of the copy calibration cache; empty: "                                 \
       "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: "            \

@@ -60,6 +60,16 @@ static inline int tn_comp_busy(tn_comp_t *c)
     return atomic_load_explicit(&c->pending, memory_order_acquire) > 0;
 }
 
+/* Nonzero while parts are outstanding or an error waits to be taken:
+ * or-ed over several objects, one test says there is nothing to do. Counts
+ * are not negative at rest (a take-back follows its add); a transient
+ * negative one only sends the caller to its exact, waiting path. */
+static inline uint64_t tn_comp_dirty(tn_comp_t *c)
+{
+    return (uint64_t)atomic_load_explicit(&c->pending, memory_order_acquire) |
+           (uint32_t)atomic_load_explicit(&c->status, memory_order_relaxed);
+}
+
 /* The first error reported (TERN_OK if none); take clears it, so that
  * an error is returned once (nbi sync, context quiet). */
 static inline int tn_comp_status(tn_comp_t *c)

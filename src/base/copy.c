@@ -9,11 +9,13 @@
 #include "base/copy.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include <tern/status.h>
 
+#include "base/cfg.h"
 #include "base/time.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -345,10 +347,53 @@ uint64_t tn_copy_islands(const tn_copy_point_t *pt, int n, size_t cross)
     return m;
 }
 
+/* Timings of one copy that spread wider than this (best over worst) were
+ * taken while something else used the core or the memory: on a quiet
+ * machine the steady-state samples agree within a few per cent. */
+#define CAL_SPREAD_MAX 1.5
+/* A hot crossover under the estimate (one L3) by more than this factor is
+ * not believed: the regular copy stays ahead until the two buffers
+ * overflow the last-level cache (35 MiB measured against a 35.75 MiB L3 on
+ * the VM this was written on), islands aside. */
+#define CAL_FAR 8
+
+int tn_copy_calib_trust(const tn_copy_calib_t *m, size_t est_hot, char *why, size_t len)
+{
+    char a[32], b[32];
+    if (m->disturbed) {
+        snprintf(why, len,
+                 "the machine was busy while measuring (samples taken while the "
+                 "thread was preempted, or the memory's rate varied by more than 2x)");
+        return 0;
+    }
+    if (m->spread > CAL_SPREAD_MAX) {
+        snprintf(why, len,
+                 "repeated timings of one copy differed by %.0f%% (more than %.0f%%): "
+                 "the machine was busy",
+                 (m->spread - 1) * 100, (CAL_SPREAD_MAX - 1) * 100);
+        return 0;
+    }
+    if (est_hot != SIZE_MAX && m->hot < est_hot / CAL_FAR) {
+        tn_format_bytes(m->hot, a, sizeof(a));
+        tn_format_bytes(est_hot, b, sizeof(b));
+        snprintf(why, len,
+                 "non-temporal stores measured faster from %s with the destination "
+                 "in cache, under an eighth of the estimate (%s, one L3): regular "
+                 "copies measured that slow mean a busy machine",
+                 a, b);
+        return 0;
+    }
+    snprintf(why, len, "timings consistent (spread %.0f%%%s)",
+             m->spread > 0 ? (m->spread - 1) * 100 : 0.0,
+             m->spread > 0 ? "" : ", not recorded");
+    return 1;
+}
+
 /* One curve, stopped once nt has won at two sizes in a row by more than
- * the margin. */
+ * the margin. The widest spread of a kind's repeated hot samples at one
+ * size goes to *spread. */
 static int curve(tn_copy_fn nt, int cold, size_t lo, size_t hi, char *dst,
-                 const char *src, tn_copy_point_t *pt, int *disturbed)
+                 const char *src, tn_copy_point_t *pt, int *disturbed, double *spread)
 {
     int n = 0, wins = 0;
     for (size_t size = lo; size <= hi && n < TN_COPY_CURVE_MAX; size *= 2) {
@@ -361,6 +406,7 @@ static int curve(tn_copy_fn nt, int cold, size_t lo, size_t hi, char *dst,
             int is_nt = (k + n) & 1;
             tn_copy_fn fn = is_nt ? nt : copy_reg;
             int retries = 4; /* samples taken while preempted are taken again */
+            double worst = 0;
             if (!cold)
                 settle(fn, dst, src, size);
             for (int r = 0; r < reps; r++) {
@@ -375,7 +421,13 @@ static int curve(tn_copy_fn nt, int cold, size_t lo, size_t hi, char *dst,
                 *disturbed |= bad;
                 if (v > best[is_nt])
                     best[is_nt] = v;
+                if (!bad && v > 0 && (worst == 0 || v < worst))
+                    worst = v;
             }
+            /* the cold samples are single short copies: their spread is
+             * the timer's, so only the hot ones say how quiet it was */
+            if (!cold && worst > 0 && best[is_nt] / worst > *spread)
+                *spread = best[is_nt] / worst;
         }
         double reg = best[0], ntr = best[1];
         pt[n].size = size;
@@ -412,8 +464,10 @@ int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out)
     c.isa = (int)isa;
     double t0 = tn_time_s();
     memset(src, 0x5a, hot_max > cold_max ? hot_max : cold_max);
-    c.ncold = curve(nt, 1, CAL_COLD_MIN, cold_max, dst, src, c.cold_pt, &c.disturbed);
-    c.nhot = curve(nt, 0, CAL_HOT_MIN, hot_max, dst, src, c.hot_pt, &c.disturbed);
+    c.ncold = curve(nt, 1, CAL_COLD_MIN, cold_max, dst, src, c.cold_pt, &c.disturbed,
+                    &c.spread);
+    c.nhot =
+        curve(nt, 0, CAL_HOT_MIN, hot_max, dst, src, c.hot_pt, &c.disturbed, &c.spread);
     /* Beyond the private caches the non-temporal rate is the memory's and
      * hardly depends on the size: a point far below the others was taken
      * while something else used the memory bandwidth. */
@@ -426,6 +480,9 @@ int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out)
         }
     if (lo > 0 && hi > 2 * lo)
         c.disturbed = 1;
+    /* to the precision the cache file keeps: read back, it is judged the
+     * same (tn_copy_calib_trust) */
+    c.spread = (double)(long)(c.spread * 1000 + 0.5) / 1000;
     c.hot = tn_copy_crossover(c.hot_pt, c.nhot);
     c.hot_islands = tn_copy_islands(c.hot_pt, c.nhot, c.hot);
     c.cold = tn_copy_crossover(c.cold_pt, c.ncold);

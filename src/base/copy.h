@@ -64,6 +64,12 @@ typedef struct tn_copy_calib {
     int disturbed;  /* the machine was busy while measuring (the
                                 thread was preempted, or the memory's rate
                                 varied by more than 2x): not worth keeping */
+    double spread;  /* the widest best/worst ratio of the repeated timings
+                                of one copy at one size (hot curve); 0 when
+                                not known (a cache file older than it) */
+    int fallback;   /* hot, cold and islands are the estimate: the
+                                measurement (curves kept) was not trusted
+                                (tn_copy_calib_trust) */
 } tn_copy_calib_t;
 
 /* Measures both curves on the calling thread's CPU: hot from 256 KiB up to
@@ -73,6 +79,17 @@ typedef struct tn_copy_calib {
  * Returns TERN_OK, TERN_ERR_NOMEM, or TERN_ERR_UNSUPPORTED without a
  * non-temporal kernel. */
 int tn_copy_calibrate(size_t hot_max, size_t cold_max, tn_copy_calib_t *out);
+
+/* Whether a measurement's thresholds may be used (1), or the estimate's
+ * instead (0): not when the machine was busy (m->disturbed), nor when the
+ * repeated timings of one copy spread by more than 50%, nor when
+ * non-temporal stores came out faster from a hot size under an eighth of
+ * the estimate's (est_hot: one L3) - regular copies measured slow while
+ * other processes thrash the caches; the case that chose non-temporal
+ * copies for 1 MiB (2.5-3x slower) on a loaded machine. A measurement on
+ * the regular side of the estimate is kept: the regular copy is the safe
+ * mistake. why gets the reason either way. */
+int tn_copy_calib_trust(const tn_copy_calib_t *m, size_t est_hot, char *why, size_t len);
 
 /* The crossover of a curve: the first size from which nt is faster than
  * reg by more than 3% at every later point, interpolated (where nt/reg

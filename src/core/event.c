@@ -260,27 +260,47 @@ tern_status_t tern_event_wait_all(tern_event_t *evs, size_t n)
 #define TN_CTX_DEAD 0x64656164u
 #define TN_CTX_MAX  1024 /* created contexts alive at once */
 
-static _Thread_local struct tern_ctx_s default_ctx = {.magic = TN_CTX_LIVE};
+/* Initial-exec: the default context is found with one load from the
+ * thread pointer, not a __tls_get_addr call (64 bytes of static TLS). */
+static TN_TLS_FAST _Thread_local struct tern_ctx_s default_ctx = {.magic = TN_CTX_LIVE};
 /* Created contexts live in one table, so a handle is checked by its
  * address alone; a destroyed one is marked dead and reused. */
 static struct tern_ctx_s ctx_pool[TN_CTX_MAX];
 static int ctx_used; /* ctx_pool[0..ctx_used) were handed out once */
 _Atomic(int) tn_ctx_early_n;
 
-struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call)
+/* The context ctx stands for, or NULL. Cost: a thread-pointer load for
+ * the default context; a subtraction, a compare, a mask and the magic's
+ * load for a created one. */
+static TN_ALWAYS_INLINE struct tern_ctx_s *ctx_find(tern_ctx_t ctx)
 {
     if (ctx == TERN_CTX_DEFAULT)
         return &default_ctx;
     uintptr_t off = (uintptr_t)ctx - (uintptr_t)ctx_pool;
-    if (__builtin_expect(off >= sizeof(ctx_pool) || off % sizeof(*ctx) ||
-                             ctx->magic != TN_CTX_LIVE,
-                         0)) {
-        int known = off < sizeof(ctx_pool) && off % sizeof(*ctx) == 0;
-        tn_core_fail(TERN_ERR_INVALID, call, "context %p %s", (void *)ctx,
-                     known ? "was destroyed" : "is not a context");
+    if (tn_unlikely(off >= sizeof(ctx_pool) || off % sizeof(*ctx) ||
+                    ctx->magic != TN_CTX_LIVE))
         return NULL;
-    }
     return ctx;
+}
+
+static TN_NOINLINE struct tern_ctx_s *ctx_bad(tern_ctx_t ctx, const char *call)
+{
+    uintptr_t off = (uintptr_t)ctx - (uintptr_t)ctx_pool;
+    int known = off < sizeof(ctx_pool) && off % sizeof(*ctx) == 0;
+    tn_core_fail(TERN_ERR_INVALID, call, "context %p %s", (void *)ctx,
+                 known ? "was destroyed" : "is not a context");
+    return NULL;
+}
+
+static inline struct tern_ctx_s *ctx_get(tern_ctx_t ctx, const char *call)
+{
+    struct tern_ctx_s *c = ctx_find(ctx);
+    return tn_likely(c != NULL) ? c : ctx_bad(ctx, call);
+}
+
+struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call)
+{
+    return ctx_get(ctx, call);
 }
 
 tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out)
@@ -343,10 +363,28 @@ static int nbi_check_level(const char *call, unsigned level)
     return TERN_OK;
 }
 
+/* 1 when c has nothing outstanding at level, no error to return and (for
+ * remote) no early-returned operation to unmark: a sync would neither wait
+ * nor poll nor change anything, so quiet and nbi sync return at once. The
+ * release fence orders the caller's earlier stores to mapped peers (done
+ * in their calls) before its later ones, as quiet promises: free on x86.
+ * Cost: five loads (two for a local level), their ors and one branch. */
+static inline int ctx_idle(struct tern_ctx_s *c, unsigned level)
+{
+    uint64_t dirty = tn_comp_dirty(&c->lc);
+    if (level & TERN_SYNC_REMOTE)
+        dirty |= tn_comp_dirty(&c->rc) |
+                 (unsigned)atomic_load_explicit(&c->early, memory_order_relaxed);
+    if (dirty)
+        return 0;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return 1;
+}
+
 /* Waits for c's operations at level and returns their first error since
  * the last sync (once). Remote completion implies local: both errors are
  * taken then. */
-static int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
+static TN_NOINLINE int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
 {
     int remote = level & TERN_SYNC_REMOTE;
     /* Cleared before the wait: an operation that returns early meanwhile
@@ -365,20 +403,40 @@ static int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
     return st == TERN_OK ? TERN_OK : op_failed(call, st);
 }
 
-static int nbi_sync(tern_ctx_t ctx, unsigned level, const char *call)
+/* The context of a quiet, fence or nbi sync that may take its fast path
+ * (initialized, not inside a handler, a valid context), else NULL: the
+ * slow path then checks again and says what was wrong. */
+static TN_ALWAYS_INLINE struct tern_ctx_s *sync_ctx(tern_ctx_t ctx)
+{
+    if (tn_unlikely(!tn_core.initialized || tn_am_in_handler))
+        return NULL;
+    return ctx_find(ctx);
+}
+
+static TN_NOINLINE int nbi_sync_slow(tern_ctx_t ctx, unsigned level, const char *call)
 {
     TN_CHECK_INIT(call);
     TN_NOT_IN_HANDLER(call);
     int rc = nbi_check_level(call, level);
-    struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
+    struct tern_ctx_s *c = rc == TERN_OK ? ctx_get(ctx, call) : NULL;
     return c ? ctx_sync(c, level, call) : rc ? rc : TERN_ERR_INVALID;
+}
+
+/* Cost with nothing outstanding: about twenty instructions, no call. */
+static TN_ALWAYS_INLINE int nbi_sync(tern_ctx_t ctx, unsigned level, const char *call)
+{
+    struct tern_ctx_s *c = sync_ctx(ctx);
+    if (tn_likely(c && level && !(level & ~(TERN_SYNC_LOCAL | TERN_SYNC_REMOTE)) &&
+                  ctx_idle(c, level)))
+        return TERN_OK;
+    return nbi_sync_slow(ctx, level, call);
 }
 
 static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
 {
     TN_CHECK_INIT(call);
     int rc = nbi_check_level(call, level);
-    struct tern_ctx_s *c = rc == TERN_OK ? tn_ctx_get(ctx, call) : NULL;
+    struct tern_ctx_s *c = rc == TERN_OK ? ctx_get(ctx, call) : NULL;
     if (!c)
         return rc ? rc : TERN_ERR_INVALID;
     tn_ad_agg_kick(1);
@@ -388,28 +446,42 @@ static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
     return ctx_sync(c, level, call);
 }
 
-static int quiet(tern_ctx_t ctx, const char *call)
+static TN_NOINLINE int quiet_slow(tern_ctx_t ctx, const char *call)
 {
     TN_CHECK_INIT(call);
     TN_NOT_IN_HANDLER(call);
-    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+    struct tern_ctx_s *c = ctx_get(ctx, call);
+    return c ? ctx_sync(c, TERN_SYNC_REMOTE, call) : TERN_ERR_INVALID;
+}
+
+/* Cost with nothing outstanding: about twenty instructions, no call. */
+static TN_ALWAYS_INLINE int quiet(tern_ctx_t ctx, const char *call)
+{
+    struct tern_ctx_s *c = sync_ctx(ctx);
+    if (tn_likely(c && ctx_idle(c, TERN_SYNC_REMOTE)))
+        return TERN_OK;
+    return quiet_slow(ctx, call);
+}
+
+static TN_NOINLINE int fence_slow(tern_ctx_t ctx, const char *call)
+{
+    TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call);
+    struct tern_ctx_s *c = ctx_get(ctx, call);
     return c ? ctx_sync(c, TERN_SYNC_REMOTE, call) : TERN_ERR_INVALID;
 }
 
 /* Mapped peers' puts are visible when issued, so only network puts in
- * flight can pass each other: completing them orders them. */
-static int fence(tern_ctx_t ctx, const char *call)
+ * flight can pass each other: completing them orders them. Nothing in
+ * flight: a release fence (free on x86), about fifteen instructions. */
+static TN_ALWAYS_INLINE int fence(tern_ctx_t ctx, const char *call)
 {
-    TN_CHECK_INIT(call);
-    TN_NOT_IN_HANDLER(call);
-    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
-    if (!c)
-        return TERN_ERR_INVALID;
-    if (!tn_comp_busy(&c->rc)) {
+    struct tern_ctx_s *c = sync_ctx(ctx);
+    if (tn_likely(c && !tn_comp_busy(&c->rc))) {
         __atomic_thread_fence(__ATOMIC_RELEASE);
         return TERN_OK;
     }
-    return ctx_sync(c, TERN_SYNC_REMOTE, call);
+    return fence_slow(ctx, call);
 }
 
 tern_status_t tern_ctx_destroy(tern_ctx_t ctx)

@@ -12,8 +12,10 @@
 /* A context: the completion objects of its nbi operations. The default
  * context is one per thread (thread-local). */
 struct tern_ctx_s {
-    uint32_t magic; /* TN_CTX_LIVE while created, TN_CTX_DEAD after */
-    int order;      /* TERN_ORDER_*, or 0: TERN_ORDER's (the default context) */
+    /* 64 bytes, 64-aligned: contexts of different threads share no cache
+     * line, and a handle's place in the pool is checked with a mask. */
+    _Alignas(64) uint32_t magic; /* TN_CTX_LIVE while created, TN_CTX_DEAD after */
+    int order; /* TERN_ORDER_*, or 0: TERN_ORDER's (the default context) */
     tn_comp_t lc, rc;
     /* 1 once a blocking operation returned early into rc, until a remote
      * sync (quiet, fence, barrier) completes rc: what barriers look for.
@@ -21,6 +23,7 @@ struct tern_ctx_s {
      * one that syncs. */
     _Atomic(int) early;
 };
+_Static_assert(sizeof(struct tern_ctx_s) == 64, "a context is one cache line");
 
 /* Contexts whose early flag is set (a barrier with 0 here and in its own
  * default context has nothing to complete). */

@@ -78,6 +78,11 @@ static void on_echo(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_
               "answered already");
     MP_EXPECT(tern_barrier(), TERN_ERR_INVALID, "inside an active-message handler");
     MP_EXPECT(tern_poll(), TERN_ERR_INVALID, "inside an active-message handler");
+    /* Refused even with nothing outstanding (their fast path checks too). */
+    MP_EXPECT(tern_quiet(), TERN_ERR_INVALID, "inside an active-message handler");
+    MP_EXPECT(tern_fence(), TERN_ERR_INVALID, "inside an active-message handler");
+    MP_EXPECT(tern_nbi_sync(TERN_SYNC_REMOTE), TERN_ERR_INVALID,
+              "inside an active-message handler");
     MP_EXPECT(tern_am_request_short(src, H_PING, NULL, 0, 0), TERN_ERR_INVALID,
               "inside an active-message handler");
     MP_EXPECT(tern_am_register(77, on_echo, "late"), TERN_ERR_INVALID,

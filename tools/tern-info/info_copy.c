@@ -50,15 +50,30 @@ static void print_calib(FILE *out, const tn_copy_calib_t *c, const char *origin)
                 thr_text(c->cold, b, sizeof(b)));
         return;
     }
-    print_curve(out, "destination in this core's caches (hot)", c->hot_pt, c->nhot,
-                c->hot);
+    if (c->fallback) {
+        /* the curves below were measured but are not what the copies use */
+        char a[32], b[32];
+        fprintf(out,
+                "    used: the estimate: non-temporal from %s with the destination in "
+                "this core's caches, from %s with it elsewhere\n",
+                thr_text(c->hot, a, sizeof(a)), thr_text(c->cold, b, sizeof(b)));
+    }
+    size_t hot = c->fallback ? tn_copy_crossover(c->hot_pt, c->nhot) : c->hot;
+    uint64_t islands =
+        c->fallback ? tn_copy_islands(c->hot_pt, c->nhot, hot) : c->hot_islands;
+    const char *tag = c->fallback ? " (measured, not used)" : "";
+    char what[96];
+    snprintf(what, sizeof(what), "destination in this core's caches (hot)%s", tag);
+    print_curve(out, what, c->hot_pt, c->nhot, hot);
     for (int b = 0; b < 64; b++)
-        if (c->hot_islands >> b & 1) {
+        if (islands >> b & 1) {
             char s[32];
             tn_format_bytes((size_t)1 << b, s, sizeof(s));
             fprintf(out, "      and from %s to twice that (faster there too)\n", s);
         }
-    print_curve(out, "destination evicted first (cold)", c->cold_pt, c->ncold, c->cold);
+    snprintf(what, sizeof(what), "destination evicted first (cold)%s", tag);
+    print_curve(out, what, c->cold_pt, c->ncold,
+                c->fallback ? tn_copy_crossover(c->cold_pt, c->ncold) : c->cold);
 }
 
 int ti_print_calibrate(void)

@@ -253,6 +253,8 @@ static int cache_read(const char *path, const char *key, tn_copy_calib_t *out)
             sscanf(line + 8, "%lf", &c.seconds);
         else if (strncmp(line, "disturbed ", 10) == 0)
             sscanf(line + 10, "%d", &c.disturbed);
+        else if (strncmp(line, "spread ", 7) == 0)
+            sscanf(line + 7, "%lf", &c.spread);
         else if (strncmp(line, "islands ", 8) == 0)
             c.hot_islands = strtoull(line + 8, NULL, 16);
         else if (sscanf(line, "hotpt %zu %lf %lf", &pt.size, &pt.reg, &pt.nt) == 3 &&
@@ -296,10 +298,10 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
             "# Delete this file (or set TERN_SHM_CALIBRATE=always) to measure again.\n");
     fprintf(f,
             "key %s\nisa %d\nhot %s\ncold %s\nislands %llx\nseconds %.3f\n"
-            "disturbed %d\n",
+            "disturbed %d\nspread %.3f\n",
             key, c->isa, size_or_never(c->hot, a, sizeof(a)),
             size_or_never(c->cold, b, sizeof(b)), (unsigned long long)c->hot_islands,
-            c->seconds, c->disturbed);
+            c->seconds, c->disturbed, c->spread);
     fprintf(f, "# size_bytes regular_GB/s non_temporal_GB/s\n");
     for (int i = 0; i < c->nhot; i++)
         fprintf(f, "hotpt %zu %.3f %.3f\n", c->hot_pt[i].size, c->hot_pt[i].reg,
@@ -320,44 +322,71 @@ static void cache_write(const char *path, const char *key, const tn_copy_calib_t
 #define CALIB_COLD_MAX ((size_t)4 << 20)
 #define CALIB_RETRY_S  3600
 
+/* The thresholds of the estimate in place of a measurement that is not
+ * trusted; the measured curves stay for the reports. */
+static void fall_back(const tn_topo_t *t, tn_copy_calib_t *c)
+{
+    tn_copy_calib_t est;
+    tn_copy_calib_estimate(t, &est);
+    c->hot = est.hot;
+    c->cold = est.cold;
+    c->hot_islands = 0;
+    c->fallback = 1;
+}
+
 int tn_copy_calib_obtain(int calib_mode, const char *cache_dir, const tn_topo_t *t,
                          tn_copy_calib_t *out, char *origin, size_t originlen)
 {
+    tn_copy_calib_t est;
+    tn_copy_calib_estimate(t, &est);
     if (calib_mode == TN_CALIB_NEVER) {
-        tn_copy_calib_estimate(t, out);
+        *out = est;
         snprintf(origin, originlen,
                  "estimated from hwloc's L3 size, not measured "
                  "(TERN_SHM_CALIBRATE=never)");
         return TERN_OK;
     }
-    char path[600], key[400];
+    char path[600], key[400], why[256];
     int cached =
         tn_copy_calib_path(cache_dir, t, path, sizeof(path), key, sizeof(key)) == 0;
     struct stat st;
-    /* A measurement taken on a busy machine is kept (measuring at every
-     * start would cost more than its error) but taken again after an
-     * hour. */
-    if (cached && calib_mode == TN_CALIB_AUTO && cache_read(path, key, out) == 0 &&
-        (!out->disturbed ||
-         (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CALIB_RETRY_S))) {
-        snprintf(origin, originlen,
-                 "measured on this kind of machine before, in %.2f s%s "
-                 "(cached in %s)",
-                 out->seconds, out->disturbed ? " while it was busy" : "", path);
-        return TERN_OK;
+    /* A measurement that is not trusted (taken on a busy machine) is kept
+     * (measuring at every start would cost more than its error) but its
+     * thresholds are not used, and it is taken again after an hour. The
+     * file holds what was measured; the judgement is made on reading. */
+    if (cached && calib_mode == TN_CALIB_AUTO && cache_read(path, key, out) == 0) {
+        int trusted = tn_copy_calib_trust(out, est.hot, why, sizeof(why));
+        if (trusted ||
+            (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CALIB_RETRY_S)) {
+            if (!trusted)
+                fall_back(t, out);
+            snprintf(origin, originlen,
+                     "measured on this kind of machine before, in %.2f s (cached in "
+                     "%s)%s%s%s",
+                     out->seconds, path, trusted ? "; used: " : "; not used: ", why,
+                     trusted ? ""
+                             : "; thresholds estimated from hwloc's L3 size "
+                               "instead, measured again once the file is an hour old");
+            return TERN_OK;
+        }
     }
     int rc = tn_copy_calibrate(CALIB_HOT_MAX, CALIB_COLD_MAX, out);
     if (rc != TERN_OK) {
-        tn_copy_calib_estimate(t, out);
+        *out = est;
         snprintf(origin, originlen, "estimated: measuring failed (%s)",
                  tern_strerror(rc));
         return TERN_OK;
     }
     if (cached)
         cache_write(path, key, out);
-    snprintf(origin, originlen, "measured now in %.2f s%s (%s%s)", out->seconds,
-             out->disturbed ? " while the machine was busy, so again in an hour" : "",
+    int trusted = tn_copy_calib_trust(out, est.hot, why, sizeof(why));
+    if (!trusted)
+        fall_back(t, out);
+    snprintf(origin, originlen, "measured now in %.2f s (%s%s)%s%s%s", out->seconds,
              cached ? "cached in " : "not cached: TERN_SHM_CALIB_DIR=none",
-             cached ? path : "");
+             cached ? path : "", trusted ? "; used: " : "; not used: ", why,
+             trusted ? ""
+                     : "; thresholds estimated from hwloc's L3 size instead, "
+                       "measured again in an hour");
     return TERN_OK;
 }
