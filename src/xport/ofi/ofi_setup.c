@@ -687,8 +687,10 @@ static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
     t->fixed += sizeof(*o) + (size_t)o->nops * sizeof(*o->ops);
-    if (o->bounce)
+    if (o->bounce) { /* resident as slots are used */
         t->fixed += (size_t)o->nops * o->slot;
+        t->untouched += (size_t)o->nops * o->slot;
+    }
     if (o->mrc)
         t->fixed += tn_ofi_mr_cache_bytes();
     if (o->rx) {
