@@ -161,6 +161,14 @@
     X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
       "Largest network transfer issued as one operation; longer ones are "               \
       "split into fragments of this size. 0: the provider's maximum.")                   \
+    X(ofi_put_bounce, "TERN_OFI_PUT_BOUNCE", SIZE, "16K", NULL, 0,                       \
+      "Puts to network peers up to this size that may return at local "                  \
+      "completion (nbi puts, blocking puts on partial and none contexts, "               \
+      "libtshmem's blocking puts) are copied into a bounce slot of their "               \
+      "descriptor, so that their source is reusable when the call returns; "             \
+      "larger ones are locally complete once the provider has sent them. "               \
+      "Costs TERN_OFI_TX_DEPTH slots of this size per rank (touched as "                 \
+      "used). 0: no copy.")                                                              \
     X(order, "TERN_ORDER", ENUM, "strict", "strict|partial|none", 0,                     \
       "Ordering mode of the default context and of contexts created "                    \
       "without one (docs/design/ordering.md): strict: a blocking put or "                \

@@ -8,7 +8,15 @@
  * network a quiet that returned while W's data was still on its way to T
  * shows as stale bytes at O (ofi: the flush read of ofi_rma.c must cover
  * every put issued before it); T progresses in bursts so that such data
- * and O's get often wait side by side. Needs 3 ranks (77 below). */
+ * and O's get often wait side by side. Puts that reuse their source at
+ * once (blocking puts on the none context, nbi puts after a local sync)
+ * follow a 4 MiB nbi put that fills the connection (tcp's socket buffers),
+ * so that the provider queues them: each source buffer is overwritten as
+ * soon as the call returns, and O sees the overwritten bytes if a put's
+ * local completion came before the provider or a bounce copy had them
+ * (ofi_rma.c, "Local completion at once"; with the copy left out, tried
+ * and reverted, net failed 1 of 2 runs, mixed 2 of 2).
+ * Needs 3 ranks (77 below). */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,13 +25,29 @@
 
 #include "mp_util.h"
 
-enum { NSMALL = 32, NMID = 4, MID = 1024, BIG = 256 * 1024, ROUNDS = 200 };
+enum {
+    NSMALL = 32,
+    NMID = 4,
+    MID = 1024,
+    BIG = 256 * 1024,
+    PIPE = 4 << 20,
+    ROUNDS = 200
+};
+
+/* Sizes of the puts that reuse their source: above tcp's inject size, up
+ * to TERN_OFI_PUT_BOUNCE's default and past it. */
+static const size_t reuse_len[] = {100, 1000, 4096, 16384, 16385, 40000};
+#define NREUSE    (sizeof(reuse_len) / sizeof(reuse_len[0]))
+#define REUSE_ALL (100 + 1000 + 4096 + 16384 + 16385 + 40000)
 
 typedef struct area {
     uint64_t small[NSMALL];
     unsigned char mid[NMID][MID];
     unsigned char big[BIG];
     uint64_t early[NSMALL]; /* blocking puts on a none context */
+    /* reuse_len's sizes back to back: [0] blocking puts on the none
+     * context, [1] nbi puts synced locally */
+    unsigned char reuse[2][REUSE_ALL];
 } area_t;
 
 typedef struct flags {
@@ -42,9 +66,38 @@ static uint64_t word_of(unsigned round, size_t k)
     return ((uint64_t)round << 32) | (k + 1);
 }
 
-static void write_round(area_t *t_area, int t, unsigned round, tern_ctx_t none,
-                        unsigned char *buf)
+static unsigned char reuse_byte(unsigned round, int kind, size_t i)
 {
+    return (unsigned char)(round * 29u + i * 7u + (unsigned)kind * 101u + 3u);
+}
+
+/* Puts of every reuse_len from one buffer, overwritten when each returns. */
+static void reuse_puts(area_t *t_area, int t, unsigned round, tern_ctx_t none)
+{
+    static unsigned char src[40000];
+    for (int kind = 0; kind < 2; kind++) {
+        size_t at = 0;
+        for (size_t s = 0; s < NREUSE; s++) {
+            size_t len = reuse_len[s];
+            for (size_t i = 0; i < len; i++)
+                src[i] = reuse_byte(round, kind, at + i);
+            void *dst = &t_area->reuse[kind][at];
+            if (kind == 0) {
+                MP_OK(tern_ctx_put(none, t, dst, src, len, 0));
+            } else {
+                MP_OK(tern_put_nbi(t, dst, src, len, 0));
+                MP_OK(tern_nbi_sync(TERN_SYNC_LOCAL));
+            }
+            memset(src, 0xee, len); /* the source is ours again */
+            at += len;
+        }
+    }
+}
+
+static void write_round(area_t *t_area, char *t_pipe, int t, unsigned round,
+                        tern_ctx_t none, unsigned char *buf)
+{
+    static char filler[PIPE];
     static uint64_t words[NSMALL], early[NSMALL];
     for (size_t k = 0; k < NSMALL; k++) {
         words[k] = word_of(round, k);
@@ -57,6 +110,8 @@ static void write_round(area_t *t_area, int t, unsigned round, tern_ctx_t none,
     for (size_t m = 0; m < NMID; m++)
         MP_OK(tern_put_nbi(t, t_area->mid[m], buf + m * MID, MID, 0));
     MP_OK(tern_put_nbi(t, t_area->big, buf, BIG, 0));
+    MP_OK(tern_put_nbi(t, t_pipe, filler, PIPE, 0)); /* not checked */
+    reuse_puts(t_area, t, round, none);
     for (size_t k = 0; k < NSMALL; k++) /* return early: source reusable */
         MP_OK(tern_ctx_put(none, t, &t_area->early[k], &early[k], 8, 0));
     MP_OK(tern_quiet());
@@ -75,6 +130,14 @@ static void check_round(const area_t *a, unsigned round, int t)
             bad += a->mid[m][i] != byte_of(round, m * MID + i);
     for (size_t i = 0; i < BIG; i++)
         bad += a->big[i] != byte_of(round, i);
+    int reused = 0;
+    for (int kind = 0; kind < 2; kind++)
+        for (size_t i = 0; i < REUSE_ALL; i++)
+            reused += a->reuse[kind][i] != reuse_byte(round, kind, i);
+    MP_CHECK(reused == 0,
+             "round %u: %d bytes of puts whose source was overwritten when they "
+             "returned differ at rank %d (blocking [0] %u, nbi synced locally [0] %u)",
+             round, reused, t, a->reuse[0][0], a->reuse[1][0]);
     MP_CHECK(bad == 0,
              "round %u: %d stale values at rank %d after the writer's quiet "
              "(small[0] %#llx, early[0] %#llx, big[0] %u, big[end] %u)",
@@ -111,6 +174,8 @@ int main(int argc, char **argv)
     flags_t *fl;
     MP_OK(tern_alloc_sym(sizeof(area_t), (void **)&area));
     MP_OK(tern_alloc_sym(sizeof(flags_t), (void **)&fl));
+    char *pipe;
+    MP_OK(tern_alloc_sym(PIPE, (void **)&pipe));
     memset(area, 0, sizeof(*area));
     memset(fl, 0, sizeof(*fl));
     tern_ctx_t none;
@@ -120,7 +185,8 @@ int main(int argc, char **argv)
     MP_OK(tern_barrier());
     for (unsigned round = 1; round <= ROUNDS; round++) {
         if (me == w) {
-            write_round(tern_sym_addr(t, area), t, round, none, buf);
+            write_round(tern_sym_addr(t, area), tern_sym_addr(t, pipe), t, round, none,
+                        buf);
             uint64_t go = round;
             MP_OK(tern_put(o, tern_sym_addr(o, &fl->go), &go, 8, 0));
             MP_OK(tern_wait_until_u64(&fl->ack, TERN_CMP_GE, round));

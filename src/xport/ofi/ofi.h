@@ -59,6 +59,7 @@ typedef struct tn_ofi_opts {
     long tx_depth;        /* operations in flight at most (0 = provider's) */
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
+    size_t put_bounce;    /* TERN_OFI_PUT_BOUNCE: puts copied to be done at once */
     int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
     int lazy_addr;        /* TERN_OFI_LAZY_ADDR: addresses at first contact */
     const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP, noorder */
@@ -121,7 +122,14 @@ typedef struct tn_ofi {
     int flush_ok;
     tn_ofi_op_t *awaiting;
     _Atomic int flush_due;
-    char *bounce; /* nops slots of TN_OFI_BOUNCE bytes (mr_local) */
+    /* Bounce slots, one per descriptor, of slot bytes: under mr_local for
+     * transfers up to TN_OFI_BOUNCE (no registration of their buffer), and
+     * with flush_ok for puts up to put_bounce whose caller tracks local
+     * completion apart (done at issue: ofi_rma.c, "Local completion at
+     * once"). NULL when neither applies; registered (bounce_mr) under
+     * mr_local only. */
+    char *bounce;
+    size_t slot, put_bounce;
     struct fid_mr *bounce_mr;
     tn_ofi_mr_cache_t *mrc; /* registrations of private local buffers (mr_local) */
     pthread_mutex_t lock;
@@ -254,7 +262,8 @@ static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
  * ofi_msg.c, "receive buffers kept warm"). */
 #define TN_OFI_RX_WARM 16
 
-#define TN_OFI_BOUNCE 4096 /* below this, FI_MR_LOCAL buffers are copied */
+#define TN_OFI_BOUNCE         4096      /* below this, FI_MR_LOCAL buffers are copied */
+#define TN_OFI_PUT_BOUNCE_MAX (1 << 20) /* TERN_OFI_PUT_BOUNCE at most */
 
 /* One operation in flight (ofi_rma.c owns the pool; ofi_amo.c issues
  * atomics with the same descriptors, completed by the same poll). */

@@ -51,11 +51,28 @@ int tn_ofi_op_pool_create(tn_ofi_t *o)
     o->ops = calloc((size_t)o->nops, sizeof(*o->ops));
     if (!o->ops)
         return TERN_ERR_NOMEM;
-    if (o->mr_local) {
-        o->bounce = aligned_alloc(4096, (size_t)o->nops * TN_OFI_BOUNCE);
+    o->flush_ok = flush_possible(o);
+    if (o->put_bounce > TN_OFI_PUT_BOUNCE_MAX) {
+        tn_error("TERN_OFI_PUT_BOUNCE=%zu is above %d: its slots (one per operation "
+                 "in flight, %ld) would take %zu MiB; lower TERN_OFI_PUT_BOUNCE (larger "
+                 "puts are locally complete once sent)",
+                 o->put_bounce, TN_OFI_PUT_BOUNCE_MAX, o->nops,
+                 (size_t)o->nops * (o->put_bounce >> 20));
+        return TERN_ERR_CONFIG;
+    }
+    if (!o->flush_ok || o->put_bounce <= o->inject_size)
+        o->put_bounce = 0; /* nothing would be copied */
+    o->slot = o->mr_local ? TN_OFI_BOUNCE : 0;
+    if (o->put_bounce > o->slot)
+        o->slot = (o->put_bounce + 63) & ~(size_t)63;
+    if (o->slot) {
+        o->bounce =
+            aligned_alloc(4096, ((size_t)o->nops * o->slot + 4095) & ~(size_t)4095);
         if (!o->bounce)
             return TERN_ERR_NOMEM;
-        int rc = fi_mr_reg(o->domain, o->bounce, (size_t)o->nops * TN_OFI_BOUNCE,
+    }
+    if (o->mr_local) {
+        int rc = fi_mr_reg(o->domain, o->bounce, (size_t)o->nops * o->slot,
                            FI_READ | FI_WRITE, 0, 2, 0, &o->bounce_mr, NULL);
         if (rc) {
             tn_error("libfabric fi_mr_reg of the bounce buffers failed: %s",
@@ -68,11 +85,10 @@ int tn_ofi_op_pool_create(tn_ofi_t *o)
         }
     }
     for (long i = 0; i < o->nops; i++) {
-        o->ops[i].bounce = o->bounce ? o->bounce + i * TN_OFI_BOUNCE : NULL;
+        o->ops[i].bounce = o->bounce ? o->bounce + i * o->slot : NULL;
         o->ops[i].next = i + 1 < o->nops ? &o->ops[i + 1] : NULL;
     }
     o->free_ops = o->ops;
-    o->flush_ok = flush_possible(o);
     return TERN_OK;
 }
 
@@ -457,28 +473,43 @@ tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
     return op;
 }
 
-/* Local descriptor for [buf, buf+len) where the provider needs one: the
- * segment's registration, the op's bounce slot for small transfers (data
- * copied in for puts; *bounced set), or a registration of the buffer from
- * tn_ofi_mr_acquire (released in op_give). */
+/* Local completion at once. A lazy put (above) longer than the inject
+ * size but at most put_bounce (TERN_OFI_PUT_BOUNCE) is copied into its
+ * descriptor's bounce slot and posted with FI_INJECT_COMPLETE: its source
+ * is reusable when the call returns, so a blocking put on a none or
+ * partial context, or libtshmem's blocking put, returns without waiting
+ * for the provider. A longer lazy put is locally complete at its
+ * FI_INJECT_COMPLETE completion: the provider no longer needs the source
+ * (tcp: the bytes are in the socket), which is the caller's local
+ * completion exactly; FI_TRANSMIT_COMPLETE, asked before, made tcp
+ * acknowledge every write, a round trip. Either way the remote part
+ * waits for a flush read. The slot stays with its descriptor until that
+ * read completes. (docs/design/net-put.md) */
+
+/* Local descriptor for [buf, buf+len) and the buffer to post: the op's
+ * bounce slot up to bounce_max (data copied in for puts; *bounced set),
+ * else where the provider needs a descriptor the segment's registration,
+ * the bounce slot up to TN_OFI_BOUNCE, or a registration of the buffer
+ * from tn_ofi_mr_acquire (released in op_give). */
 static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
-                      int is_get, void **desc, const void **use, int *bounced)
+                      int is_get, size_t bounce_max, void **desc, const void **use,
+                      int *bounced)
 {
     *desc = NULL;
     *use = buf;
     *bounced = 0;
-    if (!o->mr_local)
+    if (!o->mr_local && len > bounce_max)
         return TERN_OK;
     uintptr_t b = (uintptr_t)buf, m = (uintptr_t)o->map;
-    if (b >= m && b + len <= m + o->map_size) {
+    if (len > bounce_max && b >= m && b + len <= m + o->map_size) {
         *desc = o->mr_desc;
         return TERN_OK;
     }
-    if (len <= TN_OFI_BOUNCE) {
+    if (len <= bounce_max || len <= TN_OFI_BOUNCE) {
         if (!is_get)
             memcpy(op->bounce, buf, len);
         *use = op->bounce;
-        *desc = fi_mr_desc(o->bounce_mr);
+        *desc = o->mr_local ? fi_mr_desc(o->bounce_mr) : NULL;
         *bounced = 1;
         return TERN_OK;
     }
@@ -502,10 +533,14 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     op->ctrl = (flags & TN_XPORT_FLAG_CTRL) != 0;
     op->lc = lc;
     op->rc = rc;
+    /* The caller counts local completion apart: the remote part can wait
+     * for a flush read ("Remote completion by a read" above). */
+    int lazy = !is_get && lc && rc && o->flush_ok && !op->ctrl;
     void *desc;
     const void *use;
     int bounced;
-    int st = local_desc(o, op, local, len, is_get, &desc, &use, &bounced);
+    size_t bounce_max = lazy && len > o->inject_size ? o->put_bounce : 0;
+    int st = local_desc(o, op, local, len, is_get, bounce_max, &desc, &use, &bounced);
     if (st != TERN_OK) {
         tn_ofi_op_give(o, op);
         return st;
@@ -517,9 +552,6 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     }
     uint64_t fl = FI_COMPLETION;
     int early_lc = 0;
-    /* The caller counts local completion apart: the remote part can wait
-     * for a flush read ("Remote completion by a read" above). */
-    int lazy = !is_get && lc && rc && o->flush_ok && !op->ctrl;
     int silent = 0; /* fi_inject_write: no completion at all */
     if (!is_get) {
         if (len <= o->inject_size) {
@@ -531,8 +563,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             fl |= FI_DELIVERY_COMPLETE;
         else if (fl & FI_INJECT)
             silent = 1;
-        else
-            fl |= FI_TRANSMIT_COMPLETE;
+        else /* "Local completion at once" above */
+            fl |= FI_INJECT_COMPLETE;
     }
     /* The op belongs to whichever thread completes it once it is posted:
      * decide before posting that its completion counts remote delivery

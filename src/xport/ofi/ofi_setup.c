@@ -366,6 +366,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .tx_depth = tn_ofi_sizing()->tx_depth,
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
+        .put_bounce = tn_cfg.ofi_put_bounce,
         .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
         .lazy_addr = tn_cfg.ofi_lazy_addr,
         .fault = tn_cfg.test_fault,
@@ -464,6 +465,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
                                            : 256;
         o->atomics_off = !opts->atomics;
         tn_ofi_amo_caps(o, o->amo_caps);
+        o->put_bounce = opts->put_bounce;
         rc = tn_ofi_op_pool_create(o);
         /* Idle local registrations are kept only where the provider does
          * not need them itself (TERN_OFI_MR_LOCAL forced the path): one
@@ -544,8 +546,8 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const struct fi_info *i = o->info;
     snprintf(buf, len,
              "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
-             "%s addressing, %s progress%s, %s, write order kept for %s, provider "
-             "sized by %s, addresses %s",
+             "%s addressing, %s progress%s, %s, write order kept for %s, puts up to "
+             "%zu B done at issue, provider sized by %s, addresses %s",
              i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
              o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
@@ -556,6 +558,7 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
                  ? (tn_ofi_amo_soft(i) ? "atomics (emulated)" : "atomics")
                  : "no atomics on u64",
              order_name(tn_ofi_order_caps(o)),
+             o->put_bounce > o->inject_size ? o->put_bounce : o->inject_size,
              tn_ofi_sizing() && tn_ofi_sizing()->mode == TN_OFI_SIZE_TERN
                  ? "Tern"
                  : "its defaults",
@@ -686,8 +689,10 @@ static void ofi_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
     t->fixed += sizeof(*o) + (size_t)o->nops * sizeof(*o->ops);
-    if (o->bounce)
-        t->fixed += (size_t)o->nops * TN_OFI_BOUNCE;
+    if (o->bounce) { /* resident as slots are used */
+        t->fixed += (size_t)o->nops * o->slot;
+        t->untouched += (size_t)o->nops * o->slot;
+    }
     if (o->mrc)
         t->fixed += tn_ofi_mr_cache_bytes();
     if (o->rx) {
