@@ -134,9 +134,12 @@ static ptrdiff_t src_stride(size_t e, int t)
     static void lists_##E(void)                                                         \
     {                                                                                   \
         static size_t slot[SLOTS];                                                      \
-        void *rl[65];                                                                   \
-        const void *ll[65];                                                             \
+        void *rl_at[66];                                                                \
+        const void *ll_at[66];                                                          \
         for (int t = 0; t < ROUNDS; t++) {                                              \
+            /* lists at either alignment mod 16 (the check loads two at once) */        \
+            void **rl = rl_at + (t & 1);                                                \
+            const void **ll = ll_at + ((t >> 1) & 1);                                   \
             size_t k = t == 0 ? 65 : t == 1 ? 64 : 1 + rnd(t < 20 ? 8 : 65);            \
             for (size_t i = 0; i < SLOTS; i++)                                          \
                 slot[i] = i;                                                            \
@@ -270,10 +273,11 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
                 size_t k = levels;                                                       \
                 while (k-- > 0 && cnt[k] == 1)                                           \
                     ;                                                                    \
-                size_t j = k;                                                            \
+                size_t j = k < levels ? k : 0;                                           \
                 while (j-- > 0 && cnt[j] == 1)                                           \
                     ;                                                                    \
-                if (j < levels && c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)        \
+                if (k < levels && j < levels &&                                          \
+                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)                      \
                     dsts[k] *= 2;                                                        \
             }                                                                            \
             int form = t % 3;                                                            \
