@@ -8,6 +8,7 @@
  * segment, a local extent that wraps, a negative count, NULL pointers, an
  * indexed address outside), each refused with its message and nothing
  * moved. To a network peer the same calls take the library's path. */
+#include <stdio.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -387,9 +388,15 @@ static void bad_input(void)
         rl[i] = rz + 64 * i;
         ll[i] = lsrc + 8 * i;
     }
+    /* the bad address at every position of the inline check's blocks */
+    for (int b = 0; b < 8; b++) {
+        char what[16];
+        snprintf(what, sizeof what, "dstlist[%d]", b);
+        rl[b] = base + size - 4;
+        MP_EXPECT(tern_put_indexed(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE, what);
+        rl[b] = rz + 64 * b;
+    }
     rl[7] = base + size - 4;
-    MP_EXPECT(tern_put_indexed(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE,
-              "dstlist[7]");
     rl[7] = base - 8;
     MP_EXPECT(tern_put_indexed_nbi(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE,
               "dstlist[7]");
