@@ -88,6 +88,14 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
                         const ptrdiff_t *sstride, const ptrdiff_t *dstride,
                         size_t levels);
 
+/* Bit k set when count[k] is not 1 (k < levels <= 32): the levels that
+ * tern_vis_fold_ (tern/vis.h) looks at. SSE2 (any x86-64) or portable C;
+ * AVX2 (x86-64 with AVX2 only: tern_vis_fold_ checks the CPU once). */
+uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels);
+#if defined(__x86_64__) && defined(__GNUC__)
+uint64_t tn_vis_nonone_avx2(const size_t *count, size_t levels);
+#endif
+
 /* Adds a dimension's span (count-1)*stride to the low (span < 0) or high
  * end of ext[0..1]; 1 when that overflows. count >= 1. */
 static inline int tn_vis_span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)

@@ -8,6 +8,7 @@
  * segment, a local extent that wraps, a negative count, NULL pointers, an
  * indexed address outside), each refused with its message and nothing
  * moved. To a network peer the same calls take the library's path. */
+#include <stdio.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -134,9 +135,12 @@ static ptrdiff_t src_stride(size_t e, int t)
     static void lists_##E(void)                                                         \
     {                                                                                   \
         static size_t slot[SLOTS];                                                      \
-        void *rl[65];                                                                   \
-        const void *ll[65];                                                             \
+        void *rl_at[66];                                                                \
+        const void *ll_at[66];                                                          \
         for (int t = 0; t < ROUNDS; t++) {                                              \
+            /* lists at either alignment mod 16 (the check loads two at once) */        \
+            void **rl = rl_at + (t & 1);                                                \
+            const void **ll = ll_at + ((t >> 1) & 1);                                   \
             size_t k = t == 0 ? 65 : t == 1 ? 64 : 1 + rnd(t < 20 ? 8 : 65);            \
             for (size_t i = 0; i < SLOTS; i++)                                          \
                 slot[i] = i;                                                            \
@@ -177,6 +181,153 @@ static ptrdiff_t src_stride(size_t e, int t)
             verify_local("indexed get", E, k, 0, 0);                                    \
         }                                                                               \
     }
+
+/* The loop nest of a strided transfer (what every call must equal). */
+static void nest_copy(char *dst, const ptrdiff_t *dsts, const char *src,
+                      const ptrdiff_t *srcs, size_t e, const size_t *cnt, size_t levels)
+{
+    size_t idx[32] = {0};
+    for (size_t k = 0; k < levels; k++)
+        if (cnt[k] == 0)
+            return;
+    for (;;) {
+        ptrdiff_t d = 0, s = 0;
+        for (size_t k = 0; k < levels; k++) {
+            d += (ptrdiff_t)idx[k] * dsts[k];
+            s += (ptrdiff_t)idx[k] * srcs[k];
+        }
+        memcpy(dst + d, src + s, e);
+        size_t k = 0;
+        for (; k < levels && ++idx[k] == cnt[k]; k++)
+            idx[k] = 0;
+        if (k == levels)
+            return;
+    }
+}
+
+/* A 1-d motion of c elements (strides ds, ss) described in levels
+ * levels: its factors at random levels in order, the other levels of
+ * count 1 with strides that must not matter (0, huge), level one_at among
+ * them (every position over the rounds). */
+static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size_t one_at,
+                       size_t *cnt, ptrdiff_t *dsts, ptrdiff_t *srcs)
+{
+    size_t fac[32], nf = 0, left = c, pos[32], np = 0;
+    while (left > 1 && nf + 1 < levels) { /* smallest factors first */
+        size_t f = 2;
+        while (left % f)
+            f++;
+        fac[nf++] = f;
+        left /= f;
+    }
+    if (left > 1) {
+        if (nf)
+            fac[nf - 1] *= left;
+        else
+            fac[nf++] = left;
+    }
+    for (size_t k = 0; k < levels; k++) /* the free positions */
+        if (k != one_at)
+            pos[np++] = k;
+    for (size_t i = 0; i < nf; i++) { /* nf of them, kept in order */
+        size_t j = i + rnd(np - i), x = pos[i];
+        pos[i] = pos[j];
+        pos[j] = x;
+    }
+    for (size_t i = 1; i < nf; i++)
+        for (size_t j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
+            size_t x = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = x;
+        }
+    static const ptrdiff_t junk[] = {0, 1, -8, PTRDIFF_MAX, PTRDIFF_MIN, 12345};
+    for (size_t k = 0; k < levels; k++) {
+        cnt[k] = 1;
+        dsts[k] = junk[rnd(6)];
+        srcs[k] = junk[rnd(6)];
+    }
+    ptrdiff_t nd = ds, ns = ss;
+    for (size_t i = 0; i < nf; i++) {
+        cnt[pos[i]] = fac[i];
+        dsts[pos[i]] = nd;
+        srcs[pos[i]] = ns;
+        nd *= (ptrdiff_t)fac[i];
+        ns *= (ptrdiff_t)fac[i];
+    }
+}
+
+/* Strided puts and gets of 2 to 32 levels that fold into one dimension
+ * (the inline path through tern_vis_fold_), elements of E bytes; every
+ * fourth round one level of count > 1 is moved off the chain (the
+ * library's path, several dimensions). Against the loop nest. */
+#define DEFINE_FOLDED(E)                                                                 \
+    static void folded_##E(void)                                                         \
+    {                                                                                    \
+        size_t cnt[32];                                                                  \
+        ptrdiff_t dsts[32], srcs[32];                                                    \
+        for (int t = 0; t < ROUNDS; t++) {                                               \
+            size_t levels = t < 8 ? 2 + (size_t)t : t % 3 == 0 ? 32 : 2 + rnd(31);       \
+            size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                            \
+            ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);                      \
+            fold_shape(levels, c, ds, ss, (size_t)t % levels, cnt, dsts, srcs);          \
+            if (t % 4 == 3) { /* an outer level off the chain: spaced twice */           \
+                size_t k = levels;                                                       \
+                while (k-- > 0 && cnt[k] == 1)                                           \
+                    ;                                                                    \
+                size_t j = k < levels ? k : 0;                                           \
+                while (j-- > 0 && cnt[j] == 1)                                           \
+                    ;                                                                    \
+                if (k < levels && j < levels &&                                          \
+                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)                      \
+                    dsts[k] *= 2;                                                        \
+            }                                                                            \
+            int form = t % 3;                                                            \
+            reset((unsigned)t + 3000 + 100 * (E));                                       \
+            for (size_t i = 0; i < LOCAL; i++)                                           \
+                lsrc[i] = (char)mp_pattern(me, i, (unsigned)t + 11);                     \
+            char *d0 = rz + MID;                                                         \
+            const char *s0 = lsrc + LMID;                                                \
+            if (form == 0) {                                                             \
+                MP_OK(tern_put_strided(peer, d0, dsts, s0, srcs, E, cnt, levels, 0));    \
+            } else if (form == 1) {                                                      \
+                tern_event_t lc, rc;                                                     \
+                MP_OK(tern_put_strided_nb(peer, d0, dsts, s0, srcs, E, cnt, levels, &lc, \
+                                          &rc, 0));                                      \
+                MP_OK(tern_event_wait(lc));                                              \
+                MP_OK(tern_event_wait(rc));                                              \
+            } else {                                                                     \
+                MP_OK(                                                                   \
+                    tern_put_strided_nbi(peer, d0, dsts, s0, srcs, E, cnt, levels, 0));  \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                                  \
+            }                                                                            \
+            nest_copy(img + MID, dsts, s0, srcs, E, cnt, levels);                        \
+            verify_zone("folded put", E, c, ds, ss);                                     \
+            char *g0 = ldst + LMID;                                                      \
+            const char *r0 = rz + MID;                                                   \
+            if (form == 0) {                                                             \
+                MP_OK(tern_get_strided(g0, dsts, peer, r0, srcs, E, cnt, levels, 0));    \
+            } else if (form == 1) {                                                      \
+                tern_event_t done;                                                       \
+                MP_OK(tern_get_strided_nb(g0, dsts, peer, r0, srcs, E, cnt, levels,      \
+                                          &done, 0));                                    \
+                MP_OK(tern_event_wait(done));                                            \
+            } else {                                                                     \
+                MP_OK(                                                                   \
+                    tern_get_strided_nbi(g0, dsts, peer, r0, srcs, E, cnt, levels, 0));  \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                                  \
+            }                                                                            \
+            nest_copy(lexp + LMID, dsts, img + MID, srcs, E, cnt, levels);               \
+            verify_local("folded get", E, c, ds, ss);                                    \
+        }                                                                                \
+    }
+
+DEFINE_FOLDED(1)
+DEFINE_FOLDED(2)
+DEFINE_FOLDED(3)
+DEFINE_FOLDED(8)
+DEFINE_FOLDED(16)
+DEFINE_FOLDED(40)
+DEFINE_FOLDED(64)
 
 DEFINE_ROWS(1)
 DEFINE_ROWS(2)
@@ -237,9 +388,15 @@ static void bad_input(void)
         rl[i] = rz + 64 * i;
         ll[i] = lsrc + 8 * i;
     }
+    /* the bad address at every position of the inline check's blocks */
+    for (int b = 0; b < 8; b++) {
+        char what[16];
+        snprintf(what, sizeof what, "dstlist[%d]", b);
+        rl[b] = base + size - 4;
+        MP_EXPECT(tern_put_indexed(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE, what);
+        rl[b] = rz + 64 * b;
+    }
     rl[7] = base + size - 4;
-    MP_EXPECT(tern_put_indexed(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE,
-              "dstlist[7]");
     rl[7] = base - 8;
     MP_EXPECT(tern_put_indexed_nbi(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE,
               "dstlist[7]");
@@ -248,6 +405,19 @@ static void bad_input(void)
         TERN_ERR_RANGE, "srclist[7]");
     MP_EXPECT(tern_put_indexed(peer, 8, NULL, 8, 8, ll, 8, 0), TERN_ERR_INVALID,
               "dstlist is NULL");
+    /* folded shapes (levels of count 1 around, with strides that must not
+     * matter): the last element past the end; a negative count; a count
+     * of 0 (nothing to do) */
+    size_t f3[3] = {1, 2, 1}, f4[4] = {2, 1, (size_t)-2, 1}, f0[4] = {2, 1, 0, 3};
+    ptrdiff_t fd[4] = {PTRDIFF_MAX, 8, 0, 16}, fs[4] = {-8, 8, 12345, 16};
+    MP_EXPECT(tern_put_strided(peer, base + size - 8, fd, lsrc, fs, 8, f3, 3, 0),
+              TERN_ERR_RANGE, "the strided destination");
+    MP_EXPECT(tern_get_strided_nbi(ldst, fd, peer, base + size - 8, fs, 8, f3, 3, 0),
+              TERN_ERR_RANGE, "the strided source");
+    ptrdiff_t gd[4] = {8, 0, 12345, 16}, gs[4] = {8, 7, 0, 16};
+    MP_EXPECT(tern_put_strided(peer, rz, gd, lsrc, gs, 8, f4, 4, 0), TERN_ERR_INVALID,
+              "negative");
+    MP_OK(tern_put_strided(peer, rz, gd, lsrc, gs, 8, f0, 4, 0));
     verify_zone("refused calls", 8, 0, 0, 0);
     /* a destination stride of 0: the element receives one of its sources */
     ptrdiff_t s0[1] = {0};
@@ -282,6 +452,13 @@ int main(int argc, char **argv)
     lists_8();
     lists_16();
     lists_64();
+    folded_1();
+    folded_2();
+    folded_3();
+    folded_8();
+    folded_16();
+    folded_40();
+    folded_64();
     bad_input();
     MP_OK(tern_barrier());
     MP_OK(tern_free_sym(zone));

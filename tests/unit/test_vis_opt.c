@@ -427,11 +427,124 @@ static int property(int shapes)
     return 0;
 }
 
+/* tern_vis_fold_ (the inline path's fold of many levels into one
+ * dimension) and its masks of the levels whose count is not 1. */
+static int test_fold(int shapes)
+{
+    size_t count[32];
+    ptrdiff_t ss[32], ds[32];
+    int folded = 0;
+    /* the masks, against the plain loop: counts of 1 mostly, 0, 2, huge,
+     * and values whose one 32-bit half is that of 1 */
+    static const size_t odd[] = {0,
+                                 2,
+                                 3,
+                                 (size_t)1 << 32,
+                                 ((size_t)1 << 32) | 1,
+                                 SIZE_MAX,
+                                 (size_t)PTRDIFF_MAX + 2};
+    for (int it = 0; it < shapes; it++) {
+        size_t levels = 1 + below(32);
+        uint64_t want = 0;
+        for (size_t k = 0; k < levels; k++) {
+            count[k] = below(3) ? 1 : odd[below(sizeof odd / sizeof odd[0])];
+            want |= (uint64_t)(count[k] != 1) << k;
+        }
+        CHECK(tn_vis_nonone_sse2(count, levels) == want);
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (__builtin_cpu_supports("avx2"))
+            CHECK(tn_vis_nonone_avx2(count, levels) == want);
+#endif
+    }
+    /* a 1-d motion (c elements, strides t and s) split over 2 to 32
+     * levels: its factors at random levels in order, every other level of
+     * count 1 with any strides; the fold gives back (c, t, s). Broken
+     * chains, a count of 0 or negative, a repeat and an overflow: -1. */
+    for (int it = 0; it < shapes; it++) {
+        size_t levels = 2 + below(31), c = 1 + below(64), left = c, kept = 0;
+        ptrdiff_t s = (ptrdiff_t)below(200) - 100, t = (ptrdiff_t)below(200) - 100;
+        if (s == 0 && t == 0)
+            t = 8;
+        ptrdiff_t ns = s, nt = t;
+        for (size_t k = 0; k < levels; k++) {
+            size_t f = 1;
+            if (k + 1 == levels)
+                f = left;
+            else if (below(3) == 0)
+                for (f = 2; f <= left && left % f; f++)
+                    ;
+            if (f > left)
+                f = 1;
+            count[k] = f;
+            if (f == 1) { /* anything: the fold must not look */
+                ss[k] = (ptrdiff_t)rnd();
+                ds[k] = below(2) ? 0 : (ptrdiff_t)rnd();
+                continue;
+            }
+            ss[k] = ns;
+            ds[k] = nt;
+            ns *= (ptrdiff_t)f;
+            nt *= (ptrdiff_t)f;
+            left /= f;
+            kept++;
+        }
+        tern_vis_fold_t f;
+        CHECK(tern_vis_fold_(count, ds, ss, levels, &f) == 0);
+        if (kept == 0) {
+            CHECK(f.count == 1);
+            continue;
+        }
+        CHECK(f.count == c && f.sstride == s && f.dstride == t);
+        folded += kept > 1;
+        /* now break it: one level of count > 1 changed */
+        size_t k = below(levels);
+        while (count[k] == 1)
+            k = (k + 1) % levels;
+        int how = (int)below(5);
+        if (how == 0 && kept > 1) {
+            size_t first = 0;
+            while (count[first] == 1)
+                first++;
+            if (k == first) /* the first kept level sets the chain */
+                continue;
+            if (below(2))
+                ss[k] += 1;
+            else
+                ds[k] -= 1;
+        } else if (how == 1) {
+            count[k] = 0;
+        } else if (how == 2) {
+            count[k] = (size_t)-2;
+        } else if (how == 3 && kept == 1) {
+            ss[k] = ds[k] = 0; /* a repeat */
+        } else {
+            continue;
+        }
+        CHECK(tern_vis_fold_(count, ds, ss, levels, &f) == -1);
+    }
+    /* counts whose product overflows; a stride times the count that does */
+    size_t big[2] = {(size_t)1 << 40, (size_t)1 << 40};
+    ptrdiff_t bs[2] = {1, (ptrdiff_t)1 << 40}, bt[2] = {-1, -((ptrdiff_t)1 << 40)};
+    tern_vis_fold_t bf;
+    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == -1);
+    big[1] = (size_t)1 << 22; /* 2^62 elements: fits */
+    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == 0 && bf.count == (size_t)1 << 62);
+    bs[0] = 2, bs[1] = (ptrdiff_t)1 << 41; /* 2 * 2^62 does not */
+    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == -1);
+    CHECK(tern_vis_fold_(count, ds, ss, 0, &(tern_vis_fold_t){0}) == -1);
+    CHECK(tern_vis_fold_(count, ds, ss, 33, &(tern_vis_fold_t){0}) == -1);
+    printf("fold: %d shapes, %d of several levels folded\n", shapes, folded);
+    CHECK(folded > shapes / 10);
+    return 0;
+}
+
 int main(void)
 {
     if (test_chosen())
         return 1;
     if (property(5000))
+        return 1;
+    if (test_fold(20000))
         return 1;
     printf("vis_opt: ok\n");
     return 0;
