@@ -11,7 +11,7 @@
 #        [ctest arguments...]
 # (default: all). --build-only builds the trees and runs no test (.ci/run
 # builds them this way while the plain suite runs). TEST_JOBS tests at a
-# time (default 4, as scripts/test.sh). Needs what
+# time (default 2, as scripts/test.sh). Needs what
 # scripts/install-deps.sh installs (gcc brings the sanitizer run-time
 # libraries).
 set -e
@@ -59,7 +59,7 @@ suite() {
   fi
   echo "== $name: running the tests"
   rc=0
-  (cd "$dir" && ../scripts/mask-kallsyms.sh ctest --output-on-failure --timeout 600 -j"${TEST_JOBS:-4}" "$@") ||
+  (cd "$dir" && ../scripts/mask-kallsyms.sh ctest --output-on-failure --timeout 600 -j"${TEST_JOBS:-2}" "$@") ||
     rc=$?
   t2=$(date +%s)
   line="$name: build $((t1 - t0)) s, tests $((t2 - t1)) s, $([ $rc -eq 0 ] && echo passed || echo FAILED)"
