@@ -150,6 +150,15 @@ static int node_at(const tn_cteam_t *t, int p)
     return tn_core_info(t->ranks[t->bynode[p]])->node;
 }
 
+/* One past the last position of the node whose members start at a. */
+static int node_end(const tn_cteam_t *t, int a)
+{
+    int b = a + 1;
+    while (b < t->size && node_at(t, b) == node_at(t, a))
+        b++;
+    return b;
+}
+
 /* Bruck's allgather: position p of a member's entry holds the block of
  * member rank + p. In the round of distance d (1, 2, 4, ...) each member
  * sends its first min(d, n - d) blocks, which it holds after the earlier
@@ -205,9 +214,7 @@ static int leader_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
 {
     int n = t->size, me = t->rank, mp = 0, most = 0;
     for (int a = 0; a < n;) {
-        int b = a + 1;
-        while (b < n && node_at(t, b) == node_at(t, a))
-            b++;
+        int b = node_end(t, a);
         most = b - a > most ? b - a : most;
         a = b;
     }
@@ -235,9 +242,7 @@ static int leader_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
     }
     /* My block for each member, into the leader's inbox (my node) or outbox. */
     for (int b0 = 0; b0 < n;) {
-        int b1 = b0 + 1;
-        while (b1 < n && node_at(t, b1) == node_at(t, b0))
-            b1++;
+        int b1 = node_end(t, b0);
         char *to = b0 == lo ? le + (size_t)lo * (size_t)ma * nb
                             : le + half + (size_t)b0 * (size_t)ma * nb;
         for (int i = 0; i < b1 - b0; i++)
@@ -252,9 +257,7 @@ static int leader_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
         for (int p = lo + 1; p < hi; p++)
             tn_coll_wait(t, t->bynode[p], seq);
         for (int b0 = 0; b0 < n;) { /* node B's rows to its leader */
-            int b1 = b0 + 1;
-            while (b1 < n && node_at(t, b1) == node_at(t, b0))
-                b1++;
+            int b1 = node_end(t, b0);
             size_t mb = (size_t)(b1 - b0);
             if (b0 != lo)
                 tn_coll_put_flag(t, t->bynode[b0], e + (size_t)lo * mb * nb,
@@ -263,9 +266,7 @@ static int leader_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
             b0 = b1;
         }
         for (int b0 = 0; b0 < n;) {
-            int b1 = b0 + 1;
-            while (b1 < n && node_at(t, b1) == node_at(t, b0))
-                b1++;
+            int b1 = node_end(t, b0);
             if (b0 != lo)
                 tn_coll_wait(t, t->bynode[b0], seq);
             b0 = b1;
@@ -337,9 +338,7 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     int n = t->size, me = t->rank, mp = 0, nodes = 0, most = 0, mynode = 0;
     size_t bytes = count * es, reg = (bytes + 63) & ~(size_t)63;
     for (int a = 0; a < n;) { /* a: the first position of a node */
-        int b = a + 1;
-        while (b < n && node_at(t, b) == node_at(t, a))
-            b++;
+        int b = node_end(t, a);
         most = b - a > most ? b - a : most;
         for (int p = a; p < b; p++)
             if (t->bynode[p] == me) {
@@ -376,17 +375,13 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         fn(mine, e + (size_t)(p - lo) * reg, count);
     }
     for (int a = 0; a < n;) { /* the partial to every other leader */
-        int b = a + 1;
-        while (b < n && node_at(t, b) == node_at(t, a))
-            b++;
+        int b = node_end(t, a);
         if (a != lo)
             tn_coll_put_flag(t, t->bynode[a], mine, mine, bytes, seq);
         a = b;
     }
     for (int a = 0; a < n;) {
-        int b = a + 1;
-        while (b < n && node_at(t, b) == node_at(t, a))
-            b++;
+        int b = node_end(t, a);
         if (a != lo)
             tn_coll_wait(t, t->bynode[a], seq);
         a = b;
