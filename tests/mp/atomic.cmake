@@ -62,3 +62,11 @@ tern_mp_test(NAME amo_combine_off SOURCES amo_combine.c RANKS 2
 # Threads queueing on one shared context; one thread's quiet sends and
 # completes the others' queued ops.
 tern_mp_test(NAME amo_combine_mt SOURCES amo_combine_mt.c RANKS 1 2 3 TIMEOUT 120)
+# Put with signal around the one-message limit (data checked byte for byte
+# when the signal is seen, source reused at once), quiet, signal adds mixed
+# with atomic adds on one word (exact count); the default choice, the
+# provider's atomics (the signal after the data's remote completion) and
+# the one-message path turned off.
+tern_mp_test(NAME signal_msg SOURCES signal_msg.c RANKS 1 2 4)
+tern_mp_test(NAME signal_msg_net SOURCES signal_msg.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
+tern_mp_test(NAME signal_msg_off SOURCES signal_msg.c RANKS 2 ENV TERN_SIGNAL_MSG_MAX=0)
