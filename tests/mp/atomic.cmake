@@ -7,12 +7,12 @@ tern_mp_test(NAME atomic_am SOURCES atomic.c RANKS 2 4 8 ENV TERN_OFI_ATOMICS=am
 # provider emulates atomics in software, as tcp;ofi_rxm here).
 tern_mp_test(NAME atomic_net SOURCES atomic.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME atomic_contend_net SOURCES atomic_contend.c RANKS 2 4
-  ENV TERN_OFI_ATOMICS=net TIMEOUT 120)
+  ENV TERN_OFI_ATOMICS=net TIMEOUT 120 ONE_THREAD)
 tern_mp_test(NAME atomic_bad_net SOURCES atomic_bad.c RANKS 2 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME signal_net SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
-tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8)
+tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8 ONE_THREAD)
 tern_mp_test(NAME atomic_contend_am SOURCES atomic_contend.c RANKS 2 4 8
-  ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
+  ENV TERN_OFI_ATOMICS=am TIMEOUT 120 ONE_THREAD)
 tern_mp_test(NAME atomic_contend_mt SOURCES atomic_contend.c RANKS 2 4 ARGS 4
   ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
 tern_mp_test(NAME atomic_bad SOURCES atomic_bad.c RANKS 1 2)
