@@ -81,7 +81,7 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root)
 {
-    int me = t->rank, n = t->size;
+    int me = t->rank;
     if (nbytes <= TN_COLL_FAST) {
         small_bcast(t, dest, src, nbytes, root);
         return;
