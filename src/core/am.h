@@ -36,21 +36,23 @@ static inline size_t tn_am_head_bytes(int nargs)
     return sizeof(tn_am_hdr_t) + (size_t)nargs * sizeof(tern_am_arg_t);
 }
 
-/* A Reply by a direct queue, written but held back until its Request has
- * been consumed (tn_am_drain): the slot and its sequence number. */
-typedef struct tn_am_held {
-    tn_msgq_slot_t *slot;
-    uint64_t seq;
-} tn_am_held_t;
-
 #define TN_AM_TOKEN_MAGIC 0x544f4b4eu
 struct tern_am_token_s {
     uint32_t magic;
     int src;
-    int is_request;
+    int is_request; /* 0 a Reply; 1 a Request; 2 a Request whose fast Reply
+                       is held in tn_am_held (tn_am_drain_large) */
     int replied;
-    tn_am_held_t *hold; /* not NULL: a fast Reply is held there (tn_am_drain) */
 };
+
+/* A Reply by a direct queue, written but held back until its Request has
+ * been consumed (tn_am_drain_large): the slot and its sequence number, or
+ * slot NULL. One per thread: handlers never run inside handlers. */
+typedef struct tn_am_held {
+    tn_msgq_slot_t *slot;
+    uint64_t seq;
+} tn_am_held_t;
+extern TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 
 /* Tern's own handlers (atomics, VIS packing, collectives, OpenSHMEM) live
  * past the client's indexes, in blocks of 8 per module, so that a client
@@ -122,7 +124,7 @@ void tn_am_recv_split(int src, void *buf, void *pay, size_t n);
  * one rarely taken branch; about 50 instructions around the handler
  * (callgrind). */
 static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n,
-                                               tn_am_held_t *hold)
+                                               int hold)
 {
     tn_am_hdr_t *h = buf;
     unsigned kind = h->kind, cat = kind & ~TN_AM_REPLY, nargs = h->nargs;
@@ -141,7 +143,8 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
               : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
                                   : NULL;
     size_t len = cat == TN_AM_SHORT ? 0 : h->len;
-    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY), 0, hold};
+    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY) << hold,
+                                  0};
     struct tern_am_token_s *outer = tn_am_token;
     tn_am_token = &tok;
     tn_am_in_handler++;
@@ -153,7 +156,7 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
 /* The same for a message in one piece. */
 static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
 {
-    tn_am_dispatch_at(src, buf, NULL, n, NULL);
+    tn_am_dispatch_at(src, buf, NULL, n, 0);
 }
 
 /* tn_am_drain from a message with a data part that carries an ACK (a
@@ -189,13 +192,13 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
     while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len))
-            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, NULL);
+            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
         else if (tn_unlikely((r->kind & TN_MSGQ_ACK) | (len - inl >= TN_MSGQ_REUSE_MIN)))
             return tn_am_drain_large(q, r, n);
         else if (inl)
-            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, NULL);
+            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);
         else
-            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, NULL);
+            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
         tn_msgq_consume(q, r);
         n++;
     }

@@ -268,11 +268,11 @@ static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len
 
 /* A Reply to a Request that tn_am_drain asked to hold (a large one): the
  * slot is published when the Request has been consumed, with an ACK. */
-static TN_ALWAYS_INLINE void reply_hold(tern_am_token_t t, tn_msgq_t *q,
-                                        tn_msgq_slot_t *r, size_t n, size_t inl)
+static TN_ALWAYS_INLINE void reply_hold(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
+                                        size_t inl)
 {
-    t->hold->seq = tn_msgq_publish_hold(q, r, n, inl);
-    t->hold->slot = r;
+    tn_am_held.seq = tn_msgq_publish_hold(q, r, n, inl);
+    tn_am_held.slot = r;
 }
 
 /* Writes the message into rank's queue and publishes it: 0, or 1 when the
@@ -280,11 +280,15 @@ static TN_ALWAYS_INLINE void reply_hold(tern_am_token_t t, tn_msgq_t *q,
  * line, which the receiver polls: header, arguments and a small payload,
  * then the slot's header with release, so that the line changes hands
  * once. Its cost, with the call's checks: a Short Request is about 110
- * instructions (scripts/am-cost.sh, callgrind). */
+ * instructions (scripts/am-cost.sh, callgrind). hold: a Reply whose Request
+ * tn_am_drain_large holds it for (it is published there, with an ACK); a
+ * message with a large payload carries an ACK of what this rank consumed
+ * from the peer, so that the peer's next large one needs no read of our
+ * counts either (docs/design/active-messages.md). */
 static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                                       const void *payload, size_t len, uint32_t hlen,
                                       void *dest, const tern_am_arg_t *args, int nargs,
-                                      tern_am_token_t reply_to)
+                                      int hold)
 {
     tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
@@ -320,8 +324,10 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                         : (uint64_t)(data - q->data) +
                               TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
     size_t inl = layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0;
-    if (reply_to && tn_unlikely(reply_to->hold != NULL) && tn_msgq_can_ack(n, inl))
-        reply_hold(reply_to, q, r, n, inl);
+    if (tn_unlikely(hold) && tn_msgq_can_ack(n, inl))
+        reply_hold(q, r, n, inl);
+    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
+        tn_msgq_publish_ack(q, r, n, inl);
     else
         tn_msgq_publish(q, r, n, inl);
     if (layout != AM_IN_SLOT && len < TN_MSGQ_REUSE_MIN)
@@ -382,7 +388,7 @@ static TN_ALWAYS_INLINE int fast_request(int rank, int handler, int internal, in
     return !(fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags) &&
              !tn_am_in_handler) ||
            fast_send(rank, handler, (unsigned)cat, payload, len, (uint32_t)len, NULL,
-                     args, nargs, NULL);
+                     args, nargs, 0);
 }
 
 /* A Reply by the fast path: 0 when sent (the token then marked). */
@@ -399,7 +405,7 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     if (!(t && t == tn_am_token && t->is_request && !t->replied &&
           fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
         fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len,
-                  (uint32_t)len, NULL, args, nargs, t))
+                  (uint32_t)len, NULL, args, nargs, t->is_request > 1))
         return 1;
     t->replied = 1;
     return 0;
@@ -608,9 +614,11 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
     uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
     tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
-    if (is_reply && tn_unlikely(st->token == tn_am_token && st->token->hold != NULL) &&
+    if (is_reply && tn_unlikely(st->token == tn_am_token && st->token->is_request > 1) &&
         tn_msgq_can_ack(n, inl))
-        reply_hold(st->token, q, r, n, inl);
+        reply_hold(q, r, n, inl);
+    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
+        tn_msgq_publish_ack(q, r, n, inl);
     else
         tn_msgq_publish(q, r, n, inl);
     if (n > inl && len < TN_MSGQ_REUSE_MIN) /* as fast_send */

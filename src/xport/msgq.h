@@ -96,6 +96,11 @@ typedef struct tn_msgq {
      * written by whichever thread of this process drains the queue from
      * that receiver (its turn held: one writer), read by the sender. */
     _Atomic uint64_t acked;
+    /* The queue from the same peer into this process, whose consumed count
+     * a large message carries as an ACK (tn_msgq_publish_ack); NULL when
+     * several threads may drain it (its count is then not this sender's to
+     * read). Set at set-up. */
+    const struct tn_msgq *back;
 } tn_msgq_t;
 _Static_assert(sizeof(tn_msgq_t) == 128, "two lines per queue side");
 
@@ -269,6 +274,18 @@ static TN_ALWAYS_INLINE void tn_msgq_publish_held(tn_msgq_slot_t *s, uint64_t se
 {
     memcpy(s->bytes + TN_MSGQ_ACK_AT, &ack, sizeof ack);
     atomic_store_explicit(&s->seq, seq, memory_order_release);
+}
+
+/* tn_msgq_publish with an ACK of what this process has consumed from
+ * q->back (not NULL, and only one thread here drains it: no handler of it
+ * runs now, or the one that runs has not had its message counted yet),
+ * for a message that tn_msgq_can_ack. The peer's next large message then
+ * goes back to its ring's start without reading this process's counts. */
+static TN_ALWAYS_INLINE void tn_msgq_publish_ack(tn_msgq_t *q, tn_msgq_slot_t *s,
+                                                 size_t n, size_t inl)
+{
+    uint64_t ack = q->back->dpos;
+    tn_msgq_publish_held(s, tn_msgq_publish_hold(q, s, n, inl), ack);
 }
 
 /* Receiver, for a slot s with TN_MSGQ_ACK: records its ACK in out, this
