@@ -197,7 +197,7 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len))
             tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
-        else if (tn_unlikely((r->kind & TN_MSGQ_ACK) | (len - inl >= TN_MSGQ_REUSE_MIN)))
+        else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) /* every ACK's message is */
             return tn_am_drain_large(q, r, n);
         else if (inl)
             tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);

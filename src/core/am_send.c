@@ -266,8 +266,11 @@ static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len
     return layout == AM_IN_SLOT ? 0 : layout == AM_SPLIT ? len : head + len;
 }
 
-/* A Reply to a Request that tn_am_drain asked to hold (a large one): the
- * slot is published when the Request has been consumed, with an ACK. */
+/* A large Reply to a Request that tn_am_drain_large holds it for (a large
+ * one): the slot is published when the Request has been consumed, with an
+ * ACK. Only messages of at least TN_MSGQ_REUSE_MIN bytes carry an ACK, so
+ * that tn_am_drain looks for one with the length compare it makes
+ * anyway. */
 static TN_ALWAYS_INLINE void reply_hold(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
                                         size_t inl)
 {
@@ -324,7 +327,7 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                         : (uint64_t)(data - q->data) +
                               TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
     size_t inl = layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0;
-    if (tn_unlikely(hold) && tn_msgq_can_ack(n, inl))
+    if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && hold && tn_msgq_can_ack(n, inl))
         reply_hold(q, r, n, inl);
     else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
         tn_msgq_publish_ack(q, r, n, inl);
@@ -614,8 +617,8 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
     uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
     tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
-    if (is_reply && tn_unlikely(st->token == tn_am_token && st->token->is_request > 1) &&
-        tn_msgq_can_ack(n, inl))
+    if (is_reply && tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && st->token == tn_am_token &&
+        st->token->is_request > 1 && tn_msgq_can_ack(n, inl))
         reply_hold(q, r, n, inl);
     else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
         tn_msgq_publish_ack(q, r, n, inl);
