@@ -13,6 +13,7 @@
 tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
 TN_TLS_FAST _Thread_local int tn_am_in_handler;
 TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
+TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 
 /* Replies waiting for room: a list under a lock, taken with trylock by
  * progress so that no poller ever waits for another. */
@@ -71,6 +72,38 @@ int tern_am_source(tern_am_token_t token, int *rank)
                                     "on this thread");
     *rank = token->src;
     return TERN_OK;
+}
+
+int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
+{
+    do {
+        size_t len = r->len, inl = r->inl;
+        tn_am_held.slot = NULL;
+        if (len == inl) {
+            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
+        } else {
+            if (r->kind & TN_MSGQ_ACK) {
+                unsigned i = (unsigned)(q->peer - tn_core.span_first);
+                tn_msgq_t *out =
+                    i < (unsigned)tn_core.span ? tn_core.peers[i].msgq : NULL;
+                if (out)
+                    tn_msgq_note_ack(out, r);
+            }
+            int hold = len - inl >= TN_MSGQ_REUSE_MIN;
+            if (inl)
+                tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, hold);
+            else
+                tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, hold);
+        }
+        tn_msgq_consume(q, r);
+        /* The handler is done with the payload: the count includes it. */
+        if (tn_am_held.slot)
+            tn_msgq_publish_held(tn_am_held.slot, tn_am_held.seq, q->dpos);
+        n++;
+    } while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL);
+    tn_msgq_release(q);
+    tn_msgq_unlock(q);
+    return n;
 }
 
 void tn_am_recv_slow(int src, void *buf, size_t n)

@@ -40,9 +40,19 @@ static inline size_t tn_am_head_bytes(int nargs)
 struct tern_am_token_s {
     uint32_t magic;
     int src;
-    int is_request;
+    int is_request; /* 0 a Reply; 1 a Request; 2 a Request whose fast Reply
+                       is held in tn_am_held (tn_am_drain_large) */
     int replied;
 };
+
+/* A Reply by a direct queue, written but held back until its Request has
+ * been consumed (tn_am_drain_large): the slot and its sequence number, or
+ * slot NULL. One per thread: handlers never run inside handlers. */
+typedef struct tn_am_held {
+    tn_msgq_slot_t *slot;
+    uint64_t seq;
+} tn_am_held_t;
+extern TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 
 /* Tern's own handlers (atomics, VIS packing, collectives, OpenSHMEM) live
  * past the client's indexes, in blocks of 8 per module, so that a client
@@ -117,7 +127,8 @@ void tn_am_recv_split(int src, void *buf, void *pay, size_t n);
  * NULL; the token on the stack. Every check of a well-formed message is
  * one rarely taken branch; about 50 instructions around the handler
  * (callgrind). */
-static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n)
+static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n,
+                                               int hold)
 {
     tn_am_hdr_t *h = buf;
     unsigned kind = h->kind, cat = kind & ~TN_AM_REPLY, nargs = h->nargs;
@@ -136,7 +147,8 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
               : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
                                   : NULL;
     size_t len = cat == TN_AM_SHORT ? 0 : h->len;
-    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY), 0};
+    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY) << hold,
+                                  0};
     struct tern_am_token_s *outer = tn_am_token;
     tn_am_token = &tok;
     tn_am_in_handler++;
@@ -148,15 +160,33 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
 /* The same for a message in one piece. */
 static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
 {
-    tn_am_dispatch_at(src, buf, NULL, n);
+    tn_am_dispatch_at(src, buf, NULL, n, 0);
 }
+
+/* tn_am_drain from a message with a data part that carries an ACK (a
+ * Reply to a large Request: recorded for the queue back to its sender) or
+ * is large (its fast Reply is held, then published with an ACK once the
+ * message is consumed), n messages handled before it: handles it and the
+ * rest as tn_am_drain does, gives the room back and the turn. Out of line
+ * and last, so that the ordinary drain keeps its registers. The messages
+ * handled. */
+int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n);
 
 /* Handles what the direct queue q holds (up to TN_MSGQ_DRAIN_MAX messages),
  * each read in place (header and arguments in the slot, a larger payload
  * in the data ring, where the sender wrote it) and consumed after its
  * handler returns; the room goes back to the sender once, at the end.
  * Threads of this rank take turns per queue (a try: a queue another
- * thread drains is skipped). The messages handled. */
+ * thread drains is skipped). The messages handled.
+ *
+ * A Request whose data part is large enough to go back to the ring's
+ * start (TN_MSGQ_REUSE_MIN) has its fast Reply held until the Request is
+ * consumed, then published with an ACK of this queue's consumed bytes: the
+ * sender's next large message then goes back to the start without reading
+ * the counts' line this rank has just written (50-70 ns of a 16 KiB round
+ * trip, measured; docs/design/active-messages.md). The Reply becomes
+ * visible when the handler returns rather than when it is sent, which a
+ * handler may not wait for anyway. */
 static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
 {
     if (!tn_msgq_trylock(q))
@@ -166,11 +196,13 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
     while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len))
-            tn_am_dispatch_at(q->peer, r->bytes, NULL, len);
+            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
+        else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) /* every ACK's message is */
+            return tn_am_drain_large(q, r, n);
         else if (inl)
-            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len);
+            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);
         else
-            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len);
+            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
         tn_msgq_consume(q, r);
         n++;
     }

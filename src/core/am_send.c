@@ -266,15 +266,32 @@ static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len
     return layout == AM_IN_SLOT ? 0 : layout == AM_SPLIT ? len : head + len;
 }
 
+/* A large Reply to a Request that tn_am_drain_large holds it for (a large
+ * one): the slot is published when the Request has been consumed, with an
+ * ACK. Only messages of at least TN_MSGQ_REUSE_MIN bytes carry an ACK, so
+ * that tn_am_drain looks for one with the length compare it makes
+ * anyway. */
+static TN_ALWAYS_INLINE void reply_hold(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
+                                        size_t inl)
+{
+    tn_am_held.seq = tn_msgq_publish_hold(q, r, n, inl);
+    tn_am_held.slot = r;
+}
+
 /* Writes the message into rank's queue and publishes it: 0, or 1 when the
  * queue is full (nothing written). The payload goes first, then the slot's
  * line, which the receiver polls: header, arguments and a small payload,
  * then the slot's header with release, so that the line changes hands
  * once. Its cost, with the call's checks: a Short Request is about 110
- * instructions (scripts/am-cost.sh, callgrind). */
+ * instructions (scripts/am-cost.sh, callgrind). hold: a Reply whose Request
+ * tn_am_drain_large holds it for (it is published there, with an ACK); a
+ * message with a large payload carries an ACK of what this rank consumed
+ * from the peer, so that the peer's next large one needs no read of our
+ * counts either (docs/design/active-messages.md). */
 static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                                       const void *payload, size_t len, uint32_t hlen,
-                                      void *dest, const tern_am_arg_t *args, int nargs)
+                                      void *dest, const tern_am_arg_t *args, int nargs,
+                                      int hold)
 {
     tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
@@ -309,7 +326,13 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
                         ? 0
                         : (uint64_t)(data - q->data) +
                               TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
-    tn_msgq_publish(q, r, n, layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0);
+    size_t inl = layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0;
+    if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && hold && tn_msgq_can_ack(n, inl))
+        reply_hold(q, r, n, inl);
+    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
+        tn_msgq_publish_ack(q, r, n, inl);
+    else
+        tn_msgq_publish(q, r, n, inl);
     if (layout != AM_IN_SLOT && len < TN_MSGQ_REUSE_MIN)
         tn_msgq_prefetch_next(q, next, len);
     return 0;
@@ -368,7 +391,7 @@ static TN_ALWAYS_INLINE int fast_request(int rank, int handler, int internal, in
     return !(fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags) &&
              !tn_am_in_handler) ||
            fast_send(rank, handler, (unsigned)cat, payload, len, (uint32_t)len, NULL,
-                     args, nargs);
+                     args, nargs, 0);
 }
 
 /* A Reply by the fast path: 0 when sent (the token then marked). */
@@ -385,7 +408,7 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     if (!(t && t == tn_am_token && t->is_request && !t->replied &&
           fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
         fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len,
-                  (uint32_t)len, NULL, args, nargs))
+                  (uint32_t)len, NULL, args, nargs, t->is_request > 1))
         return 1;
     t->replied = 1;
     return 0;
@@ -593,7 +616,14 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     size_t inl = st->m.aux == UINT64_MAX ? n : (size_t)st->m.aux;
     char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
     uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
-    tn_msgq_publish(q, &q->slots[q->seq & q->smask], n, inl);
+    tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
+    if (is_reply && tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && st->token == tn_am_token &&
+        st->token->is_request > 1 && tn_msgq_can_ack(n, inl))
+        reply_hold(q, r, n, inl);
+    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
+        tn_msgq_publish_ack(q, r, n, inl);
+    else
+        tn_msgq_publish(q, r, n, inl);
     if (n > inl && len < TN_MSGQ_REUSE_MIN) /* as fast_send */
         tn_msgq_prefetch_next(q, next, len);
     if (is_reply)

@@ -42,7 +42,14 @@ typedef struct tn_msgq_slot {
 } tn_msgq_slot_t;
 _Static_assert(sizeof(tn_msgq_slot_t) == 64, "one line per slot");
 #define TN_MSGQ_INLINE ((size_t)sizeof(((tn_msgq_slot_t *)0)->bytes))
-enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2 };
+enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2, TN_MSGQ_ACK = 4 };
+/* ACK: the slot's last 8 bytes (TN_MSGQ_ACK_AT; the message keeps at most
+ * that many bytes in the slot) hold the writer's count of data bytes
+ * consumed from the queue in the other direction, the reader's queue to
+ * the writer, counted after the message this one answers was consumed
+ * (tn_msgq_publish_held). The reader then knows its own ring drained
+ * without reading the counts' line (tn_msgq_note_ack). */
+#define TN_MSGQ_ACK_AT    (TN_MSGQ_INLINE - 8)
 #define TN_MSGQ_INVALID   UINT64_MAX
 #define TN_MSGQ_DRAIN_MAX 64 /* messages handled per queue per poll, for fairness */
 #define TN_MSGQ_LINE(n)   (((size_t)(n) + 63u) & ~(size_t)63u)
@@ -85,6 +92,15 @@ typedef struct tn_msgq {
     _Alignas(64) uint64_t slots_seen; /* the receiver's counts when last read */
     uint64_t data_seen;
     uint64_t wrap; /* reserve: data skipped to the ring's start */
+    /* The receiver's count of data bytes consumed, as its last ACK said:
+     * written by whichever thread of this process drains the queue from
+     * that receiver (its turn held: one writer), read by the sender. */
+    _Atomic uint64_t acked;
+    /* The queue from the same peer into this process, whose consumed count
+     * a large message carries as an ACK (tn_msgq_publish_ack); NULL when
+     * several threads may drain it (its count is then not this sender's to
+     * read). Set at set-up. */
+    const struct tn_msgq *back;
 } tn_msgq_t;
 _Static_assert(sizeof(tn_msgq_t) == 128, "two lines per queue side");
 
@@ -139,6 +155,13 @@ tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
      * by the room check once the ring is drained (need <= d's offset). */
     if (to_end == ring || to_end + need > ring)
         return 0;
+    if (q->data_seen != d) {
+        /* An ACK (a Reply's) usually says so: no read of the counts' line,
+         * which the receiver has just written, on the critical path. */
+        uint64_t a = atomic_load_explicit(&q->acked, memory_order_acquire);
+        if (a > q->data_seen)
+            q->data_seen = a;
+    }
     if (q->data_seen != d)
         tn_msgq_seen_data(q);
     if (q->data_seen != d)
@@ -210,6 +233,73 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
     tn_msgq_unlock(q);
 }
 
+/* As tn_msgq_publish, but the slot is not made visible yet: the message
+ * is complete and its place taken (later messages may be written, and
+ * even published, behind it: the receiver reads in order, so they wait
+ * for it), and the turn is given back. tn_msgq_publish_held makes it
+ * visible with an ACK; until then the receiver sees nothing from this
+ * queue, so the caller must not wait for anything before that. Only for
+ * messages that tn_msgq_can_ack. The slot's sequence number,
+ * for tn_msgq_publish_held. */
+static TN_ALWAYS_INLINE uint64_t tn_msgq_publish_hold(tn_msgq_t *q, tn_msgq_slot_t *s,
+                                                      size_t n, size_t inl)
+{
+    uint64_t seq = q->seq;
+    unsigned kind = TN_MSGQ_MSG | TN_MSGQ_ACK;
+    if (n > inl) {
+        kind |= q->wrap ? TN_MSGQ_WRAP : 0;
+        q->dpos += q->wrap + TN_MSGQ_LINE(n - inl);
+    }
+    s->len = (uint32_t)n;
+    s->inl = (uint16_t)inl;
+    s->kind = (uint16_t)kind;
+    q->seq = seq + 1;
+    tn_msgq_unlock(q);
+    return seq;
+}
+
+/* Whether a message of n bytes, inl of them in its slot, can carry an ACK:
+ * it has a data part (a receiver looks for ACKs only in such messages)
+ * and leaves the slot's last 8 bytes free. */
+static TN_ALWAYS_INLINE int tn_msgq_can_ack(size_t n, size_t inl)
+{
+    return n > inl && inl <= TN_MSGQ_ACK_AT;
+}
+
+/* Makes the held slot s (sequence number seq) visible, with ack: this
+ * process's count of data bytes consumed from the queue in the other
+ * direction (that queue's receiver side's dpos, after consume). */
+static TN_ALWAYS_INLINE void tn_msgq_publish_held(tn_msgq_slot_t *s, uint64_t seq,
+                                                  uint64_t ack)
+{
+    memcpy(s->bytes + TN_MSGQ_ACK_AT, &ack, sizeof ack);
+    atomic_store_explicit(&s->seq, seq, memory_order_release);
+}
+
+/* tn_msgq_publish with an ACK of what this process has consumed from
+ * q->back (not NULL, and only one thread here drains it: no handler of it
+ * runs now, or the one that runs has not had its message counted yet),
+ * for a message that tn_msgq_can_ack. The peer's next large message then
+ * goes back to its ring's start without reading this process's counts. */
+static TN_ALWAYS_INLINE void tn_msgq_publish_ack(tn_msgq_t *q, tn_msgq_slot_t *s,
+                                                 size_t n, size_t inl)
+{
+    uint64_t ack = q->back->dpos;
+    tn_msgq_publish_held(s, tn_msgq_publish_hold(q, s, n, inl), ack);
+}
+
+/* Receiver, for a slot s with TN_MSGQ_ACK: records its ACK in out, this
+ * process's queue back to s's writer (the drainer of the queue s is in
+ * calls it, holding that queue's turn, so there is one writer at a time).
+ * The count only grows. */
+static TN_ALWAYS_INLINE void tn_msgq_note_ack(tn_msgq_t *out, const tn_msgq_slot_t *s)
+{
+    uint64_t ack;
+    memcpy(&ack, s->bytes + TN_MSGQ_ACK_AT, sizeof ack);
+    if (ack > atomic_load_explicit(&out->acked, memory_order_relaxed))
+        atomic_store_explicit(&out->acked, ack, memory_order_release);
+}
+
 /* Sender, after publishing a message with fewer than TN_MSGQ_REUSE_MIN
  * bytes of data (a larger one's successor likely goes back to the ring's
  * start, whose lines this one wrote): asks for the lines from data-ring
@@ -245,16 +335,24 @@ static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slo
     return q->data + (d & q->dmask);
 }
 
+/* Receiver: the data bytes consumed once s's message is. */
+static TN_ALWAYS_INLINE uint64_t tn_msgq_dpos_after(const tn_msgq_t *q,
+                                                    const tn_msgq_slot_t *s)
+{
+    uint64_t d = q->dpos;
+    if (s->len > s->inl) {
+        if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
+            d += (uint64_t)q->dmask + 1 - (d & q->dmask);
+        d += TN_MSGQ_LINE(s->len - s->inl);
+    }
+    return d;
+}
+
 /* Receiver: s's message is done with (after its handler ran); its room is
  * given back to the sender by tn_msgq_release. */
 static TN_ALWAYS_INLINE void tn_msgq_consume(tn_msgq_t *q, const tn_msgq_slot_t *s)
 {
-    if (s->len > s->inl) {
-        uint64_t d = q->dpos;
-        if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
-            d += (uint64_t)q->dmask + 1 - (d & q->dmask);
-        q->dpos = d + TN_MSGQ_LINE(s->len - s->inl);
-    }
+    q->dpos = tn_msgq_dpos_after(q, s);
     q->seq++;
 }
 

@@ -1,8 +1,10 @@
 /* The shm message queue (xport/msgq.h) in one process, sender and receiver
  * sides on one private ring: large data parts go back to the data ring's
  * start once the receiver has consumed what lies there, and never while it
- * has not; under a mixed flood with a receiver that consumes at random
- * moments every message arrives once, in order, with its bytes intact. */
+ * has not, learnt from its counts or from an ACK in a held answer; under a
+ * mixed flood with a receiver that consumes, releases and acknowledges at
+ * random moments every message arrives once, in order, with its bytes
+ * intact. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,85 @@ static int test_reuse(void)
     return 0;
 }
 
+/* The receiver's count as an ACK would carry it, recorded in tx. */
+static void ack(tn_msgq_t *tx, uint64_t count)
+{
+    tn_msgq_slot_t s;
+    memset(&s, 0, sizeof s);
+    memcpy(s.bytes + TN_MSGQ_ACK_AT, &count, sizeof count);
+    tn_msgq_note_ack(tx, &s);
+}
+
+/* A ping-pong of large Requests (queue a: tx -> rx) answered by held
+ * Replies with an ACK (queue b: rtx -> rrx), the receiver never releasing
+ * its counts: every Request still goes back to the ring's start, learnt
+ * from the ACK alone. A held Reply is invisible until published, and one
+ * written behind it waits for it. */
+static int test_ack(void)
+{
+    static qpair_t a, b;
+    tn_msgq_t tx, rx, rtx, rrx;
+    setup(&a, &tx, &rx);
+    setup(&b, &rtx, &rrx);
+    const size_t n = TN_MSGQ_REUSE_MIN, rn = 100;
+    for (uint64_t k = 0; k < 40; k++) {
+        CHECK(send_msg(&tx, k, n) == 0);
+        CHECK(recv_msg(&rx, k, n) == 0);
+        /* The Reply, held: 8 bytes in the slot, the rest in the data. */
+        char *data = NULL;
+        CHECK(tn_msgq_can_ack(rn, 8));
+        tn_msgq_slot_t *s = tn_msgq_try_begin(&rtx, rn - 8, &data);
+        CHECK(s != NULL);
+        for (size_t i = 0; i < rn; i++)
+            (i < 8 ? s->bytes : data - 8)[i] = (char)pattern(k, i);
+        uint64_t seq = tn_msgq_publish_hold(&rtx, s, rn, 8);
+        CHECK(tn_msgq_peek(&rrx) == NULL);
+        tn_msgq_publish_held(s, seq, rx.dpos);
+        tn_msgq_slot_t *r = tn_msgq_peek(&rrx);
+        CHECK(r == s && (r->kind & TN_MSGQ_ACK));
+        for (size_t i = 0; i < rn; i++)
+            CHECK((unsigned char)(i < 8 ? r->bytes : tn_msgq_data(&rrx, r) - 8)[i] ==
+                  pattern(k, i));
+        tn_msgq_note_ack(&tx, r);
+        tn_msgq_consume(&rrx, r);
+        tn_msgq_release(&rrx);
+    }
+    CHECK(atomic_load(&a.heads.data) == 0); /* never released */
+    /* Without the ACK the sender cannot know: it goes on. */
+    CHECK(send_msg(&tx, 40, n) == 0);
+    CHECK(recv_msg(&rx, 40, n) == 0);
+    CHECK(send_msg(&tx, 41, n) == (long)n);
+    CHECK(recv_msg(&rx, 41, n) == (long)n);
+    /* An ACK of 40 only (41 not consumed by then) is not a drain. */
+    ack(&tx, rx.dpos - n);
+    CHECK(send_msg(&tx, 42, n) == 2 * (long)n);
+    CHECK(recv_msg(&rx, 42, n) == 2 * (long)n);
+    ack(&tx, rx.dpos);
+    CHECK(send_msg(&tx, 43, n) == 0);
+    CHECK(recv_msg(&rx, 43, n) == 0);
+    /* An older ACK than the sender knows changes nothing. */
+    ack(&tx, 0);
+    CHECK(send_msg(&tx, 44, n) == (long)n);
+    CHECK(recv_msg(&rx, 44, n) == (long)n);
+    /* A held message and one published behind it: both wait for it. */
+    char *d1 = NULL, *d2 = NULL;
+    tn_msgq_slot_t *s1 = tn_msgq_try_begin(&rtx, 64, &d1);
+    CHECK(s1 != NULL);
+    memset(d1, 1, 64);
+    uint64_t seq1 = tn_msgq_publish_hold(&rtx, s1, 64, 0);
+    tn_msgq_slot_t *s2 = tn_msgq_try_begin(&rtx, 64, &d2);
+    CHECK(s2 != NULL && s2 != s1 && d2 != d1);
+    memset(d2, 2, 64);
+    tn_msgq_publish(&rtx, s2, 64, 0);
+    CHECK(tn_msgq_peek(&rrx) == NULL);
+    tn_msgq_publish_held(s1, seq1, 0);
+    CHECK(tn_msgq_peek(&rrx) == s1 && tn_msgq_data(&rrx, s1)[0] == 1);
+    tn_msgq_consume(&rrx, s1);
+    CHECK(tn_msgq_peek(&rrx) == s2 && !(s2->kind & TN_MSGQ_ACK) &&
+          tn_msgq_data(&rrx, s2)[63] == 2);
+    return 0;
+}
+
 /* Random sizes (in the slot, small and large data parts, up to half the
  * ring), a receiver that consumes and releases at random moments: every
  * message once, in order, intact; a full queue refuses without effect. */
@@ -143,7 +224,10 @@ static int test_flood(void)
             CHECK(recv_msg(&rx, got, len[got]) >= 0);
             got++;
         } else if (r == 7) {
-            tn_msgq_release(&rx);
+            if (rand() % 2) /* the counts, or an ACK of what is consumed */
+                tn_msgq_release(&rx);
+            else
+                ack(&tx, rx.dpos);
         }
     }
     CHECK(recv_msg(&rx, got, 0) == -1);
@@ -154,7 +238,7 @@ static int test_flood(void)
 
 int main(void)
 {
-    if (test_reuse() || test_flood())
+    if (test_reuse() || test_ack() || test_flood())
         return 1;
     return 0;
 }
