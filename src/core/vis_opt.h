@@ -88,12 +88,18 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
                         const ptrdiff_t *sstride, const ptrdiff_t *dstride,
                         size_t levels);
 
-/* Bit k set when count[k] is not 1 (k < levels <= 32): the levels that
- * tern_vis_fold_ (tern/vis.h) looks at. SSE2 (any x86-64) or portable C;
- * AVX2 (x86-64 with AVX2 only: tern_vis_fold_ checks the CPU once). */
+/* Bit 2k set when count[k] is not 1 (k < levels <= 32), every other bit
+ * clear: the levels that tern_vis_fold_ (tern/vis.h) looks at. SSE2 (any
+ * x86-64) or portable C; AVX2 (x86-64 with AVX2 only). */
 uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels);
+/* tern_vis_fold_ with that mask (1 <= levels <= 32); tern_vis_fold_
+ * calls the one the CPU runs best, chosen at its first call. */
+int tn_vis_fold_sse2(const size_t *count, const ptrdiff_t *dststrides,
+                     const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
 #if defined(__x86_64__) && defined(__GNUC__)
 uint64_t tn_vis_nonone_avx2(const size_t *count, size_t levels);
+int tn_vis_fold_avx2(const size_t *count, const ptrdiff_t *dststrides,
+                     const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
 #endif
 
 /* Adds a dimension's span (count-1)*stride to the low (span < 0) or high
