@@ -102,6 +102,16 @@ int tn_vis_fold_avx2(const size_t *count, const ptrdiff_t *dststrides,
                      const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
 #endif
 
+/* 1 when some address of list[0..count) lies outside [base, base + room]
+ * (room < 2^63), else 0: the check of an indexed transfer's remote list
+ * before any byte moves. tn_vis_addrs_outside calls the form the CPU runs
+ * best (AVX2 or SSE2), chosen at its first call. */
+int tn_vis_addrs_outside(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+int tn_vis_outside_sse2(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+#if defined(__x86_64__) && defined(__GNUC__)
+int tn_vis_outside_avx2(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+#endif
+
 /* Adds a dimension's span (count-1)*stride to the low (span < 0) or high
  * end of ext[0..1]; 1 when that overflows. count >= 1. */
 static inline int tn_vis_span_wraps(ptrdiff_t *ext, size_t count, ptrdiff_t stride)

@@ -561,6 +561,62 @@ static int test_fold(int shapes)
     return 0;
 }
 
+/* The remote-list check of indexed transfers, each form against the
+ * plain loop: lists of 0 to 70 addresses (every tail length of the
+ * vector steps), in range, and one address moved just outside (one byte
+ * past room, one byte below base, far away) at every position. */
+static int plain_outside(void *const *l, size_t n, uintptr_t base, uintptr_t room)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((uintptr_t)l[i] < base || (uintptr_t)l[i] - base > room)
+            return 1;
+    return 0;
+}
+
+static int outside_all(void *const *l, size_t n, uintptr_t base, uintptr_t room)
+{
+    int r = plain_outside(l, n, base, room);
+    if (tn_vis_addrs_outside(l, n, base, room) != r ||
+        tn_vis_outside_sse2(l, n, base, room) != r)
+        return -1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2") && tn_vis_outside_avx2(l, n, base, room) != r)
+        return -1;
+#endif
+    return r;
+}
+
+static int test_outside(void)
+{
+    void *l[70];
+    int bad = 0;
+    for (size_t n = 0; n <= 70; n++) {
+        /* a segment at an address with the sign bit set, and one low */
+        for (int hi = 0; hi < 2; hi++) {
+            uintptr_t base = hi ? (uintptr_t)0xffff800000001000ull : (uintptr_t)0x10000;
+            uintptr_t room = 4096 - 8;
+            for (size_t i = 0; i < n; i++)
+                l[i] = (void *)(base + below(room + 1));
+            CHECK(outside_all(l, n, base, room) == 0);
+            for (size_t i = 0; i < n; i++) {
+                void *keep = l[i];
+                uintptr_t wrong[3] = {base + room + 1, base - 1,
+                                      base ^ ((uintptr_t)1 << 62)};
+                for (int w = 0; w < 3; w++) {
+                    l[i] = (void *)wrong[w];
+                    CHECK(outside_all(l, n, base, room) == 1);
+                    bad++;
+                }
+                l[i] = (void *)(base + room); /* the last address allowed */
+                CHECK(outside_all(l, n, base, room) == 0);
+                l[i] = keep;
+            }
+        }
+    }
+    printf("outside: %d bad lists found by every form\n", bad);
+    return 0;
+}
+
 int main(void)
 {
     if (test_chosen())
@@ -568,6 +624,8 @@ int main(void)
     if (property(5000))
         return 1;
     if (test_fold(20000))
+        return 1;
+    if (test_outside())
         return 1;
     printf("vis_opt: ok\n");
     return 0;
