@@ -3,8 +3,9 @@
 # for the shm, net and mixed configurations at 2 and 4 ranks: the figures of
 # docs/design/collectives.md. Each net and mixed row runs twice, with the
 # eager ring off (TERN_COLL_EAGER=0, the algorithms before it) and on; with
-# COLL_BEFORE=DIR, with DIR's build (DIR/build/bench/tern-bench-mpi, an
-# earlier commit's tree) and this one's instead, job after job in one run.
+# COLL_BEFORE=DIR, every configuration (shm too) with DIR's build
+# (DIR/build/bench/tern-bench-mpi, an earlier commit's tree) and this one's
+# instead, job after job in one run.
 # COLL_EAGER_OFF=no skips the TERN_COLL_EAGER=0 jobs (one job per row).
 # COLL_RANKS lists the job sizes (default "2 4"; mixed needs 4 or more).
 #   [COLL_BEFORE=DIR] [COLL_CONFIGS="shm net mixed"] [COLL_RANKS="2 4 8"] \
@@ -38,11 +39,11 @@ now=build/bench/tern-bench-mpi
 for n in ${COLL_RANKS:-2 4}; do
   for cfg in $configs; do
     [ "$cfg" = mixed ] && [ "$n" -lt 4 ] && continue # 1 rank per node: as net
-    if [ "$cfg" = shm ]; then
-      run shm "$n" "" "$now" "" "$@"
-    elif [ -n "$COLL_BEFORE" ]; then
+    if [ -n "$COLL_BEFORE" ]; then
       run "$cfg" "$n" "" "$COLL_BEFORE/build/bench/tern-bench-mpi" ", before" "$@"
       run "$cfg" "$n" "" "$now" ", after" "$@"
+    elif [ "$cfg" = shm ]; then # no ring on one node
+      run shm "$n" "" "$now" "" "$@"
     else
       [ "$COLL_EAGER_OFF" != no ] && run "$cfg" "$n" 0 "$now" "" "$@"
       run "$cfg" "$n" "" "$now" "" "$@"

@@ -11,7 +11,8 @@
 #        [ctest arguments...]
 # (default: all). --build-only builds the trees and runs no test (.ci/run
 # builds them this way while the plain suite runs). TEST_JOBS tests at a
-# time (default 2, as scripts/test.sh). Needs what
+# time (default 2; scripts/test.sh runs 3, measured only on the plain
+# suite). Needs what
 # scripts/install-deps.sh installs (gcc brings the sanitizer run-time
 # libraries).
 set -e

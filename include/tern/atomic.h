@@ -138,7 +138,13 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * the set or not one bit, misaligned address, NULL result of a fetching
  * op, bad flags or context), TERN_ERR_RANK, TERN_ERR_RANGE (address
  * outside rank's segment), TERN_ERR_AGAIN (TERN_FLAG_IMMEDIATE only), or
- * the error of an operation that failed (TERN_ERR_PEER). */
+ * the error of an operation that failed (TERN_ERR_PEER).
+ * Inside an active-message handler use the nbi and event forms: an op
+ * of a net domain that cannot be issued at once (no network descriptor)
+ * is queued in order with the handler's RMA and issued by later
+ * progress, counted as issued; its fetched value lands in *result when
+ * it completes (the sync or event outside the handler). A blocking op
+ * waits, which a handler should not do. */
 /* The head of every domain, read by the inline path (and by the
  * OpenSHMEM layer's, include/tshmem/fast.h): cpu is TERN_AD_CPU_LIVE_
  * while the domain is live and uses CPU atomics on every mapped peer (cpu

@@ -68,7 +68,10 @@ static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void 
 #endif
     return tern_put_signal_(ctx, rank, dst, src, n, sig, value, sig_op, flags, nbi);
 }
-/* Blocking: returns when the data and the signal are visible at rank.
+/* Blocking: returns when the data and the signal are visible at rank
+ * (on a context whose ordering mode lets a blocking non-fetching atomic
+ * return early, once both are on their way in order: docs/design/
+ * ordering.md).
  * sig is an 8-byte aligned word in rank's segment (as rank sees it),
  * sig_op TERN_SIGNAL_SET (*sig = value) or TERN_SIGNAL_ADD (*sig += value).
  * Returns TERN_OK, the statuses of tern_ctx_put, and TERN_ERR_INVALID (bad
@@ -87,9 +90,11 @@ static inline tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *
     return tern_put_signal_any_(ctx, rank, dst, src, n, sig, value, sig_op, flags, 0);
 }
 /* Implicit: src may be reused when it returns; completed (data and signal
- * visible) by the context's nbi sync, quiet or fence. Over the network the
- * data's remote completion is awaited inside the call before the signal
- * is issued (the provider gives no cheaper ordered pair yet). */
+ * visible) by the context's nbi sync, quiet or fence. Across nodes, data
+ * of up to TERN_SIGNAL_MSG_MAX goes with its signal in one active message
+ * where signal words take the active-message path (returns once sent);
+ * otherwise the data's remote completion is awaited inside the call
+ * before the signal is issued. */
 static inline tern_status_t tern_ctx_put_signal_nbi(tern_ctx_t ctx, int rank, void *dst,
                                                     const void *src, size_t n,
                                                     uint64_t *sig, uint64_t value,

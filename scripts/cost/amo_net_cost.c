@@ -2,11 +2,17 @@
  * any TERN_OFI_ATOMICS): a blocking u64 fetch-add of an atomic domain, the
  * same as a client's own Short AM round trip (handler: fetch-add, Reply
  * with the old value; wait with tern_wait_until_u64), and nbi fetch-adds
- * synced every 64. Counted by callgrind (scripts/amo-net-cost.sh) or
- * strace; argv[1] names one loop to run alone (ad, client, nbi). */
+ * synced every 64; built with bench/raw_ofi.c (COST_RAW_OFI), also the
+ * raw baseline of tern-bench net: blocking fi_fetch_atomicmsg of the same
+ * provider, one at a time (loop_raw). Counted by callgrind
+ * (scripts/amo-net-cost.sh) or strace; argv[1] names one loop to run
+ * alone (ad, client, nbi, raw). */
 #include <stdio.h>
 #include <string.h>
 #include <tern.h>
+#ifdef COST_RAW_OFI
+#include "../../bench/raw_ofi.h"
+#endif
 
 #define ITERS 4000
 
@@ -53,6 +59,13 @@ __attribute__((noinline)) void loop_nbi(tern_ad_t ad, uint64_t *w, uint64_t *out
     tern_nbi_sync(TERN_SYNC_REMOTE);
 }
 
+#ifdef COST_RAW_OFI
+__attribute__((noinline)) void loop_raw(tb_raw_ofi_t *r)
+{
+    tb_raw_ofi_fadd(r, ITERS, 1);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     if (tern_init(&argc, &argv, TERN_THREAD_SINGLE) != TERN_OK)
@@ -66,6 +79,9 @@ int main(int argc, char **argv)
         tern_ad_create(TERN_AT_U64, TERN_OP_FADD, 0, &ad) != TERN_OK)
         return 1;
     memset(word, 0, 64);
+#ifdef COST_RAW_OFI
+    tb_raw_ofi_t *raw = tb_raw_ofi_setup(1, 64);
+#endif
     tern_barrier();
     if (tern_rank() == 0) {
         uint64_t *w = tern_sym_addr(1, &word[0]);
@@ -78,6 +94,20 @@ int main(int argc, char **argv)
             loop_nbi(ad, w, &out);
         printf("iterations %d\n", ITERS);
     }
+#ifdef COST_RAW_OFI
+    /* Rank 1 served Tern's loops in the barrier above (it progresses
+     * there); the raw loop needs it in the raw serve loop instead. */
+    tern_barrier();
+    if (raw && tern_rank() == 0) {
+        if (!*only || !strcmp(only, "raw")) {
+            tb_raw_ofi_fadd(raw, 1, 1); /* first contact */
+            loop_raw(raw);
+        }
+        tb_raw_ofi_release(raw);
+    } else if (raw) {
+        tb_raw_ofi_serve(raw);
+    }
+#endif
     tern_barrier();
     tern_ad_destroy(ad);
     return tern_finalize() == TERN_OK ? 0 : 1;

@@ -217,6 +217,13 @@
     X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, 0,                          \
       "Largest active-message Medium payload (and Long Reply over the "                  \
       "network); shared-memory queues hold at least two such messages.")                 \
+    X(signal_msg_max, "TERN_SIGNAL_MSG_MAX", SIZE, "8K", NULL, 0,                        \
+      "Across nodes, a put with signal of at most this many bytes (and at "              \
+      "most TERN_AM_MEDIUM_MAX) goes with its signal as one active message "             \
+      "whose handler applies the signal once the data is in place, where "               \
+      "signal words take CPU atomics at the target (TERN_OFI_ATOMICS auto "              \
+      "on providers that emulate atomics, or am). Longer data, and 0, "                  \
+      "wait for the data's remote completion before the signal.")                        \
     X(vis_pack_max, "TERN_VIS_PACK_MAX", SIZE, "2K", NULL, 0,                            \
       "Non-contiguous puts to network peers whose pieces are at most this "              \
       "many bytes (on average) are packed into active messages and "                     \

@@ -74,8 +74,9 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             (unsigned long long)s->net_rx_shrunk);
     fprintf(f,
             "%s network, inside handlers: %llu RMA queued for later, %llu messages "
-            "held back\n",
-            prefix, (unsigned long long)s->net_deferred, (unsigned long long)s->net_held);
+            "held back, %llu atomics queued for later\n",
+            prefix, (unsigned long long)s->net_deferred, (unsigned long long)s->net_held,
+            (unsigned long long)s->net_deferred_amo);
 }
 
 void tn_stats_fini(void)

@@ -52,8 +52,12 @@ enum {
     TN_AMH_VIS = TN_AMH_ATOMIC + 8,
     TN_AMH_COLL = TN_AMH_VIS + 8,
     TN_AMH_SHMEM = TN_AMH_COLL + 8,
-    TN_AM_HANDLER_SLOTS = TN_AMH_SHMEM + 8
+    TN_AMH_SIGNAL = TN_AMH_SHMEM + 8,
+    TN_AM_HANDLER_SLOTS = TN_AMH_SIGNAL + 8
 };
+
+/* Put with signal across nodes (core/signal.c): registers its handlers. */
+void tn_signal_am_init(void);
 
 typedef struct tn_am_handler_slot {
     _Atomic(tern_am_handler_t) fn;

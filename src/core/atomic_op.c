@@ -85,6 +85,8 @@ static int start(const char *call, const struct tern_ad_s *d, const tn_amo_t *op
     if (d->impl == TERN_AD_IMPL_AM)
         return tn_ad_am_start(call, op, rc, flags);
     tn_xport_done_t done = {NULL, rc};
+    if (tn_unlikely(tn_am_in_handler)) /* must not wait: the transport queues */
+        flags |= TN_XPORT_FLAG_HANDLER;
     tn_comp_add(rc, 1);
     int st = d->net->ops.amo(d->net->x, op, &done, flags);
     if (st != TERN_OK)

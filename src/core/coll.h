@@ -33,6 +33,10 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 1024
+/* The broadcast part of the fast area (2 x TN_COLL_FAST) in cache lines:
+ * small broadcasts of a team on one node claim whole lines of their
+ * root's part in turn (core/coll_node.c). */
+#define TN_COLL_BLINES (2 * TN_COLL_FAST / 64)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
@@ -42,8 +46,9 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
  *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
- *           allreduces, two by small broadcasts, of teams whose members
- *           all share memory (core/coll_node.c);
+ *           allreduces, and the broadcast area (the other two, claimed
+ *           line by line by small broadcasts rooted here), of teams whose
+ *           members all share memory (core/coll_node.c);
  *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
  *           than one node only, claimed by bytes call after call: where
  *           small broadcasts, fcollects, all-to-alls and allreduces of
@@ -59,15 +64,17 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;        /* 4 x TN_COLL_FAST (see above) */
-    char *ring;        /* depth x eager bytes, or NULL (see above) */
-    uint64_t ecount;   /* ring bytes claimed by eager collectives (every
+    char *fast;                     /* 4 x TN_COLL_FAST (see above) */
+    char *ring;                     /* depth x eager bytes, or NULL (see above) */
+    uint64_t ecount;                /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
-    uint64_t emark;    /* ecount at this team's last barrier */
-    int par;           /* the allreduce half of the next small allreduce */
-    uint32_t *bcount;  /* [size] small broadcasts rooted by each member */
-    uint32_t bseq[2];  /* the last broadcast this rank rooted from each half */
-    int all_mapped;    /* every member's segment is mapped here (one node) */
+    uint64_t emark;                 /* ecount at this team's last barrier */
+    int par;                        /* the allreduce half of the next small allreduce */
+    uint32_t *bcount;               /* [size] line of each member's broadcast area that
+                          its next small broadcast claims (all alike) */
+    uint32_t bline[TN_COLL_BLINES]; /* the last broadcast this rank rooted
+                                       through each line of its area */
+    int all_mapped;                 /* every member's segment is mapped here (one node) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a

@@ -8,7 +8,8 @@
  * two small allreduces later, after the barrier of the one between, which
  * every member passes only once it finished reading the earlier one: no
  * exit barrier. Small fcollect and alltoall use the same halves the same
- * way. Small broadcast: one way, see below.
+ * way. Small broadcast: one way, through lines of the root's area
+ * (small_bcast).
  * Large: broadcast reads the root's src between an entry and an exit
  * barrier; allreduce is core/coll_reduce.c's reduce-scatter. One member
  * computes each element, in the same order, so all get the same bits. */
@@ -32,35 +33,57 @@ static char *reduce_half(tn_cteam_t *t)
     return h;
 }
 
-void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+/* Small broadcast, one way: the root copies src into lines of its
+ * broadcast area and signals every member, who copies it out and
+ * acknowledges. A call claims the next ceil(nbytes / 64) lines after the
+ * previous call of the same root (from line 0 when they would pass the
+ * area's end), counted alike on every member; the root waits for the
+ * acknowledgements of those lines' last use only when it claims them
+ * again. So an 8-byte broadcast's root runs up to 32 calls ahead of its
+ * slowest receiver (2 with whole halves before): with more ranks than
+ * cores each receiver, once scheduled, copies out every call the root
+ * made meanwhile, and the hand-off between processes is paid once per
+ * many calls rather than every second one. 4 and 8 ranks on 2 cores,
+ * 8 B: docs/design/collectives.md. */
+static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root)
 {
     int me = t->rank, n = t->size;
+    uint32_t seq = ++t->seq, k = (uint32_t)((nbytes + 63) / 64);
+    uint32_t line = t->bcount[root];
+    if (line + k > TN_COLL_BLINES)
+        line = 0;
+    t->bcount[root] = line + k;
+    char *h = t->fast + 2 * TN_COLL_FAST + (size_t)line * 64;
+    if (me == root) {
+        uint32_t last = t->bline[line];
+        for (uint32_t l = line + 1; l < line + k; l++)
+            if ((int32_t)(t->bline[l] - last) > 0)
+                last = t->bline[l];
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                tn_coll_wait(t, j, last);
+        for (uint32_t l = line; l < line + k; l++)
+            t->bline[l] = seq;
+        memcpy(h, src, nbytes);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                tn_coll_signal(t, j, seq);
+        if (dest != src)
+            memcpy(dest, h, nbytes);
+    } else {
+        tn_coll_wait(t, root, seq);
+        memcpy(dest, at(t, root, h), nbytes);
+        tn_coll_signal(t, root, seq); /* done with the root's lines */
+    }
+}
+
+void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
+                        int root)
+{
+    int me = t->rank;
     if (nbytes <= TN_COLL_FAST) {
-        /* One way: the root fills one of its two broadcast halves and
-         * signals every member, who copies it out and acknowledges. The
-         * root waits for the acknowledgements of a half's last use only
-         * when it fills that half again. Which half: the parity of the
-         * small broadcasts this root made, counted alike everywhere. */
-        uint32_t seq = ++t->seq;
-        int p = (int)(t->bcount[root]++ & 1);
-        char *h = t->fast + (size_t)(2 + p) * TN_COLL_FAST;
-        if (me == root) {
-            for (int j = 0; j < n; j++)
-                if (j != me)
-                    tn_coll_wait(t, j, t->bseq[p]);
-            t->bseq[p] = seq;
-            memcpy(h, src, nbytes);
-            for (int j = 0; j < n; j++)
-                if (j != me)
-                    tn_coll_signal(t, j, seq);
-            if (dest != src)
-                memcpy(dest, h, nbytes);
-        } else {
-            tn_coll_wait(t, root, seq);
-            memcpy(dest, at(t, root, h), nbytes);
-            tn_coll_signal(t, root, seq); /* done with the root's half */
-        }
+        small_bcast(t, dest, src, nbytes, root);
         return;
     }
     tn_coll_barrier(t); /* the root's src is ready, every dest is free */

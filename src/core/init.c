@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "base/topo.h"
 #include "base/wait.h"
+#include "core/am.h"
 #include "core/atomic.h"
 #include "core/vis.h"
 #include "core/coll.h"
@@ -255,6 +256,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
             tn_acc_am_init();
             tn_vis_am_init();
             tn_coll_am_init();
+            tn_signal_am_init();
             break;
         }
 

@@ -1,31 +1,150 @@
 /* Put with signal (data, then an update of a signal word, in that order)
  * and the vector waits on signal words. On one node the signal is a CPU
- * atomic after a release fence; across nodes it is an atomic of an
- * internal u64 {set, add} domain, which goes through the network for
- * every target (the same coherence rule as atomic domains), issued once
- * the data's remote completion is known. */
+ * atomic after a release fence. Across nodes signal words are updated by
+ * the mechanism of an internal u64 {set, add} atomic domain. Where that
+ * domain takes the active-message path (CPU atomics at the target), data
+ * of up to the Medium size and the signal travel in one message whose
+ * handler applies the signal after the data is in place; otherwise (the
+ * provider's atomics, or longer data) the signal is issued once the data's
+ * remote completion is known (docs/design/net-put.md, "Put with signal"). */
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "base/cfg.h"
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/am.h"
 #include "core/atomic.h"
 #include "core/event.h"
 
-/* The domain of signal updates across nodes, created at first use. */
+/* The domain of signal updates across nodes, created at first use, and
+ * whether it runs CPU atomics at the target (the am path): then a signal
+ * may travel as a message (sig_by_msg, read without the lock once set). */
 static tern_ad_t sig_ad;
+static _Atomic int sig_by_msg;
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int sig_domain(tern_ad_t *out)
 {
     int rc = TERN_OK;
     pthread_mutex_lock(&sig_lock);
-    if (!sig_ad || !tn_ad_get_quiet(sig_ad))
+    if (!sig_ad || !tn_ad_get_quiet(sig_ad)) {
         rc = tern_ad_create(TERN_AT_U64, TERN_OP_SET | TERN_OP_ADD, 0, &sig_ad);
+        int impl = -1;
+        if (rc == TERN_OK)
+            rc = tern_ad_info(sig_ad, &impl, NULL, 0);
+        atomic_store_explicit(&sig_by_msg, rc == TERN_OK && impl == TERN_AD_IMPL_AM,
+                              memory_order_relaxed);
+    }
     *out = sig_ad;
     pthread_mutex_unlock(&sig_lock);
     return rc;
+}
+
+/* ---- across nodes: data and signal in one message ------------------------ */
+
+enum { H_REQUEST = TN_AMH_SIGNAL, H_REPLY = TN_AMH_SIGNAL + 1 };
+
+/* Request: a Long of the data (the target's AM layer copies it to its place
+ * before the handler runs; Short with no data), args [0] the signal word
+ * (the target's address), [1] the value, [2] TERN_SIGNAL_SET or _ADD, [3]
+ * the initiator's completion object. The handler's release store or add
+ * publishes the data with the signal; it is a CPU atomic on the word, as
+ * the am path's atomics (and this node's ranks') are, so concurrent adds
+ * and atomics on the word lose nothing. Reply: [0] status, [1] completion. */
+static void on_request(tern_am_token_t token, void *buf, size_t len,
+                       const tern_am_arg_t *a, int nargs)
+{
+    (void)buf;
+    (void)len;
+    int st = TERN_OK, src = -1;
+    uintptr_t w = nargs == 4 ? (uintptr_t)a[0] : 0;
+    if (nargs != 4 || a[2] > TERN_SIGNAL_ADD || !w || (w & 7) ||
+        tn_core_region(tn_core.rank, w, 8) < 0) {
+        tern_am_source(token, &src);
+        tn_error("put-with-signal request from rank %d is malformed (word %p, op %llu, "
+                 "%d args): signal not applied",
+                 src, (void *)w, nargs > 2 ? (unsigned long long)a[2] : 0ULL, nargs);
+        st = TERN_ERR_INVALID;
+    } else if (a[2] == TERN_SIGNAL_SET) {
+        __atomic_store_n((uint64_t *)w, a[1], __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_add((uint64_t *)w, a[1], __ATOMIC_RELEASE);
+    }
+    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs == 4 ? a[3] : 0};
+    if (r[1])
+        tn_am_reply_internal("put with signal (message)", token, H_REPLY, TN_AM_SHORT,
+                             NULL, 0, NULL, r, 2, 0);
+}
+
+static void on_reply(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                     int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    (void)nargs;
+    tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+}
+
+void tn_signal_am_init(void)
+{
+    tn_am_register_internal(H_REQUEST, on_request, "tern put-with-signal");
+    tn_am_register_internal(H_REPLY, on_reply, "tern put-with-signal reply");
+}
+
+/* 1 when this put with signal to an unmapped rank goes as one message: the
+ * signal domain runs CPU atomics at the target, the data fits a Medium
+ * (and TERN_SIGNAL_MSG_MAX) and lies in the target's segment (a Long's destination), and this is not a
+ * handler (which may not send Requests). */
+static int by_message(int rank, const void *dst, size_t n)
+{
+    return atomic_load_explicit(&sig_by_msg, memory_order_relaxed) && !tn_am_in_handler &&
+           (n == 0 || (n <= tn_cfg.signal_msg_max && n <= tn_am_medium_max(rank) &&
+                       tn_core_region(rank, (uintptr_t)dst, n) == TN_REGION_SEG));
+}
+
+/* The message: blocking calls wait for its Reply (the signal applied, so
+ * the data in place) unless the context's mode lets a blocking
+ * non-fetching atomic return once sent (the Requests of one thread to one
+ * peer run in order: TN_XCAP_ORDER_MSG); nbi and early returns are
+ * counted in the context, so its quiet, fence and nbi sync wait for the
+ * Reply. Costs one message and its Reply instead of the data's
+ * acknowledgement plus the signal's round trip. */
+static int put_signal_msg(const char *call, tern_ctx_t ctx, int rank, void *dst,
+                          const void *src, size_t n, uint64_t *sig, uint64_t value,
+                          int sig_op, tern_flags_t flags, int nbi)
+{
+    struct tern_ctx_s *c = tn_ctx_get(ctx, call);
+    if (!c)
+        return TERN_ERR_INVALID;
+    /* This thread's combined atomics to rank leave first, as before any
+     * op that goes alone (core/atomic_agg.c). */
+    int rc = tn_ad_agg_on() ? tn_ad_agg_before(call, rank, flags) : TERN_OK;
+    if (rc != TERN_OK)
+        return rc;
+    int early = nbi || tn_ctx_early(c, tn_core_peer(rank)->msg, TN_XCAP_ORDER_MSG);
+    tn_comp_t mine;
+    tn_comp_t *cp = early ? &c->rc : &mine;
+    if (!early)
+        tn_comp_init(&mine, 0);
+    tern_am_arg_t a[4] = {(uint64_t)(uintptr_t)sig, value, (uint64_t)sig_op,
+                          (uint64_t)(uintptr_t)cp};
+    tn_comp_add(cp, 1);
+    rc = n ? tn_am_request_internal(call, rank, H_REQUEST, TN_AM_LONG, src, n, dst, a, 4,
+                                    flags)
+           : tn_am_request_internal(call, rank, H_REQUEST, TN_AM_SHORT, NULL, 0, NULL, a,
+                                    4, flags);
+    if (rc != TERN_OK) {
+        tn_comp_add(cp, -1);
+        return rc;
+    }
+    if (!early)
+        return tn_comp_wait(&mine);
+    if (!nbi)
+        tn_ctx_mark_early(c);
+    return TERN_OK;
 }
 
 /* Checks what a put's own checks do not: the op, and the signal word. */
@@ -79,9 +198,17 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
     tern_ad_t ad;
     if (rc == TERN_OK)
         rc = sig_domain(&ad);
-    if (rc == TERN_OK) /* waits for the data's remote completion, in every
-                          ordering mode: the signal may not pass it */
-        rc = tn_core_put_strict(ctx, rank, dst, src, n, flags);
+    if (rc != TERN_OK)
+        return rc;
+    if (!tn_core_mapped(rank, sig, 8) && by_message(rank, dst, n)) {
+        rc = n ? tn_core_check_seg(call, rank, dst, n) : TERN_OK;
+        return rc == TERN_OK ? put_signal_msg(call, ctx, rank, dst, src, n, sig, value,
+                                              sig_op, flags, nbi)
+                             : rc;
+    }
+    /* Waits for the data's remote completion, in every ordering mode: the
+     * signal, an atomic, may not pass it. */
+    rc = tn_core_put_strict(ctx, rank, dst, src, n, flags);
     if (rc != TERN_OK)
         return rc;
     uint32_t op = sig_op == TERN_SIGNAL_SET ? TERN_OP_SET : TERN_OP_ADD;

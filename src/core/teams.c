@@ -90,7 +90,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->ring = tn_teams.eager ? t->fast + 4 * TN_COLL_FAST : NULL;
     t->ecount = t->emark = 0;
     t->par = 0;
-    t->bseq[0] = t->bseq[1] = 0;
+    memset(t->bline, 0, sizeof(t->bline));
     t->all_mapped = 1;
     for (int i = 0; i < size; i++)
         if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)

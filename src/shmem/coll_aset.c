@@ -55,23 +55,43 @@ void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
     tshmem_sync_aset_(PE_start, logPE_stride, PE_size, pSync);
 }
 
+/* The root's dest while a deprecated broadcast runs: kept across calls
+ * (grown, never shrunk; freed by the last shmem_finalize), because a
+ * buffer allocated per call cost more than the broadcast itself at large
+ * sizes: malloc of 256 KiB is an mmap, the copy into it faults in 64 fresh
+ * pages, free unmaps them (docs/design/shmem-collectives.md). One buffer
+ * per process: collectives on one team (here the world) may not run in
+ * two threads at once. */
+static void *keep_;
+static size_t keep_cap_;
+
+void tshmem_aset_fini(void)
+{
+    free(keep_);
+    keep_ = NULL;
+    keep_cap_ = 0;
+}
+
 /* The deprecated broadcast leaves the root's dest as it was: the root
- * keeps a copy and puts it back (its dest is written by no one else). */
+ * keeps a copy and puts it back (its dest is written by no one else;
+ * Tern's broadcast writes every member's dest, the root's included). */
 static void aset_broadcast(const char *call, shmem_team_t t, void *dest,
                            const void *source, size_t n, int root)
 {
-    void *keep = NULL;
-    if (shmem_team_my_pe(t) == root && dest != source && n) {
-        keep = malloc(n);
-        if (!keep)
-            tshmem_fatal("%s: no memory for %zu bytes", call, n);
-        memcpy(keep, dest, n);
+    int keep = shmem_team_my_pe(t) == root && dest != source && n;
+    if (keep) {
+        if (n > keep_cap_) {
+            void *b = realloc(keep_, n);
+            if (!b)
+                tshmem_fatal("%s: no memory for %zu bytes", call, n);
+            keep_ = b;
+            keep_cap_ = n;
+        }
+        memcpy(keep_, dest, n);
     }
     check(call, shmem_broadcastmem(t, dest, source, n, root));
-    if (keep) {
-        memcpy(dest, keep, n);
-        free(keep);
-    }
+    if (keep)
+        memcpy(dest, keep_, n);
 }
 
 #define TSHMEM_DEF_ASET_SIZED_(B)                                                       \

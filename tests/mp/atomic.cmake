@@ -7,12 +7,12 @@ tern_mp_test(NAME atomic_am SOURCES atomic.c RANKS 2 4 8 ENV TERN_OFI_ATOMICS=am
 # provider emulates atomics in software, as tcp;ofi_rxm here).
 tern_mp_test(NAME atomic_net SOURCES atomic.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME atomic_contend_net SOURCES atomic_contend.c RANKS 2 4
-  ENV TERN_OFI_ATOMICS=net TIMEOUT 120)
+  ENV TERN_OFI_ATOMICS=net TIMEOUT 120 ONE_THREAD)
 tern_mp_test(NAME atomic_bad_net SOURCES atomic_bad.c RANKS 2 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME signal_net SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
-tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8)
+tern_mp_test(NAME atomic_contend SOURCES atomic_contend.c RANKS 2 4 8 ONE_THREAD)
 tern_mp_test(NAME atomic_contend_am SOURCES atomic_contend.c RANKS 2 4 8
-  ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
+  ENV TERN_OFI_ATOMICS=am TIMEOUT 120 ONE_THREAD)
 tern_mp_test(NAME atomic_contend_mt SOURCES atomic_contend.c RANKS 2 4 ARGS 4
   ENV TERN_OFI_ATOMICS=am TIMEOUT 120)
 tern_mp_test(NAME atomic_bad SOURCES atomic_bad.c RANKS 1 2)
@@ -62,3 +62,28 @@ tern_mp_test(NAME amo_combine_off SOURCES amo_combine.c RANKS 2
 # Threads queueing on one shared context; one thread's quiet sends and
 # completes the others' queued ops.
 tern_mp_test(NAME amo_combine_mt SOURCES amo_combine_mt.c RANKS 1 2 3 TIMEOUT 120)
+# Put with signal around the one-message limit (data checked byte for byte
+# when the signal is seen, source reused at once), quiet, signal adds mixed
+# with atomic adds on one word (exact count); the default choice, the
+# provider's atomics (the signal after the data's remote completion) and
+# the one-message path turned off.
+tern_mp_test(NAME signal_msg SOURCES signal_msg.c RANKS 1 2 4)
+tern_mp_test(NAME signal_msg_net SOURCES signal_msg.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
+tern_mp_test(NAME signal_msg_off SOURCES signal_msg.c RANKS 2 ENV TERN_SIGNAL_MSG_MAX=0)
+# Atomics (the provider's, TERN_AD_PROVIDER) and puts from inside handlers
+# while every rank floods its neighbours, with 4 network descriptors: a
+# handler must neither wait for a descriptor nor lose the op
+# (src/xport/ofi/ofi_amo.c, ofi_defer.c). A pass takes a few seconds.
+tern_mp_test(NAME amo_handler SOURCES amo_handler.c RANKS 2 3 TIMEOUT 90
+  ENV TERN_OFI_TX_DEPTH=4)
+# The same, checking that atomics from handlers were queued
+# (tests/mp/amo_hold.sh reads TERN_STATS).
+foreach(cfg net mixed)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    foreach(n 2 3)
+      add_test(NAME mp.amo_hold.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/amo_hold.sh
+        ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_amo_handler> ${n})
+      set_tests_properties(mp.amo_hold.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}")
+    endforeach()
+  endif()
+endforeach()

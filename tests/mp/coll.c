@@ -322,6 +322,24 @@ static void check_team(tern_team_t team, const char *tname)
                      "%s: back-to-back broadcast %d (root %d, %zu B): byte %zu", tname,
                      it, root, nb, i);
     }
+    /* One root far ahead: a team on one node claims lines of the root's
+     * broadcast area call after call (core/coll_node.c), wrapping at its
+     * end with mixed sizes, and reuses lines while a member lags. */
+    for (int it = 0; it < 240; it++) {
+        static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129};
+        int root = (it / 80) % n;
+        size_t nb = lsz[it % 7];
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(300 + it));
+        if (me == (root + 1) % n && it % 37 == 5)
+            usleep(1000);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] ==
+                         mp_pattern(root, i, (unsigned)(300 + it)),
+                     "%s: run-ahead broadcast %d (root %d, %zu B): byte %zu", tname, it,
+                     root, nb, i);
+    }
     for (int it = 0; it < 60; it++) {
         static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};
         size_t count = bcount[it % 7]; /* 24 B to 40000 B, 4 and 8 KiB */

@@ -26,6 +26,7 @@ expect_fail TERN_BOOT_TIMEOUT=soon "TERN_BOOT_TIMEOUT='soon' is not a"
 expect_fail TERN_OFI_ATOMICS=0 "TERN_OFI_ATOMICS='0' is not one of auto|net|am"
 expect_fail TERN_ORDER=relaxed "TERN_ORDER='relaxed' is not one of strict|partial|none"
 expect_fail TERN_OFI_PUT_BOUNCE=lots "TERN_OFI_PUT_BOUNCE='lots' is not a size"
+expect_fail TERN_SIGNAL_MSG_MAX=big "TERN_SIGNAL_MSG_MAX='big' is not a size"
 expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=2147483648 is above 1048576.*lower TERN_OFI_PUT_BOUNCE"
 
 # Values that parse but that tern_init refuses on this node.

@@ -60,7 +60,19 @@ tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
 # then with handlers on several threads (two polling threads per rank, or
 # the progress thread), which over the network must still run one sender's
 # handlers one at a time, in order (tests/mp/am_order.c).
-tern_mp_test(NAME am_order SOURCES am_order.c RANKS 2 3 TIMEOUT 300)
+tern_mp_test(NAME am_order SOURCES am_order.c RANKS 2 3 TIMEOUT 300 ONE_THREAD)
+# With 3 ranks on 2 cores over the network, 10^5 per pair took 4-43 s from
+# run to run (both cores busy: mixed, user + system 61 s in a 31 s run; the
+# lead's runs average 22 s on net, 17 s on mixed): those two send 3 x 10^4,
+# as the threaded variants and the sanitizer runs do, which still crosses a
+# receiver's sleep and 7 big Longs per pair; 2 ranks keep 10^5. Refused
+# sends queued last-in first-out (ofi_msg.c, on purpose) fail mixed.n3 at
+# 3 x 10^4 (2 of 2 runs); net.n3 passed with them at 10^5 as at 3 x 10^4.
+foreach(cfg net mixed)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    set_property(TEST mp.am_order.${cfg}.n3 APPEND PROPERTY ENVIRONMENT TEST_ORDER_COUNT=30000)
+  endif()
+endforeach()
 tern_mp_test(NAME am_order_mt SOURCES am_order.c RANKS 2 3 TIMEOUT 300
   ENV TEST_ORDER_POLLERS=2 TEST_ORDER_COUNT=30000)
 tern_mp_test(NAME am_order_progress SOURCES am_order.c RANKS 2 TIMEOUT 300
@@ -68,17 +80,34 @@ tern_mp_test(NAME am_order_progress SOURCES am_order.c RANKS 2 TIMEOUT 300
 # Handlers that put back to their senders while both ranks flood each
 # other, with 4 network descriptors: before RMA from handlers was queued
 # instead of waited for (ofi_defer.c) this hung in 20 of 20 runs on net
-# and mixed; a pass takes a few seconds, so the timeout is short.
-tern_mp_test(NAME am_order_putback SOURCES am_order.c RANKS 2 3 TIMEOUT 90
-  ENV TERN_OFI_TX_DEPTH=4 TEST_ORDER_PUTBACK=1)
-# The same, checking that it took both paths inside handlers: puts queued
-# and messages held back by a poll made from a handler (tests/mp/am_hold.sh).
+# and mixed; a pass takes a few seconds, so the timeout is short. Declared
+# here for shm only: on net and mixed the same job (same program and
+# settings, with TERN_STATS=1 added, and fewer Requests on mixed) is
+# mp.am_hold below, which also checks that both paths inside handlers were
+# taken.
+tern_mp_test(NAME am_order_putback SOURCES am_order.c RANKS 2 3 TIMEOUT 90 CONFIGS shm
+  ENV TERN_OFI_TX_DEPTH=4 TEST_ORDER_PUTBACK=1 ONE_THREAD)
+# The putback job on net and mixed, checking that it took both paths inside
+# handlers: puts queued and messages held back by a poll made from a handler
+# (tests/mp/am_hold.sh). Requests per pair: 10^5 on net, in every build
+# (also under the sanitizers, which send 3 x 10^4 elsewhere), 3 x 10^4 on
+# mixed. The hang needs only the 4 descriptors to run out: the code before
+# the fix (797aa5f) hung at 3 x 10^4 on net and mixed, 2 and 3 ranks (45 s
+# of 45 s allowed each, where the fixed code passes in 0.4-10 s). But the
+# count of puts queued on net is small and varies: at 3 x 10^4, 3 ranks,
+# 0 (a failure), 8 and 23 in three runs, at 10^5 24 and 53; on mixed
+# 35-83 at 2 ranks and 814-1177 at 3. Mixed at 10^5 took 20-35 s.
 foreach(cfg net mixed)
   if(cfg IN_LIST TERN_MP_CONFIGS)
     foreach(n 2 3)
       add_test(NAME mp.am_hold.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/am_hold.sh
         ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_am_order> ${n})
-      set_tests_properties(mp.am_hold.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}")
+      set(count 100000)
+      if(cfg STREQUAL "mixed")
+        set(count 30000)
+      endif()
+      set_tests_properties(mp.am_hold.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}"
+        ENVIRONMENT TEST_ORDER_COUNT=${count})
     endforeach()
   endif()
 endforeach()

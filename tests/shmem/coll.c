@@ -208,6 +208,54 @@ static void splits(void)
 }
 
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
+static long bsync[2][SHMEM_BCAST_SYNC_SIZE];
+
+/* Deprecated broadcasts over every PE, growing then shrinking (the root
+ * keeps its dest in a buffer reused across calls), across the sizes where
+ * Tern changes algorithm, from the first and the last PE, back to back on
+ * two pSyncs: every non-root's dest holds the root's source, the root's
+ * dest and everything past the count are untouched. */
+static void active_set_broadcasts(void)
+{
+    static const size_t counts[] = {3, 1000, 40000, 7, 5000, 1};
+    enum { MAXC = 40000 };
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+            bsync[j][i] = SHMEM_SYNC_VALUE;
+    uint64_t *src = shmem_malloc((MAXC + 1) * sizeof(uint64_t)),
+             *dst = shmem_malloc((MAXC + 1) * sizeof(uint64_t));
+    CHECK(src && dst, "no heap for the broadcasts");
+    int call = 0;
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        size_t k = counts[c];
+        for (int root = 0; root<npes; root += npes> 1 ? npes - 1 : 1) {
+            for (size_t i = 0; i <= MAXC; i++) {
+                src[i] = ((uint64_t)me << 48) ^ (k << 20) ^ i;
+                dst[i] = ~(((uint64_t)me << 40) ^ i);
+            }
+            shmem_barrier_all();
+            if (c & 1)
+                shmem_broadcast32(dst, src, 2 * k, root, 0, 0, npes, bsync[call++ & 1]);
+            else
+                shmem_broadcast64(dst, src, k, root, 0, 0, npes, bsync[call++ & 1]);
+            size_t bad = 0;
+            for (size_t i = 0; i <= MAXC; i++) {
+                uint64_t want = me != root && i < k
+                                    ? ((uint64_t)root << 48) ^ (k << 20) ^ i
+                                    : ~(((uint64_t)me << 40) ^ i);
+                bad += dst[i] != want;
+            }
+            CHECK(bad == 0, "broadcast%d of %zu from PE %d: %zu words wrong on PE %d",
+                  c & 1 ? 32 : 64, k, root, bad, me);
+        }
+    }
+    shmem_barrier_all();
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+            CHECK(bsync[j][i] == SHMEM_SYNC_VALUE, "pSync restored after the broadcasts");
+    shmem_free(dst);
+    shmem_free(src);
+}
 
 static void active_set(void)
 {
@@ -239,6 +287,7 @@ static void active_set(void)
     shmem_free(wrk);
     shmem_free(dst);
     shmem_free(src);
+    active_set_broadcasts();
 }
 
 int main(void)

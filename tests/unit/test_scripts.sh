@@ -89,6 +89,6 @@ chmod +x "$tmp/tree/scripts/"*.sh
 PATH=$bin:$PATH sh "$tmp/tree/scripts/test.sh" -L unit >"$tmp/out" 2>&1 ||
   fail "test.sh: $(cat "$tmp/out")"
 order=$(tr '\n' ' ' <"$tmp/order")
-[ "$order" = "deps build ctest --output-on-failure --timeout 300 -j${TEST_JOBS:-2} -L unit " ] ||
+[ "$order" = "deps build ctest --output-on-failure --timeout 300 -j${TEST_JOBS:-3} -L unit " ] ||
   fail "test.sh ran: $order; expected install-deps, build, ctest"
 echo "scripts: PASS"

@@ -105,6 +105,19 @@ static void print_transports(FILE *out)
             "  one node     CPU atomics in place on the cross-mapped segments\n"
             "  nodes > 1    %s",
             names[mode], rule[mode]);
+    char lim[32];
+    size_t m = tn_cfg.signal_msg_max < tn_cfg.am_medium_max ? tn_cfg.signal_msg_max
+                                                            : tn_cfg.am_medium_max;
+    tn_cfg_format_size(m, lim, sizeof(lim));
+    fprintf(
+        out,
+        "\nPut with signal across nodes: signal words are updated as a u64 {set, add}\n"
+        "  domain would be (above). Where that takes active messages, data of up to\n"
+        "  %s (TERN_SIGNAL_MSG_MAX, at most TERN_AM_MEDIUM_MAX) goes with its signal\n"
+        "  in one message whose handler applies the signal once the data is in\n"
+        "  place; longer data, and the provider's atomics, wait for the data's\n"
+        "  remote completion before the signal\n",
+        m ? lim : "0 (never)");
     for (size_t i = 0; i < tn_xport_count(); i++)
         if (tn_xport_entry(i)->describe)
             tn_xport_entry(i)->describe(out);

@@ -312,6 +312,14 @@ int tn_ofi_issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
 #define TN_OFI_DEFER_GO_ON 1
 int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *done,
                      unsigned flags);
+/* The same for an atomic (tn_ofi_amo): its operands are copied into the
+ * record, its fetched value lands in a->result when it completes. */
+int tn_ofi_defer_amo(tn_ofi_t *o, const tn_amo_t *a, const tn_xport_done_t *done,
+                     unsigned flags);
+/* One atomic (ofi_amo.c), one part of rc ended by its completion: TERN_OK,
+ * TERN_ERR_AGAIN (IMMEDIATE: refused after at most one poll and one more
+ * try, nothing issued), or an error (logged; nothing issued). */
+int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned flags);
 /* Issues what is queued, in order, up to the first refusal (never
  * waits, runs no handler; one thread at a time): how many went. */
 int tn_ofi_defer_issue(tn_ofi_t *o);

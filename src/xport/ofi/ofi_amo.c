@@ -11,6 +11,7 @@
 
 #include <tern.h>
 
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "xport/ofi/ofi.h"
@@ -144,13 +145,8 @@ static ssize_t post(tn_ofi_t *o, const tn_amo_t *a, tn_ofi_op_t *op, char *buf,
     }
 }
 
-int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
-               unsigned flags)
+int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned flags)
 {
-    tn_ofi_t *o = (tn_ofi_t *)x;
-    int pst = tn_ofi_peer(o, a->rank); /* first contact: its address */
-    if (pst != TERN_OK)
-        return pst;
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
@@ -167,7 +163,7 @@ int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
     op->is_amo = 1;
     op->ctrl = (flags & TN_XPORT_FLAG_CTRL) != 0;
     op->lc = NULL;
-    op->rc = done->rc;
+    op->rc = rc;
     if (a->result) {
         op->copy_out = a->result;
         op->copy_from = buf + 16;
@@ -180,6 +176,9 @@ int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
                  tn_aop_name(a->op), a->rank);
         return TERN_ERR_SYS;
     }
+    /* IMMEDIATE (and every issue from a handler or the queue): one more
+     * try after a poll that only reads completions, then refused; never a
+     * loop of polls. */
     uint64_t iter = 0;
     for (;;) {
         ssize_t r = post(o, a, op, buf, desc);
@@ -191,20 +190,39 @@ int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
                      tn_atype_name(a->type), a->rank, tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
-        if ((flags & TERN_FLAG_IMMEDIATE) && iter == 0 && tn_ofi_poll(&o->base) == 0) {
+        if ((flags & TERN_FLAG_IMMEDIATE) && (iter > 0 || tn_ofi_poll(&o->base) == 0)) {
             tn_ofi_op_give(o, op);
             tn_wait_refused();
             return TERN_ERR_AGAIN;
         }
-        if (tn_ofi_poll(&o->base) == 0)
+        if (!(flags & TERN_FLAG_IMMEDIATE) && tn_ofi_poll(&o->base) == 0)
             tn_wait_step(iter);
         iter++;
     }
     tn_trace("ofi: atomic %s (%s) to rank %d at %p issued", tn_aop_name(a->op),
              tn_atype_name(a->type), a->rank, a->remote);
-    if (done->lc)
-        tn_comp_done(done->lc, TERN_OK); /* operands are copied: reusable */
     return TERN_OK;
+}
+
+int tn_ofi_amo(tn_xport_t *x, const tn_amo_t *a, const tn_xport_done_t *done,
+               unsigned flags)
+{
+    tn_ofi_t *o = (tn_ofi_t *)x;
+    /* From a handler, or behind RMA or atomics that handlers queued: never
+     * wait in a handler, and keep one thread's order (ofi_defer.c). */
+    if (tn_unlikely((flags & TN_XPORT_FLAG_HANDLER) ||
+                    atomic_load_explicit(&o->ndefer, memory_order_relaxed))) {
+        int st = tn_ofi_defer_amo(o, a, done, flags);
+        if (st != TN_OFI_DEFER_GO_ON)
+            return st;
+    }
+    int pst = tn_ofi_peer(o, a->rank); /* first contact: its address */
+    if (pst != TERN_OK)
+        return pst;
+    int st = tn_ofi_amo_issue(o, a, done->rc, flags);
+    if (st == TERN_OK && done->lc)
+        tn_comp_done(done->lc, TERN_OK); /* operands are copied: reusable */
+    return st;
 }
 
 /* The ops of every type that the provider of info carries out, for

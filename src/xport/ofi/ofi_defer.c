@@ -1,9 +1,9 @@
-/* RMA that must not wait: an operation started from inside an
+/* RMA and atomics that must not wait: an operation started from inside an
  * active-message handler (TN_XPORT_FLAG_HANDLER) that cannot be issued at
  * once (no free descriptor, the provider's queue full) is queued and
  * issued by later polls, in order, reporting into the caller's completion
  * objects as if it had gone at once (docs/design/active-messages.md,
- * "RMA from handlers"). */
+ * "RMA from handlers"; docs/design/atomics.md, "Atomics from handlers"). */
 #include <stdlib.h>
 
 #include <tern.h>
@@ -15,19 +15,27 @@
 
 /* One queued operation: the fragments from off on are still to issue.
  * Its parts (one per fragment in lc and rc) were counted when it started;
- * each is ended by the fragment's completion, or with the error. */
+ * each is ended by the fragment's completion, or with the error. An
+ * atomic (is_amo) is one fragment (n 1) with its operands copied in amo
+ * and no lc; its fetched value lands in amo.result when it completes. */
 struct tn_ofi_defer {
     tn_ofi_defer_t *next;
-    int is_get, rank;
-    char *local; /* the caller's buffer: a put's source stays the caller's
-                    until local completion, as for any non-blocking put */
-    uint64_t raddr, key;
+    int is_get, rank, is_amo;
+    unsigned flags;
+    union {
+        struct {
+            char *local; /* the caller's buffer: a put's source stays the
+                            caller's until local completion, as for any
+                            non-blocking put */
+            uint64_t raddr, key;
+        };
+        tn_amo_t amo;
+    };
     size_t n, off;
     tn_comp_t *lc, *rc;
-    unsigned flags;
 };
 
-_Static_assert(sizeof(tn_ofi_defer_t) <= 80, "design note: an 80-byte record");
+_Static_assert(sizeof(tn_ofi_defer_t) <= 112, "design note: a 112-byte record");
 
 _Thread_local int tn_ofi_no_handlers;
 
@@ -58,6 +66,17 @@ static void end_parts(tn_ofi_t *o, tn_ofi_defer_t *d, int status)
  * first fragment of all, which the caller takes back). */
 static int issue_from(tn_ofi_t *o, tn_ofi_defer_t *d, int fail_first)
 {
+    if (d->is_amo && d->off < d->n) {
+        int st = tn_ofi_amo_issue(o, &d->amo, d->rc, d->flags | TERN_FLAG_IMMEDIATE);
+        if (st == TERN_ERR_AGAIN)
+            return st;
+        if (st != TERN_OK) {
+            if (!fail_first)
+                end_parts(o, d, st);
+            return st;
+        }
+        d->off = d->n;
+    }
     while (d->off < d->n) {
         size_t len = d->n - d->off < o->max_msg ? d->n - d->off : o->max_msg;
         int st = tn_ofi_issue(o, d->is_get, d->rank, d->local + d->off, d->raddr + d->off,
@@ -115,7 +134,10 @@ static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
     if (now > o->defer_peak)
         o->defer_peak = now;
     pthread_mutex_unlock(&o->lock);
-    TN_STAT_ADD(net_deferred, 1);
+    if (d->is_amo)
+        TN_STAT_ADD(net_deferred_amo, 1);
+    else
+        TN_STAT_ADD(net_deferred, 1);
 }
 
 /* A caller that may wait, with operations queued: their turn comes first
@@ -208,17 +230,67 @@ int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *don
     return st;
 }
 
+int tn_ofi_defer_amo(tn_ofi_t *o, const tn_amo_t *a, const tn_xport_done_t *done,
+                     unsigned flags)
+{
+    if (!(flags & TN_XPORT_FLAG_HANDLER)) {
+        int st = wait_queue(o, flags);
+        return st == TERN_OK ? TN_OFI_DEFER_GO_ON : st;
+    }
+    int pst = tn_ofi_peer(o, a->rank); /* first contact: its address */
+    if (pst != TERN_OK)
+        return pst;
+    tn_ofi_defer_t one = {
+        .rank = a->rank,
+        .is_amo = 1,
+        .amo = *a,
+        .n = 1,
+        .rc = done->rc,
+        .flags = flags & TN_XPORT_FLAG_CTRL,
+    };
+    int st = TERN_ERR_AGAIN;
+    if (!atomic_load_explicit(&o->ndefer, memory_order_acquire)) {
+        int saved = tn_ofi_no_handlers; /* nothing queued before it: try now */
+        tn_ofi_no_handlers = 1;
+        st = issue_from(o, &one, 1);
+        tn_ofi_no_handlers = saved;
+    }
+    if (st == TERN_ERR_AGAIN && !(flags & TERN_FLAG_IMMEDIATE)) {
+        tn_ofi_defer_t *d = malloc(sizeof(*d));
+        if (!d) {
+            tn_error("no memory to queue an atomic %s from a handler to rank %d",
+                     tn_aop_name(a->op), a->rank);
+            return TERN_ERR_NOMEM;
+        }
+        *d = one;
+        append(o, d);
+        st = TERN_OK;
+    }
+    /* Issued or queued: the operands are copied, the source is free. An
+     * error or a refusal under IMMEDIATE: nothing was issued, the caller
+     * takes back its part. */
+    if (st == TERN_OK && done->lc)
+        tn_comp_done(done->lc, TERN_OK);
+    return st;
+}
+
 void tn_ofi_defer_fini(tn_ofi_t *o)
 {
     if (o->defer_peak)
-        tn_debug("ofi: RMA from handlers queued for later: at most %ld at once",
-                 o->defer_peak);
+        tn_debug(
+            "ofi: RMA and atomics from handlers queued for later: at most %ld at once",
+            o->defer_peak);
     while (o->defer_head) {
         tn_ofi_defer_t *d = o->defer_head;
         o->defer_head = d->next;
-        tn_error("a %zu-byte %s queued from a handler to rank %d was never issued (the "
-                 "transport closed first)",
-                 d->n, d->is_get ? "get" : "put", d->rank);
+        if (d->is_amo)
+            tn_error("an atomic %s queued from a handler to rank %d was never issued "
+                     "(the transport closed first)",
+                     tn_aop_name(d->amo.op), d->rank);
+        else
+            tn_error("a %zu-byte %s queued from a handler to rank %d was never issued "
+                     "(the transport closed first)",
+                     d->n, d->is_get ? "get" : "put", d->rank);
         end_parts(o, d, TERN_ERR_PEER);
         free(d);
     }

@@ -611,6 +611,13 @@ int tn_ofi_describe(FILE *out)
             "order sent: %s\n",
             tn_ofi_order_caps(&probe) & TN_XCAP_ORDER_MSG ? "yes (FI_ORDER_SAS)"
                                                           : "no (no FI_ORDER_SAS)");
+    /* Recorded, not relied on: ofi_rxm drops it once atomics are asked for
+     * (docs/design/net-put.md, "Put with signal"). */
+    uint64_t both = info->tx_attr->msg_order & info->rx_attr->msg_order;
+    fprintf(out,
+            "            messages after writes to one peer in order (FI_ORDER_SAW): %s "
+            "(not relied on)\n",
+            both & FI_ORDER_SAW ? "yes" : "no");
     const char *amo = getenv("TERN_OFI_ATOMICS");
     int mode = TN_AMO_CFG_AUTO;
     char err[128];
