@@ -222,13 +222,15 @@ done:;
     return 0;
 }
 
-/* Bit k set when count[k] is not 1, for k < levels (at most 32): the
- * levels a description's fold must look at. With SSE2 (part of x86-64)
- * eight levels a step: each count compared as two 32-bit halves with
- * (1, 0), the halves packed to bytes, one byte mask (two bits a level,
- * then compressed): about 14 instructions per eight levels and 16 to
- * compress; with AVX2 one compare of four counts and its four-bit mask,
- * about 5 instructions per eight levels. */
+/* Bit 2k set when count[k] is not 1, for k < levels (at most 32): the
+ * levels a description's fold must look at. Two bits a level because
+ * both vector forms produce them that way, and compressing them to one
+ * cost about 16 instructions more than the fold spends on its address
+ * arithmetic (byte offset 4 * bit index instead of 8 * level). With SSE2
+ * (part of x86-64) eight levels a step: each count compared as two 32-bit
+ * halves with (1, 0), the halves packed to bytes, one byte mask (a level
+ * is 1 when both of its bits are), about 14 instructions per eight
+ * levels; with AVX2 sixteen levels a step, about 9 instructions. */
 uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels)
 {
     uint64_t m = 0, x;
@@ -246,20 +248,14 @@ uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels)
         m |= (uint64_t)(unsigned)_mm_movemask_epi8(w) << (2 * k);
     }
 #endif
-    /* a level is 1 when both of its bits are set; then bit 2k to bit k */
-    x = m & (m >> 1) & 0x5555555555555555ull;
-    x = (x | x >> 1) & 0x3333333333333333ull;
-    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
-    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
-    x = (x | x >> 8) & 0x0000ffff0000ffffull;
-    x = (x | x >> 16) & 0xffffffffull;
+    x = m & (m >> 1) & 0x5555555555555555ull; /* bit 2k: count[k] is 1 */
     for (; k < levels; k++)
-        x |= (uint64_t)(count[k] == 1) << k;
-    return ~x & (levels >= 64 ? ~0ull : (1ull << levels) - 1);
+        x |= (uint64_t)(count[k] == 1) << (2 * k);
+    return ~x & 0x5555555555555555ull & ((2ull << (2 * levels - 1)) - 1);
 }
 
-/* The fold of tern_vis_fold_ once m (bit k: count[k] is not 1) is
- * known. About 16 instructions a level whose count is not 1: the first
+/* The fold of tern_vis_fold_ once m (bit 2k: count[k] is not 1) is
+ * known. About 13 instructions a level whose count is not 1: the first
  * is the dimension (count c, strides s and t), every other must continue
  * it on both sides (its strides are ns and nt, the strides so far times
  * the count so far). The products ns and nt are not tested for overflow
@@ -267,7 +263,9 @@ uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels)
  * If those fit, every s*C_k and t*C_k (C_k the counts before level k, at
  * most c) fits too, so each ns and nt was computed exactly and a level
  * matched the true continuation. A count 0 (c is 0) or negative as a
- * signed value (the OR of the counts) is tested once at the end. */
+ * signed value (the OR of the counts) is tested once at the end. Level k
+ * is read at byte 8k = 4 * (bit index 2k) of each array. */
+#define TN_VIS_AT(a, b) (*(const __typeof__(*(a)) *)((const char *)(a) + 4 * (b)))
 static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
                                         const ptrdiff_t *dststrides,
                                         const ptrdiff_t *srcstrides, tern_vis_fold_t *out)
@@ -277,16 +275,17 @@ static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
         out->dstride = out->sstride = 0;
         return 0;
     }
-    size_t k = (unsigned)__builtin_ctzll(m), c = count[k], any = c, ck;
-    ptrdiff_t s = srcstrides[k], t = dststrides[k], ns, nt, e;
+    uint64_t b = (uint64_t)(unsigned)__builtin_ctzll(m);
+    size_t c = TN_VIS_AT(count, b), any = c, ck;
+    ptrdiff_t s = TN_VIS_AT(srcstrides, b), t = TN_VIS_AT(dststrides, b), ns, nt, e;
     if ((s | t) == 0)
         return -1;                   /* a repeat: the library's */
     ns = (ptrdiff_t)((size_t)s * c); /* wraps only where the final test fails */
     nt = (ptrdiff_t)((size_t)t * c);
     for (m &= m - 1; m; m &= m - 1) {
-        k = (unsigned)__builtin_ctzll(m);
-        ck = count[k];
-        if (srcstrides[k] != ns || dststrides[k] != nt ||
+        b = (uint64_t)(unsigned)__builtin_ctzll(m);
+        ck = TN_VIS_AT(count, b);
+        if (TN_VIS_AT(srcstrides, b) != ns || TN_VIS_AT(dststrides, b) != nt ||
             __builtin_mul_overflow((ptrdiff_t)c, (ptrdiff_t)ck, (ptrdiff_t *)&c))
             return -1; /* a negative ck: any, below */
         any |= ck;
@@ -302,32 +301,60 @@ static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
     out->dstride = t;
     return 0;
 }
+#undef TN_VIS_AT
+
+int tn_vis_fold_sse2(const size_t *count, const ptrdiff_t *dststrides,
+                     const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out)
+{
+    return fold_levels(tn_vis_nonone_sse2(count, levels), count, dststrides, srcstrides,
+                       out);
+}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define TN_VIS_HAVE_AVX2 1
-/* Built from the last level down so that every shift is a constant: the
- * levels past the last multiple of four one by one, then four a step
- * (one compare with the load folded in, its four-bit mask, a shift and
- * an OR: about 6 instructions per four levels). */
+/* Sixteen levels a step: four compares (the load folded in), the
+ * 64-bit results packed to 32-, 16- then 8-bit lanes inside each 128-bit
+ * half (two packs), the dwords put back in level order (one vpermd: after
+ * the packs, the dwords hold levels 0-1, 4-5, 8-9, 12-13 | 2-3, 6-7,
+ * 10-11, 14-15), one byte mask: two bits a level, about 9 instructions.
+ * The rest four at a time (the same packs on one compare: bits 0-3 and
+ * 16-19 of its byte mask), then one by one. */
 __attribute__((target("avx2"))) static TN_ALWAYS_INLINE uint64_t
 nonone_avx2(const size_t *count, size_t levels)
 {
     const __m256i one = _mm256_set1_epi64x(1);
-    uint64_t x = 0; /* bit k: count[k] is 1 */
-    size_t k = levels, n4 = levels & ~(size_t)3;
-    while (k > n4) {
-        k--;
-        x = x << 1 | (count[k] == 1);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    uint64_t x = 0; /* bits 2k and 2k+1: count[k] is 1 */
+    size_t k = 0;
+#define TN_VIS_EQ1(i) \
+    _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)(count + (i))), one)
+    /* levels <= 32: at most two steps of sixteen, written out (a loop
+     * cost about 15 instructions of set-up) */
+    if (levels >= 16) {
+        __m256i lo = _mm256_packs_epi32(TN_VIS_EQ1(0), TN_VIS_EQ1(4));
+        __m256i hi = _mm256_packs_epi32(TN_VIS_EQ1(8), TN_VIS_EQ1(12));
+        __m256i w = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(lo, hi), order);
+        x = (unsigned)_mm256_movemask_epi8(w);
+        k = 16;
+        if (levels == 32) {
+            lo = _mm256_packs_epi32(TN_VIS_EQ1(16), TN_VIS_EQ1(20));
+            hi = _mm256_packs_epi32(TN_VIS_EQ1(24), TN_VIS_EQ1(28));
+            w = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(lo, hi), order);
+            x |= (uint64_t)(unsigned)_mm256_movemask_epi8(w) << 32;
+            k = 32;
+        }
     }
-#pragma GCC unroll 8
-    while (k) {
-        k -= 4;
-        __m256i e =
-            _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)(count + k)), one);
-        x = x << 4 | (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(e));
+    for (; k + 4 <= levels; k += 4) {
+        __m256i e = TN_VIS_EQ1(k);
+        e = _mm256_packs_epi32(e, e);
+        unsigned b = (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(e, e));
+        x |= (uint64_t)((b & 0xf) | (b >> 12 & 0xf0)) << (2 * k);
     }
-    return ~x & ((2ull << (levels - 1)) - 1);
+#undef TN_VIS_EQ1
+    for (; k < levels; k++)
+        x |= (uint64_t)(count[k] == 1) << (2 * k);
+    return ~x & 0x5555555555555555ull & ((2ull << (2 * levels - 1)) - 1);
 }
 
 __attribute__((target("avx2"))) uint64_t tn_vis_nonone_avx2(const size_t *count,
@@ -336,28 +363,38 @@ __attribute__((target("avx2"))) uint64_t tn_vis_nonone_avx2(const size_t *count,
     return nonone_avx2(count, levels);
 }
 
-__attribute__((target("avx2"))) static int fold_avx2(const size_t *count,
-                                                     const ptrdiff_t *dststrides,
-                                                     const ptrdiff_t *srcstrides,
-                                                     size_t levels, tern_vis_fold_t *out)
+__attribute__((target("avx2,bmi"))) int
+tn_vis_fold_avx2(const size_t *count, const ptrdiff_t *dststrides,
+                 const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out)
 {
     return fold_levels(nonone_avx2(count, levels), count, dststrides, srcstrides, out);
 }
 #endif
 
-/* -1 until the first fold; then 1 when the CPU (and the kernel) offer
- * AVX2. Racing first calls store the same value. */
-static _Atomic int fold_isa = -1;
+/* The fold for this CPU, through a pointer so that tern_vis_fold_ is one
+ * indirect jump with no frame (a flag tested inside it cost a frame of
+ * five saved registers, about 15 instructions a call). The pointer starts
+ * at fold_first, which chooses (AVX2 where the CPU and the kernel offer
+ * it: __builtin_cpu_supports, no ifunc, so TSan builds are not affected)
+ * and stores its choice; racing first calls store the same value. */
+typedef int (*fold_fn)(const size_t *, const ptrdiff_t *, const ptrdiff_t *, size_t,
+                       tern_vis_fold_t *);
+static int fold_first(const size_t *count, const ptrdiff_t *dststrides,
+                      const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
+static _Atomic(fold_fn) fold_impl = fold_first;
 
-static TN_NOINLINE int fold_isa_set(void)
+static TN_NOINLINE int fold_first(const size_t *count, const ptrdiff_t *dststrides,
+                                  const ptrdiff_t *srcstrides, size_t levels,
+                                  tern_vis_fold_t *out)
 {
-    int v = 0;
+    fold_fn f = tn_vis_fold_sse2;
 #ifdef TN_VIS_HAVE_AVX2
     __builtin_cpu_init();
-    v = __builtin_cpu_supports("avx2") != 0;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi"))
+        f = tn_vis_fold_avx2;
 #endif
-    atomic_store_explicit(&fold_isa, v, memory_order_relaxed);
-    return v;
+    atomic_store_explicit(&fold_impl, f, memory_order_relaxed);
+    return f(count, dststrides, srcstrides, levels, out);
 }
 
 int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
@@ -365,15 +402,8 @@ int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 {
     if (levels - 1 >= TERN_VIS_MAX_DIMS)
         return -1;
-    int isa = atomic_load_explicit(&fold_isa, memory_order_relaxed);
-    if (tn_unlikely(isa < 0))
-        isa = fold_isa_set();
-#ifdef TN_VIS_HAVE_AVX2
-    if (tn_likely(isa))
-        return fold_avx2(count, dststrides, srcstrides, levels, out);
-#endif
-    return fold_levels(tn_vis_nonone_sse2(count, levels), count, dststrides, srcstrides,
-                       out);
+    return atomic_load_explicit(&fold_impl, memory_order_relaxed)(
+        count, dststrides, srcstrides, levels, out);
 }
 
 /* tn_vis_optimize of one dimension, the common result of tn_vis_describe:
@@ -619,4 +649,94 @@ void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy
         else
             tn_vis_copy_row(dp, ds, sp, ss, c0, n);
     } while (next_row(d, idx, &dp, &sp));
+}
+
+/* ---- the remote address lists of indexed transfers ---------------------- */
+
+/* An address a lies in [base, base + room] exactly when the sign bit of
+ * off | (room - off) is clear, off = a - base (room < 2^63: off above
+ * room, or a below base, which wraps off past 2^63, sets it); the test is
+ * an OR over the list. Two addresses a vector of SSE2 (any x86-64; GCC's
+ * vector types elsewhere), two chains: about 2.5 instructions an address. */
+typedef uintptr_t tn_vis_v2_t __attribute__((vector_size(2 * sizeof(uintptr_t))));
+int tn_vis_outside_sse2(void *const *list, size_t count, uintptr_t base, uintptr_t room)
+{
+    tn_vis_v2_t b0 = {0, 0}, b1 = {0, 0};
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        tn_vis_v2_t a, c;
+        memcpy(&a, list + i, sizeof a);
+        memcpy(&c, list + i + 2, sizeof c);
+        a -= base;
+        c -= base;
+        b0 |= a | (room - a);
+        b1 |= c | (room - c);
+    }
+    b0 |= b1;
+    uintptr_t bad = b0[0] | b0[1];
+    for (; i < count; i++) {
+        uintptr_t off = (uintptr_t)list[i] - base;
+        bad |= off | (room - off);
+    }
+    return (intptr_t)bad < 0;
+}
+
+#ifdef TN_VIS_HAVE_AVX2
+/* With AVX2 the unsigned compare off > room as a signed one, both sides
+ * moved by 2^63: (a + (2^63 - base)) > (room + 2^63), three instructions
+ * for four addresses (the add with the load folded in, vpcmpgtq, vpor)
+ * against four with the OR form; sixteen a step in four chains. About
+ * 0.25 cycles an address on a Cascade Lake (vpcmpgtq, one port), half the
+ * OR form's, which ran a third of a 512-piece put to a mapped peer. */
+__attribute__((target("avx2"))) int tn_vis_outside_avx2(void *const *list, size_t count,
+                                                        uintptr_t base, uintptr_t room)
+{
+    const uint64_t bias = (uint64_t)1 << 63;
+    const __m256i c = _mm256_set1_epi64x((long long)(bias - base));
+    const __m256i r = _mm256_set1_epi64x((long long)(room ^ bias));
+    __m256i b0 = _mm256_setzero_si256(), b1 = b0, b2 = b0, b3 = b0;
+    size_t i = 0;
+#define TN_VIS_OUT(j)   \
+    _mm256_cmpgt_epi64( \
+        _mm256_add_epi64(_mm256_loadu_si256((const __m256i *)(list + i + (j))), c), r)
+    for (; i + 16 <= count; i += 16) {
+        b0 = _mm256_or_si256(b0, TN_VIS_OUT(0));
+        b1 = _mm256_or_si256(b1, TN_VIS_OUT(4));
+        b2 = _mm256_or_si256(b2, TN_VIS_OUT(8));
+        b3 = _mm256_or_si256(b3, TN_VIS_OUT(12));
+    }
+    for (; i + 4 <= count; i += 4)
+        b0 = _mm256_or_si256(b0, TN_VIS_OUT(0));
+#undef TN_VIS_OUT
+    b0 = _mm256_or_si256(_mm256_or_si256(b0, b1), _mm256_or_si256(b2, b3));
+    int bad = !_mm256_testz_si256(b0, b0);
+    for (; i < count; i++)
+        bad |= (uintptr_t)list[i] - base > room;
+    return bad;
+}
+#endif
+
+/* Chosen at the first call, as the fold is (no ifunc: TSan builds run the
+ * same code). */
+typedef int (*outside_fn)(void *const *, size_t, uintptr_t, uintptr_t);
+static int outside_first(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+static _Atomic(outside_fn) outside_impl = outside_first;
+
+static TN_NOINLINE int outside_first(void *const *list, size_t count, uintptr_t base,
+                                     uintptr_t room)
+{
+    outside_fn f = tn_vis_outside_sse2;
+#ifdef TN_VIS_HAVE_AVX2
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        f = tn_vis_outside_avx2;
+#endif
+    atomic_store_explicit(&outside_impl, f, memory_order_relaxed);
+    return f(list, count, base, room);
+}
+
+int tn_vis_addrs_outside(void *const *list, size_t count, uintptr_t base, uintptr_t room)
+{
+    return atomic_load_explicit(&outside_impl, memory_order_relaxed)(list, count, base,
+                                                                     room);
 }

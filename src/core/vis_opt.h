@@ -88,12 +88,28 @@ int tn_vis_describe_row(tn_vis_row_t *row, size_t elemsz, const size_t *count,
                         const ptrdiff_t *sstride, const ptrdiff_t *dstride,
                         size_t levels);
 
-/* Bit k set when count[k] is not 1 (k < levels <= 32): the levels that
- * tern_vis_fold_ (tern/vis.h) looks at. SSE2 (any x86-64) or portable C;
- * AVX2 (x86-64 with AVX2 only: tern_vis_fold_ checks the CPU once). */
+/* Bit 2k set when count[k] is not 1 (k < levels <= 32), every other bit
+ * clear: the levels that tern_vis_fold_ (tern/vis.h) looks at. SSE2 (any
+ * x86-64) or portable C; AVX2 (x86-64 with AVX2 only). */
 uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels);
+/* tern_vis_fold_ with that mask (1 <= levels <= 32); tern_vis_fold_
+ * calls the one the CPU runs best, chosen at its first call. */
+int tn_vis_fold_sse2(const size_t *count, const ptrdiff_t *dststrides,
+                     const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
 #if defined(__x86_64__) && defined(__GNUC__)
 uint64_t tn_vis_nonone_avx2(const size_t *count, size_t levels);
+int tn_vis_fold_avx2(const size_t *count, const ptrdiff_t *dststrides,
+                     const ptrdiff_t *srcstrides, size_t levels, tern_vis_fold_t *out);
+#endif
+
+/* 1 when some address of list[0..count) lies outside [base, base + room]
+ * (room < 2^63), else 0: the check of an indexed transfer's remote list
+ * before any byte moves. tn_vis_addrs_outside calls the form the CPU runs
+ * best (AVX2 or SSE2), chosen at its first call. */
+int tn_vis_addrs_outside(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+int tn_vis_outside_sse2(void *const *list, size_t count, uintptr_t base, uintptr_t room);
+#if defined(__x86_64__) && defined(__GNUC__)
+int tn_vis_outside_avx2(void *const *list, size_t count, uintptr_t base, uintptr_t room);
 #endif
 
 /* Adds a dimension's span (count-1)*stride to the low (span < 0) or high

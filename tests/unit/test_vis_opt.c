@@ -427,6 +427,29 @@ static int property(int shapes)
     return 0;
 }
 
+/* tern_vis_fold_ and each implementation it may choose: the same answer
+ * from all (-2 when they differ), the result and *out those of the first. */
+static int fold_all(const size_t *count, const ptrdiff_t *ds, const ptrdiff_t *ss,
+                    size_t levels, tern_vis_fold_t *out)
+{
+    tern_vis_fold_t a = {0}, b = {0};
+    int r = tern_vis_fold_(count, ds, ss, levels, out);
+    if (tn_vis_fold_sse2(count, ds, ss, levels, &a) != r)
+        return -2;
+    if (r == 0 && memcmp(&a, out, sizeof a) != 0)
+        return -2;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) {
+        if (tn_vis_fold_avx2(count, ds, ss, levels, &b) != r)
+            return -2;
+        if (r == 0 && memcmp(&b, out, sizeof b) != 0)
+            return -2;
+    }
+#endif
+    (void)b;
+    return r;
+}
+
 /* tern_vis_fold_ (the inline path's fold of many levels into one
  * dimension) and its masks of the levels whose count is not 1. */
 static int test_fold(int shapes)
@@ -448,7 +471,7 @@ static int test_fold(int shapes)
         uint64_t want = 0;
         for (size_t k = 0; k < levels; k++) {
             count[k] = below(3) ? 1 : odd[below(sizeof odd / sizeof odd[0])];
-            want |= (uint64_t)(count[k] != 1) << k;
+            want |= (uint64_t)(count[k] != 1) << (2 * k);
         }
         CHECK(tn_vis_nonone_sse2(count, levels) == want);
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -489,7 +512,7 @@ static int test_fold(int shapes)
             kept++;
         }
         tern_vis_fold_t f;
-        CHECK(tern_vis_fold_(count, ds, ss, levels, &f) == 0);
+        CHECK(fold_all(count, ds, ss, levels, &f) == 0);
         if (kept == 0) {
             CHECK(f.count == 1);
             continue;
@@ -520,21 +543,77 @@ static int test_fold(int shapes)
         } else {
             continue;
         }
-        CHECK(tern_vis_fold_(count, ds, ss, levels, &f) == -1);
+        CHECK(fold_all(count, ds, ss, levels, &f) == -1);
     }
     /* counts whose product overflows; a stride times the count that does */
     size_t big[2] = {(size_t)1 << 40, (size_t)1 << 40};
     ptrdiff_t bs[2] = {1, (ptrdiff_t)1 << 40}, bt[2] = {-1, -((ptrdiff_t)1 << 40)};
     tern_vis_fold_t bf;
-    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == -1);
+    CHECK(fold_all(big, bt, bs, 2, &bf) == -1);
     big[1] = (size_t)1 << 22; /* 2^62 elements: fits */
-    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == 0 && bf.count == (size_t)1 << 62);
+    CHECK(fold_all(big, bt, bs, 2, &bf) == 0 && bf.count == (size_t)1 << 62);
     bs[0] = 2, bs[1] = (ptrdiff_t)1 << 41; /* 2 * 2^62 does not */
-    CHECK(tern_vis_fold_(big, bt, bs, 2, &bf) == -1);
+    CHECK(fold_all(big, bt, bs, 2, &bf) == -1);
     CHECK(tern_vis_fold_(count, ds, ss, 0, &(tern_vis_fold_t){0}) == -1);
     CHECK(tern_vis_fold_(count, ds, ss, 33, &(tern_vis_fold_t){0}) == -1);
     printf("fold: %d shapes, %d of several levels folded\n", shapes, folded);
     CHECK(folded > shapes / 10);
+    return 0;
+}
+
+/* The remote-list check of indexed transfers, each form against the
+ * plain loop: lists of 0 to 70 addresses (every tail length of the
+ * vector steps), in range, and one address moved just outside (one byte
+ * past room, one byte below base, far away) at every position. */
+static int plain_outside(void *const *l, size_t n, uintptr_t base, uintptr_t room)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((uintptr_t)l[i] < base || (uintptr_t)l[i] - base > room)
+            return 1;
+    return 0;
+}
+
+static int outside_all(void *const *l, size_t n, uintptr_t base, uintptr_t room)
+{
+    int r = plain_outside(l, n, base, room);
+    if (tn_vis_addrs_outside(l, n, base, room) != r ||
+        tn_vis_outside_sse2(l, n, base, room) != r)
+        return -1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2") && tn_vis_outside_avx2(l, n, base, room) != r)
+        return -1;
+#endif
+    return r;
+}
+
+static int test_outside(void)
+{
+    void *l[70];
+    int bad = 0;
+    for (size_t n = 0; n <= 70; n++) {
+        /* a segment at an address with the sign bit set, and one low */
+        for (int hi = 0; hi < 2; hi++) {
+            uintptr_t base = hi ? (uintptr_t)0xffff800000001000ull : (uintptr_t)0x10000;
+            uintptr_t room = 4096 - 8;
+            for (size_t i = 0; i < n; i++)
+                l[i] = (void *)(base + below(room + 1));
+            CHECK(outside_all(l, n, base, room) == 0);
+            for (size_t i = 0; i < n; i++) {
+                void *keep = l[i];
+                uintptr_t wrong[3] = {base + room + 1, base - 1,
+                                      base ^ ((uintptr_t)1 << 62)};
+                for (int w = 0; w < 3; w++) {
+                    l[i] = (void *)wrong[w];
+                    CHECK(outside_all(l, n, base, room) == 1);
+                    bad++;
+                }
+                l[i] = (void *)(base + room); /* the last address allowed */
+                CHECK(outside_all(l, n, base, room) == 0);
+                l[i] = keep;
+            }
+        }
+    }
+    printf("outside: %d bad lists found by every form\n", bad);
     return 0;
 }
 
@@ -545,6 +624,8 @@ int main(void)
     if (property(5000))
         return 1;
     if (test_fold(20000))
+        return 1;
+    if (test_outside())
         return 1;
     printf("vis_opt: ok\n");
     return 0;
