@@ -14,7 +14,7 @@
 #include "core/atomic.h"
 #include "core/event.h"
 
-enum { H_REQUEST = TN_AMH_ATOMIC + 2, H_REPLY = TN_AMH_ATOMIC + 3 };
+enum { H_REQUEST = TN_AMH_ATOMIC + 2 };
 
 /* Offset of the stripe locks in every rank's control area (the same on
  * every rank: claimed in the same order everywhere). */
@@ -57,25 +57,12 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     } else {
         tn_acc_striped(type, dst, d - base, buf, count, NULL, tn_acc_locks(tn_core.rank));
     }
-    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, a[3]};
-    tn_am_reply_internal("tern_acc (handler)", token, H_REPLY, TN_AM_SHORT, NULL, 0, NULL,
-                         r, 2, 0);
-}
-
-static void on_reply(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
-                     int nargs)
-{
-    (void)token;
-    (void)buf;
-    (void)len;
-    (void)nargs;
-    tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+    tn_am_reply_done("tern_acc (handler)", token, st, a[3]);
 }
 
 void tn_acc_am_init(void)
 {
     tn_am_register_internal(H_REQUEST, on_request, "tern accumulate request");
-    tn_am_register_internal(H_REPLY, on_reply, "tern accumulate reply");
 }
 
 static TN_NOINLINE int check_fail(const char *call, int rank, void *dst, const void *src,

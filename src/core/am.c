@@ -63,6 +63,31 @@ void tn_am_register_internal(int id, tern_am_handler_t fn, const char *name)
     tn_core_unlock();
 }
 
+static void on_done(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                    int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    if (nargs == 2 && a[1])
+        tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+}
+
+void tn_am_done_init(void)
+{
+    tn_am_register_internal(TN_AMH_DONE, on_done, "tern request done");
+}
+
+int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
+                     tern_am_arg_t comp)
+{
+    if (!comp)
+        return TERN_OK;
+    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)status, comp};
+    return tn_am_reply_internal(call, token, TN_AMH_DONE, TN_AM_SHORT, NULL, 0, NULL, r,
+                                2, 0);
+}
+
 int tern_am_source(tern_am_token_t token, int *rank)
 {
     if (!token || token != tn_am_token || token->magic != TN_AM_TOKEN_MAGIC || !rank)

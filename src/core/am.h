@@ -63,8 +63,19 @@ enum {
     TN_AMH_COLL = TN_AMH_VIS + 8,
     TN_AMH_SHMEM = TN_AMH_COLL + 8,
     TN_AMH_SIGNAL = TN_AMH_SHMEM + 8,
-    TN_AM_HANDLER_SLOTS = TN_AMH_SIGNAL + 8
+    TN_AMH_CORE = TN_AMH_SIGNAL + 8,
+    TN_AMH_DONE = TN_AMH_CORE, /* tn_am_reply_done */
+    TN_AM_HANDLER_SLOTS = TN_AMH_CORE + 8
 };
+
+/* The Reply that ends a Request sent for a completion object (accumulate,
+ * put with signal, packed puts): a Short to TN_AMH_DONE with [0] status,
+ * [1] comp, the initiator's tn_comp_t (0: nothing to complete, then no
+ * Reply is sent). Its handler completes comp with the status. */
+int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
+                     tern_am_arg_t comp);
+/* Registers the TN_AMH_DONE handler (with the modules' handlers). */
+void tn_am_done_init(void);
 
 /* Put with signal across nodes (core/signal.c): registers its handlers. */
 void tn_signal_am_init(void);

@@ -252,6 +252,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * every wait drive progress, which shared memory alone does not need. */
     for (int r = 0; r < tn_core.size; r++)
         if (tn_core_peer(r)->kind == TN_PEER_NET) {
+            tn_am_done_init();
             tn_ad_am_init();
             tn_acc_am_init();
             tn_vis_am_init();

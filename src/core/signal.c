@@ -44,7 +44,7 @@ static int sig_domain(tern_ad_t *out)
 
 /* ---- across nodes: data and signal in one message ------------------------ */
 
-enum { H_REQUEST = TN_AMH_SIGNAL, H_REPLY = TN_AMH_SIGNAL + 1 };
+enum { H_REQUEST = TN_AMH_SIGNAL };
 
 /* Request: a Long of the data (the target's AM layer copies it to its place
  * before the handler runs; Short with no data), args [0] the signal word
@@ -72,26 +72,12 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     } else {
         __atomic_fetch_add((uint64_t *)w, a[1], __ATOMIC_RELEASE);
     }
-    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs == 4 ? a[3] : 0};
-    if (r[1])
-        tn_am_reply_internal("put with signal (message)", token, H_REPLY, TN_AM_SHORT,
-                             NULL, 0, NULL, r, 2, 0);
-}
-
-static void on_reply(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
-                     int nargs)
-{
-    (void)token;
-    (void)buf;
-    (void)len;
-    (void)nargs;
-    tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+    tn_am_reply_done("put with signal (message)", token, st, nargs == 4 ? a[3] : 0);
 }
 
 void tn_signal_am_init(void)
 {
     tn_am_register_internal(H_REQUEST, on_request, "tern put-with-signal");
-    tn_am_register_internal(H_REPLY, on_reply, "tern put-with-signal reply");
 }
 
 /* 1 when this put with signal to an unmapped rank goes as one message: the

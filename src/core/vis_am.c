@@ -221,19 +221,7 @@ static void on_put(tern_am_token_t token, void *buf, size_t len, const tern_am_a
     if (why)
         malformed(token, "put", len, why);
     int st = why ? TERN_ERR_INVALID : TERN_OK;
-    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
-    tn_am_reply_internal("non-contiguous put (packed)", token, TN_VISH_ACK, TN_AM_SHORT,
-                         NULL, 0, NULL, r, 2, 0);
-}
-
-static void on_ack(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
-                   int nargs)
-{
-    (void)token;
-    (void)buf;
-    (void)len;
-    if (nargs == 2 && a[1])
-        tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
+    tn_am_reply_done("non-contiguous put (packed)", token, st, nargs >= 1 ? a[0] : 0);
 }
 
 /* Strided accumulate: the pieces added under this rank's stripe locks. */
@@ -254,7 +242,7 @@ static int acc_piece(void *arg, char *dst, const char *unused, size_t n)
 }
 
 /* Request: the strided message (TN_VISM_ACC) of already scaled values; args [0]
- * the completion object, [1] the type. Reply: TN_VISH_ACK. */
+ * the completion object, [1] the type. Reply: tn_am_reply_done. */
 static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                    int nargs)
 {
@@ -289,9 +277,7 @@ static void on_acc(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         tn_acc_run_end(&c.run);
     }
     int st = why ? TERN_ERR_INVALID : TERN_OK;
-    tern_am_arg_t r[2] = {(uint64_t)(uint32_t)st, nargs >= 1 ? a[0] : 0};
-    tn_am_reply_internal("strided accumulate (handler)", token, TN_VISH_ACK, TN_AM_SHORT,
-                         NULL, 0, NULL, r, 2, 0);
+    tn_am_reply_done("strided accumulate (handler)", token, st, nargs >= 1 ? a[0] : 0);
 }
 
 /* A packed get being answered: where the Reply's data goes, for every
@@ -483,7 +469,6 @@ static void on_lgot(tern_am_token_t token, void *buf, size_t len, const tern_am_
 void tn_vis_am_init(void)
 {
     tn_am_register_internal(TN_VISH_PUT, on_put, "tern vis packed put");
-    tn_am_register_internal(TN_VISH_ACK, on_ack, "tern vis packed put ack");
     tn_am_register_internal(TN_VISH_GET, on_get, "tern vis packed get");
     tn_am_register_internal(TN_VISH_GOT, on_got, "tern vis packed get data");
     tn_am_register_internal(TN_VISH_LGET, on_lget, "tern vis packed list get");

@@ -16,8 +16,8 @@
  *   list get (TN_VISM_LIST_GET to TN_VISH_LGET): tn_vis_head_t, then
  *     npieces x {uint64 address, uint64 length} of sources; the Reply
  *     (TN_VISH_LGOT) carries the data alone.
- * Puts and accumulates are acknowledged by a Short Reply to TN_VISH_ACK:
- * args [0] status, [1] the completion object of the Request. */
+ * Puts and accumulates are acknowledged by tn_am_reply_done (core/am.h):
+ * a Short Reply with [0] status, [1] the completion object of the Request. */
 #ifndef TN_CORE_VIS_WIRE_H
 #define TN_CORE_VIS_WIRE_H
 
@@ -28,7 +28,6 @@
 /* handler ids */
 enum {
     TN_VISH_PUT = TN_AMH_VIS,
-    TN_VISH_ACK,
     TN_VISH_GET,
     TN_VISH_GOT,
     TN_VISH_LGET,

@@ -81,6 +81,7 @@ int main(int argc, char **argv)
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size(), peer = (me + 1) % n;
     /* Tern registers these only when some peer is on the network */
+    tn_am_done_init(); /* the status Replies of puts and accumulates */
     tn_vis_am_init();
     tn_am_register_internal(TN_VISH_GOT, on_got, "vis_forged get reply");
     tn_am_register_internal(TN_VISH_LGOT, on_got, "vis_forged list get reply");
