@@ -213,14 +213,11 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin(tn_msgq_t *q, size_t d
     return s;
 }
 
-/* Publishes the message of the reserved slot s: n bytes, the first inl in
- * the slot, the rest written to the data reserved (at most as many bytes
- * as reserved), and gives the turn back. */
-static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, size_t n,
-                                             size_t inl)
+/* The slot's fields for a message of n bytes (inl of them in the slot) of
+ * this kind, its data part taken; its sequence number (not yet stored). */
+static TN_ALWAYS_INLINE uint64_t tn_msgq_fill_slot(tn_msgq_t *q, tn_msgq_slot_t *s,
+                                                   size_t n, size_t inl, unsigned kind)
 {
-    uint64_t seq = q->seq;
-    unsigned kind = TN_MSGQ_MSG;
     if (n > inl) {
         kind |= q->wrap ? TN_MSGQ_WRAP : 0;
         q->dpos += q->wrap + TN_MSGQ_LINE(n - inl);
@@ -228,6 +225,16 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
     s->len = (uint32_t)n;
     s->inl = (uint16_t)inl;
     s->kind = (uint16_t)kind;
+    return q->seq;
+}
+
+/* Publishes the message of the reserved slot s: n bytes, the first inl in
+ * the slot, the rest written to the data reserved (at most as many bytes
+ * as reserved), and gives the turn back. */
+static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, size_t n,
+                                             size_t inl)
+{
+    uint64_t seq = tn_msgq_fill_slot(q, s, n, inl, TN_MSGQ_MSG);
     atomic_store_explicit(&s->seq, seq, memory_order_release);
     q->seq = seq + 1;
     tn_msgq_unlock(q);
@@ -244,15 +251,7 @@ static TN_ALWAYS_INLINE void tn_msgq_publish(tn_msgq_t *q, tn_msgq_slot_t *s, si
 static TN_ALWAYS_INLINE uint64_t tn_msgq_publish_hold(tn_msgq_t *q, tn_msgq_slot_t *s,
                                                       size_t n, size_t inl)
 {
-    uint64_t seq = q->seq;
-    unsigned kind = TN_MSGQ_MSG | TN_MSGQ_ACK;
-    if (n > inl) {
-        kind |= q->wrap ? TN_MSGQ_WRAP : 0;
-        q->dpos += q->wrap + TN_MSGQ_LINE(n - inl);
-    }
-    s->len = (uint32_t)n;
-    s->inl = (uint16_t)inl;
-    s->kind = (uint16_t)kind;
+    uint64_t seq = tn_msgq_fill_slot(q, s, n, inl, TN_MSGQ_MSG | TN_MSGQ_ACK);
     q->seq = seq + 1;
     tn_msgq_unlock(q);
     return seq;

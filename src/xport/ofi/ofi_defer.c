@@ -93,6 +93,19 @@ static int issue_from(tn_ofi_t *o, tn_ofi_defer_t *d, int fail_first)
     return TERN_OK;
 }
 
+/* One try, running no handler, when nothing is queued before it (the
+ * queue keeps order); TERN_ERR_AGAIN when it must be queued. */
+static int try_now(tn_ofi_t *o, tn_ofi_defer_t *one)
+{
+    if (atomic_load_explicit(&o->ndefer, memory_order_acquire))
+        return TERN_ERR_AGAIN;
+    int saved = tn_ofi_no_handlers;
+    tn_ofi_no_handlers = 1;
+    int st = issue_from(o, one, 1);
+    tn_ofi_no_handlers = saved;
+    return st;
+}
+
 int tn_ofi_defer_issue(tn_ofi_t *o)
 {
     if (atomic_load_explicit(&o->defer_busy, memory_order_relaxed) ||
@@ -193,13 +206,7 @@ int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *don
         if (one.rc)
             tn_comp_add(one.rc, (int64_t)nfrag - 1);
     }
-    int st = TERN_ERR_AGAIN;
-    if (!atomic_load_explicit(&o->ndefer, memory_order_acquire)) {
-        int saved = tn_ofi_no_handlers; /* nothing queued before it: try now */
-        tn_ofi_no_handlers = 1;
-        st = issue_from(o, &one, 1);
-        tn_ofi_no_handlers = saved;
-    }
+    int st = try_now(o, &one);
     if (st == TERN_OK)
         return TERN_OK;
     if (st != TERN_ERR_AGAIN) {
@@ -248,13 +255,7 @@ int tn_ofi_defer_amo(tn_ofi_t *o, const tn_amo_t *a, const tn_xport_done_t *done
         .rc = done->rc,
         .flags = flags & TN_XPORT_FLAG_CTRL,
     };
-    int st = TERN_ERR_AGAIN;
-    if (!atomic_load_explicit(&o->ndefer, memory_order_acquire)) {
-        int saved = tn_ofi_no_handlers; /* nothing queued before it: try now */
-        tn_ofi_no_handlers = 1;
-        st = issue_from(o, &one, 1);
-        tn_ofi_no_handlers = saved;
-    }
+    int st = try_now(o, &one);
     if (st == TERN_ERR_AGAIN && !(flags & TERN_FLAG_IMMEDIATE)) {
         tn_ofi_defer_t *d = malloc(sizeof(*d));
         if (!d) {
