@@ -13,6 +13,7 @@
  * tern_put_nbi (tern_get_nbi) of the same pieces; for the accumulate, on
  * any peer, the loop of tern_acc_nbi. */
 #include "bench.h"
+#include "vis_raw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,6 @@
 #include <tern.h>
 
 #define VIS_BUDGET  (16u << 20) /* payload bytes per trial */
-#define VIS_ELEM    8
-#define VIS_STRIDE  32 /* 25% density */
 #define VIS_MAXELEM ((size_t)1 << 20)
 
 enum {
@@ -146,36 +145,19 @@ static uint64_t vis_tern(void *ctx, long ops)
     return ns;
 }
 
-/* The hand-written loop a program would write with tern_ptr. */
+/* The hand-written loops a program would write with tern_ptr
+ * (bench/vis_raw.c, compiled on its own: see there). */
 static uint64_t vis_raw_copy(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
-    char *dst = c->mapped;
-    const char *src = c->local;
-    size_t k = c->k;
-    uint64_t t0 = tb_now_ns();
-    for (long i = 0; i < ops; i++) {
-        for (size_t j = 0; j < k; j++)
-            memcpy(dst + j * VIS_STRIDE, src + j * VIS_ELEM, VIS_ELEM);
-        TB_COMPILER_BARRIER();
-    }
-    return tb_now_ns() - t0;
+    return tb_vis_raw_put(c->mapped, c->local, c->k, ops);
 }
 
 /* A get from a mapped peer: the same loop the other way. */
 static uint64_t vis_raw_copy_get(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
-    const char *src = c->mapped;
-    char *dst = c->local;
-    size_t k = c->k;
-    uint64_t t0 = tb_now_ns();
-    for (long i = 0; i < ops; i++) {
-        for (size_t j = 0; j < k; j++)
-            memcpy(dst + j * VIS_ELEM, src + j * VIS_STRIDE, VIS_ELEM);
-        TB_COMPILER_BARRIER();
-    }
-    return tb_now_ns() - t0;
+    return tb_vis_raw_get(c->local, c->mapped, c->k, ops);
 }
 
 /* Indexed to a mapped peer: the copy loop a program holding the same
@@ -183,16 +165,7 @@ static uint64_t vis_raw_copy_get(void *ctx, long ops)
 static uint64_t vis_raw_lists(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
-    void **ml = c->ml;
-    const void **sl = c->sl;
-    size_t k = c->k;
-    uint64_t t0 = tb_now_ns();
-    for (long i = 0; i < ops; i++) {
-        for (size_t j = 0; j < k; j++)
-            memcpy(ml[j], sl[j], VIS_ELEM);
-        TB_COMPILER_BARRIER();
-    }
-    return tb_now_ns() - t0;
+    return tb_vis_raw_lists(c->ml, c->sl, c->k, ops);
 }
 
 static int is_get(int op)

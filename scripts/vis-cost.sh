@@ -10,4 +10,4 @@ k=${K:-512}
 iters=$((2000000 / (k + 8)))
 COST_ITERS=$iters COST_CFLAGS="-DITERS=$iters -DK=$k" \
     exec scripts/cost/callgrind-loops.sh "${1:-build}" scripts/cost/vis_cost.c loop_raw \
-    loop_raw loop_raw_lists loop_s1 loop_s32 loop_indexed loop_vector loop_get_vector
+    loop_raw loop_raw_lists loop_s1 loop_s3 loop_s8 loop_s32 loop_indexed loop_vector loop_get_vector

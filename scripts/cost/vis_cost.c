@@ -17,8 +17,9 @@
 #endif
 #define STRIDE 32
 
-static size_t cnt1[1] = {K}, cnt32[32];
-static ptrdiff_t ss1[1] = {8}, ds1[1] = {STRIDE}, ss32[32], ds32[32];
+static size_t cnt1[1] = {K}, cnt3[3], cnt8[8], cnt32[32];
+static ptrdiff_t ss1[1] = {8}, ds1[1] = {STRIDE}, ss3[3], ds3[3], ss8[8], ds8[8],
+                 ss32[32], ds32[32];
 static void *dl[K], *sl[K];
 static tern_memvec_t dv[K], sv[K];
 
@@ -35,10 +36,27 @@ static tern_memvec_t dv[K], sv[K];
 LOOP(loop_raw, for (size_t j = 0; j < K; j++) memcpy(seg + j * STRIDE, loc + j * 8, 8))
 LOOP(loop_raw_lists, for (size_t j = 0; j < K; j++) memcpy(dl[j], sl[j], 8))
 LOOP(loop_s1, tern_put_strided_nbi(me, seg, ds1, loc, ss1, 8, cnt1, 1, 0))
+LOOP(loop_s3, tern_put_strided_nbi(me, seg, ds3, loc, ss3, 8, cnt3, 3, 0))
+LOOP(loop_s8, tern_put_strided_nbi(me, seg, ds8, loc, ss8, 8, cnt8, 8, 0))
 LOOP(loop_s32, tern_put_strided_nbi(me, seg, ds32, loc, ss32, 8, cnt32, 32, 0))
 LOOP(loop_indexed, tern_put_indexed_nbi(me, K, dl, 8, K, (const void *const *)sl, 8, 0))
 LOOP(loop_vector, tern_put_vector_nbi(me, K, dv, K, sv, 0))
 LOOP(loop_get_vector, tern_get_vector_nbi(K, sv, me, K, dv, 0))
+
+/* K elements in levels dimensions: the element index split into factors
+ * (of 2 for 32 levels, larger for fewer), as bench/vis.c's describe(). */
+static void describe(size_t levels, size_t *count, ptrdiff_t *ss, ptrdiff_t *ds)
+{
+    size_t left = K, se = 8, de = STRIDE;
+    for (size_t d = 0; d < levels; d++) {
+        size_t f = d + 1 == levels ? left : left % 2 == 0 ? 2 : 1;
+        if (levels <= 8 && d + 1 < levels)
+            for (f = 1; f * f * 2 <= left && f < 64 && left % (f * 2) == 0; f *= 2)
+                ;
+        count[d] = f, ss[d] = (ptrdiff_t)se, ds[d] = (ptrdiff_t)de;
+        se *= f, de *= f, left /= f;
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -46,13 +64,10 @@ int main(int argc, char **argv)
         return 1;
     int me = tern_rank();
     char *seg = tern_alloc((size_t)K * STRIDE), *loc = malloc((size_t)K * 8);
-    /* 32 levels: factors of 2 while they last, as tern-bench vis does */
-    size_t left = K, se = 8, de = STRIDE;
-    for (int d = 0; d < 32; d++) {
-        size_t f = d == 31 ? left : left % 2 == 0 ? 2 : 1;
-        cnt32[d] = f, ss32[d] = (ptrdiff_t)se, ds32[d] = (ptrdiff_t)de;
-        se *= f, de *= f, left /= f;
-    }
+    /* 3, 8 and 32 levels of the same motion, as tern-bench vis describes it */
+    describe(3, cnt3, ss3, ds3);
+    describe(8, cnt8, ss8, ds8);
+    describe(32, cnt32, ss32, ds32);
     for (size_t j = 0; j < K; j++) {
         dl[j] = seg + j * STRIDE, sl[j] = loc + j * 8;
         dv[j] = (tern_memvec_t){dl[j], 8}, sv[j] = (tern_memvec_t){sl[j], 8};
@@ -60,6 +75,8 @@ int main(int argc, char **argv)
     loop_raw(seg, loc, me);
     loop_raw_lists(seg, loc, me);
     loop_s1(seg, loc, me);
+    loop_s3(seg, loc, me);
+    loop_s8(seg, loc, me);
     loop_s32(seg, loc, me);
     loop_indexed(seg, loc, me);
     loop_vector(seg, loc, me);
