@@ -224,12 +224,40 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
  * any target GCC and clang support). */
 typedef uintptr_t tern_vis_v2_ __attribute__((vector_size(2 * sizeof(uintptr_t))));
 
+/* 1 when an address of list[0, count) lies outside [base, base + room]
+ * (room < 2^63), else 0. An address a lies inside exactly when the sign
+ * bit of off | (room - off) is clear, off = a - base (off above room, or
+ * a below base, which wraps off past 2^63, sets it): an OR over the list,
+ * four addresses a step in two vector registers (two chains), about 2.5
+ * instructions an address. The inline indexed path below and the
+ * library's check without AVX2 (tn_vis_outside_sse2 in
+ * src/core/vis_opt.c) are this function. */
+TERN_VIS_INLINE_ int tern_vis_outside_(const void *const *list, size_t count,
+                                       uintptr_t base, uintptr_t room)
+{
+    tern_vis_v2_ b0 = {0, 0}, b1 = {0, 0};
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        tern_vis_v2_ a, c;
+        memcpy(&a, list + i, sizeof a);
+        memcpy(&c, list + i + 2, sizeof c);
+        a -= base;
+        c -= base;
+        b0 |= a | (room - a);
+        b1 |= c | (room - c);
+    }
+    b0 |= b1;
+    uintptr_t bad = b0[0] | b0[1];
+    for (; i < count; i++) {
+        uintptr_t off = (uintptr_t)list[i] - base;
+        bad |= off | (room - off);
+    }
+    return (intptr_t)bad < 0;
+}
+
 /* The same for an indexed transfer of count pieces of n bytes on both
  * sides: the remote list checked first (an address a is in [base, base +
- * size - n] exactly when the sign bit of off | (size - n - off) is clear,
- * off = a - base: an OR over the list, four addresses a step in two
- * vector registers, about 3.5 instructions an address), then copied four pieces a
- * step (about 5 instructions a piece of 8 bytes; the loop a program
+ * size - n]: tern_vis_outside_), then copied four pieces a step (about 5 instructions a piece of 8 bytes; the loop a program
  * writes is 7). */
 TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
                                             void *const *dstlist, size_t dstlen,
@@ -246,25 +274,8 @@ TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
     /* size is 0 (not mapped) or a multiple of 64, so room does not wrap */
     if (!(p->size && n < p->copy_min))
         return 0;
-    uintptr_t base = p->base, room = p->size - n, bad;
     const void *const *rl = get ? srclist : (const void *const *)dstlist;
-    tern_vis_v2_ b0 = {0, 0}, b1 = {0, 0}; /* two chains of ORs */
-    for (i = 0; i + 4 <= count; i += 4) {
-        tern_vis_v2_ a, c;
-        memcpy(&a, rl + i, sizeof a);
-        memcpy(&c, rl + i + 2, sizeof c);
-        a -= base;
-        c -= base;
-        b0 |= a | (room - a);
-        b1 |= c | (room - c);
-    }
-    b0 |= b1;
-    bad = b0[0] | b0[1];
-    for (; i < count; i++) {
-        uintptr_t o = (uintptr_t)rl[i] - base;
-        bad |= o | (room - o);
-    }
-    if ((intptr_t)bad < 0)
+    if (tern_vis_outside_(rl, count, p->base, p->size - n))
         return 0;
     intptr_t dd = get ? 0 : p->delta, sd = get ? p->delta : 0;
 #define TERN_VIS_ONE_(j)                              \

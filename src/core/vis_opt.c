@@ -653,32 +653,11 @@ void tn_vis_copy(const tn_vis_desc_t *d, char *dst, const char *src, size_t copy
 
 /* ---- the remote address lists of indexed transfers ---------------------- */
 
-/* An address a lies in [base, base + room] exactly when the sign bit of
- * off | (room - off) is clear, off = a - base (room < 2^63: off above
- * room, or a below base, which wraps off past 2^63, sets it); the test is
- * an OR over the list. Two addresses a vector of SSE2 (any x86-64; GCC's
- * vector types elsewhere), two chains: about 2.5 instructions an address. */
-typedef uintptr_t tn_vis_v2_t __attribute__((vector_size(2 * sizeof(uintptr_t))));
+/* The OR test of the inline indexed path (tern_vis_outside_ in
+ * tern/vis.h, one copy of the code for both): any x86-64 has SSE2. */
 int tn_vis_outside_sse2(void *const *list, size_t count, uintptr_t base, uintptr_t room)
 {
-    tn_vis_v2_t b0 = {0, 0}, b1 = {0, 0};
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        tn_vis_v2_t a, c;
-        memcpy(&a, list + i, sizeof a);
-        memcpy(&c, list + i + 2, sizeof c);
-        a -= base;
-        c -= base;
-        b0 |= a | (room - a);
-        b1 |= c | (room - c);
-    }
-    b0 |= b1;
-    uintptr_t bad = b0[0] | b0[1];
-    for (; i < count; i++) {
-        uintptr_t off = (uintptr_t)list[i] - base;
-        bad |= off | (room - off);
-    }
-    return (intptr_t)bad < 0;
+    return tern_vis_outside_((const void *const *)list, count, base, room);
 }
 
 #ifdef TN_VIS_HAVE_AVX2
