@@ -68,7 +68,11 @@ typedef struct tn_cteam {
     char *ring;                     /* depth x eager bytes, or NULL (see above) */
     uint64_t ecount;                /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
-    uint64_t emark;                 /* ecount at this team's last barrier */
+    uint64_t emark;                 /* ring position before which every member has
+                          finished every eager call: ecount at the team's last
+                          barrier, or the start of the last exchange's claim
+                          (core/coll_eager.c) */
+    uint64_t eat;                   /* where the current eager call's claim starts */
     int par;                        /* the allreduce half of the next small allreduce */
     uint32_t *bcount;               /* [size] line of each member's broadcast area that
                           its next small broadcast claims (all alike) */
