@@ -78,9 +78,7 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
  * before an earlier one's). */
 static int bar_unacked(const tn_peer_t *p)
 {
-    unsigned need = TN_XCAP_PUT_UNACKED | TN_XCAP_ORDER_PUT;
-    return !p->ctrl && (p->xport->caps.flags & need) == need &&
-           p->xport->caps.inject >= sizeof(uint32_t);
+    return tn_core_flag_unacked(p);
 }
 
 int tn_coll_can_order(tn_cteam_t *t, int j)

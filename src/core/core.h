@@ -277,6 +277,18 @@ int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
 int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,
                        unsigned flags);
 
+/* Whether a barrier flag to p may be a 4-byte RMA write without
+ * acknowledgement or completion (TN_XPORT_FLAG_UNACKED): a peer reached
+ * over a transport that takes such writes and keeps puts to one peer in
+ * order, so that a later barrier's write never lands before an earlier
+ * one's (collectives.md, "Barrier flags by unacknowledged RMA writes"). */
+static inline int tn_core_flag_unacked(const tn_peer_t *p)
+{
+    unsigned need = TN_XCAP_PUT_UNACKED | TN_XCAP_ORDER_PUT;
+    return !p->ctrl && (p->xport->caps.flags & need) == need &&
+           p->xport->caps.inject >= sizeof(uint32_t);
+}
+
 /* Start one transport operation (core's own traffic included). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
                                     const tn_xport_done_t *done, unsigned flags)

@@ -329,9 +329,11 @@ tern_status_t tern_finalize(void)
     int brc = tern_barrier();
     if (rc == TERN_OK)
         rc = brc;
-    /* Every rank's last network writes (the barrier's flags) must be
-     * acknowledged before any endpoint closes: drain, then agree through
-     * the launcher, which does not need the network transport. */
+    /* Every rank's last network writes (the barrier's flags) must have
+     * landed before any endpoint closes: drain the acknowledged ones, then
+     * agree through the launcher, which does not need the network
+     * transport (an unacknowledged flag has landed once its reader left
+     * the barrier, before the launcher's barrier). */
     int drc = tn_team_drain(&tn_core.world);
     if (rc == TERN_OK)
         rc = drc;

@@ -65,12 +65,26 @@ static void signal_flag(tn_team_t *t, tn_team_level_t *l, int k, int rank, uint3
         tn_wait_wake(&f->epoch, &f->sleeping);
         return;
     }
+    const tn_peer_info_t *in = tn_core_info(rank);
+    char *ctrl = (char *)(uintptr_t)(in->data_base - in->ctrl_size);
+    if (tn_core_flag_unacked(p)) {
+        /* No completion at either end and no acknowledgement: the
+         * receiver only reads its socket (as the teams' barrier,
+         * coll_sync.c). Every flag written is waited for by its reader
+         * before that one leaves the barrier, so none is in flight once
+         * all have left (tern_finalize's launcher barrier). */
+        uint32_t v = epoch; /* copied by the call (inject) */
+        tn_rma_t op = {TN_RMA_PUT, rank, &v, ctrl + off, sizeof(v), TN_REGION_SEG};
+        tn_xport_done_t none = {NULL, NULL};
+        if (tn_core_xport_rma(p->xport, &op, &none,
+                              TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED) != TERN_OK)
+            tern_abort(1, "barrier: the network write to another node failed");
+        return;
+    }
     /* A writer one barrier ahead may overwrite vals[k] while the last
      * write from it is in flight: it only raises the value, which still
      * satisfies the reader's "at least this epoch". */
     l->vals[k] = epoch;
-    const tn_peer_info_t *in = tn_core_info(rank);
-    char *ctrl = (char *)(uintptr_t)(in->data_base - in->ctrl_size);
     tn_rma_t op = {TN_RMA_PUT, rank, &l->vals[k], ctrl + off, sizeof(uint32_t)};
     tn_xport_done_t done = {NULL, &t->comp};
     tn_comp_add(&t->comp, 1);
