@@ -78,7 +78,10 @@ static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void 
  * sig_op, misaligned sig), TERN_ERR_RANGE (sig outside rank's segment),
  * TERN_ERR_UNSUPPORTED (the job spans nodes, the network provider has no
  * u64 atomic set and add, and TERN_OFI_ATOMICS=net refuses the
- * active-message path). Cost on a mapped peer of a job on one node,
+ * active-message path). Inside an active-message handler, blocking or
+ * nbi, it must complete in the call: TERN_ERR_INVALID where it would wait
+ * (rank not mapped here, or, in a job on several nodes, signal words on
+ * the provider's atomics). Cost on a mapped peer of a job on one node,
  * inlined: two bounds checks, the copy and one release store or add
  * (scripts/amo-cost.sh). As with tern_ctx_put, ctx and src are not
  * validated on that path. */

@@ -20,7 +20,8 @@
 
 /* The domain of signal updates across nodes, created at first use, and
  * whether it runs CPU atomics at the target (the am path): then a signal
- * may travel as a message (sig_by_msg, read without the lock once set). */
+ * may travel as a message, and a signal to a mapped peer is a CPU atomic
+ * in place (sig_by_msg, read without the lock once set). */
 static tern_ad_t sig_ad;
 static _Atomic int sig_by_msg;
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +90,19 @@ static int by_message(int rank, const void *dst, size_t n)
     return atomic_load_explicit(&sig_by_msg, memory_order_relaxed) && !tn_am_in_handler &&
            (n == 0 || (n <= tn_cfg.signal_msg_max && n <= tn_am_medium_max(rank) &&
                        tn_core_region(rank, (uintptr_t)dst, n) == TN_REGION_SEG));
+}
+
+/* 1 when this put with signal (in a job on several nodes) completes in
+ * the call without waiting, as a handler's must: the data and the signal
+ * word are mapped here, and the signal domain takes CPU atomics on mapped
+ * peers (the am path; the provider's atomics would go through the network
+ * and be waited for). Elsewhere the data's remote completion or the
+ * signal's atomic is waited for, and a handler cannot wait: nothing polls
+ * while it runs (core/progress.c), so it would wait for ever. */
+static int in_place(int rank, void *dst, size_t n, uint64_t *sig)
+{
+    return atomic_load_explicit(&sig_by_msg, memory_order_relaxed) &&
+           tn_core_mapped(rank, sig, 8) && (n == 0 || tn_core_mapped(rank, dst, n));
 }
 
 /* The message: blocking calls wait for its Reply (the signal applied, so
@@ -186,6 +200,8 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
         rc = sig_domain(&ad);
     if (rc != TERN_OK)
         return rc;
+    if (tn_unlikely(tn_am_in_handler) && !in_place(rank, dst, n, sig))
+        TN_NOT_IN_HANDLER(call);
     if (!tn_core_mapped(rank, sig, 8) && by_message(rank, dst, n)) {
         rc = n ? tn_core_check_seg(call, rank, dst, n) : TERN_OK;
         return rc == TERN_OK ? put_signal_msg(call, ctx, rank, dst, src, n, sig, value,

@@ -87,3 +87,11 @@ foreach(cfg net mixed)
     endforeach()
   endif()
 endforeach()
+# Put with signal from inside a handler: refused where it would wait (an
+# unmapped target, or signal words on the provider's atomics), a copy and
+# a CPU atomic where it would not. With the provider's atomics a handler's
+# put with signal to a rank of its own node waited for ever (nothing polls
+# inside a handler): the net-atomics run hung before the check.
+tern_mp_test(NAME handler_wait SOURCES handler_wait.c RANKS 2 3)
+tern_mp_test(NAME handler_wait_net SOURCES handler_wait.c RANKS 4 CONFIGS mixed TIMEOUT 30
+  ENV TERN_OFI_ATOMICS=net)
