@@ -144,7 +144,9 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * is queued in order with the handler's RMA and issued by later
  * progress, counted as issued; its fetched value lands in *result when
  * it completes (the sync or event outside the handler). A blocking op
- * waits, which a handler should not do. */
+ * that would wait (any op to a peer not reached by CPU atomics, except a
+ * non-fetching one the context lets return once issued) is refused from
+ * a handler with TERN_ERR_INVALID naming the call. */
 /* The head of every domain, read by the inline path (and by the
  * OpenSHMEM layer's, include/tshmem/fast.h): cpu is TERN_AD_CPU_LIVE_
  * while the domain is live and uses CPU atomics on every mapped peer (cpu

@@ -161,6 +161,9 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
         if (st != TERN_OK)
             return st;
     }
+    /* Nothing reads completions inside a handler (tn_core_progress returns
+     * at once there): waiting for this op would never end. */
+    TN_NOT_IN_HANDLER(call);
     tn_comp_t c;
     tn_comp_init(&c, 0);
     int st = start(call, d, op, &c, flags);

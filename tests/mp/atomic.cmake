@@ -95,3 +95,7 @@ endforeach()
 tern_mp_test(NAME handler_wait SOURCES handler_wait.c RANKS 2 3)
 tern_mp_test(NAME handler_wait_net SOURCES handler_wait.c RANKS 4 CONFIGS mixed TIMEOUT 30
   ENV TERN_OFI_ATOMICS=net)
+# A blocking atomic of a provider domain from a handler to an unmapped
+# rank: refused (it waited for ever over net before).
+tern_mp_test(NAME handler_wait_atomic SOURCES handler_wait.c RANKS 2 4 CONFIGS net mixed TIMEOUT 30
+  ENV TEST_HANDLER_WAIT_ATOMIC=1)

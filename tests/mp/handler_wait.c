@@ -10,9 +10,9 @@
  *  - to a mapped rank whose signal word takes CPU atomics (one node, or
  *    the active-message path) it is a copy and a CPU atomic, no wait: it
  *    works (the signal word gets the four adds).
- * With TEST_HANDLER_WAIT_ATOMIC=1 (not run by ctest yet: see the review
- * log) the handler also tries a blocking atomic of a TERN_AD_PROVIDER
- * domain on an unmapped rank, which should be refused the same way. */
+ * With TEST_HANDLER_WAIT_ATOMIC=1 (mp.handler_wait_atomic) the handler
+ * also tries a blocking atomic of a TERN_AD_PROVIDER domain on an
+ * unmapped rank, which is refused the same way. */
 #include <stdatomic.h>
 #include <string.h>
 
