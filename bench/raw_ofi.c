@@ -339,6 +339,39 @@ double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
     return (double)n * (double)ops / (now() - t0) / 1e6;
 }
 
+/* Rank 0 and the peer together: ns per round trip of an 8-byte
+ * fi_inject_write to the peer's data word 0, answered by the same back;
+ * each side polls the word in memory while reading its completion queue
+ * (manual progress). No completion is reported anywhere (inject, no
+ * remote CQ data): the floor of a round trip that avoids the provider's
+ * per-completion work (docs/design/shmem-atomics.md, "Fetching AMOs and
+ * blocking get over tcp"). base makes the values of each call new. */
+double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
+{
+    volatile uint64_t *w = (volatile uint64_t *)r->buf;
+    uint64_t raddr = r->virt ? r->peer_base : 0;
+    double t0 = now();
+    for (long i = 1; i <= ops; i++) {
+        uint64_t v = base + (uint64_t)i;
+        if (r->me != 0)
+            while (*w != v)
+                drain(r);
+        ssize_t rc;
+        while ((rc = fi_inject_write(r->ep, &v, sizeof(v), r->peer_addr, raddr,
+                                     r->peer_key)) == -FI_EAGAIN)
+            drain(r);
+        if (rc) {
+            fprintf(stderr, "raw libfabric baseline: fi_inject_write failed: %s\n",
+                    p_strerror((int)-rc));
+            exit(1);
+        }
+        if (r->me == 0)
+            while (*w != v)
+                drain(r);
+    }
+    return (now() - t0) / (double)ops * 1e9;
+}
+
 /* One u64 fetch-add of 1 to the peer's word 0; operand and result in the
  * registered words after the stop word. */
 static void post_fadd(tb_raw_ofi_t *r)
@@ -428,6 +461,11 @@ double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
 double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
 {
     (void)r, (void)n, (void)ops, (void)window;
+    return 0;
+}
+double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
+{
+    (void)r, (void)ops, (void)base;
     return 0;
 }
 double tb_raw_ofi_fadd(tb_raw_ofi_t *r, long iters, int window)

@@ -7,6 +7,7 @@
 #define TB_RAW_OFI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct tb_raw_ofi tb_raw_ofi_t;
 
@@ -29,6 +30,10 @@ double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
  * answered by the same from the peer, ops times. What Tern's network
  * active messages are compared with. */
 double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops);
+/* Rank 0 and the peer together: ns per round trip of an 8-byte
+ * fi_inject_write answered by the same, each side polling the word in
+ * memory (data word 0 of both buffers). No completion anywhere. */
+double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base);
 /* Rank 0 and the peer together: MB/s of a one-way stream of ops messages
  * of n bytes (n <= bytes / 2) from rank 0 with fi_send, in batches of
  * window: the peer posts window receives and answers each batch with a
