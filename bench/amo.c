@@ -281,15 +281,16 @@ static uint64_t mpi_loop(void *arg, long ops)
 }
 #endif
 
+static const char *const names[K_COUNT][2] = {
+    {"fadd_lat_u32", "fadd_lat_u64"},
+    {"fadd_rate_u32", "fadd_rate_u64"},
+    {"cswap_lat_u64", "cswap_lat_u64"},
+    {"hotspot_u64", "hotspot_u64"},
+    {"fadd_lat_u64_vs_am", "fadd_lat_u64_vs_am"},
+    {"hotspot_nbi_u64", "hotspot_nbi_u64"}};
+
 static void amo_row(const tb_opts_t *o, int kind, int is64, int raw, tb_row_t *row)
 {
-    static const char *const names[K_COUNT][2] = {
-        {"fadd_lat_u32", "fadd_lat_u64"},
-        {"fadd_rate_u32", "fadd_rate_u64"},
-        {"cswap_lat_u64", "cswap_lat_u64"},
-        {"hotspot_u64", "hotspot_u64"},
-        {"fadd_lat_u64_vs_am", "fadd_lat_u64_vs_am"},
-        {"hotspot_nbi_u64", "hotspot_nbi_u64"}};
     ctx.kind = kind;
     ctx.is64 = is64;
     /* cswap follows the word from a known value. */
@@ -391,8 +392,21 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
         int kind, is64;
     } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1}, {K_CSWAP_LAT, 1},   {K_FADD_RATE, 0},
                 {K_FADD_RATE, 1}, {K_HOTSPOT, 1},  {K_HOTSPOT_NBI, 1}, {K_VS_AM, 1}};
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+    const size_t nrows = sizeof(rows) / sizeof(rows[0]);
+    if (o->rows) /* every name of --rows must be a row's (the same on every rank) */
+        for (const char *p = o->rows; *p;) {
+            size_t len = strcspn(p, ","), i = 0;
+            while (i < nrows && (strlen(names[rows[i].kind][rows[i].is64]) != len ||
+                                 strncmp(p, names[rows[i].kind][rows[i].is64], len)))
+                i++;
+            if (i == nrows)
+                tb_die("--rows: amo has no row '%.*s'", (int)len, p);
+            p += len + (p[len] == ',');
+        }
+    for (size_t i = 0; i < nrows; i++) {
         if (rows[i].kind == K_VS_AM && !vs_am)
+            continue;
+        if (!tb_row_wanted(o, names[rows[i].kind][rows[i].is64]))
             continue;
         tb_row_t row;
         amo_row(o, rows[i].kind, rows[i].is64, raw, &row);

@@ -26,6 +26,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--positive", default="",
                     help="comma-separated keys every row must carry as positive numbers")
+    ap.add_argument("--ops", default="",
+                    help="comma-separated 'op' values the rows must have, in order")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -82,6 +84,9 @@ def main():
             if not isinstance(x, (int, float)) or math.isnan(x) or x <= 0:
                 print(f"FAIL: line {n}: {k} is not a positive number: {line}")
                 return 1
+    if a.ops and [r.get("op") for r in rows] != a.ops.split(","):
+        print(f"FAIL: rows {[r.get('op') for r in rows]}, expected {a.ops.split(',')}")
+        return 1
     if len(rows) < a.min_rows:
         print(f"FAIL: {len(rows)} JSON rows, expected at least {a.min_rows}")
         return 1

@@ -163,6 +163,9 @@ int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
         } else if (!strcmp(a, "--ranks")) {
             bad = parse_ranks(o, v);
             o->ranks_given = 1;
+        } else if (!strcmp(a, "--rows")) {
+            o->rows = v;
+            bad = !*v;
         } else {
             fprintf(stderr, "tern-bench: unknown option %s (see tern-bench --help)\n", a);
             return -1;
@@ -172,6 +175,20 @@ int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
             return -1;
         }
         i++;
+    }
+    return 0;
+}
+
+int tb_row_wanted(const tb_opts_t *o, const char *op)
+{
+    if (!o->rows)
+        return 1;
+    size_t n = strlen(op);
+    for (const char *p = o->rows; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, op, n))
+            return 1;
+        p += len + (p[len] == ',');
     }
     return 0;
 }

@@ -35,6 +35,21 @@ _tern_bench_mp(am_rate 2 --iters 200)
 _tern_bench_mp(am_bw 8 --sizes 256,4K --iters 50)
 _tern_bench_mp(am_sched 3 --iters 12)
 _tern_bench_mp(amo 6 --iters 200)
+# --rows: exactly the rows named, in the bench's order; a name no row has
+# is refused, naming it.
+foreach(cfg ${TERN_MP_CONFIGS})
+  set(tn mp.bench_amo_rows.${cfg}.n2)
+  add_test(NAME ${tn} COMMAND ${_tb_check} --bench amo --ops fadd_lat_u32,hotspot_u64 --
+    ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh ${cfg}
+    $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:tern-bench> amo ${_tb_quick} --iters 200
+    --rows hotspot_u64,fadd_lat_u32)
+  set_tests_properties(${tn} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+    LABELS "mp;bench;${cfg}")
+endforeach()
+add_test(NAME mp.bench_amo_rows_bad.shm.n1 COMMAND $<TARGET_FILE:ternrun> -n 1
+  $<TARGET_FILE:tern-bench> amo --rows hotspot_u64,hotspot_u6)
+set_tests_properties(mp.bench_amo_rows_bad.shm.n1 PROPERTIES TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "amo has no row 'hotspot_u6'" LABELS "mp;bench;shm")
 _tern_bench_mp(order 6 --sizes 8,4K --iters 200)
 _tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
 _tern_bench_mp(gups 1 --iters 2000)
