@@ -233,7 +233,8 @@
       "Bytes of the data ring of the shared-memory queue that carries "                  \
       "active messages from one rank of a node to another (raised to hold "              \
       "two of the largest messages; plus a 64-byte slot per 256 bytes, at "              \
-      "least 64). Each rank holds one per rank of the largest node.")                    \
+      "least 64 and at most 128). Each rank holds one per rank of the largest "          \
+      "node.")                                                                           \
     X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, 0,                          \
       "Active messages one rank may have outstanding at one network peer "               \
       "before the peer's handlers have run (flow control; at least 2).")                 \

@@ -266,16 +266,26 @@ static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len
     return layout == AM_IN_SLOT ? 0 : layout == AM_SPLIT ? len : head + len;
 }
 
-/* A large Reply to a Request that tn_am_drain_large holds it for (a large
- * one): the slot is published when the Request has been consumed, with an
- * ACK. Only messages of at least TN_MSGQ_REUSE_MIN bytes carry an ACK, so
- * that tn_am_drain looks for one with the length compare it makes
- * anyway. */
-static TN_ALWAYS_INLINE void reply_hold(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
-                                        size_t inl)
+/* Publishes a message with a payload of at least TN_MSGQ_REUSE_MIN bytes
+ * (n bytes, inl in the slot), the only ones that carry an ACK, so that
+ * tn_am_drain looks for one with the length compare it makes anyway. hold:
+ * a Reply to a Request that tn_am_drain_large holds it for (a large one):
+ * the slot is published when the Request has been consumed, with an ACK.
+ * Otherwise the message carries an ACK of what this rank consumed from the
+ * peer (when one thread alone drains that queue: q->back), so that the
+ * peer's next large one needs no read of our counts either. Out of line:
+ * no small message pays for the ACK state, not even in registers. */
+static TN_NOINLINE void publish_large(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
+                                      size_t inl, int hold)
 {
-    tn_am_held.seq = tn_msgq_publish_hold(q, r, n, inl);
-    tn_am_held.slot = r;
+    if (hold && tn_msgq_can_ack(n, inl)) {
+        tn_am_held.seq = tn_msgq_publish_hold(q, r, n, inl);
+        tn_am_held.slot = r;
+    } else if (q->back && tn_msgq_can_ack(n, inl)) {
+        tn_msgq_publish_ack(q, r, n, inl);
+    } else {
+        tn_msgq_publish(q, r, n, inl);
+    }
 }
 
 /* Writes the message into rank's queue and publishes it: 0, or 1 when the
@@ -318,23 +328,21 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
         a[i] = args[i];
         __asm__("" ::: "memory"); /* a few words: no memcpy call */
     }
-    if (layout == AM_IN_SLOT)
+    if (layout == AM_IN_SLOT) {
         tn_msgq_copy_small((char *)(a + nargs), payload, len);
+        tn_msgq_publish(q, r, n, n);
+        return 0;
+    }
+    size_t inl = layout == AM_SPLIT ? hn : 0;
+    if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) {
+        publish_large(q, r, n, inl, hold);
+        return 0;
+    }
     /* Where the next message's data goes: known before publish gives the
      * turn back. */
-    uint64_t next = layout == AM_IN_SLOT
-                        ? 0
-                        : (uint64_t)(data - q->data) +
-                              TN_MSGQ_LINE(n - (layout == AM_SPLIT ? hn : 0));
-    size_t inl = layout == AM_IN_SLOT ? n : layout == AM_SPLIT ? hn : 0;
-    if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && hold && tn_msgq_can_ack(n, inl))
-        reply_hold(q, r, n, inl);
-    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
-        tn_msgq_publish_ack(q, r, n, inl);
-    else
-        tn_msgq_publish(q, r, n, inl);
-    if (layout != AM_IN_SLOT && len < TN_MSGQ_REUSE_MIN)
-        tn_msgq_prefetch_next(q, next, len);
+    uint64_t next = (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl);
+    tn_msgq_publish(q, r, n, inl);
+    tn_msgq_prefetch_next(q, next, len);
     return 0;
 }
 
@@ -613,19 +621,19 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
         a[i] = args[i];
         __asm__("" ::: "memory");
     }
-    size_t inl = st->m.aux == UINT64_MAX ? n : (size_t)st->m.aux;
-    char *data = inl == head ? st->payload : (char *)st->m.buf; /* if n > inl */
-    uint64_t next = n > inl ? (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl) : 0;
     tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
-    if (is_reply && tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && st->token == tn_am_token &&
-        st->token->is_request > 1 && tn_msgq_can_ack(n, inl))
-        reply_hold(q, r, n, inl);
-    else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN) && q->back && tn_msgq_can_ack(n, inl))
-        tn_msgq_publish_ack(q, r, n, inl);
-    else
+    if (st->m.aux == UINT64_MAX) { /* all in the slot */
+        tn_msgq_publish(q, r, n, n);
+    } else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) {
+        publish_large(q, r, n, (size_t)st->m.aux,
+                      is_reply && st->token == tn_am_token && st->token->is_request > 1);
+    } else { /* as fast_send */
+        size_t inl = (size_t)st->m.aux;
+        char *data = inl == head ? st->payload : (char *)st->m.buf;
+        uint64_t next = (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl);
         tn_msgq_publish(q, r, n, inl);
-    if (n > inl && len < TN_MSGQ_REUSE_MIN) /* as fast_send */
         tn_msgq_prefetch_next(q, next, len);
+    }
     if (is_reply)
         st->token->replied = 1;
     return 0;

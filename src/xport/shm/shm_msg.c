@@ -43,10 +43,16 @@ size_t tn_shm_queue_bytes(void)
 }
 
 /* Slots: one per 256 data bytes (a message in flight per 256 bytes of
- * data), at least 64. */
+ * data), at least 64 and at most 128. A ping-pong walks through every
+ * slot line of its two queues: 128 of them (16 KiB) stay in the
+ * first-level cache, the 1024 that a 256 KiB ring would have
+ * (TERN_AM_MEDIUM_MAX=64K) do not, and a slot line that comes back from
+ * further away costs about 30 ns per message (measured;
+ * docs/design/active-messages.md, sixth pass). */
 size_t tn_shm_queue_slots(size_t ring)
 {
-    return ring / 256 > 64 ? ring / 256 : 64;
+    size_t n = ring / 256;
+    return n < 64 ? 64 : n > 128 ? 128 : n;
 }
 
 /* A message of at most half the data ring always fits once the ring is
