@@ -372,6 +372,29 @@ double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
     return (now() - t0) / (double)ops * 1e9;
 }
 
+double tb_raw_ofi_flags(tb_raw_ofi_t *r, long ops)
+{
+    static uint32_t seq; /* the last exchange's number, the same on both */
+    volatile uint32_t *mine = (volatile uint32_t *)r->buf;
+    uint64_t raddr = r->virt ? r->peer_base : 0;
+    double t0 = now();
+    for (long i = 0; i < ops; i++) {
+        uint32_t v = ++seq;
+        ssize_t rc;
+        while ((rc = fi_inject_write(r->ep, &v, sizeof(v), r->peer_addr, raddr,
+                                     r->peer_key)) == -FI_EAGAIN)
+            drain(r);
+        if (rc) {
+            fprintf(stderr, "raw libfabric baseline: fi_inject_write failed: %s\n",
+                    p_strerror((int)-rc));
+            exit(1);
+        }
+        while ((int32_t)(*mine - v) < 0)
+            drain(r);
+    }
+    return (now() - t0) / (double)ops * 1e9;
+}
+
 /* One u64 fetch-add of 1 to the peer's word 0; operand and result in the
  * registered words after the stop word. */
 static void post_fadd(tb_raw_ofi_t *r)
@@ -466,6 +489,11 @@ double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
 double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
 {
     (void)r, (void)ops, (void)base;
+    return 0;
+}
+double tb_raw_ofi_flags(tb_raw_ofi_t *r, long ops)
+{
+    (void)r, (void)ops;
     return 0;
 }
 double tb_raw_ofi_fadd(tb_raw_ofi_t *r, long iters, int window)

@@ -40,6 +40,13 @@ double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base);
  * 1-byte message, the flow control an application would need. What
  * Tern's network Medium flood is compared with. */
 double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window);
+/* Rank 0 and the peer together: ns per exchange of 4-byte flags, ops
+ * times: each writes the exchange's number into the other's first word
+ * with fi_inject_write (no completion, no acknowledgement) and reads its
+ * completion queue (manual progress) until the other's number is in its
+ * own first word. A 2-rank barrier on the bare provider: what the
+ * network barrier is compared with. */
+double tb_raw_ofi_flags(tb_raw_ofi_t *r, long ops);
 /* Rank 0: ns per u64 fetch-add (fi_fetch_atomicmsg, FI_SUM, with
  * FI_DELIVERY_COMPLETE as Tern's atomics) on the peer's first registered
  * word, in windows of `window` waited to completion (1: latency), over
