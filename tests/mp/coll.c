@@ -353,6 +353,24 @@ static void check_team(tern_team_t team, const char *tname)
                      "%s: back-to-back allreduce %d: [%zu] = %lld", tname, it, i,
                      (long long)y[i]);
     }
+    /* Back to back, claims of more than half the eager ring (2 members
+     * across nodes: one region of 20000 B in the 32 KiB ring): an exchange
+     * moves the ring's mark to its own claim only, so no two of these fit
+     * the ring together and each one waits for the team first. */
+    for (int it = 0; it < 30; it++) {
+        size_t count = 2500;
+        int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+        if (me == it % n && it % 7 == 3)
+            usleep(500);
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(y[i] ==
+                         (int64_t)n * (n + 1) / 2 * (it + 1) + (int64_t)n * (int64_t)i,
+                     "%s: back-to-back 20000 B allreduce %d: [%zu] = %lld", tname, it, i,
+                     (long long)y[i]);
+    }
     MP_OK(tern_team_barrier(team));
 
     MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
