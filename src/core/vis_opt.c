@@ -254,6 +254,22 @@ uint64_t tn_vis_nonone_sse2(const size_t *count, size_t levels)
     return ~x & 0x5555555555555555ull & ((2ull << (2 * levels - 1)) - 1);
 }
 
+/* The fold's result, one 8-byte store a field. GCC would pair the two
+ * strides into one 16-byte vector store; the caller then reads each field
+ * with an 8-byte load, and a load that starts inside a wider store, not
+ * at its first byte, is not forwarded from it on some cores (it waits for
+ * the store to reach the cache). The empty asm keeps the stores apart. */
+static TN_ALWAYS_INLINE int put_fold(tern_vis_fold_t *out, size_t c, ptrdiff_t s,
+                                     ptrdiff_t t)
+{
+    out->count = c;
+    __asm__("" ::: "memory");
+    out->sstride = s;
+    __asm__("" ::: "memory");
+    out->dstride = t;
+    return 0;
+}
+
 /* The fold of tern_vis_fold_ once m (bit 2k: count[k] is not 1) is
  * known. About 13 instructions a level whose count is not 1: the first
  * is the dimension (count c, strides s and t), every other must continue
@@ -270,11 +286,8 @@ static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
                                         const ptrdiff_t *dststrides,
                                         const ptrdiff_t *srcstrides, tern_vis_fold_t *out)
 {
-    if (!m) { /* every count is 1: one piece */
-        out->count = 1;
-        out->dstride = out->sstride = 0;
-        return 0;
-    }
+    if (!m) /* every count is 1: one piece */
+        return put_fold(out, 1, 0, 0);
     uint64_t b = (uint64_t)(unsigned)__builtin_ctzll(m);
     size_t c = TN_VIS_AT(count, b), any = c, ck;
     ptrdiff_t s = TN_VIS_AT(srcstrides, b), t = TN_VIS_AT(dststrides, b), ns, nt, e;
@@ -296,10 +309,7 @@ static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
         __builtin_mul_overflow(s, (ptrdiff_t)c, &e) ||
         __builtin_mul_overflow(t, (ptrdiff_t)c, &e))
         return -1;
-    out->count = c;
-    out->sstride = s;
-    out->dstride = t;
-    return 0;
+    return put_fold(out, c, s, t);
 }
 #undef TN_VIS_AT
 
