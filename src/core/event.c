@@ -487,6 +487,7 @@ static TN_ALWAYS_INLINE int fence(tern_ctx_t ctx, const char *call)
 tern_status_t tern_ctx_destroy(tern_ctx_t ctx)
 {
     TN_CHECK_INIT("tern_ctx_destroy");
+    TN_NOT_IN_HANDLER("tern_ctx_destroy"); /* it completes the operations */
     if (ctx == TERN_CTX_DEFAULT)
         return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_destroy",
                             "TERN_CTX_DEFAULT cannot be destroyed");
