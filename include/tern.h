@@ -174,7 +174,10 @@ typedef struct tern_event_s *tern_event_t;
  * operations, as OpenSHMEM contexts are. Every RMA call has a tern_ctx_
  * form taking one; the short forms (tern_put, ...) use TERN_CTX_DEFAULT,
  * whose nbi operations are tracked per calling thread. A created context
- * tracks the nbi operations of every thread that uses it. */
+ * tracks the nbi operations of every thread that uses it. The operations
+ * that handlers start on the progress thread (TERN_PROGRESS_THREAD=1),
+ * where no application code runs, are completed (and their errors
+ * returned, once) by any thread's sync of TERN_CTX_DEFAULT. */
 typedef struct tern_ctx_s *tern_ctx_t;
 #define TERN_CTX_DEFAULT ((tern_ctx_t)0)
 

@@ -143,3 +143,12 @@ tern_mp_test(NAME defer_frag SOURCES defer_frag.c RANKS 3 CONFIGS net mixed TIME
 tern_mp_test(NAME defer_frag_fault SOURCES defer_frag.c RANKS 2 CONFIGS net mixed
   TIMEOUT 90 ENV TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K TERN_TEST_FAULT=issue:7
   TEST_DEFER_FAULT=1)
+# Nbi operations of handlers run by the progress thread are completed, and
+# their errors returned, by the application's quiet (event.c: syncs of a
+# default context cover the progress thread's). The fault run returned
+# TERN_OK before (the error lost in the progress thread's context).
+tern_mp_test(NAME handler_progress SOURCES handler_progress.c RANKS 2 CONFIGS net mixed
+  ENV TERN_PROGRESS_THREAD=1 TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K)
+tern_mp_test(NAME handler_progress_fault SOURCES handler_progress.c RANKS 2
+  CONFIGS net mixed ENV TERN_PROGRESS_THREAD=1 TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K
+  TERN_TEST_FAULT=issue:5 TEST_HP_FAULT=1)
