@@ -174,7 +174,10 @@ typedef struct tern_event_s *tern_event_t;
  * operations, as OpenSHMEM contexts are. Every RMA call has a tern_ctx_
  * form taking one; the short forms (tern_put, ...) use TERN_CTX_DEFAULT,
  * whose nbi operations are tracked per calling thread. A created context
- * tracks the nbi operations of every thread that uses it. */
+ * tracks the nbi operations of every thread that uses it. The operations
+ * that handlers start on the progress thread (TERN_PROGRESS_THREAD=1),
+ * where no application code runs, are completed (and their errors
+ * returned, once) by any thread's sync of TERN_CTX_DEFAULT. */
 typedef struct tern_ctx_s *tern_ctx_t;
 #define TERN_CTX_DEFAULT ((tern_ctx_t)0)
 
@@ -207,8 +210,9 @@ typedef struct tern_ctx_s *tern_ctx_t;
  * TERN_ORDER_* mode; any other value is TERN_ERR_INVALID. Returns TERN_OK
  * with *out set, TERN_ERR_NOMEM, TERN_ERR_NOT_INIT. tern_ctx_destroy first
  * completes the context's nbi operations (as tern_ctx_quiet) and returns
- * their first error; a destroyed or unknown context is TERN_ERR_INVALID in
- * every call that takes it. */
+ * their first error (from inside an active-message handler, which must not
+ * wait: TERN_ERR_INVALID, the context kept); a destroyed or unknown
+ * context is TERN_ERR_INVALID in every call that takes it. */
 TERN_API tern_status_t tern_ctx_create(tern_flags_t options, tern_ctx_t *out);
 TERN_API tern_status_t tern_ctx_destroy(tern_ctx_t ctx);
 

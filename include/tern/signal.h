@@ -128,7 +128,7 @@ static inline tern_status_t tern_put_signal_nbi(int rank, void *dst, const void 
  * that do in indices[0..*count). Waiting polls and yields as
  * tern_wait_until_u64 does. TERN_OK, or TERN_ERR_INVALID (NULL or
  * misaligned addrs, bad cmp, NULL outputs, n == 0 or every word skipped
- * for any/some). */
+ * for any/some, called from inside an active-message handler). */
 TERN_API tern_status_t tern_wait_until_all_u64(const volatile uint64_t *addrs, size_t n,
                                                const int *status, int cmp,
                                                uint64_t value);

@@ -268,6 +268,13 @@ static TN_TLS_FAST _Thread_local struct tern_ctx_s default_ctx = {.magic = TN_CT
 static struct tern_ctx_s ctx_pool[TN_CTX_MAX];
 static int ctx_used; /* ctx_pool[0..ctx_used) were handed out once */
 _Atomic(int) tn_ctx_early_n;
+/* The progress thread's default context (TERN_PROGRESS_THREAD=1), where
+ * the nbi operations and early-returned ones of the handlers it runs are
+ * counted. No application code runs on that thread to sync it, so every
+ * sync of a default context (quiet, fence, nbi sync and test, a barrier's
+ * early completion, finalize) covers it too, and takes its errors. NULL
+ * without a progress thread. */
+static _Atomic(struct tern_ctx_s *) progress_ctx;
 
 /* The context ctx stands for, or NULL. Cost: a thread-pointer load for
  * the default context; a subtraction, a compare, a mask and the magic's
@@ -381,10 +388,49 @@ static inline int ctx_idle(struct tern_ctx_s *c, unsigned level)
     return 1;
 }
 
+void tn_ctx_progress_thread(int start)
+{
+    atomic_store_explicit(&progress_ctx, start ? &default_ctx : NULL,
+                          memory_order_release);
+}
+
+/* The progress thread's context when ctx is a default context of another
+ * thread (the one its syncs also cover), else NULL. */
+static struct tern_ctx_s *ctx_also(tern_ctx_t ctx)
+{
+    struct tern_ctx_s *p = atomic_load_explicit(&progress_ctx, memory_order_acquire);
+    return p && ctx == TERN_CTX_DEFAULT && p != &default_ctx ? p : NULL;
+}
+
+/* 1 when a sync of ctx covers no context but ctx itself: no progress
+ * thread, or a created context. The fast paths below take the slow path
+ * otherwise (ctx_sync syncs the progress thread's context too). Cost for
+ * the default context: a load and a branch, the slow call staying a tail
+ * call. */
+static TN_ALWAYS_INLINE int ctx_alone(tern_ctx_t ctx)
+{
+    return ctx != TERN_CTX_DEFAULT ||
+           tn_likely(!atomic_load_explicit(&progress_ctx, memory_order_relaxed));
+}
+
+static int ctx_sync_one(struct tern_ctx_s *c, unsigned level, const char *call);
+
 /* Waits for c's operations at level and returns their first error since
- * the last sync (once). Remote completion implies local: both errors are
+ * the last sync (once); for this thread's default context, those of the
+ * progress thread's too. Remote completion implies local: both errors are
  * taken then. */
 static TN_NOINLINE int ctx_sync(struct tern_ctx_s *c, unsigned level, const char *call)
+{
+    int st = ctx_sync_one(c, level, call);
+    struct tern_ctx_s *p = c == &default_ctx ? ctx_also(TERN_CTX_DEFAULT) : NULL;
+    if (p) {
+        int pst = ctx_sync_one(p, level, call);
+        st = st != TERN_OK ? st : pst;
+    }
+    return st;
+}
+
+static int ctx_sync_one(struct tern_ctx_s *c, unsigned level, const char *call)
 {
     int remote = level & TERN_SYNC_REMOTE;
     /* Cleared before the wait: an operation that returns early meanwhile
@@ -427,7 +473,7 @@ static TN_ALWAYS_INLINE int nbi_sync(tern_ctx_t ctx, unsigned level, const char 
 {
     struct tern_ctx_s *c = sync_ctx(ctx);
     if (tn_likely(c && level && !(level & ~(TERN_SYNC_LOCAL | TERN_SYNC_REMOTE)) &&
-                  ctx_idle(c, level)))
+                  ctx_idle(c, level) && ctx_alone(ctx)))
         return TERN_OK;
     return nbi_sync_slow(ctx, level, call);
 }
@@ -441,8 +487,13 @@ static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
         return rc ? rc : TERN_ERR_INVALID;
     tn_ad_agg_kick(1);
     tn_core_progress();
-    if (tn_comp_busy(&c->lc) || ((level & TERN_SYNC_REMOTE) && tn_comp_busy(&c->rc)))
-        return TERN_INPROGRESS;
+    struct tern_ctx_s *p = ctx_also(ctx);
+    for (int k = 0; k < 2; k++) {
+        struct tern_ctx_s *x = k ? p : c;
+        if (x && (tn_comp_busy(&x->lc) ||
+                  ((level & TERN_SYNC_REMOTE) && tn_comp_busy(&x->rc))))
+            return TERN_INPROGRESS;
+    }
     return ctx_sync(c, level, call);
 }
 
@@ -458,7 +509,7 @@ static TN_NOINLINE int quiet_slow(tern_ctx_t ctx, const char *call)
 static TN_ALWAYS_INLINE int quiet(tern_ctx_t ctx, const char *call)
 {
     struct tern_ctx_s *c = sync_ctx(ctx);
-    if (tn_likely(c && ctx_idle(c, TERN_SYNC_REMOTE)))
+    if (tn_likely(c && ctx_idle(c, TERN_SYNC_REMOTE) && ctx_alone(ctx)))
         return TERN_OK;
     return quiet_slow(ctx, call);
 }
@@ -477,7 +528,7 @@ static TN_NOINLINE int fence_slow(tern_ctx_t ctx, const char *call)
 static TN_ALWAYS_INLINE int fence(tern_ctx_t ctx, const char *call)
 {
     struct tern_ctx_s *c = sync_ctx(ctx);
-    if (tn_likely(c && !tn_comp_busy(&c->rc))) {
+    if (tn_likely(c && !tn_comp_busy(&c->rc) && ctx_alone(ctx))) {
         __atomic_thread_fence(__ATOMIC_RELEASE);
         return TERN_OK;
     }
@@ -487,6 +538,7 @@ static TN_ALWAYS_INLINE int fence(tern_ctx_t ctx, const char *call)
 tern_status_t tern_ctx_destroy(tern_ctx_t ctx)
 {
     TN_CHECK_INIT("tern_ctx_destroy");
+    TN_NOT_IN_HANDLER("tern_ctx_destroy"); /* it completes the operations */
     if (ctx == TERN_CTX_DEFAULT)
         return tn_core_fail(TERN_ERR_INVALID, "tern_ctx_destroy",
                             "TERN_CTX_DEFAULT cannot be destroyed");
@@ -504,7 +556,9 @@ int tn_ctx_complete_early(const char *call)
 {
     int first = TERN_OK;
     tn_ad_agg_kick(1); /* a barrier sends what waits to be combined */
-    if (atomic_load_explicit(&default_ctx.early, memory_order_relaxed))
+    struct tern_ctx_s *p = ctx_also(TERN_CTX_DEFAULT);
+    if (atomic_load_explicit(&default_ctx.early, memory_order_relaxed) ||
+        (p && atomic_load_explicit(&p->early, memory_order_relaxed)))
         first = ctx_sync(&default_ctx, TERN_SYNC_REMOTE, call);
     if (!atomic_load_explicit(&tn_ctx_early_n, memory_order_relaxed))
         return first;

@@ -79,6 +79,10 @@ struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call);
 /* Quiet every created context and the caller's default one, and mark the
  * contexts dead (tern_finalize). Returns the first error. */
 int tn_ctx_fini(void);
+/* The progress thread says it starts (1) or ends (0): its default
+ * context, where the operations of the handlers it runs are counted, is
+ * covered by every other thread's syncs of its default context. */
+void tn_ctx_progress_thread(int start);
 
 /* Wait until c has no part outstanding (driving progress, yielding per
  * TERN_WAIT_MODE); returns its status. */

@@ -12,6 +12,7 @@
 #include "core/am.h"
 #include "core/coll.h"
 #include "core/core.h"
+#include "core/event.h"
 
 /* Progress without the handler check. An empty poll of a job on one node:
  * a load and compare per local rank's queue (drained inline, tn_am_drain)
@@ -51,6 +52,7 @@ static void *progress_main(void *arg)
 {
     (void)arg;
     unsigned idle = 0;
+    tn_ctx_progress_thread(1); /* its handlers' nbi operations: every quiet's */
     while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed)) {
         if (tn_core_progress() > 0) {
             idle = 0;
@@ -65,6 +67,7 @@ static void *progress_main(void *arg)
             nanosleep(&ts, NULL);
         }
     }
+    tn_ctx_progress_thread(0);
     return NULL;
 }
 

@@ -238,6 +238,7 @@ static int wait_vec(int mode, const volatile uint64_t *addrs, size_t n, const in
 {
     const char *call = wait_calls[mode];
     TN_CHECK_INIT(call);
+    TN_NOT_IN_HANDLER(call); /* nothing polls inside a handler */
     if ((!addrs && n) || ((uintptr_t)addrs & 7))
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "addrs %p is NULL or not 8-byte aligned", (void *)addrs);

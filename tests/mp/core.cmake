@@ -131,3 +131,24 @@ foreach(cfg ${TERN_MP_CONFIGS})
   set_tests_properties(mp.am_die.${cfg}.n2 PROPERTIES TIMEOUT 60 LABELS "mp;${cfg}"
     PASS_REGULAR_EXPRESSION "rank 1 \\(pid [0-9]+\\) exited with code 9")
 endforeach()
+# RMA of several fragments (TERN_OFI_MAX_MSG=1K, transfers of 3 KiB + 100)
+# from handlers with 4 network descriptors (ofi_defer.c: 1496 puts and
+# gets queued per rank in a 3-rank net run, TERN_STATS=1): puts and gets
+# checked byte for byte, with main-loop puts behind the queue. Then with
+# every 7th fragment failing at issue: the failures reach a completion of
+# every rank (a call's status or the quiet) and nothing hangs. Network
+# only (on shm nothing is queued); about 2 s each.
+tern_mp_test(NAME defer_frag SOURCES defer_frag.c RANKS 3 CONFIGS net mixed TIMEOUT 90
+  ENV TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K)
+tern_mp_test(NAME defer_frag_fault SOURCES defer_frag.c RANKS 2 CONFIGS net mixed
+  TIMEOUT 90 ENV TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K TERN_TEST_FAULT=issue:7
+  TEST_DEFER_FAULT=1)
+# Nbi operations of handlers run by the progress thread are completed, and
+# their errors returned, by the application's quiet (event.c: syncs of a
+# default context cover the progress thread's). The fault run returned
+# TERN_OK before (the error lost in the progress thread's context).
+tern_mp_test(NAME handler_progress SOURCES handler_progress.c RANKS 2 CONFIGS net mixed
+  ENV TERN_PROGRESS_THREAD=1 TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K)
+tern_mp_test(NAME handler_progress_fault SOURCES handler_progress.c RANKS 2
+  CONFIGS net mixed ENV TERN_PROGRESS_THREAD=1 TERN_OFI_TX_DEPTH=4 TERN_OFI_MAX_MSG=1K
+  TERN_TEST_FAULT=issue:5 TEST_HP_FAULT=1)

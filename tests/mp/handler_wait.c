@@ -9,7 +9,11 @@
  *    word stays 0);
  *  - to a mapped rank whose signal word takes CPU atomics (one node, or
  *    the active-message path) it is a copy and a CPU atomic, no wait: it
- *    works (the signal word gets the four adds).
+ *    works (the signal word gets the four adds);
+ *  - the vector waits on signal words and tern_ctx_destroy (which
+ *    completes the context's operations) refuse, as tern_wait_until_u64
+ *    and tern_ctx_quiet do: nothing polls inside a handler, so a wait
+ *    there never ends unless it needs nothing.
  * With TEST_HANDLER_WAIT_ATOMIC=1 (mp.handler_wait_atomic) the handler
  * also tries a blocking atomic of a TERN_AD_PROVIDER domain on an
  * unmapped rank, which is refused the same way. */
@@ -28,6 +32,9 @@ static tern_ad_t ad;
 static int try_atomic;
 static _Atomic uint64_t done; /* set by the handler when it is through */
 static int rc_sig0, rc_sig8, rc_nbi0, rc_nbi8, rc_amo = TERN_OK;
+static tern_ctx_t hctx; /* created by main, destroyed by the handler? */
+static int rc_all, rc_any, rc_some, rc_destroy;
+static uint64_t zero[1]; /* a word already at the value waited for */
 static char msg[4][256];
 
 static void keep(int i, const char *m)
@@ -58,6 +65,11 @@ static void on_try(tern_am_token_t t, void *b, size_t l, const tern_am_arg_t *a,
     mp_capture_begin();
     rc_nbi8 = tern_put_signal_nbi(src, pb, data, 8, ps, 1, TERN_SIGNAL_ADD, 0);
     keep(3, mp_capture_end());
+    size_t idx = 0, cnt = 0;
+    rc_all = tern_wait_until_all_u64(zero, 1, NULL, TERN_CMP_EQ, 0);
+    rc_any = tern_wait_until_any_u64(zero, 1, NULL, TERN_CMP_EQ, 0, &idx);
+    rc_some = tern_wait_until_some_u64(zero, 1, NULL, TERN_CMP_EQ, 0, &idx, &cnt);
+    rc_destroy = tern_ctx_destroy(hctx);
     if (try_atomic)
         rc_amo = tern_ad_op_u64(ad, src, ps, TERN_OP_ADD, 1, 0, NULL, 0);
     atomic_store_explicit(&done, 1, memory_order_release);
@@ -77,6 +89,7 @@ int main(int argc, char **argv)
     memset(sig, 0, 128);
     buf = (unsigned char *)sig + 64;
     MP_OK(tern_ad_create(TERN_AT_U64, TERN_OP_ADD, TERN_AD_PROVIDER, &ad));
+    MP_OK(tern_ctx_create(0, &hctx));
     MP_OK(tern_am_register(H_TRY, on_try, "handler_wait try"));
     MP_OK(tern_barrier());
 
@@ -121,6 +134,18 @@ int main(int argc, char **argv)
             "blocking atomic of a provider domain from a handler to unmapped rank %d "
             "gave %s, expected TERN_ERR_INVALID (it waits)",
             left, tern_strerror(rc_amo));
+    /* Waiting calls refuse in a handler, ready or not (as
+     * tern_wait_until_u64 and tern_ctx_quiet do): the vector waits, and
+     * tern_ctx_destroy, which completes the context's operations. */
+    const char *wnames[4] = {"tern_wait_until_all_u64", "tern_wait_until_any_u64",
+                             "tern_wait_until_some_u64", "tern_ctx_destroy"};
+    int wrcs[4] = {rc_all, rc_any, rc_some, rc_destroy};
+    for (int i = 0; i < 4; i++)
+        MP_CHECK(wrcs[i] == TERN_ERR_INVALID,
+                 "%s from a handler gave %s, expected TERN_ERR_INVALID (it may wait, and "
+                 "nothing polls inside a handler)",
+                 wnames[i], tern_strerror(wrcs[i]));
+    MP_OK(tern_ctx_destroy(hctx)); /* still there */
     uint64_t want = mp_mapped(right) && cpu_words ? 4 : 0;
     MP_CHECK(try_atomic || sig[0] == want,
              "signal word %llu, expected %llu (right neighbour's calls %s)",
