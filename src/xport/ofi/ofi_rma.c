@@ -600,12 +600,16 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                      tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
-        if ((flags & TERN_FLAG_IMMEDIATE) && iter == 0 && tn_ofi_poll(&o->base) == 0) {
+        /* IMMEDIATE (also every issue from a handler or the deferred
+         * queue): one more try after a poll that made progress, then
+         * refused; never a loop of polls (as tn_ofi_amo). */
+        if ((flags & TERN_FLAG_IMMEDIATE) && (iter > 0 || tn_ofi_poll(&o->base) == 0)) {
             tn_ofi_op_give(o, op);
+            tn_wait_refused();
             return TERN_ERR_AGAIN;
         }
         TN_STAT_ADD(net_retries, 1);
-        if (tn_ofi_poll(&o->base) == 0)
+        if (!(flags & TERN_FLAG_IMMEDIATE) && tn_ofi_poll(&o->base) == 0)
             tn_wait_step(iter);
         iter++;
     }
