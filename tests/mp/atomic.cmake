@@ -78,15 +78,8 @@ tern_mp_test(NAME amo_handler SOURCES amo_handler.c RANKS 2 3 TIMEOUT 90
   ENV TERN_OFI_TX_DEPTH=4)
 # The same, checking that atomics from handlers were queued
 # (tests/mp/amo_hold.sh reads TERN_STATS).
-foreach(cfg net mixed)
-  if(cfg IN_LIST TERN_MP_CONFIGS)
-    foreach(n 2 3)
-      add_test(NAME mp.amo_hold.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/amo_hold.sh
-        ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_amo_handler> ${n})
-      set_tests_properties(mp.amo_hold.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}")
-    endforeach()
-  endif()
-endforeach()
+tern_mp_script_test(NAME amo_hold SCRIPT amo_hold.sh PROGRAM mp_amo_handler
+  CONFIGS net mixed RANKS 2 3 TIMEOUT 90)
 # Put with signal from inside a handler: refused where it would wait (an
 # unmapped target, or signal words on the provider's atomics), a copy and
 # a CPU atomic where it would not. With the provider's atomics a handler's

@@ -32,11 +32,7 @@ tern_mp_test(NAME ctx SOURCES ctx.c RANKS 1 2 4)
 # TERN_STATS counts and TERN_TRACE files, in every configuration.
 add_executable(mp_stats_ops stats_ops.c)
 target_link_libraries(mp_stats_ops PRIVATE tern_mp_util)
-foreach(cfg ${TERN_MP_CONFIGS})
-  add_test(NAME mp.stats.${cfg}.n4 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/stats.sh ${cfg}
-    $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_stats_ops> 4)
-  set_tests_properties(mp.stats.${cfg}.n4 PROPERTIES TIMEOUT 60 LABELS "mp;${cfg}")
-endforeach()
+tern_mp_script_test(NAME stats SCRIPT stats.sh PROGRAM mp_stats_ops RANKS 4)
 
 # tern_init failing on one rank returns the error on every rank (issue 14).
 tern_mp_test(NAME init_fail SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=memory)
@@ -97,31 +93,16 @@ tern_mp_test(NAME am_order_putback SOURCES am_order.c RANKS 2 3 TIMEOUT 90 CONFI
 # count of puts queued on net is small and varies: at 3 x 10^4, 3 ranks,
 # 0 (a failure), 8 and 23 in three runs, at 10^5 24 and 53; on mixed
 # 35-83 at 2 ranks and 814-1177 at 3. Mixed at 10^5 took 20-35 s.
-foreach(cfg net mixed)
-  if(cfg IN_LIST TERN_MP_CONFIGS)
-    foreach(n 2 3)
-      add_test(NAME mp.am_hold.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/am_hold.sh
-        ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_am_order> ${n})
-      set(count 100000)
-      if(cfg STREQUAL "mixed")
-        set(count 30000)
-      endif()
-      set_tests_properties(mp.am_hold.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}"
-        ENVIRONMENT TEST_ORDER_COUNT=${count})
-    endforeach()
-  endif()
-endforeach()
+tern_mp_script_test(NAME am_hold SCRIPT am_hold.sh PROGRAM mp_am_order
+  CONFIGS net RANKS 2 3 TIMEOUT 90 ENV TEST_ORDER_COUNT=100000)
+tern_mp_script_test(NAME am_hold SCRIPT am_hold.sh PROGRAM mp_am_order
+  CONFIGS mixed RANKS 2 3 TIMEOUT 90 ENV TEST_ORDER_COUNT=30000)
 # The network receive buffers posted grow under bursts and shrink when
 # quiet (TERN_STATS counts; net and mixed: shm has none).
 add_executable(mp_am_rxbuf am_rxbuf.c)
 target_link_libraries(mp_am_rxbuf PRIVATE tern_mp_util)
-foreach(cfg net mixed)
-  if(cfg IN_LIST TERN_MP_CONFIGS)
-    add_test(NAME mp.am_rxbuf.${cfg}.n2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/am_rxbuf.sh
-      ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_am_rxbuf> 2)
-    set_tests_properties(mp.am_rxbuf.${cfg}.n2 PROPERTIES TIMEOUT 120 LABELS "mp;${cfg}")
-  endif()
-endforeach()
+tern_mp_script_test(NAME am_rxbuf SCRIPT am_rxbuf.sh PROGRAM mp_am_rxbuf
+  CONFIGS net mixed RANKS 2 TIMEOUT 120)
 # A receiver dies while its sender is blocked on it: the job ends naming it.
 add_executable(mp_am_die am_die.c)
 target_link_libraries(mp_am_die PRIVATE tern_mp_util)

@@ -48,10 +48,5 @@ endforeach()
 # the launcher names it, nothing hangs (peer_gone.c, peer_gone.sh).
 add_executable(mp_peer_gone peer_gone.c)
 target_link_libraries(mp_peer_gone PRIVATE tern_mp_util)
-foreach(cfg ${TERN_MP_CONFIGS})
-  foreach(n 2 4)
-    add_test(NAME mp.peer_gone.${cfg}.n${n} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peer_gone.sh
-      ${cfg} $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_peer_gone> ${n})
-    set_tests_properties(mp.peer_gone.${cfg}.n${n} PROPERTIES TIMEOUT 90 LABELS "mp;${cfg}")
-  endforeach()
-endforeach()
+tern_mp_script_test(NAME peer_gone SCRIPT peer_gone.sh PROGRAM mp_peer_gone RANKS 2 4
+  TIMEOUT 90)

@@ -73,7 +73,9 @@ static int post_rx(tn_ofi_t *o, tn_ofi_buf_t *b)
                                      : "");
             return TERN_ERR_SYS;
         }
+        TN_OFI_PROVIDER_WRITES_BEGIN();
         fi_cq_read(o->cq, NULL, 0); /* lets a manual-progress provider move */
+        TN_OFI_PROVIDER_WRITES_END();
     }
 }
 

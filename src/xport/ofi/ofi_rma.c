@@ -315,7 +315,9 @@ static int poll_cq(tn_ofi_t *o, int nested)
 {
     enum { BATCH = 16 };
     struct fi_cq_entry e[BATCH];
+    TN_OFI_PROVIDER_WRITES_BEGIN();
     ssize_t n = fi_cq_read(o->cq, e, BATCH);
+    TN_OFI_PROVIDER_WRITES_END();
     if (n > 0) {
         tn_trace("ofi: %zd completion(s)", n);
         int rx = 0;
