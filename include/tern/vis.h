@@ -256,9 +256,9 @@ TERN_VIS_INLINE_ int tern_vis_outside_(const void *const *list, size_t count,
 }
 
 /* The same for an indexed transfer of count pieces of n bytes on both
- * sides: the remote list checked first (an address a is in [base, base +
- * size - n]: tern_vis_outside_), then copied four pieces a step (about 5 instructions a piece of 8 bytes; the loop a program
- * writes is 7). */
+ * sides: the remote list checked first (every address a in [base, base +
+ * size - n]: tern_vis_outside_), then copied four pieces a step (about 5
+ * instructions a piece of 8 bytes; the loop a program writes is 7). */
 TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
                                             void *const *dstlist, size_t dstlen,
                                             size_t srccount, const void *const *srclist,
