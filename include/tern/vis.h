@@ -134,7 +134,8 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 #define TERN_VIS_REG_(p)   ((void)0)
 #define TERN_VIS_INLINE_   static inline
 #endif
-#define TERN_VIS_INLINE_ELEM_ 64u /* element sizes copied inline, at most */
+#define TERN_VIS_INLINE_ELEM_   64u /* element sizes copied inline, at most */
+#define TERN_VIS_INLINE_LEVELS_ 4u  /* constant level counts folded inline, at most */
 #define TERN_VIS_INLINE_PIECES_ \
     64u /* indexed pieces checked inline, at most:
                                        longer lists go to the library's
@@ -193,6 +194,44 @@ TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_
     return 1;
 }
 
+/* tern_vis_fold_ in the caller's code, for a level count that is a
+ * compile-time constant of at most TERN_VIS_INLINE_LEVELS_: the loop
+ * unrolled, a few compares a level and no call (the out-of-line fold
+ * costs about 100 instructions before its first level: the call, saved
+ * registers, the vector mask). The same result and the same refusals:
+ * the first level whose count is not 1 is the dimension (not both
+ * strides 0), every later one must continue it on both sides, no count
+ * is 0 or negative as a signed value, and the count times either stride
+ * fits (tested level by level: every product is at most the last). */
+TERN_VIS_INLINE_ int tern_vis_fold_i_(const size_t *count, const ptrdiff_t *dststrides,
+                                      const ptrdiff_t *srcstrides, size_t levels,
+                                      tern_vis_fold_t *out)
+{
+    ptrdiff_t c = 1, s = 0, t = 0, ns = 0, nt = 0;
+    for (size_t k = 0; k < levels; k++) {
+        size_t ck = count[k];
+        if (ck == 1)
+            continue;
+        if (ck - 2 >= (size_t)PTRDIFF_MAX - 1)
+            return -1; /* 0, or negative as a signed value */
+        if (c == 1) {  /* the dimension: c becomes at least 2 */
+            s = srcstrides[k];
+            t = dststrides[k];
+            if ((s | t) == 0)
+                return -1; /* a repeat: the library's */
+            c = (ptrdiff_t)ck;
+        } else if (srcstrides[k] != ns || dststrides[k] != nt ||
+                   __builtin_mul_overflow(c, (ptrdiff_t)ck, &c))
+            return -1;
+        if (__builtin_mul_overflow(s, c, &ns) || __builtin_mul_overflow(t, c, &nt))
+            return -1;
+    }
+    out->count = (size_t)c;
+    out->sstride = s;
+    out->dstride = t;
+    return 0;
+}
+
 /* 1 when the strided transfer is done here; 0: the library does it. get:
  * src is remote. One level: about 30 instructions before the copy loop,
  * with no call (scripts/vis-cost.sh). 2 to TERN_VIS_MAX_DIMS levels that
@@ -214,7 +253,9 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
         return tern_vis_row_fast_(get, rank, p, dst, src, count[0], dststrides[0],
                                   srcstrides[0], elemsz);
     tern_vis_fold_t f;
-    if (tern_vis_fold_(count, dststrides, srcstrides, levels, &f) != 0)
+    if ((TERN_VIS_CONST_(levels) && levels <= TERN_VIS_INLINE_LEVELS_
+             ? tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f)
+             : tern_vis_fold_(count, dststrides, srcstrides, levels, &f)) != 0)
         return 0;
     return tern_vis_row_fast_(get, rank, p, dst, src, f.count, f.dstride, f.sstride,
                               elemsz);
@@ -256,9 +297,9 @@ TERN_VIS_INLINE_ int tern_vis_outside_(const void *const *list, size_t count,
 }
 
 /* The same for an indexed transfer of count pieces of n bytes on both
- * sides: the remote list checked first (an address a is in [base, base +
- * size - n]: tern_vis_outside_), then copied four pieces a step (about 5 instructions a piece of 8 bytes; the loop a program
- * writes is 7). */
+ * sides: the remote list checked first (every address a in [base, base +
+ * size - n]: tern_vis_outside_), then copied four pieces a step (about 5
+ * instructions a piece of 8 bytes; the loop a program writes is 7). */
 TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
                                             void *const *dstlist, size_t dstlen,
                                             size_t srccount, const void *const *srclist,

@@ -256,69 +256,86 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
     }
 }
 
+/* The calls of DEFINE_FOLDED. In rounds t with (t / 4) even, a level
+ * count of 2 to 4 is given as a constant the compiler sees, so that the
+ * header folds it inline (tern_vis_fold_i_); otherwise, and for more
+ * levels, as a variable (tern_vis_fold_ out of line). */
+#define BY_LEVELS(X)                          \
+    ((t / 4) % 2 == 0 && levels == 2   ? X(2) \
+     : (t / 4) % 2 == 0 && levels == 3 ? X(3) \
+     : (t / 4) % 2 == 0 && levels == 4 ? X(4) \
+                                       : X(levels))
+#define F_PUT(L)     tern_put_strided(peer, d0, dsts, s0, srcs, E_, cnt, L, 0)
+#define F_PUT_NB(L)  tern_put_strided_nb(peer, d0, dsts, s0, srcs, E_, cnt, L, &lc, &rc, 0)
+#define F_PUT_NBI(L) tern_put_strided_nbi(peer, d0, dsts, s0, srcs, E_, cnt, L, 0)
+#define F_GET(L)     tern_get_strided(g0, dsts, peer, r0, srcs, E_, cnt, L, 0)
+#define F_GET_NB(L)  tern_get_strided_nb(g0, dsts, peer, r0, srcs, E_, cnt, L, &done, 0)
+#define F_GET_NBI(L) tern_get_strided_nbi(g0, dsts, peer, r0, srcs, E_, cnt, L, 0)
+
 /* Strided puts and gets of 2 to 32 levels that fold into one dimension
- * (the inline path through tern_vis_fold_), elements of E bytes; every
+ * (the inline path through tern_vis_fold_, or tern_vis_fold_i_ for a
+ * constant count of 2 to 4 levels: BY_LEVELS), elements of E bytes; every
  * fourth round one level of count > 1 is moved off the chain (the
  * library's path, several dimensions). Against the loop nest. */
-#define DEFINE_FOLDED(E)                                                                 \
-    static void folded_##E(void)                                                         \
-    {                                                                                    \
-        size_t cnt[32];                                                                  \
-        ptrdiff_t dsts[32], srcs[32];                                                    \
-        for (int t = 0; t < ROUNDS; t++) {                                               \
-            size_t levels = t < 8 ? 2 + (size_t)t : t % 3 == 0 ? 32 : 2 + rnd(31);       \
-            size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                            \
-            ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);                      \
-            fold_shape(levels, c, ds, ss, (size_t)t % levels, cnt, dsts, srcs);          \
-            if (t % 4 == 3) { /* an outer level off the chain: spaced twice */           \
-                size_t k = levels;                                                       \
-                while (k-- > 0 && cnt[k] == 1)                                           \
-                    ;                                                                    \
-                size_t j = k < levels ? k : 0;                                           \
-                while (j-- > 0 && cnt[j] == 1)                                           \
-                    ;                                                                    \
-                if (k < levels && j < levels &&                                          \
-                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)                      \
-                    dsts[k] *= 2;                                                        \
-            }                                                                            \
-            int form = t % 3;                                                            \
-            reset((unsigned)t + 3000 + 100 * (E));                                       \
-            for (size_t i = 0; i < LOCAL; i++)                                           \
-                lsrc[i] = (char)mp_pattern(me, i, (unsigned)t + 11);                     \
-            char *d0 = rz + MID;                                                         \
-            const char *s0 = lsrc + LMID;                                                \
-            if (form == 0) {                                                             \
-                MP_OK(tern_put_strided(peer, d0, dsts, s0, srcs, E, cnt, levels, 0));    \
-            } else if (form == 1) {                                                      \
-                tern_event_t lc, rc;                                                     \
-                MP_OK(tern_put_strided_nb(peer, d0, dsts, s0, srcs, E, cnt, levels, &lc, \
-                                          &rc, 0));                                      \
-                MP_OK(tern_event_wait(lc));                                              \
-                MP_OK(tern_event_wait(rc));                                              \
-            } else {                                                                     \
-                MP_OK(                                                                   \
-                    tern_put_strided_nbi(peer, d0, dsts, s0, srcs, E, cnt, levels, 0));  \
-                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                                  \
-            }                                                                            \
-            nest_copy(img + MID, dsts, s0, srcs, E, cnt, levels);                        \
-            verify_zone("folded put", E, c, ds, ss);                                     \
-            char *g0 = ldst + LMID;                                                      \
-            const char *r0 = rz + MID;                                                   \
-            if (form == 0) {                                                             \
-                MP_OK(tern_get_strided(g0, dsts, peer, r0, srcs, E, cnt, levels, 0));    \
-            } else if (form == 1) {                                                      \
-                tern_event_t done;                                                       \
-                MP_OK(tern_get_strided_nb(g0, dsts, peer, r0, srcs, E, cnt, levels,      \
-                                          &done, 0));                                    \
-                MP_OK(tern_event_wait(done));                                            \
-            } else {                                                                     \
-                MP_OK(                                                                   \
-                    tern_get_strided_nbi(g0, dsts, peer, r0, srcs, E, cnt, levels, 0));  \
-                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                                  \
-            }                                                                            \
-            nest_copy(lexp + LMID, dsts, img + MID, srcs, E, cnt, levels);               \
-            verify_local("folded get", E, c, ds, ss);                                    \
-        }                                                                                \
+#define DEFINE_FOLDED(E)                                                        \
+    static void folded_##E(void)                                                \
+    {                                                                           \
+        enum { E_ = E };                                                        \
+        size_t cnt[32];                                                         \
+        ptrdiff_t dsts[32], srcs[32];                                           \
+        for (int t = 0; t < ROUNDS; t++) {                                      \
+            size_t levels = t < 8        ? 2 + (size_t)t                        \
+                            : t % 3 == 0 ? 32                                   \
+                            : t % 3 == 1 ? 2 + rnd(3)                           \
+                                         : 2 + rnd(31);                         \
+            size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                   \
+            ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);             \
+            fold_shape(levels, c, ds, ss, (size_t)t % levels, cnt, dsts, srcs); \
+            if (t % 4 == 3) { /* an outer level off the chain: spaced twice */  \
+                size_t k = levels;                                              \
+                while (k-- > 0 && cnt[k] == 1)                                  \
+                    ;                                                           \
+                size_t j = k < levels ? k : 0;                                  \
+                while (j-- > 0 && cnt[j] == 1)                                  \
+                    ;                                                           \
+                if (k < levels && j < levels &&                                 \
+                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)             \
+                    dsts[k] *= 2;                                               \
+            }                                                                   \
+            int form = t % 3;                                                   \
+            reset((unsigned)t + 3000 + 100 * (E));                              \
+            for (size_t i = 0; i < LOCAL; i++)                                  \
+                lsrc[i] = (char)mp_pattern(me, i, (unsigned)t + 11);            \
+            char *d0 = rz + MID;                                                \
+            const char *s0 = lsrc + LMID;                                       \
+            if (form == 0) {                                                    \
+                MP_OK(BY_LEVELS(F_PUT));                                        \
+            } else if (form == 1) {                                             \
+                tern_event_t lc, rc;                                            \
+                MP_OK(BY_LEVELS(F_PUT_NB));                                     \
+                MP_OK(tern_event_wait(lc));                                     \
+                MP_OK(tern_event_wait(rc));                                     \
+            } else {                                                            \
+                MP_OK(BY_LEVELS(F_PUT_NBI));                                    \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                         \
+            }                                                                   \
+            nest_copy(img + MID, dsts, s0, srcs, E, cnt, levels);               \
+            verify_zone("folded put", E, c, ds, ss);                            \
+            char *g0 = ldst + LMID;                                             \
+            const char *r0 = rz + MID;                                          \
+            if (form == 0) {                                                    \
+                MP_OK(BY_LEVELS(F_GET));                                        \
+            } else if (form == 1) {                                             \
+                tern_event_t done;                                              \
+                MP_OK(BY_LEVELS(F_GET_NB));                                     \
+                MP_OK(tern_event_wait(done));                                   \
+            } else {                                                            \
+                MP_OK(BY_LEVELS(F_GET_NBI));                                    \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                         \
+            }                                                                   \
+            nest_copy(lexp + LMID, dsts, img + MID, srcs, E, cnt, levels);      \
+            verify_local("folded get", E, c, ds, ss);                           \
+        }                                                                       \
     }
 
 DEFINE_FOLDED(1)
