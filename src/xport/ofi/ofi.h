@@ -39,7 +39,14 @@ typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
  * handling of what the call returned stays checked. This replaces a
  * suppression of every report with a libfabric frame
  * (tests/sanitizers/tsan.supp; docs/design/ci-time.md). */
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) /* GCC */
+#define TN_OFI_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) /* clang */
+#define TN_OFI_TSAN 1
+#endif
+#endif
+#if defined(TN_OFI_TSAN)
 void AnnotateIgnoreWritesBegin(const char *file, int line);
 void AnnotateIgnoreWritesEnd(const char *file, int line);
 #define TN_OFI_PROVIDER_WRITES_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
