@@ -339,6 +339,22 @@ double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
     return (double)n * (double)ops / (now() - t0) / 1e6;
 }
 
+/* An fi_inject_write of len bytes at v to the peer's data word 0,
+ * draining the completion queue while the provider has no room. */
+static void inject_word(tb_raw_ofi_t *r, const void *v, size_t len)
+{
+    uint64_t raddr = r->virt ? r->peer_base : 0;
+    ssize_t rc;
+    while ((rc = fi_inject_write(r->ep, v, len, r->peer_addr, raddr, r->peer_key)) ==
+           -FI_EAGAIN)
+        drain(r);
+    if (rc) {
+        fprintf(stderr, "raw libfabric baseline: fi_inject_write failed: %s\n",
+                p_strerror((int)-rc));
+        exit(1);
+    }
+}
+
 /* Rank 0 and the peer together: ns per round trip of an 8-byte
  * fi_inject_write to the peer's data word 0, answered by the same back;
  * each side polls the word in memory while reading its completion queue
@@ -349,22 +365,13 @@ double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
 double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
 {
     volatile uint64_t *w = (volatile uint64_t *)r->buf;
-    uint64_t raddr = r->virt ? r->peer_base : 0;
     double t0 = now();
     for (long i = 1; i <= ops; i++) {
         uint64_t v = base + (uint64_t)i;
         if (r->me != 0)
             while (*w != v)
                 drain(r);
-        ssize_t rc;
-        while ((rc = fi_inject_write(r->ep, &v, sizeof(v), r->peer_addr, raddr,
-                                     r->peer_key)) == -FI_EAGAIN)
-            drain(r);
-        if (rc) {
-            fprintf(stderr, "raw libfabric baseline: fi_inject_write failed: %s\n",
-                    p_strerror((int)-rc));
-            exit(1);
-        }
+        inject_word(r, &v, sizeof(v));
         if (r->me == 0)
             while (*w != v)
                 drain(r);
@@ -372,23 +379,16 @@ double tb_raw_ofi_write_rtt(tb_raw_ofi_t *r, long ops, uint64_t base)
     return (now() - t0) / (double)ops * 1e9;
 }
 
+/* Both ranks at once: ns per exchange of 4-byte flags, each written by
+ * fi_inject_write and polled in memory (the barrier's floor). */
 double tb_raw_ofi_flags(tb_raw_ofi_t *r, long ops)
 {
     static uint32_t seq; /* the last exchange's number, the same on both */
     volatile uint32_t *mine = (volatile uint32_t *)r->buf;
-    uint64_t raddr = r->virt ? r->peer_base : 0;
     double t0 = now();
     for (long i = 0; i < ops; i++) {
         uint32_t v = ++seq;
-        ssize_t rc;
-        while ((rc = fi_inject_write(r->ep, &v, sizeof(v), r->peer_addr, raddr,
-                                     r->peer_key)) == -FI_EAGAIN)
-            drain(r);
-        if (rc) {
-            fprintf(stderr, "raw libfabric baseline: fi_inject_write failed: %s\n",
-                    p_strerror((int)-rc));
-            exit(1);
-        }
+        inject_word(r, &v, sizeof(v));
         while ((int32_t)(*mine - v) < 0)
             drain(r);
     }
