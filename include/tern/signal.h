@@ -43,7 +43,8 @@ static inline void tern_put_signal_run_(int rank, void *dst, const void *src, si
                                         uint64_t *sig, uint64_t value, int sig_op,
                                         intptr_t dd, intptr_t ds)
 {
-    tern_fast_copy_(rank, (char *)dst + dd, src, n);
+    if (n) /* src may be NULL with n == 0 (a signal alone) */
+        tern_fast_copy_(rank, (char *)dst + dd, src, n);
     uint64_t *w = (uint64_t *)((char *)sig + ds);
     if (sig_op == TERN_SIGNAL_SET)
         __atomic_store_n(w, value, __ATOMIC_RELEASE);

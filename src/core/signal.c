@@ -210,7 +210,7 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
     }
     /* Waits for the data's remote completion, in every ordering mode: the
      * signal, an atomic, may not pass it. */
-    rc = tn_core_put_strict(ctx, rank, dst, src, n, flags);
+    rc = n ? tn_core_put_strict(ctx, rank, dst, src, n, flags) : TERN_OK;
     if (rc != TERN_OK)
         return rc;
     uint32_t op = sig_op == TERN_SIGNAL_SET ? TERN_OP_SET : TERN_OP_ADD;

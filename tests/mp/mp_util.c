@@ -43,6 +43,8 @@ const char *mp_capture_end(void)
     ssize_t n = read(pipe_rd, captured, sizeof(captured) - 1);
     close(pipe_rd);
     captured[n > 0 ? n : 0] = '\0';
+    if (strstr(captured, "runtime error:") || strstr(captured, "Sanitizer"))
+        fputs(captured, stderr); /* a sanitizer's report is not the call's */
     return captured;
 }
 
