@@ -76,39 +76,21 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
  * either word, since any later flag of the writer means it passed the
  * barrier. Needs puts kept in order (a later barrier's write never lands
  * before an earlier one's). */
-static int bar_unacked(const tn_peer_t *p)
-{
-    return tn_core_flag_unacked(p);
-}
-
 int tn_coll_can_order(tn_cteam_t *t, int j)
 {
-    return bar_unacked(tn_core_peer(t->ranks[j]));
+    return tn_core_flag_unacked(tn_core_peer(t->ranks[j]));
 }
 
 int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq)
 {
     int g = t->ranks[j];
     const tn_peer_t *p = tn_core_peer(g);
-    if (!bar_unacked(p))
+    if (!tn_core_flag_unacked(p))
         return 0;
     size_t off = (size_t)(t->flags - (char *)tn_core.seg.data) +
                  (size_t)t->rank * sizeof(tn_coll_flag_t) +
                  offsetof(tn_coll_flag_t, sleeping);
-    uint32_t v = seq; /* copied by the call (inject) */
-    tn_rma_t op = {TN_RMA_PUT, g,
-                   &v,         (char *)(uintptr_t)(tn_core_info(g)->data_base + off),
-                   sizeof(v),  TN_REGION_SEG};
-    tn_xport_done_t done = {NULL, NULL};
-    int rc = tn_core_xport_rma(p->xport, &op, &done,
-                               TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
-    if (rc != TERN_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "collective: the network write of a team flag failed: %s",
-                 tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    tn_core_flag_write_unacked(p, g, tn_core_info(g)->data_base + off, seq, "collective");
     return 1;
 }
 

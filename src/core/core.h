@@ -277,6 +277,13 @@ int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
 int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,
                        unsigned flags);
 
+/* Start one transport operation (core's own traffic included). */
+static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
+                                    const tn_xport_done_t *done, unsigned flags)
+{
+    return xp->ops.rma(xp->x, op, done, flags);
+}
+
 /* Whether a barrier flag to p may be a 4-byte RMA write without
  * acknowledgement or completion (TN_XPORT_FLAG_UNACKED): a peer reached
  * over a transport that takes such writes and keeps puts to one peer in
@@ -289,12 +296,12 @@ static inline int tn_core_flag_unacked(const tn_peer_t *p)
            p->xport->caps.inject >= sizeof(uint32_t);
 }
 
-/* Start one transport operation (core's own traffic included). */
-static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
-                                    const tn_xport_done_t *done, unsigned flags)
-{
-    return xp->ops.rma(xp->x, op, done, flags);
-}
+/* Writes v to remote address raddr of rank (its peer p, for which
+ * tn_core_flag_unacked holds) by such a write; v is copied by the call
+ * (inject). A failed write ends the job: a flag lost would hang its
+ * reader. what names the caller in the message. */
+void tn_core_flag_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, uint32_t v,
+                                const char *what);
 
 /* Active messages (core/am.c): every transport's incoming messages, the
  * replies queued for later, state freed at finalize; the thread's handler

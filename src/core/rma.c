@@ -1,6 +1,7 @@
 /* Put and get: the out-of-line paths behind tern.h's inline fast path
  * (errors, peers without a mapping) and the non-blocking forms. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/compiler.h"
 #include "base/log.h"
@@ -215,6 +216,22 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
                              tern_event_t *rc, tern_flags_t flags)
 {
     return rma_slow(ctx, op, rank, local, remote, n, lc, rc, flags, 0);
+}
+
+void tn_core_flag_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, uint32_t v,
+                                const char *what)
+{
+    tn_rma_t op = {TN_RMA_PUT, rank, &v, (void *)raddr, sizeof(v), TN_REGION_SEG};
+    tn_xport_done_t none = {NULL, NULL};
+    int rc = tn_core_xport_rma(p->xport, &op, &none,
+                               TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "%s: the network write of a flag to rank %d failed: %s", what, rank,
+                 tern_strerror(rc));
+        tern_abort(1, msg);
+    }
 }
 
 int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,

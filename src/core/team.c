@@ -73,12 +73,7 @@ static void signal_flag(tn_team_t *t, tn_team_level_t *l, int k, int rank, uint3
          * coll_sync.c). Every flag written is waited for by its reader
          * before that one leaves the barrier, so none is in flight once
          * all have left (tern_finalize's launcher barrier). */
-        uint32_t v = epoch; /* copied by the call (inject) */
-        tn_rma_t op = {TN_RMA_PUT, rank, &v, ctrl + off, sizeof(v), TN_REGION_SEG};
-        tn_xport_done_t none = {NULL, NULL};
-        if (tn_core_xport_rma(p->xport, &op, &none,
-                              TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED) != TERN_OK)
-            tern_abort(1, "barrier: the network write to another node failed");
+        tn_core_flag_write_unacked(p, rank, (uintptr_t)(ctrl + off), epoch, "barrier");
         return;
     }
     /* A writer one barrier ahead may overwrite vals[k] while the last
