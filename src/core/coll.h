@@ -209,6 +209,16 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
 void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
 
+/* Allreduce of a team not all mapped whose size is a power of two, up to
+ * TERN_COLL_RHD_MAX bytes (core/coll_rhd.c): reduce-scatter by recursive
+ * halving and allgather by recursive doubling, the data put into the
+ * partners' dests (2 members: one exchange of the whole data). rfn is
+ * fn with its operands swapped (acc = in op acc). Returns 0 without doing
+ * anything when it does not apply (size, team, fewer than n log2 n
+ * elements). */
+int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                          size_t es, tn_red_fn fn, tn_red_fn rfn);
+
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
  * NULL); logs and returns TERN_ERR_INVALID naming what for call. */
 int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n);

@@ -149,6 +149,35 @@ static void check_float_sum(tern_team_t team, const char *tname, size_t count)
     MP_OK(tern_team_barrier(team));
 }
 
+/* Floating min and max of +0 and -0 (equal, different bits), count
+ * elements, member r's element i negative when r + i is odd: whichever
+ * operand an algorithm keeps, every member must hold the same bits. */
+static void check_signed_zeros(tern_team_t team, const char *tname, size_t count)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    double *src = (double *)sym_src, *dst = (double *)sym_dst;
+    for (int op = TERN_RED_MIN; op <= TERN_RED_MAX; op++) {
+        for (size_t i = 0; i < count; i++)
+            src[i] = (me + i) % 2 ? -0.0 : 0.0;
+        MP_OK(tern_allreduce(team, dst, src, count, TERN_TYPE_DOUBLE, op));
+        uint64_t h = 0; /* the result's sign bits, element by element */
+        for (size_t i = 0; i < count; i++) {
+            MP_CHECK(dst[i] == 0.0, "%s: min/max of zeros [%zu] = %g", tname, i, dst[i]);
+            h = h * 31 + (signbit(dst[i]) ? 1 : 2);
+        }
+        uint64_t *mine = (uint64_t *)(sym_src + BUF / 2),
+                 *all = (uint64_t *)(sym_dst + BUF / 2);
+        mine[0] = h;
+        MP_OK(tern_fcollect(team, all, mine, sizeof(uint64_t)));
+        for (int r = 0; r < n; r++)
+            MP_CHECK(all[r] == h,
+                     "%s: op %d of signed zeros (%zu): member %d's bits differ from "
+                     "this one's",
+                     tname, op, count, r);
+        MP_OK(tern_team_barrier(team));
+    }
+}
+
 /* A size variable as the library reads it (digits with an optional K or
  * M), or def when unset. */
 static size_t env_size(const char *name, size_t def)
@@ -373,6 +402,30 @@ static void check_team(tern_team_t team, const char *tname)
     }
     MP_OK(tern_team_barrier(team));
 
+    /* Back to back above TERN_COLL_TREE_MAX (recursive halving and
+     * doubling for 2^k members across nodes, else the ring), odd counts
+     * (uneven halves), in place every third call, each result checked
+     * before the next call reuses dest, a member late now and then: a
+     * partner that is ahead writes into this member's dest and ring. */
+    for (int it = 0; it < 24; it++) {
+        static const size_t acount[] = {8193, 5001, 4097, 32769};
+        size_t count = acount[it % 4];
+        int64_t *x = (int64_t *)sym_src, *y = it % 3 == 2 ? x : (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) - (int64_t)i * (me % 3);
+        if (me == (it * 5) % n && it % 4 == 1)
+            usleep(700);
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        int64_t thirds = 0; /* sum of r % 3 over the members */
+        for (int r = 0; r < n; r++)
+            thirds += r % 3;
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(y[i] == (int64_t)n * (n + 1) / 2 * (it + 1) - (int64_t)i * thirds,
+                     "%s: back-to-back allreduce %d (%zu x 8 B%s): [%zu] = %lld", tname,
+                     it, count, y == x ? ", in place" : "", i, (long long)y[i]);
+    }
+    MP_OK(tern_team_barrier(team));
+
     MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
 
     /* Every type and operation, a short and a chunked count, in place. */
@@ -386,6 +439,9 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname, 3000); /* more than one scratch chunk */
     check_float_sum(team, tname, 500);  /* 4000 B: eager across nodes */
     check_float_sum(team, tname, 3);
+    check_float_sum(team, tname, 9001); /* 72 KiB: halving and doubling */
+    check_signed_zeros(team, tname, 9001);
+    check_signed_zeros(team, tname, 5);
 
     /* Bytes at and around every bound of the allreduce algorithms: the
      * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
