@@ -91,7 +91,7 @@
       "Smallest pipelined broadcast (bytes) of a team of more than 2 members "           \
       "across nodes that runs down a chain (each member sends the data once); "          \
       "below, a binomial tree.")                                                         \
-    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "256K", NULL, 0,                    \
+    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "1M", NULL, 0,                      \
       "Bytes per chunk of a pipelined broadcast across nodes: a member "                 \
       "forwards each chunk as soon as it arrived; 0: the whole broadcast in "            \
       "one chunk.")                                                                      \

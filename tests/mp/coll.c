@@ -518,6 +518,38 @@ static void check_team(tern_team_t team, const char *tname)
     }
     MP_OK(tern_team_barrier(team));
 
+    /* fcollect and all-to-all of blocks above the Medium limit (8 KiB), back
+     * to back without a barrier: teams across nodes push each block by a
+     * put with its flag behind it and leave without an exit barrier, so a
+     * member's next call (or its rewrite of src) must not reach a member
+     * still reading. */
+    static const size_t lsz[] = {8193, 20000, 9000, 20000};
+    for (int it = 0; it < 8; it++) {
+        size_t nb = lsz[it % 4];
+        unsigned tag = 50 + (unsigned)it;
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, tag);
+        MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, tag),
+                         "%s: back-to-back large fcollect %d (%zu B): member %d byte %zu",
+                         tname, it, nb, r, i);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < nb; i++)
+                sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
+        MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, tag + (unsigned)me),
+                         "%s: back-to-back large alltoall %d (%zu B): block from member "
+                         "%d byte %zu",
+                         tname, it, nb, r, i);
+    }
+    MP_OK(tern_team_barrier(team));
+
     /* Around the eager bound (TERN_COLL_EAGER, a broadcast's bytes and an
      * fcollect's or all-to-all's whole result) and the Medium limit (8 KiB,
      * where a ring write becomes a put and a flag): one byte under, at and
