@@ -24,3 +24,8 @@ tern_mp_test(NAME coll_ring SOURCES coll.c RANKS 2 3 4 7 8 CONFIGS net mixed LIB
   TIMEOUT 180 ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K)
 tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_COLL_RING_PIECE=20K)
+# Waiters that sleep on a futex while not oversubscribed (block mode): the
+# small broadcasts and exchanges of teams on one node wake members asleep
+# on a stamp of their lines (core/coll_node.c).
+tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT 180
+  ENV TERN_WAIT_MODE=block)
