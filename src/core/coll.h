@@ -33,10 +33,17 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 1024
-/* The broadcast part of the fast area (2 x TN_COLL_FAST) in cache lines:
- * small broadcasts of a team on one node claim whole lines of their
- * root's part in turn (core/coll_node.c). */
-#define TN_COLL_BLINES (2 * TN_COLL_FAST / 64)
+/* The broadcast part of the fast area in cache lines of 60 bytes of data
+ * and a stamp: small broadcasts of a team on one node claim whole lines
+ * of their root's part in turn (core/coll_node.c). 36: two calls of
+ * 1 KiB (18 lines each) fit. */
+#define TN_COLL_BLINES 36
+/* Stamped lines of each member for small exchanges (allreduce, fcollect,
+ * all-to-all) of a team on one node, used in turn (core/coll_node.c). */
+#define TN_COLL_XLINES 2
+/* Bytes of the fast area: the two allreduce halves, the broadcast lines,
+ * the exchange lines. */
+#define TN_COLL_FAST_AREA (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES) * 64)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
@@ -45,10 +52,11 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
- *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
- *           allreduces, and the broadcast area (the other two, claimed
- *           line by line by small broadcasts rooted here), of teams whose
- *           members all share memory (core/coll_node.c);
+ *   fast    TN_COLL_FAST_AREA bytes: two halves of TN_COLL_FAST used
+ *           in turn by small allreduces, the broadcast area (TN_COLL_BLINES
+ *           lines claimed one by one by small broadcasts rooted here),
+ *           and TN_COLL_XLINES exchange lines, of teams whose members all
+ *           share memory (core/coll_node.c);
  *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
  *           than one node only, claimed by bytes call after call: where
  *           small broadcasts, fcollects, all-to-alls and allreduces of
@@ -64,7 +72,7 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;                     /* 4 x TN_COLL_FAST (see above) */
+    char *fast;                     /* TN_COLL_FAST_AREA bytes (see above) */
     char *ring;                     /* depth x eager bytes, or NULL (see above) */
     uint64_t ecount;                /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
@@ -232,11 +240,13 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
 /* Small fcollect and alltoall: each member's src (copy bytes) goes into
- * one of its allreduce halves, one barrier, then dest + j * len gets len
- * bytes at offset at of member j's half. */
+ * one of its exchange lines with its stamp (up to 60 bytes) or one of its
+ * allreduce halves and one barrier, then dest + j * len gets len bytes at
+ * offset at of member j's line or half. */
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at, size_t len);
-/* Allreduce of at most TN_COLL_FAST bytes. */
+/* Allreduce of at most TN_COLL_FAST bytes (up to 60 through the
+ * exchange lines, as the gather). */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

@@ -355,9 +355,9 @@ static void check_team(tern_team_t team, const char *tname)
      * broadcast area call after call (core/coll_node.c), wrapping at its
      * end with mixed sizes, and reuses lines while a member lags. */
     for (int it = 0; it < 240; it++) {
-        static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129};
+        static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129, 60, 61, 120, 121};
         int root = (it / 80) % n;
-        size_t nb = lsz[it % 7];
+        size_t nb = lsz[it % 11];
         for (size_t i = 0; i < nb; i++)
             sym_src[i] = (char)mp_pattern(me, i, (unsigned)(300 + it));
         if (me == (root + 1) % n && it % 37 == 5)
@@ -368,6 +368,72 @@ static void check_team(tern_team_t team, const char *tname)
                          mp_pattern(root, i, (unsigned)(300 + it)),
                      "%s: run-ahead broadcast %d (root %d, %zu B): byte %zu", tname, it,
                      root, nb, i);
+    }
+    /* Small broadcasts whose root changes call after call, without a
+     * barrier: every root's lines (60 bytes and a stamp each) wrap many
+     * times, a member reads one root's stamps while another root's lines
+     * are being rewritten, and a lagging member finds many calls of
+     * several roots waiting for it. */
+    for (int it = 0; it < 400; it++) {
+        static const size_t csz[] = {8, 60, 1, 240, 61, 16, 1024, 8, 180};
+        int root = (it * 7 + it / 5) % n;
+        size_t nb = csz[it % 9];
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(600 + it));
+        if (me == (it / 50) % n && it % 50 == 17)
+            usleep(1000);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] ==
+                         mp_pattern(root, i, (unsigned)(600 + it)),
+                     "%s: changing-root broadcast %d (root %d, %zu B): byte %zu", tname,
+                     it, root, nb, i);
+    }
+    /* Small exchanges back to back without a barrier: allreduce, fcollect
+     * and all-to-all whose src is up to 60 bytes go through the stamped
+     * exchange lines of a team on one node, in turn with larger ones
+     * through the allreduce halves, a member lagging now and then. */
+    for (int it = 0; it < 300; it++) {
+        static const size_t xsz[] = {8, 56, 24, 200, 8, 60, 1, 16};
+        size_t nb = xsz[it % 8];
+        unsigned tag = 900 + (unsigned)it;
+        if (me == (it / 40) % n && it % 40 == 11)
+            usleep(1000);
+        if (it % 3 == 0) {
+            size_t count = (nb + 7) / 8;
+            int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
+            for (size_t i = 0; i < count; i++)
+                x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+            MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+            for (size_t i = 0; i < count; i++)
+                MP_CHECK(y[i] == (int64_t)n * (n + 1) / 2 * (it + 1) +
+                                     (int64_t)n * (int64_t)i,
+                         "%s: small exchange %d, allreduce of %zu: [%zu] = %lld", tname,
+                         it, count, i, (long long)y[i]);
+        } else if (it % 3 == 1) {
+            for (size_t i = 0; i < nb; i++)
+                sym_src[i] = (char)mp_pattern(me, i, tag);
+            MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag),
+                             "%s: small exchange %d, fcollect %zu B: member %d byte %zu",
+                             tname, it, nb, r, i);
+        } else {
+            for (int j = 0; j < n; j++)
+                for (size_t i = 0; i < nb; i++)
+                    sym_src[(size_t)j * nb + i] =
+                        (char)mp_pattern(me, i, tag + (unsigned)j);
+            MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag + (unsigned)me),
+                             "%s: small exchange %d, alltoall %zu B: block from member "
+                             "%d byte %zu",
+                             tname, it, nb, r, i);
+        }
     }
     for (int it = 0; it < 60; it++) {
         static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};

@@ -31,3 +31,8 @@ tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIB
 # team and its splits; 3 and 7 take the ring).
 tern_mp_test(NAME coll_rhd SOURCES coll.c RANKS 4 8 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K)
+# Waiters that sleep on a futex while not oversubscribed (block mode): the
+# small broadcasts and exchanges of teams on one node wake members asleep
+# on a stamp of their lines (core/coll_node.c).
+tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT 180
+  ENV TERN_WAIT_MODE=block)
