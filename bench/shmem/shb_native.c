@@ -1,6 +1,6 @@
 /* shmem-bench, Tern build only: the rows of shb.c written with Tern's
  * native API (tern.h) instead of shmem.h, same loops, same buffers, each
- * run right after its library row (shb_run_sizes), so that
+ * run with its library row, their trials alternating (shb_run_sizes), so that
  * scripts/bench-shmem.py can report what libtshmem adds over Tern (impl
  * "tern-native" in the JSON rows). */
 #include <shmem.h>
