@@ -28,7 +28,7 @@ TERN_OPS = ("put_lat", "put_nbi_lat", "get_lat", "get_nbi_lat", "put_bw", "put_n
             "fetch", "put_signal_pp", "barrier_all", "broadcast64", "long_sum_to_all",
             "gups_xor", "int_sort")
 NATIVE_OPS = ("put_lat", "get_lat", "put_nbi_bw", "fetch_add", "compare_swap", "add",
-              "barrier_all", "put_signal_pp")
+              "barrier_all", "put_signal_pp", "broadcast64", "long_sum_to_all")
 
 
 def finite_pos(v):
