@@ -1,13 +1,15 @@
 /* Fetching atomics by the mailbox (core/atomic_mbox.c) mixed with
  * non-fetching ones by message, from every rank and (argument T) T threads
  * of each. Each thread owns a u64 and an i32 word at its right neighbour
- * and cycles through: a lone blocking fetch-add (the mailbox); a blocking
- * add that returns early on a partial context, then a fetch-add (which
- * must see the add: by message while the add travels); an nbi add, a
- * quiet, a fetch-add; a fetch-add of 2^32 and an early add of 1 to one hot
- * word on rank 0; an i32 fetch-add of -1. Every fetched value of the own
- * words must be the exact count so far, the high halves a thread fetches
- * from the hot word must rise, and the final words must be exact.
+ * and cycles through five forms, each ending with a fetch-add of its u64
+ * word but the last: (0) nothing before it (the mailbox); (1) a blocking
+ * add that returns early on a partial context (the fetch must see it: by
+ * message while the add travels); (2) an nbi add and a quiet; (3) a
+ * fetch-add of 2^32 and an early add of 1 to one hot word on rank 0; (4)
+ * instead, an i32 fetch-add of -1. Every tenth op's fetch is IMMEDIATE,
+ * retried while refused. Every fetched value of the own words must be the
+ * exact count so far, the high halves a thread fetches from the hot word
+ * must rise, and the final words must be exact.
  * tests/mp/amo_mailbox.sh checks with TERN_STATS that the mailbox carried
  * fetches. */
 #include <pthread.h>
@@ -63,7 +65,13 @@ static void *worker(void *arg)
             c32--;
             continue;
         }
-        MP_OK(tern_ctx_ad_op_u64(ctx, ad64, right, w, TERN_OP_FADD, 1, 0, &old, 0));
+        /* Every tenth IMMEDIATE: refused (nothing done) or run once. */
+        tern_flags_t fl = i % 10 == 0 ? TERN_FLAG_IMMEDIATE : 0;
+        int rc;
+        while ((rc = tern_ctx_ad_op_u64(ctx, ad64, right, w, TERN_OP_FADD, 1, 0, &old,
+                                        fl)) == TERN_ERR_AGAIN)
+            MP_OK(tern_poll());
+        MP_OK(rc);
         MP_CHECK(old == count, "thread %d op %d (form %d): fetch saw %llu, expected %llu",
                  t, i, i % 5, (unsigned long long)old, (unsigned long long)count);
         count++;
