@@ -201,6 +201,13 @@
       "(24-40 per op; at most 4K, and the target's TERN_AM_MEDIUM_MAX), "                \
       "sent when full, at a sync or wait, or when progress finds nothing "               \
       "else to do. 0: one message per op.")                                              \
+    X(amo_mailbox, "TERN_AMO_MAILBOX", BOOL, "1", NULL, 0,                               \
+      "Atomic domains on the active-message path: a blocking fetching op to "            \
+      "a network target travels as two RMA writes without completions (into "            \
+      "a mailbox slot at the target, the old value back into one here) "                 \
+      "instead of two messages, where no op of the thread is still travelling "          \
+      "by message. Costs 64 bytes of every rank's control area per rank and "            \
+      "thread slot (4). 0: by message.")                                                 \
     X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \

@@ -77,6 +77,9 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             "held back, %llu atomics queued for later\n",
             prefix, (unsigned long long)s->net_deferred, (unsigned long long)s->net_held,
             (unsigned long long)s->net_deferred_amo);
+    fprintf(f, "%s atomic mailbox: %llu fetching atomics sent, %llu served\n", prefix,
+            (unsigned long long)s->amo_mailbox,
+            (unsigned long long)s->amo_mailbox_served);
 }
 
 void tn_stats_fini(void)

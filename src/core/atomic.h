@@ -72,4 +72,24 @@ int tn_ad_agg_put(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned f
 int tn_ad_agg_before(const char *call, int rank, unsigned flags);
 void tn_ad_agg_fini(void);
 
+/* The mailbox (core/atomic_mbox.c): blocking fetching ops to network
+ * peers as two completion-less RMA writes. plan claims its slots in the
+ * control area (tern_init, after every other claim: with TERN_AMO_MAILBOX
+ * and more than one rank); init (with tn_ad_am_init) registers its hello
+ * handler and its tables; fini frees them. run issues op and waits for
+ * its value: the op's status, or TN_AD_MBOX_NO when the mailbox cannot
+ * take it (not a network peer, an op of this thread still travelling by
+ * message, the thread's slot taken, IMMEDIATE before the first hello, the
+ * target without a mailbox): the caller sends it by message. */
+#define TN_AD_MBOX_NO 1
+void tn_ad_mbox_plan(tn_ctrl_space_t *space);
+void tn_ad_mbox_init(void);
+void tn_ad_mbox_fini(void);
+int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags);
+/* This thread's count of atomic-domain ops travelling by message (sent or
+ * queued for combining, their Reply not yet handled): added to when sent
+ * or queued, taken from by their Reply; may be shared with other threads
+ * (only "zero" is relied on). */
+_Atomic long *tn_ad_pending_mine(void);
+
 #endif

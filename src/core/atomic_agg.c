@@ -43,9 +43,11 @@ typedef struct batch {
  * records either still here or handed to the transport. */
 typedef struct agg {
     _Atomic int lock;
-    _Atomic int open; /* batches holding records; read by the owner without
+    _Atomic int open;      /* batches holding records; read by the owner without
                          the lock: 0 means everything it queued was sent */
-    struct agg *next; /* the registry: every thread's, until finalize */
+    struct agg *next;      /* the registry: every thread's, until finalize */
+    _Atomic long *pending; /* the owner's count of ops travelling by message
+                              (tn_ad_pending_mine): one per record queued */
     batch_t b[SLOTS];
 } agg_t;
 
@@ -102,6 +104,7 @@ static TN_NOINLINE agg_t *agg_new(const char *call)
     while (!atomic_compare_exchange_weak_explicit(
         &registry, &a->next, a, memory_order_release, memory_order_relaxed))
         ;
+    a->pending = tn_ad_pending_mine();
     mine = a;
     return a;
 }
@@ -111,15 +114,18 @@ static TN_NOINLINE agg_t *agg_new(const char *call)
  * with it (their sync reports it) and empties b, as a send does. */
 static int flush(const char *call, agg_t *a, batch_t *b, unsigned flags)
 {
-    tern_am_arg_t args[3] = {(uint64_t)(uintptr_t)b->comp, b->n, b->nfetch};
+    tern_am_arg_t args[4] = {(uint64_t)(uintptr_t)b->comp, b->n, b->nfetch,
+                             (uint64_t)(uintptr_t)a->pending};
     flushing++;
     int rc = tn_am_request_internal(call, b->rank, H_REQUEST, TN_AM_MEDIUM, b->rec,
-                                    b->len, NULL, args, 3, flags);
+                                    b->len, NULL, args, 4, flags);
     flushing--;
     if (rc == TERN_ERR_AGAIN && (flags & TERN_FLAG_IMMEDIATE))
         return rc;
-    if (rc != TERN_OK)
+    if (rc != TERN_OK) {
         tn_comp_done_n(b->comp, b->n, rc);
+        atomic_fetch_sub_explicit(a->pending, (long)b->n, memory_order_release);
+    }
     b->n = b->nfetch = 0;
     b->len = 0;
     atomic_fetch_sub_explicit(&a->open, 1, memory_order_release);
@@ -163,6 +169,7 @@ int tn_ad_agg_put(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned f
         b->n++;
         b->nfetch += (uint32_t)fetch;
         tn_comp_add(c, 1);
+        atomic_fetch_add_explicit(a->pending, 1, memory_order_relaxed);
         /* Full: it leaves now rather than wait for the next op or sync (a
          * refusal under IMMEDIATE leaves it for those). */
         if (b->len + REC_MAX > b->cap)
@@ -204,8 +211,8 @@ void tn_ad_agg_flush(int wait)
 }
 
 /* Request args: [0] the initiator's completion object, [1] records,
- * [2] fetching records. Reply args: [0] the same object, [1] records,
- * [2] status; payload: per fetching record run, {value bytes, result,
+ * [2] fetching records, [3] the initiator's pending count. Reply args:
+ * [0] the same object, [1] records, [2] status, [3] the pending count; payload: per fetching record run, {value bytes, result,
  * value}. */
 static void on_request(tern_am_token_t token, void *buf, size_t len,
                        const tern_am_arg_t *a, int nargs)
@@ -215,10 +222,10 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     uint64_t rep[REPLY_WORDS];
     size_t nrep = 0, i = 0, words = len / 8;
     const uint64_t *w = buf;
-    uint64_t n = nargs == 3 ? a[1] : 0, nfetch = nargs == 3 ? a[2] : 0;
+    uint64_t n = nargs == 4 ? a[1] : 0, nfetch = nargs == 4 ? a[2] : 0;
     int st = TERN_OK;
     const char *why = NULL;
-    if (nargs != 3 || len % 8 || nfetch > n || nfetch * 3 > REPLY_WORDS)
+    if (nargs != 4 || len % 8 || nfetch > n || nfetch * 3 > REPLY_WORDS)
         why = "bad header";
     for (uint64_t k = 0; !why && k < n; k++) {
         if (i + 3 > words) {
@@ -263,21 +270,26 @@ static void on_request(tern_am_token_t token, void *buf, size_t len,
     }
     if (nargs < 1)
         return; /* nothing to answer to */
-    tern_am_arg_t r[3] = {a[0], n, (uint64_t)(uint32_t)st};
+    tern_am_arg_t r[4] = {a[0], n, (uint64_t)(uint32_t)st, nargs == 4 ? a[3] : 0};
     tn_am_reply_internal("atomic domain (combined)", token, H_REPLY,
                          nrep ? TN_AM_MEDIUM : TN_AM_SHORT, nrep ? rep : NULL, nrep * 8,
-                         NULL, r, 3, 0);
+                         NULL, r, 4, 0);
 }
 
 static void on_reply(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                      int nargs)
 {
     (void)token;
-    if (nargs != 3 || !a[0])
+    if (nargs != 4 || !a[0])
         return;
     const uint64_t *e = buf;
     for (size_t i = 0; i + 3 <= len / 8; i += 3)
         memcpy((void *)(uintptr_t)e[i + 1], &e[i + 2], e[i] == 8 ? 8 : 4);
+    /* The ops ran at the target: a fetch by mailbox may overtake nothing
+     * of them now. */
+    if (a[3])
+        atomic_fetch_sub_explicit((_Atomic long *)(uintptr_t)a[3], (long)a[1],
+                                  memory_order_release);
     /* The release publishes the values to the waiter. */
     tn_comp_done_n((tn_comp_t *)(uintptr_t)a[0], (int64_t)a[1], (int)(uint32_t)a[2]);
 }

@@ -156,6 +156,15 @@ static int run_remote(const char *call, const struct tern_ad_s *d, tern_ctx_t ct
             return st;
         }
     }
+    /* A fetching op of the am path to a network peer goes by the mailbox
+     * where it can (atomic_mbox.c): two RMA writes without completions
+     * instead of two messages. */
+    if (d->impl == TERN_AD_IMPL_AM && op->result) {
+        TN_NOT_IN_HANDLER(call);
+        int st = tn_ad_mbox_run(call, op, flags);
+        if (st != TN_AD_MBOX_NO)
+            return st == TERN_OK || st == TERN_ERR_AGAIN ? st : op_failed(call, op, st);
+    }
     if (combine) {
         int st = tn_ad_agg_before(call, op->rank, flags);
         if (st != TERN_OK)

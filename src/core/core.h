@@ -340,6 +340,11 @@ static inline void tn_ad_agg_kick(int wait)
         tn_ad_agg_flush(wait);
 }
 
+/* The atomic mailbox's pairs to scan (core/atomic_mbox.c): progress
+ * serves their new requests. Cost when none said hello: one load. */
+extern _Atomic uint32_t tn_ad_mbox_nactive;
+int tn_ad_mbox_progress(void);
+
 /* Progress on every transport; returns completions handled
  * (core/progress.c). */
 int tn_core_progress(void);

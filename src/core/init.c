@@ -229,6 +229,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
         rc = tn_core_xports_plan(&tn_core.ctrl);
     if (rc == TERN_OK)
         tn_acc_plan(&tn_core.ctrl);
+    if (rc == TERN_OK) /* last: a rank that claims none shifts no other claim */
+        tn_ad_mbox_plan(&tn_core.ctrl);
     if (rc != TERN_OK)
         goto fail;
     rc = agree(create_segment(), &agreed);
@@ -359,6 +361,7 @@ tern_status_t tern_finalize(void)
     release_all();
     tn_event_fini();
     tn_ad_agg_fini();
+    tn_ad_mbox_fini();
     tn_stats_fini();
     tn_stats_on = 0;
     tn_trace_close();

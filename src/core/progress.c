@@ -28,6 +28,8 @@ static TN_ALWAYS_INLINE int progress(void)
     if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
         tn_coll_progress(); /* non-blocking barriers */
     done += tn_am_progress();
+    if (atomic_load_explicit(&tn_ad_mbox_nactive, memory_order_relaxed))
+        done += tn_ad_mbox_progress(); /* after the polls that land requests */
     if (!done) /* idle: combined atomics waiting here leave (atomics.md) */
         tn_ad_agg_kick(0);
     return done;

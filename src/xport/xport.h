@@ -67,8 +67,11 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * either end and without the target's acknowledgement (the source is
  * copied in the call; the data lands some time later, and the caller
  * learns of a failure only from the job ending). For flag writes whose
- * reader polls memory (core/coll_sync.c): over tcp the acknowledgement and
- * the completion each cost the receiving process system calls. */
+ * reader polls memory (core/coll_sync.c) and the atomic mailbox
+ * (core/atomic_mbox.c): over tcp the acknowledgement and the completion
+ * each cost the receiving process system calls. With TERN_FLAG_IMMEDIATE
+ * it answers TERN_ERR_AGAIN instead of waiting for room. Writes larger
+ * than 8 bytes land with no promised order among their bytes. */
 #define TN_XPORT_FLAG_UNACKED 0x20000000u
 /* RMA started from inside an active-message handler, which must not wait:
  * a transport that cannot issue it at once (no descriptor, its provider's

@@ -92,3 +92,29 @@ tern_mp_test(NAME handler_wait_net SOURCES handler_wait.c RANKS 4 CONFIGS mixed 
 # rank: refused (it waited for ever over net before).
 tern_mp_test(NAME handler_wait_atomic SOURCES handler_wait.c RANKS 2 4 CONFIGS net mixed TIMEOUT 30
   ENV TEST_HANDLER_WAIT_ATOMIC=1)
+# Fetching atomics by the mailbox (core/atomic_mbox.c, the am path's
+# blocking fetches to network peers) mixed with adds by message, from
+# every rank and from 4 threads of each: exact fetched values and sums,
+# and TERN_STATS shows the mailbox carried fetches (tests/mp/amo_mailbox.sh);
+# with the progress thread; the default choice (auto); and a target that
+# dies while a fetch waits for its reply (the job ends naming it).
+add_executable(mp_amo_mailbox amo_mailbox.c)
+target_link_libraries(mp_amo_mailbox PRIVATE tern_mp_util Threads::Threads)
+tern_mp_script_test(NAME amo_mailbox SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+  CONFIGS net mixed RANKS 2 3 4 TIMEOUT 120 ENV TERN_OFI_ATOMICS=am)
+tern_mp_script_test(NAME amo_mailbox_auto SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+  CONFIGS net mixed RANKS 2 TIMEOUT 120)
+tern_mp_script_test(NAME amo_mailbox_pt SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+  CONFIGS net mixed RANKS 2 3 TIMEOUT 120 ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1)
+add_executable(mp_amo_mailbox_die amo_mailbox_die.c)
+target_link_libraries(mp_amo_mailbox_die PRIVATE tern_mp_util)
+foreach(cfg net mixed)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    add_test(NAME mp.amo_mailbox_die.${cfg}.n2
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg}
+      $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:mp_amo_mailbox_die>)
+    set_tests_properties(mp.amo_mailbox_die.${cfg}.n2 PROPERTIES TIMEOUT 60
+      LABELS "mp;${cfg}" ENVIRONMENT "TERN_OFI_ATOMICS=am"
+      PASS_REGULAR_EXPRESSION "rank 1 \\(pid [0-9]+\\) exited with code 9")
+  endif()
+endforeach()

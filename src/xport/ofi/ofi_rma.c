@@ -627,7 +627,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
  * acknowledge it (tcp: the target's provider reads the write into place
  * and sends nothing back). Only the target's network progress is needed
  * for the data to land. */
-static int put_unacked(tn_ofi_t *o, const tn_rma_t *op)
+static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags)
 {
     int pst = tn_ofi_peer(o, op->rank);
     if (pst != TERN_OK)
@@ -643,6 +643,12 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op)
             tn_error("libfabric fi_inject_write of %zu bytes to rank %d failed: %s",
                      op->n, op->rank, tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
+        }
+        /* IMMEDIATE: one more try after a poll that made progress (as
+         * issue). */
+        if ((flags & TERN_FLAG_IMMEDIATE) && (iter > 0 || tn_ofi_poll(&o->base) == 0)) {
+            tn_wait_refused();
+            return TERN_ERR_AGAIN;
         }
         TN_STAT_ADD(net_retries, 1);
         if (tn_ofi_poll(&o->base) == 0)
@@ -670,7 +676,7 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
     tn_comp_t *lc = done->lc, *rc = done->rc;
     if ((flags & TN_XPORT_FLAG_UNACKED) && !is_get && !lc && !rc && op->n &&
         op->n <= o->inject_size)
-        return put_unacked(o, op);
+        return put_unacked(o, op, flags);
     if (op->n == 0) {
         end_part(lc, TERN_OK);
         end_part(rc, TERN_OK);
