@@ -38,9 +38,11 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  * of their root's part in turn (core/coll_node.c). 36: two calls of
  * 1 KiB (18 lines each) fit. */
 #define TN_COLL_BLINES 36
-/* Stamped lines of each member for small exchanges (allreduce, fcollect,
- * all-to-all) of a team on one node, used in turn (core/coll_node.c). */
-#define TN_COLL_XLINES 2
+/* Each member's two slots of stamped lines for small exchanges
+ * (allreduce, fcollect, all-to-all up to 120 bytes of src) of a team on
+ * one node, used in turn (core/coll_node.c): lines per slot, all. */
+#define TN_COLL_XSLOT  2
+#define TN_COLL_XLINES (2 * TN_COLL_XSLOT)
 /* Bytes of the fast area: the two allreduce halves, the broadcast lines,
  * the exchange lines. */
 #define TN_COLL_FAST_AREA (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES) * 64)
@@ -55,7 +57,7 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *   fast    TN_COLL_FAST_AREA bytes: two halves of TN_COLL_FAST used
  *           in turn by small allreduces, the broadcast area (TN_COLL_BLINES
  *           lines claimed one by one by small broadcasts rooted here),
- *           and TN_COLL_XLINES exchange lines, of teams whose members all
+ *           and two exchange slots of TN_COLL_XSLOT lines, of teams whose members all
  *           share memory (core/coll_node.c);
  *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
  *           than one node only, claimed by bytes call after call: where
@@ -240,13 +242,13 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
 /* Small fcollect and alltoall: each member's src (copy bytes) goes into
- * one of its exchange lines with its stamp (up to 60 bytes) or one of its
+ * one of its exchange slots with its stamps (up to 120 bytes) or one of its
  * allreduce halves and one barrier, then dest + j * len gets len bytes at
- * offset at of member j's line or half. */
+ * offset at of member j's slot or half. */
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at, size_t len);
-/* Allreduce of at most TN_COLL_FAST bytes (up to 60 through the
- * exchange lines, as the gather). */
+/* Allreduce of at most TN_COLL_FAST bytes (up to 120 through the
+ * exchange slots, as the gather). */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

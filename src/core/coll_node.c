@@ -8,8 +8,8 @@
  * two small allreduces later, after the barrier of the one between, which
  * every member passes only once it finished reading the earlier one: no
  * exit barrier. Small fcollect and alltoall use the same halves the same
- * way. Up to 60 bytes all three go through exchange lines instead, data
- * and stamp in one line, without the barrier (xline). Small broadcast:
+ * way. Up to 120 bytes all three go through exchange slots instead, data
+ * and stamps in the same lines, without the barrier (xslot). Small broadcast:
  * one way, through stamped lines of the root's area (small_bcast).
  * Large: broadcast reads the root's src between an entry and an exit
  * barrier; allreduce is core/coll_reduce.c's reduce-scatter. One member
@@ -44,6 +44,35 @@ static char *reduce_half(tn_cteam_t *t)
 static _Atomic uint32_t *stamp(const char *line)
 {
     return (_Atomic uint32_t *)(uintptr_t)(line + TN_BLINE_DATA);
+}
+
+/* Writes n bytes of src into the lines from x, 60 per line, each line's
+ * stamp (release) after its data, in order; at least one line. Returns
+ * the lines written. */
+static uint32_t lines_put(char *x, const void *src, size_t n, uint32_t seq)
+{
+    uint32_t k = n ? (uint32_t)((n + TN_BLINE_DATA - 1) / TN_BLINE_DATA) : 1;
+    for (uint32_t l = 0; l < k; l++) {
+        size_t off = (size_t)l * TN_BLINE_DATA;
+        size_t len = n - off < TN_BLINE_DATA ? n - off : TN_BLINE_DATA;
+        memcpy(x + (size_t)l * 64, (const char *)src + off, len);
+        atomic_store_explicit(stamp(x + (size_t)l * 64), seq, memory_order_release);
+    }
+    return k;
+}
+
+/* Copies bytes [off, off + len) of the data that lines_put wrote from x. */
+static void lines_get(void *dest, const char *x, size_t off, size_t len)
+{
+    char *d = dest;
+    while (len) {
+        size_t l = off / TN_BLINE_DATA, in = off % TN_BLINE_DATA;
+        size_t c = TN_BLINE_DATA - in < len ? TN_BLINE_DATA - in : len;
+        memcpy(d, x + l * 64 + in, c);
+        d += c;
+        off += c;
+        len -= c;
+    }
 }
 
 /* Wakes the members asleep on the stamp word w (a root whose members may
@@ -98,13 +127,9 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         for (int j = 0; j < n; j++)
             if (j != me)
                 tn_coll_wait(t, j, last);
-        for (uint32_t l = 0; l < k; l++) {
-            size_t off = (size_t)l * TN_BLINE_DATA;
-            size_t len = nbytes - off < TN_BLINE_DATA ? nbytes - off : TN_BLINE_DATA;
-            memcpy(h + (size_t)l * 64, (const char *)src + off, len);
-            atomic_store_explicit(stamp(h + (size_t)l * 64), seq, memory_order_release);
-            t->bline[line + l] = seq;
-        }
+        lines_put(h, src, nbytes, seq);
+        for (uint32_t l = line; l < line + k; l++)
+            t->bline[l] = seq;
         if (tn_wait_may_sleep())
             wake_members(t, stamp(h + (size_t)(k - 1) * 64));
         if (dest != src)
@@ -119,11 +144,7 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
          * writes these lines again only after this member acknowledged. */
         while ((v = atomic_load_explicit(w, memory_order_acquire)) != seq)
             tn_wait_u32_change(w, v, &mine->sleeping);
-        for (uint32_t l = 0; l < k; l++) {
-            size_t off = (size_t)l * TN_BLINE_DATA;
-            size_t len = nbytes - off < TN_BLINE_DATA ? nbytes - off : TN_BLINE_DATA;
-            memcpy((char *)dest + off, r + (size_t)l * 64, len);
-        }
+        lines_get(dest, r, 0, nbytes);
         tn_coll_signal(t, root, seq); /* done with the root's lines */
     }
 }
@@ -144,39 +165,45 @@ void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     tn_coll_barrier(t); /* nobody reads the root's src any more */
 }
 
-/* Small exchange, data and flag in one line: each member copies its src
- * (at most TN_BLINE_DATA bytes) into one of its two exchange lines with
- * the call's stamp, and reads every member's line in place once its stamp
- * says this call. The lines alternate with the allreduce halves' turn
- * (t->par), so a member writes a line again only after a call of the
- * other turn, in which it waited for every member's entry (its stamp or
- * the barrier), which each member makes only after it finished reading
- * this call: no exit barrier, and no barrier on entry either, since the
- * stamp is the flag. Per call one line moves from each member to each
- * other (2 ranks: one transfer each way, at once), where the barrier
- * and the reads of the halves took a round trip and a transfer. */
-static char *xline(tn_cteam_t *t)
+/* Small exchange, data and flag in the same lines: each member copies its
+ * src (at most TN_XDATA bytes) into one of its two exchange slots, 60
+ * bytes and the call's stamp per line, and reads every member's slot in
+ * place once the stamp of its last line says this call. The slots
+ * alternate with the allreduce halves' turn (t->par), so a member writes
+ * a slot again only after a call of the other turn, in which it waited
+ * for every member's entry (its stamp or the barrier), which each member
+ * makes only after it finished reading this call: no exit barrier, and
+ * no barrier on entry either, since the stamp is the flag. Per call of up
+ * to 60 bytes one line moves from each member to each other (2 ranks: one
+ * transfer each way, at once), where the barrier and the reads of the
+ * halves took a round trip and a transfer. */
+#define TN_XDATA (TN_COLL_XSLOT * TN_BLINE_DATA)
+
+static char *xslot(tn_cteam_t *t)
 {
-    char *x = t->fast + 2 * TN_COLL_FAST + (size_t)(TN_COLL_BLINES + t->par) * 64;
+    char *x = t->fast + 2 * TN_COLL_FAST +
+              (size_t)(TN_COLL_BLINES + t->par * TN_COLL_XSLOT) * 64;
     t->par ^= 1;
     return x;
 }
 
-static void xpublish(tn_cteam_t *t, char *x, const void *src, size_t copy, uint32_t seq)
+static uint32_t xpublish(tn_cteam_t *t, char *x, const void *src, size_t copy,
+                         uint32_t seq)
 {
-    memcpy(x, src, copy);
-    atomic_store_explicit(stamp(x), seq, memory_order_release);
+    uint32_t k = lines_put(x, src, copy, seq);
     if (tn_wait_may_sleep())
-        wake_members(t, stamp(x));
+        wake_members(t, stamp(x + (size_t)(k - 1) * 64));
+    return k;
 }
 
-/* Member j's exchange line x as mapped here, once it holds call seq. */
-static const char *xwait(tn_cteam_t *t, int j, const char *x, uint32_t seq)
+/* Member j's exchange slot x as mapped here, once its k lines hold call
+ * seq. */
+static const char *xwait(tn_cteam_t *t, int j, const char *x, uint32_t k, uint32_t seq)
 {
     if (j == t->rank)
         return x;
     const char *r = at(t, j, x);
-    _Atomic uint32_t *w = stamp(r);
+    _Atomic uint32_t *w = stamp(r + (size_t)(k - 1) * 64);
     tn_coll_flag_t *mine =
         (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     uint32_t v;
@@ -188,13 +215,14 @@ static const char *xwait(tn_cteam_t *t, int j, const char *x, uint32_t seq)
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at_off, size_t len)
 {
-    if (copy <= TN_BLINE_DATA) {
+    if (copy <= TN_XDATA) {
         uint32_t seq = ++t->seq;
-        char *x = xline(t);
-        xpublish(t, x, src, copy, seq);
+        char *x = xslot(t);
+        uint32_t k = xpublish(t, x, src, copy, seq);
         for (int s = 1; s <= t->size; s++) { /* this member last */
             int j = (t->rank + s) % t->size;
-            memcpy((char *)dest + (size_t)j * len, xwait(t, j, x, seq) + at_off, len);
+            lines_get((char *)dest + (size_t)j * len, xwait(t, j, x, k, seq), at_off,
+                      len);
         }
         return;
     }
@@ -210,13 +238,20 @@ void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
 {
     int n = t->size;
     size_t bytes = count * es;
-    if (bytes <= TN_BLINE_DATA) { /* in team order, as below */
+    if (bytes <= TN_XDATA) { /* in team order, as below */
         uint32_t seq = ++t->seq;
-        char *x = xline(t);
-        xpublish(t, x, src, bytes, seq);
-        memcpy(dest, xwait(t, 0, x, seq), bytes);
-        for (int j = 1; j < n; j++)
-            fn(dest, xwait(t, j, x, seq), count);
+        char *x = xslot(t);
+        uint32_t k = xpublish(t, x, src, bytes, seq);
+        _Alignas(64) char in[TN_XDATA];
+        lines_get(dest, xwait(t, 0, x, k, seq), 0, bytes);
+        for (int j = 1; j < n; j++) {
+            const char *r = xwait(t, j, x, k, seq);
+            if (k > 1) { /* the data is split around a stamp */
+                lines_get(in, r, 0, bytes);
+                r = in;
+            }
+            fn(dest, r, count);
+        }
         return;
     }
     char *h = reduce_half(t);

@@ -390,12 +390,13 @@ static void check_team(tern_team_t team, const char *tname)
                      it, root, nb, i);
     }
     /* Small exchanges back to back without a barrier: allreduce, fcollect
-     * and all-to-all whose src is up to 60 bytes go through the stamped
-     * exchange lines of a team on one node, in turn with larger ones
+     * and all-to-all whose src is up to 120 bytes go through the stamped
+     * exchange slots of a team on one node (60 bytes per line: blocks
+     * across a line's end), in turn with larger ones
      * through the allreduce halves, a member lagging now and then. */
     for (int it = 0; it < 300; it++) {
-        static const size_t xsz[] = {8, 56, 24, 200, 8, 60, 1, 16};
-        size_t nb = xsz[it % 8];
+        static const size_t xsz[] = {8, 56, 24, 200, 8, 60, 1, 16, 61, 120, 121};
+        size_t nb = xsz[it % 11];
         unsigned tag = 900 + (unsigned)it;
         if (me == (it / 40) % n && it % 40 == 11)
             usleep(1000);
