@@ -206,8 +206,9 @@
       "a network target travels as two RMA writes without completions (into "            \
       "a mailbox slot at the target, the old value back into one here) "                 \
       "instead of two messages, where no op of the thread is still travelling "          \
-      "by message. Costs 64 bytes of every rank's control area per rank and "            \
-      "thread slot (4). 0: by message.")                                                 \
+      "by message. A target serves 64 (initiator, thread) pairs this way, "              \
+      "the first to ask; 4.25 KiB of every rank's control area. 0: by "                  \
+      "message.")                                                                        \
     X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \
