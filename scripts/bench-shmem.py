@@ -17,7 +17,8 @@ ratio of the two medians, and its spread the lowest and highest speedup
 of one round (a Tern run against the OSHMEM run right after it). On a VM
 whose shared-memory latency moves between regimes minutes or seconds
 apart, one Tern run followed by one OSHMEM run compares two regimes as
-often as two libraries (docs/bench.md, "shmem-bench").
+often as two libraries (docs/bench.md, "shmem-bench";
+docs/design/shmem-bench.md).
 
     scripts/bench-shmem.py                        # shm, 2 PEs
     scripts/bench-shmem.py --config shm,net --json shmem.jsonl
