@@ -51,7 +51,11 @@ static uint64_t c_tern(void *ctx, long ops)
     for (long i = 0; i < ops; i++) {
         switch (c->kind) {
         case C_BARRIER: rc |= tern_team_barrier(TERN_TEAM_WORLD); break;
-        case C_BCAST: rc |= tern_broadcast(TERN_TEAM_WORLD, c->b, c->a, n, 0); break;
+        case C_BCAST:
+            /* In place: the root's b is the source, as MPI_Bcast's buffer
+             * is (the same bytes move on both sides). */
+            rc |= tern_broadcast(TERN_TEAM_WORLD, c->b, c->b, n, 0);
+            break;
         case C_ALLREDUCE:
             rc |= tern_allreduce(TERN_TEAM_WORLD, c->b, c->a, n / sizeof(double),
                                  TERN_TYPE_DOUBLE, TERN_RED_SUM);
@@ -76,11 +80,7 @@ static uint64_t c_base(void *ctx, long ops)
     for (long i = 0; i < ops; i++) {
         switch (c->kind) {
         case C_BARRIER: rc |= MPI_Barrier(MPI_COMM_WORLD); break;
-        case C_BCAST:
-            /* MPI's root keeps its buffer: broadcast in place, as Tern
-             * reads a and writes b on the root as well. */
-            rc |= MPI_Bcast(c->b, n, MPI_BYTE, 0, MPI_COMM_WORLD);
-            break;
+        case C_BCAST: rc |= MPI_Bcast(c->b, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
         case C_ALLREDUCE:
             rc |= MPI_Allreduce(c->a, c->b, n / (int)sizeof(double), MPI_DOUBLE, MPI_SUM,
                                 MPI_COMM_WORLD);
