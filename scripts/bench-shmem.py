@@ -9,9 +9,20 @@ relative to OSHMEM (>1: Tern faster) and, where a native row exists, what
 libtshmem adds over Tern's native API. --json writes the rows as JSON
 lines (a provenance record first) for bench/plot.py (tern-bench-plot).
 
+The two libraries run alternately: each block of rows (one family by
+default, --block) runs --rounds times as Tern's job, OSHMEM's job, Tern's,
+OSHMEM's ... A row's Tern and OSHMEM figures are the medians over the
+rounds of each run's own median (of --trials trials), its speedup the
+ratio of the two medians, and its spread the lowest and highest speedup
+of one round (a Tern run against the OSHMEM run right after it). On a VM
+whose shared-memory latency moves between regimes minutes or seconds
+apart, one Tern run followed by one OSHMEM run compares two regimes as
+often as two libraries (docs/bench.md, "shmem-bench";
+docs/design/shmem-bench.md).
+
     scripts/bench-shmem.py                        # shm, 2 PEs
     scripts/bench-shmem.py --config shm,net --json shmem.jsonl
-    scripts/bench-shmem.py --row-time 0.05 --sizes 8,4K --rows lat,amo
+    scripts/bench-shmem.py --row-time 0.05 --sizes 8,4K --rows lat,amo --rounds 5
 
 Configurations: shm (Tern: same-node shared memory; OSHMEM: UCX with its
 shared-memory transports), net (Tern: TERN_SHM=off, its libfabric path;
@@ -27,9 +38,11 @@ import os
 import platform
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "bench", "shmem")
@@ -39,14 +52,19 @@ LINE_FAMILIES = {
     "put_bw": "bw", "put_nbi_bw": "bw", "get_bw": "bw", "get_nbi_bw": "bw",
     "put_signal_pp": "coll", "broadcast64": "coll", "long_sum_to_all": "coll",
 }
+# shmem-bench's row families (--rows), in its order; "native" (Tern's
+# native rows beside the library rows) is not a block of its own.
+FAMILIES = ("lat", "bw", "rate", "amo", "signal", "barrier", "bcast", "reduce", "gups",
+            "sort")
 
 
 def log(msg):
     print(f"bench-shmem: {msg}", file=sys.stderr, flush=True)
 
 
-def run(cmd, env=None, timeout=None):
-    log("$ " + " ".join(cmd))
+def run(cmd, env=None, timeout=None, quiet=False):
+    if not quiet:
+        log("$ " + " ".join(cmd))
     # A session of its own, so that a run past the timeout ends with every
     # process it started (launcher and PEs), not only the launcher.
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True,
@@ -98,7 +116,16 @@ def main():
     ap.add_argument("--rows", default="all", help="families: lat,bw,rate,amo,signal,barrier,"
                     "bcast,reduce,gups,sort,native (default all)")
     ap.add_argument("--sizes", help="sizes of the size rows, e.g. 8,64,4K")
-    ap.add_argument("--trials", default="7", help="trials per row (default 7)")
+    ap.add_argument("--trials", default="7", help="trials per row in one run (default 7)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="runs of each block per library, Tern's and OSHMEM's alternating "
+                    "(default 3)")
+    ap.add_argument("--block", choices=("family", "all"), default="family",
+                    help="what one run holds: one row family (default) or every "
+                    "selected row")
+    ap.add_argument("--no-probe", action="store_true",
+                    help="leave out the raw flag ping-pong (tern-bench put_pingpong) run "
+                    "before each round that shows the machine's shm regime")
     ap.add_argument("--gups-log2", default="20", help="GUPS table words per PE, log2")
     ap.add_argument("--sort-keys", default="65536", help="integer sort keys per PE")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
@@ -116,6 +143,18 @@ def main():
     for c in configs:
         if c not in ("shm", "net", "mixed"):
             ap.error(f"--config: unknown configuration {c!r} (shm, net, mixed)")
+    if not 1 <= a.rounds <= 99:
+        ap.error("--rounds wants 1 .. 99")
+    fams = list(FAMILIES) if a.rows == "all" else [f for f in a.rows.split(",") if f]
+    for f in fams:
+        if f not in FAMILIES + ("native",):
+            ap.error(f"--rows: unknown family {f!r} ({', '.join(FAMILIES)}, native)")
+    native = a.rows == "all" or "native" in fams
+    fams = [f for f in fams if f != "native"]
+    if a.block == "all" or not fams:
+        blocks = [",".join(fams) or "native"]
+    else:
+        blocks = fams
     t_oshcc = os.path.join(a.build_dir, "src", "shmem", "oshcc")
     t_oshrun = os.path.join(a.build_dir, "src", "shmem", "oshrun")
     for f in (t_oshcc, t_oshrun):
@@ -136,7 +175,7 @@ def main():
         ompi_bin = build(a.oshmem_cc, "oshmem", os.path.join(work, "shmem-bench-oshmem"),
                          False)
 
-    args = ["--json", "--row-time", a.row_time, "--trials", a.trials, "--rows", a.rows, "--gups-log2",
+    args = ["--json", "--row-time", a.row_time, "--trials", a.trials, "--gups-log2",
             a.gups_log2, "--sort-keys", a.sort_keys]
     if a.sizes:
         args += ["--sizes", a.sizes]
@@ -147,11 +186,12 @@ def main():
         "commit": git_commit(), "date": datetime.datetime.now(datetime.timezone.utc)
         .strftime("%Y-%m-%dT%H:%M:%SZ"), "pes": a.np, "row_time": float(a.row_time),
         "oshmem_version": ompi_version() if have_ompi else None,
-        "baseline_name": "Open MPI OSHMEM",
+        "baseline_name": "Open MPI OSHMEM", "rounds": a.rounds, "block": a.block,
     }
     out_rows = []
     table = []
     table_notes = []
+    t0 = time.monotonic()
     for cfg in configs:
         env = dict(os.environ, SHMEM_SYMMETRIC_SIZE=a.heap)
         tenv = dict(env)
@@ -161,8 +201,7 @@ def main():
         if cfg == "mixed":
             tcmd += ["--nodes", "2"]  # simulated nodes: the network between them
         tcmd += [tern_bin, *args]
-        trows = parse_rows(run(tcmd, tenv, a.timeout), "Tern's shmem-bench")
-        orows, ocmd = [], None
+        ocmd = None
         if ompi_bin:
             ocmd = [a.oshmem_run, "-np", str(a.np), "--oversubscribe", "--mca", "osc", "^rdma",
                     "-x", f"SHMEM_SYMMETRIC_SIZE={a.heap}"]
@@ -174,7 +213,31 @@ def main():
                 # barrier go through MPI, which would use shared memory.
                 ocmd += ["-x", "UCX_TLS=self,tcp", "--mca", "btl", "self,tcp"]
             ocmd += [ompi_bin, *args]
-            orows = parse_rows(run(ocmd, env, a.timeout), "Open MPI's shmem-bench")
+        # Every run's rows, by round: runs[impl][round] = [rows].
+        runs = {"tern": [[] for _ in range(a.rounds)], "oshmem": [[] for _ in range(a.rounds)]}
+        probes = [[] for _ in range(a.rounds)]  # raw ns before each block's round
+        for bi, blk in enumerate(blocks):
+            trows = blk + (",native" if native and blk != "native" else "")
+            for rnd in range(a.rounds):
+                first = bi == 0 and rnd == 0
+                raw = None if a.no_probe else probe(a.build_dir, a.timeout)
+                probes[rnd].append(raw)
+                sides = [("tern", tcmd, tenv, trows, "Tern's shmem-bench")]
+                if ocmd:
+                    sides.append(("oshmem", ocmd, env, blk, "Open MPI's shmem-bench"))
+                took = []
+                for impl, cmd, e, rows, what in sides:
+                    s0 = time.monotonic()
+                    out = parse_rows(run(cmd + ["--rows", rows], e, a.timeout,
+                                         quiet=not first), what)
+                    for r in out:
+                        r["raw_ns"] = raw
+                    runs[impl][rnd].extend(out)
+                    took.append(f"{impl} {time.monotonic() - s0:.1f} s")
+                if raw is not None:
+                    took.insert(0, f"raw {raw:.0f} ns")
+                log(f"{cfg}: {blk} round {rnd + 1}/{a.rounds} ({', '.join(took)}); "
+                    f"block {bi + 1}/{len(blocks)}, {time.monotonic() - t0:.0f} s in all")
         tern_env = {k: v for k, v in tenv.items() if k.startswith(("TERN_", "SHMEM_"))}
         copy = tern_copy(a.build_dir, tenv) if cfg != "net" else None
         if copy:
@@ -183,13 +246,22 @@ def main():
                                f"and {copy['cold_nt_from']} (cold); calibration "
                                f"{copy['calibration']}")
         p = dict(prov, bench=f"shmem-{cfg}", config=cfg, tern_env=tern_env, tern_copy=copy,
-                 tern_cmd=" ".join(tcmd), oshmem_cmd=" ".join(ocmd) if ocmd else None,
+                 tern_cmd=" ".join(tcmd) + " --rows BLOCK",
+                 oshmem_cmd=" ".join(ocmd) + " --rows BLOCK" if ocmd else None,
+                 blocks=blocks,
                  oshmem_transport=("UCX (spml ucx), UCX_TLS=self,tcp; MPI btl self,tcp"
                                    if cfg != "shm" else
                                    "UCX (spml ucx), its default shared-memory transports")
                  if ompi_bin else None)
+        raws = [x for pr in probes for x in pr if x is not None]
+        if raws:
+            table_notes.append(f"# {cfg}: raw flag ping-pong before each round, half round "
+                               f"trip {min(raws):.0f} .. {max(raws):.0f} ns (median "
+                               f"{statistics.median(raws):.0f}), column raw ns: the median of a "
+                               "row's rounds")
+        p["raw_ns"] = raws
         out_rows.append(p)
-        out_rows.extend(join(cfg, trows, orows, a.np, table))
+        out_rows.extend(join(cfg, runs, a.np, table))
     text = "\n".join([format_table(table, prov, configs, bool(ompi_bin)), *table_notes])
     if a.json == "-":
         print(text, file=sys.stderr)
@@ -209,42 +281,96 @@ def main():
     return 0
 
 
-def join(cfg, trows, orows, npes, table):
-    """One row per (op, size) of Tern's library rows, OSHMEM's and the native
-    row of the same op beside it."""
+def spread(vals):
+    """p10 and p90 of vals as shmem-bench takes them from its trials."""
+    v = sorted(vals)
+    return v[len(v) // 10], v[len(v) - 1 - len(v) // 10]
+
+
+def join(cfg, runs, npes, table):
+    """One row per (op, size) of Tern's library rows: the medians over the
+    rounds of Tern's, OSHMEM's and the native row of the same op, the ratio
+    of the medians and the spread of the per-round ratios."""
+    rounds = len(runs["tern"])
+    # by[(impl, op, size)] = [row of round 0 or None, row of round 1, ...]
     by = {}
-    for r in trows + orows:
-        by[(r["impl"], r["op"], r["size"])] = r
-    rows = []
-    for r in trows:
-        if r["impl"] != "tern":
-            continue
-        key = (r["op"], r["size"])
-        o = by.get(("oshmem",) + key)
-        n = by.get(("tern-native",) + key)
-        fam = LINE_FAMILIES.get(r["op"])
+    order = []
+    for side in ("tern", "oshmem"):
+        for rnd, rows in enumerate(runs[side]):
+            for r in rows:
+                key = (r["impl"], r["op"], r["size"])
+                if key not in by:
+                    by[key] = [None] * rounds
+                    if r["impl"] == "tern":
+                        order.append(key[1:])
+                by[key][rnd] = r
+    out = []
+    for key in order:
+        t = by[("tern",) + key]
+        o = by.get(("oshmem",) + key, [None] * rounds)
+        n = by.get(("tern-native",) + key, [None] * rounds)
+        first = next(r for r in t if r)
+        better = first["better"]
+
+        def vals(rs):
+            return [r["value"] for r in rs if r]
+
+        def med(rs):
+            v = vals(rs)
+            return statistics.median(v) if v else None
+
+        def p10_p90(rs):
+            v = [r for r in rs if r]
+            if not v:
+                return None, None
+            if len(v) == 1:  # one run: its own trials' spread
+                return v[0]["p10"], v[0]["p90"]
+            return spread([r["value"] for r in v])
+
+        tv, ov, nv = med(t), med(o), med(n)
+        raws = [r.get("raw_ns") for r in t if r and r.get("raw_ns") is not None]
+        per_round = [speed(x["value"], y["value"], better)
+                     for x, y in zip(t, o) if x and y]
+        vs_nat = [speed(y["value"], x["value"], better) for x, y in zip(t, n) if x and y]
+        tp10, tp90 = p10_p90(t)
+        op10, op90 = p10_p90(o)
+        np10, np90 = p10_p90(n)
+        fam = LINE_FAMILIES.get(key[0])
         row = {
             "bench": f"shmem-{cfg}-{fam}" if fam else f"shmem-{cfg}-summary",
-            "config": cfg, "op": r["op"], "measure": r["op"], "size": r["size"],
-            "value": r["value"], "unit": r["unit"], "p10": r["p10"], "p90": r["p90"],
-            "better": r["better"], "trials": r["trials"], "ops": r["ops"], "ranks": npes,
-            "nodes": 1, "method": r.get("method"),
-            "baseline": o["value"] if o else None,
-            "baseline_p10": o["p10"] if o else None,
-            "baseline_p90": o["p90"] if o else None,
-            "baseline_method": o.get("method") if o else None,
+            "config": cfg, "op": key[0], "measure": key[0], "size": key[1],
+            "value": tv, "unit": first["unit"], "p10": tp10, "p90": tp90,
+            "better": better, "trials": first["trials"], "ops": first["ops"],
+            "ranks": npes, "nodes": 1, "method": first.get("method"),
+            "rounds": len(vals(t)),
+            "tern_rounds": vals(t),
+            "baseline": ov,
+            "baseline_p10": op10,
+            "baseline_p90": op90,
+            "baseline_rounds": vals(o),
+            "baseline_method": next((r.get("method") for r in o if r), None),
             "baseline_name": "Open MPI OSHMEM",
-            "ratio": r["value"] / o["value"] if o and o["value"] else None,
-            "speedup": speed(r["value"], o["value"] if o else None, r["better"]),
-            "native": n["value"] if n else None,
-            "native_p10": n["p10"] if n else None,
-            "native_p90": n["p90"] if n else None,
-            # >1: libtshmem slower than the native call by that factor
-            "vs_native": speed(n["value"], r["value"], r["better"]) if n else None,
+            "ratio": tv / ov if ov else None,
+            "speedup": speed(tv, ov, better),
+            # the slowest and fastest round: one Tern run against the OSHMEM
+            # run right after it
+            "speedup_min": min(per_round) if per_round else None,
+            "speedup_max": max(per_round) if per_round else None,
+            "native": nv,
+            "native_p10": np10,
+            "native_p90": np90,
+            "native_rounds": vals(n),
+            # >1: libtshmem slower than the native call by that factor (the
+            # native row runs right after the library row, in the same run)
+            "vs_native": speed(nv, tv, better) if nv else None,
+            "vs_native_min": min(vs_nat) if vs_nat else None,
+            "vs_native_max": max(vs_nat) if vs_nat else None,
+            # the raw flag ping-pong's half round trip (ns) before each round
+            "raw_ns": raws,
         }
-        rows.append(row)
+        out.append(row)
         table.append(row)
-    return rows
+    return out
 
 
 def fmt(v):
@@ -266,19 +392,30 @@ def format_table(rows, prov, configs, ompi):
     out = [f"# shmem-bench, {prov['pes']} PEs on {prov['host']} ({prov['cpu']}, "
            f"{prov['online_cpus']} CPUs), {prov['date']}, Tern {prov['tern_version']} "
            f"({prov['commit']}), row time {prov['row_time']} s",
-           f"# OSHMEM: {prov['oshmem_version'] or 'absent'}; speedup = Tern's speed / "
-           "OSHMEM's (>1: Tern faster); shmem/native = libtshmem's time / Tern native "
-           "(1.00: no overhead)"]
+           f"# OSHMEM: {prov['oshmem_version'] or 'absent'}; medians over {prov['rounds']} "
+           f"rounds of Tern's run then OSHMEM's (one {prov['block']} per run); speedup = "
+           "Tern's speed / OSHMEM's (>1: Tern faster), of the medians, [the slowest .. "
+           "fastest round]; shmem/native = libtshmem's time / Tern native (1.00: no "
+           "overhead)"]
     hdr = f"{'config':6} {'op':16} {'size':>6} {'unit':5} {'Tern':>9} {'OSHMEM':>9} " \
-          f"{'speedup':>8} {'native':>9} {'shmem/native':>12}"
+          f"{'speedup':>8} {'rounds':>13} {'native':>9} {'shmem/native':>12} {'raw ns':>6}"
     out.append(hdr)
+    slower = []
     for r in rows:
         sp = r["speedup"]
         vn = r["vs_native"]
+        rr = (f"[{r['speedup_min']:.2f}..{r['speedup_max']:.2f}]"
+              if r["speedup_min"] is not None else "")
+        raw = f"{statistics.median(r['raw_ns']):.0f}" if r["raw_ns"] else ""
         out.append(f"{r['config']:6} {r['op']:16} {size_label(r['size']):>6} {r['unit']:5} "
                    f"{fmt(r['value']):>9} {fmt(r['baseline']):>9} "
-                   f"{(f'{sp:.2f}x' if sp else 'n/a'):>8} {fmt(r['native']):>9} "
-                   f"{(f'{vn:.3f}' if vn else ''):>12}")
+                   f"{(f'{sp:.2f}x' if sp else 'n/a'):>8} {rr:>13} {fmt(r['native']):>9} "
+                   f"{(f'{vn:.3f}' if vn else ''):>12} {raw:>6}")
+        if sp is not None and sp < 1:
+            slower.append(f"{r['config']} {r['op']} {size_label(r['size'])} {sp:.2f}x {rr}")
+    if ompi:
+        out.append(f"# slower than OSHMEM (median): {len(slower)} of {len(rows)} rows"
+                   + ("".join(f"\n#   {s}" for s in slower)))
     return "\n".join(out)
 
 
@@ -325,6 +462,30 @@ def tern_copy(build_dir, env):
         elif "(cold): non-temporal from" in line:
             out["cold_nt_from"] = line.rsplit("from", 1)[1].strip()
     return out
+
+
+def probe(build_dir, timeout):
+    """The raw half round trip (ns) of a flag ping-pong between two processes
+    on this node (tern-bench put_pingpong's baseline: plain stores and a
+    spin, no Tern on the path), or None when tern-bench is absent or fails.
+    It tells which of the VM's two shm regimes a round ran in."""
+    cmd = [os.path.join(build_dir, "tools", "ternrun", "ternrun"), "-n", "2",
+           os.path.join(build_dir, "bench", "tern-bench"), "put_pingpong", "--sizes", "8",
+           "--row-time", "0.05", "--trials", "3", "--json"]
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, timeout=min(timeout, 60)).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        if line.startswith("{"):
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if r.get("op") == "put+flag" and r.get("baseline"):
+                return float(r["baseline"])
+    return None
 
 
 def git_commit():

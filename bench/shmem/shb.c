@@ -120,11 +120,14 @@ static const char *unit_of(enum shb_kind k)
     return "?";
 }
 
-void shb_run(const shb_row_t *row, size_t size)
+/* Calibration of row at size: 1, 4, 16 ... operations until one call
+ * takes 2 ms (or the caps are reached, or budget seconds have passed). PE
+ * 0 decides, every PE follows. Returns the fastest time per operation of
+ * a step with enough operations; *cap_out: the operations one trial may
+ * run. */
+static double calibrate(const shb_row_t *row, size_t size, double budget, long *cap_out)
 {
     double r0 = shb_now();
-    /* Calibration: 1, 4, 16 ... operations until one call takes 2 ms (or
-     * the caps are reached). PE 0 decides, every PE follows. */
     long n = 1, cap = opt_max_iters;
     if (row->bytes_per_op && size && opt_trial_bytes / size < (size_t)cap)
         cap = (long)(opt_trial_bytes / size) > 0 ? (long)(opt_trial_bytes / size) : 1;
@@ -136,43 +139,48 @@ void shb_run(const shb_row_t *row, size_t size)
          * neighbour slowed down must not shrink the trials. */
         if (per_op == 0 || (n >= 16 && t / (double)n < per_op))
             per_op = t / (double)n;
-        long next =
-            (t >= 2e-3 || n >= cap || shb_now() - r0 > opt_row_time / 2) ? 0 : n * 4;
+        long next = (t >= 2e-3 || n >= cap || shb_now() - r0 > budget) ? 0 : n * 4;
         next = share(next);
         if (!next)
             break;
         n = next > cap ? cap : next;
     }
-    /* Trials: as many operations as keep the row within --row-time. */
-    double left = opt_row_time - (shb_now() - r0);
-    int trials = opt_trials;
-    if (left < per_op * trials * 3)
-        trials = 3;
+    *cap_out = cap;
+    return per_op;
+}
+
+/* Operations per trial for trials trials in left seconds (the same on
+ * every PE: PE 0's). */
+static long trial_iters(double left, int trials, double per_op, long cap)
+{
     long iters = left > 0 ? (long)(left / trials / (per_op > 0 ? per_op : 1e-9)) : 1;
     if (iters > cap)
         iters = cap;
     if (iters < 1)
         iters = 1;
-    /* Both from PE 0: every PE must run the same trials of the same length
-     * (their own timings differ, and a PE running one more trial would
-     * wait for the others forever). */
-    iters = share(iters);
-    trials = (int)share(trials);
-    double vals[64];
-    for (int i = 0; i < trials; i++) {
-        shmem_barrier_all();
-        double ti = row->loop(iters, size);
-        /* The slowest PE's time: a collective's root may return long
-         * before the others have their data. */
-        if (shb_me != 0)
-            shmem_double_p(&trial_time[shb_me], ti, 0);
-        shmem_barrier_all();
-        for (int pe = 1; shb_me == 0 && pe < shb_npes; pe++)
-            if (trial_time[pe] > ti)
-                ti = trial_time[pe];
-        vals[i] = value_of(row, size, iters, ti);
-    }
+    return share(iters);
+}
+
+/* One trial of iters operations: its value from the slowest PE's time (a
+ * collective's root may return long before the others have their data);
+ * meaningful on PE 0. */
+static double trial(const shb_row_t *row, size_t size, long iters)
+{
     shmem_barrier_all();
+    double ti = row->loop(iters, size);
+    if (shb_me != 0)
+        shmem_double_p(&trial_time[shb_me], ti, 0);
+    shmem_barrier_all();
+    for (int pe = 1; shb_me == 0 && pe < shb_npes; pe++)
+        if (trial_time[pe] > ti)
+            ti = trial_time[pe];
+    return value_of(row, size, iters, ti);
+}
+
+/* PE 0 prints the row's median and p10..p90 of its trials' values. */
+static void report(const shb_row_t *row, size_t size, double *vals, int trials,
+                   long iters, const char *note)
+{
     if (shb_me != 0)
         return;
     qsort(vals, (size_t)trials, sizeof vals[0], cmp_double);
@@ -183,9 +191,10 @@ void shb_run(const shb_row_t *row, size_t size)
         printf("{\"bench\": \"shmem\", \"impl\": \"%s\", \"op\": \"%s\", \"size\": %zu, "
                "\"value\": %.6g, \"unit\": \"%s\", \"p10\": %.6g, \"p90\": %.6g, "
                "\"better\": \"%s\", \"trials\": %d, \"ops\": %ld, \"pes\": %d, "
-               "\"method\": \"%s\"}\n",
+               "\"method\": \"%s%s\"}\n",
                row->impl ? row->impl : SHB_IMPL, row->op, size, med, unit_of(row->kind),
-               p10, p90, higher ? "higher" : "lower", trials, iters, shb_npes, row->note);
+               p10, p90, higher ? "higher" : "lower", trials, iters, shb_npes, row->note,
+               note);
     else
         printf("%-22s %9zu %12.4g %-5s  [%.4g .. %.4g]  %d x %ld\n", row->op, size, med,
                unit_of(row->kind), p10, p90, trials, iters);
@@ -197,19 +206,71 @@ void shb_run(const shb_row_t *row, size_t size)
                 shb_now() - t_start);
 }
 
+void shb_run(const shb_row_t *row, size_t size)
+{
+    double r0 = shb_now();
+    long cap;
+    double per_op = calibrate(row, size, opt_row_time / 2, &cap);
+    /* Trials: as many operations as keep the row within --row-time. */
+    double left = opt_row_time - (shb_now() - r0);
+    int trials = opt_trials;
+    if (left < per_op * trials * 3)
+        trials = 3;
+    /* Both from PE 0: every PE must run the same trials of the same length
+     * (their own timings differ, and a PE running one more trial would
+     * wait for the others forever). */
+    long iters = trial_iters(left, trials, per_op, cap);
+    trials = (int)share(trials);
+    double vals[64];
+    for (int i = 0; i < trials; i++)
+        vals[i] = trial(row, size, iters);
+    shmem_barrier_all();
+    report(row, size, vals, trials, iters, "");
+}
+
+/* A library row and its native pair at one size, their trials alternating
+ * (row, pair, row, pair ...) in twice the row time: on a machine whose
+ * speed moves within seconds, rows run one after the other can see two
+ * speeds, while alternate trials milliseconds apart see the same. */
+static void run_pair(const shb_row_t *row, const shb_row_t *pair, size_t size)
+{
+    double r0 = shb_now();
+    long cap_r, cap_p;
+    double per_r = calibrate(row, size, opt_row_time / 2, &cap_r);
+    double per_p = calibrate(pair, size, opt_row_time / 2, &cap_p);
+    double left = 2 * opt_row_time - (shb_now() - r0);
+    int trials = opt_trials;
+    if (left < (per_r + per_p) * trials * 3)
+        trials = 3;
+    long it_r = trial_iters(left / 2, trials, per_r, cap_r);
+    long it_p = trial_iters(left / 2, trials, per_p, cap_p);
+    trials = (int)share(trials);
+    double vr[64], vp[64];
+    for (int i = 0; i < trials; i++) {
+        vr[i] = trial(row, size, it_r);
+        vp[i] = trial(pair, size, it_p);
+    }
+    shmem_barrier_all();
+    report(row, size, vr, trials, it_r, "");
+    report(pair, size, vp, trials, it_p, " (trials alternating with the library row's)");
+}
+
 void shb_run_sizes(const shb_row_t *row, const size_t *sizes, int nsizes)
 {
-    /* The native pair runs with "native" selected, after the row when its
-     * family is selected too, alone when only "native" is. */
+    /* The native pair runs with "native" selected: its trials alternate
+     * with the row's when the row's family is selected too, alone when
+     * only "native" is. */
     const shb_row_t *pair =
         shb_native_pair && shb_selected("native") ? shb_native_pair(row->op) : NULL;
     int mine = shb_selected(row->family);
     for (int i = 0; i < nsizes; i++) {
         if (sizes[i] > shb_max_bytes)
             continue;
-        if (mine)
+        if (mine && pair)
+            run_pair(row, pair, sizes[i]);
+        else if (mine)
             shb_run(row, sizes[i]);
-        if (pair)
+        else if (pair)
             shb_run(pair, sizes[i]);
     }
 }

@@ -1,6 +1,6 @@
 /* shmem-bench, Tern build only: the rows of shb.c written with Tern's
  * native API (tern.h) instead of shmem.h, same loops, same buffers, each
- * run right after its library row (shb_run_sizes), so that
+ * run with its library row, their trials alternating (shb_run_sizes), so that
  * scripts/bench-shmem.py can report what libtshmem adds over Tern (impl
  * "tern-native" in the JSON rows). */
 #include <shmem.h>
@@ -105,6 +105,28 @@ static double barrier(long n, size_t size)
     return shb_now() - t0;
 }
 
+/* The deprecated shmem_broadcast64 / shmem_long_sum_to_all over every PE
+ * are these calls on the world team in libtshmem (src/shmem/coll_aset.c;
+ * the broadcast's root also keeps its dest aside and puts it back). */
+static double bcast(long n, size_t size)
+{
+    double t0 = shb_now();
+    for (long i = 0; i < n; i++)
+        check(tern_broadcast(TERN_TEAM_WORLD, shb_dst, shb_src, size, 0),
+              "tern_broadcast");
+    return shb_now() - t0;
+}
+
+static double reduce_sum(long n, size_t size)
+{
+    double t0 = shb_now();
+    for (long i = 0; i < n; i++)
+        check(tern_allreduce(TERN_TEAM_WORLD, shb_dst, shb_src, size / 8, TERN_TYPE_INT64,
+                             TERN_RED_SUM),
+              "tern_allreduce");
+    return shb_now() - t0;
+}
+
 static double signal_pp(long n, size_t size)
 {
     uint64_t base = sig_seq;
@@ -140,6 +162,10 @@ static const shb_row_t pairs[] = {
     {"native", "barrier_all", SHB_LAT_US, 0, barrier, 0, "tern_barrier", "tern-native"},
     {"native", "put_signal_pp", SHB_LAT_US, 0, signal_pp, 1,
      "tern_put_signal ping-pong, half round trip", "tern-native"},
+    {"native", "broadcast64", SHB_LAT_US, 0, bcast, 1,
+     "tern_broadcast on TERN_TEAM_WORLD from rank 0", "tern-native"},
+    {"native", "long_sum_to_all", SHB_LAT_US, 0, reduce_sum, 1,
+     "tern_allreduce on TERN_TEAM_WORLD, INT64 SUM", "tern-native"},
 };
 
 void shb_native_init(void)

@@ -126,12 +126,21 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
  * loop over address lists (three loads and a store a piece) slows by a
  * quarter. */
 #define TERN_VIS_REG_(p) __asm__("" : "+r"(p))
+/* v held in a vector register: the compiler would fold its load into
+ * each operation that uses it, loading it once an operation, and a
+ * check that does little more than load is bound by the load ports. */
+#if defined(__x86_64__)
+#define TERN_VIS_VREG_(v) __asm__("" : "+x"(v))
+#else
+#define TERN_VIS_VREG_(v) ((void)0)
+#endif
 /* Inlined even where the compiler would not: the element size is only a
  * constant inside the caller. */
 #define TERN_VIS_INLINE_ static inline __attribute__((always_inline))
 #else
 #define TERN_VIS_CONST_(x) 0
 #define TERN_VIS_REG_(p)   ((void)0)
+#define TERN_VIS_VREG_(v)  ((void)0)
 #define TERN_VIS_INLINE_   static inline
 #endif
 #define TERN_VIS_INLINE_ELEM_   64u /* element sizes copied inline, at most */
@@ -266,22 +275,49 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
 typedef uintptr_t tern_vis_v2_ __attribute__((vector_size(2 * sizeof(uintptr_t))));
 
 /* 1 when an address of list[0, count) lies outside [base, base + room]
- * (room < 2^63), else 0. An address a lies inside exactly when the sign
- * bit of off | (room - off) is clear, off = a - base (off above room, or
- * a below base, which wraps off past 2^63, sets it): an OR over the list,
- * four addresses a step in two vector registers (two chains), about 2.5
- * instructions an address. The inline indexed path below and the
- * library's check without AVX2 (tn_vis_outside_sse2 in
- * src/core/vis_opt.c) are this function. */
+ * (room < 2^63), else 0. Two passes, the second only when the first
+ * cannot decide:
+ *  - bound: the OR of the offsets off = a - base. It is at least every
+ *    offset, so at most room puts the whole list inside (an address below
+ *    base wraps its offset past 2^63, above any room). Two addresses a
+ *    vector subtract and OR, each list entry loaded once: about 1.5
+ *    instructions an address. It decides every list whose offsets stay
+ *    below the largest power of two at most room + 1 (the lower half of
+ *    the segment at least), and fails, never wrongly passes, some lists
+ *    above it.
+ *  - exact: an address a lies inside exactly when the sign bit of off |
+ *    (room - off) is clear (off above room, or a below base, sets it):
+ *    an OR over the list, four addresses a step, about 3.5 instructions
+ *    an address.
+ * The inline indexed path below and the library's check without AVX2
+ * (tn_vis_outside_sse2 in src/core/vis_opt.c) are this function. */
 TERN_VIS_INLINE_ int tern_vis_outside_(const void *const *list, size_t count,
                                        uintptr_t base, uintptr_t room)
 {
-    tern_vis_v2_ b0 = {0, 0}, b1 = {0, 0};
+    tern_vis_v2_ h0 = {0, 0}, h1 = {0, 0};
     size_t i = 0;
     for (; i + 4 <= count; i += 4) {
         tern_vis_v2_ a, c;
         memcpy(&a, list + i, sizeof a);
         memcpy(&c, list + i + 2, sizeof c);
+        TERN_VIS_VREG_(a); /* one load each, not one an operation */
+        TERN_VIS_VREG_(c);
+        h0 |= a - base;
+        h1 |= c - base;
+    }
+    h0 |= h1;
+    uintptr_t hi = h0[0] | h0[1];
+    for (size_t j = i; j < count; j++)
+        hi |= (uintptr_t)list[j] - base;
+    if (hi <= room)
+        return 0;
+    tern_vis_v2_ b0 = {0, 0}, b1 = {0, 0};
+    for (i = 0; i + 4 <= count; i += 4) {
+        tern_vis_v2_ a, c;
+        memcpy(&a, list + i, sizeof a);
+        memcpy(&c, list + i + 2, sizeof c);
+        TERN_VIS_VREG_(a);
+        TERN_VIS_VREG_(c);
         a -= base;
         c -= base;
         b0 |= a | (room - a);

@@ -91,7 +91,7 @@
       "Smallest pipelined broadcast (bytes) of a team of more than 2 members "           \
       "across nodes that runs down a chain (each member sends the data once); "          \
       "below, a binomial tree.")                                                         \
-    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "256K", NULL, 0,                    \
+    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "1M", NULL, 0,                      \
       "Bytes per chunk of a pipelined broadcast across nodes: a member "                 \
       "forwards each chunk as soon as it arrived; 0: the whole broadcast in "            \
       "one chunk.")                                                                      \
@@ -116,6 +116,12 @@
       "in the eager ring, where its log2(n) regions fit (else a binomial tree "          \
       "up to the fast area's region per child); above, a ring reduce-scatter "           \
       "and allgather (TERN_COLL_RING_PIECE).")                                           \
+    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "1M", NULL, 0,                            \
+      "Largest allreduce (bytes) of a team across nodes whose size is a power "          \
+      "of two by recursive halving and doubling (above TERN_COLL_TREE_MAX): a "          \
+      "reduce-scatter then an allgather in log2(n) steps each, the data put "            \
+      "into the partners' dests (2 members: both exchange the whole data); "             \
+      "above, and for other team sizes, the ring (TERN_COLL_RING_PIECE).")               \
     X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, 0,                    \
       "Bytes per piece of the ring allreduce of a team across nodes (above "             \
       "TERN_COLL_TREE_MAX): each piece goes into the next member's dest with "           \
@@ -200,8 +206,9 @@
       "a network target travels as two RMA writes without completions (into "            \
       "a mailbox slot at the target, the old value back into one here) "                 \
       "instead of two messages, where no op of the thread is still travelling "          \
-      "by message. Costs 64 bytes of every rank's control area per rank and "            \
-      "thread slot (4). 0: by message.")                                                 \
+      "by message. A target serves 64 (initiator, thread) pairs this way, "              \
+      "the first to ask; 4.25 KiB of every rank's control area. 0: by "                  \
+      "message.")                                                                        \
     X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \

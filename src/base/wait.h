@@ -53,4 +53,18 @@ void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *
 /* Called by a writer after changing *word. */
 void tn_wait_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);
 
+/* Whether a waiter of this machine may sleep on a futex under the policy
+ * (block mode; auto mode on an oversubscribed host with yields before
+ * sleeping). The policy comes from the configuration and the host, alike
+ * on every rank of a node, so a writer that reads 0 here knows that no
+ * mapped reader sleeps: it may publish with a release store and skip the
+ * StoreLoad fence and the wake check of tn_wait_wake (a reader's futex
+ * wait has a 10 ms timeout should a rank be configured otherwise). */
+static inline int tn_wait_may_sleep(void)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    return p->mode == TN_WAIT_BLOCK ||
+           (p->mode == TN_WAIT_AUTO && p->oversubscribed && p->yield_count > 0);
+}
+
 #endif

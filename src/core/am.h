@@ -188,7 +188,10 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n);
  * in the data ring, where the sender wrote it) and consumed after its
  * handler returns; the room goes back to the sender once, at the end.
  * Threads of this rank take turns per queue (a try: a queue another
- * thread drains is skipped). The messages handled.
+ * thread drains is skipped). The messages handled. A drain that finds a
+ * message first asks for the slot line its answer will take in the queue
+ * back to the sender (tn_msgq_prefetch_answer), so that the line's
+ * transfer overlaps the dispatch and the handler.
  *
  * A Request whose data part is large enough to go back to the ring's
  * start (TN_MSGQ_REUSE_MIN) has its fast Reply held until the Request is
@@ -202,9 +205,14 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
 {
     if (!tn_msgq_trylock(q))
         return 0;
+    tn_msgq_slot_t *r = tn_msgq_peek(q);
+    if (!r) {
+        tn_msgq_unlock(q);
+        return 0;
+    }
+    tn_msgq_prefetch_answer(q);
     int n = 0;
-    tn_msgq_slot_t *r;
-    while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
+    do {
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len))
             tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
@@ -216,9 +224,8 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
             tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
         tn_msgq_consume(q, r);
         n++;
-    }
-    if (n)
-        tn_msgq_release(q);
+    } while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL);
+    tn_msgq_release(q);
     tn_msgq_unlock(q);
     return n;
 }

@@ -18,46 +18,52 @@
 #include "core/event.h"
 
 /* After atomic_am.c's (+0, +1), acc.c's (+2, +3), atomic_agg.c's (+4, +5). */
-enum { H_HELLO = TN_AMH_ATOMIC + 6 };
+enum { H_HELLO = TN_AMH_ATOMIC + 6, H_HELLO_REPLY = TN_AMH_ATOMIC + 7 };
 
-#define THREADS  4  /* slots per pair of ranks: threads issuing at once */
+#define THREADS  4  /* slots of an initiator: threads issuing at once */
+#define POOL     64 /* request slots of a target, handed out by hello */
 #define LINE     64 /* bytes of one slot */
 #define REQ_W    6  /* request words: seq, type | op << 8, word, a1, a2, sum */
 #define REP_W    4  /* reply words: seq, old value, status, sum */
 #define PENDING  64 /* counters of ops in flight by message, by thread */
 #define SUM_SEED 0x6a09e667f3bcc909ull
 
-/* Hello states of a (target, slot) pair at the initiator. */
-enum { HELLO_NONE = 0, HELLO_OK = 1, HELLO_NO = 2 };
-
-/* Every rank claims the same two pieces of its control area, so a slot
- * has the same offset everywhere: req (size * THREADS slots: initiator r's
- * slot t at (r * THREADS + t) * LINE), written by the initiators and read
- * by the owner; rep (THREADS slots), written by targets, read by the
- * owner's thread holding the slot. */
+/* Every rank claims the same two pieces of its control area: req (POOL
+ * request slots, slot i given to the i-th (initiator, thread slot) pair
+ * that said hello), written by the initiators and read by the owner; rep
+ * (THREADS slots), written by targets, read by the owner's thread holding
+ * the slot. Neither grows with the job: a pair past the pool stays on
+ * messages. */
 static size_t req_off = SIZE_MAX, rep_off;
 static int on; /* planned and initialized here */
 
 /* The target's side: the pairs that said hello, scanned by progress.
- * active[0 .. nactive) is appended under hello_lock by the hello handler
- * and read without it (nactive published with release); served[e] is the
- * last sequence number run for pair e, advanced by compare-and-swap so
- * that two scanning threads run a request once. */
-static uint32_t *active;
+ * active[0 .. nactive) (initiator * THREADS + its slot) is appended under
+ * hello_lock by the hello handler and read without it (nactive published
+ * with release); served[i] is the last sequence number run from request
+ * slot i, advanced by compare-and-swap so that two scanning threads run a
+ * request once. */
+static uint32_t active[POOL];
 _Atomic uint32_t tn_ad_mbox_nactive;
-static _Atomic uint64_t *served;
-static _Atomic uint8_t *registered;
+static _Atomic uint64_t served[POOL];
 static pthread_mutex_t hello_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The initiator's side: a slot is held by one thread for one op. The
- * state of its hello with each target and its sequence numbers are
- * touched by the holder only. */
+/* The initiator's side: a slot is held by one thread for one op. Its
+ * sequence numbers and its table of hello answers (the request slot each
+ * target gave it, or NO) are touched by the holder only. The table holds
+ * only targets this slot has contacted: open addressing on rank + 1. */
+enum { HELLO_NO = -1 };
+typedef struct {
+    uint32_t rank1; /* rank + 1; 0: empty */
+    int32_t idx;    /* request slot at that target, or HELLO_NO */
+} hello_t;
 typedef struct {
     _Alignas(64) _Atomic int busy;
     uint64_t seq; /* last used; grows across targets */
+    hello_t *tab;
+    uint32_t cap, n;
 } slot_t;
 static slot_t slots[THREADS];
-static uint8_t *hello; /* [size * THREADS] HELLO_* */
 static _Atomic unsigned next_slot;
 static TN_TLS_FAST _Thread_local int my_slot = -1;
 
@@ -118,9 +124,16 @@ void tn_ad_mbox_plan(tn_ctrl_space_t *space)
     req_off = SIZE_MAX;
     if (!tn_cfg.amo_mailbox || tn_core.size < 2)
         return;
-    req_off = tn_ctrl_alloc(space, (size_t)tn_core.size * THREADS * LINE, LINE);
+    req_off = tn_ctrl_alloc(space, POOL * LINE, LINE);
     rep_off = tn_ctrl_alloc(space, THREADS * LINE, LINE);
 }
+
+/* The answer to a hello: [0] the request slot + 1 (0: none), [1] the
+ * initiator's hello_wait_t. */
+typedef struct {
+    tn_comp_t c;
+    int32_t idx;
+} hello_wait_t;
 
 static void on_hello(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                      int nargs)
@@ -131,41 +144,55 @@ static void on_hello(tern_am_token_t token, void *buf, size_t len, const tern_am
     tern_am_source(token, &src);
     if (nargs != 2)
         return;
-    int st = TERN_ERR_UNSUPPORTED;
+    uint64_t idx1 = 0;
     if (on && src >= 0 && src < tn_core.size && a[0] < THREADS) {
-        uint32_t e = (uint32_t)src * THREADS + (uint32_t)a[0];
+        /* An initiator's slot says hello once per target (it keeps the
+         * answer), so every hello takes a new request slot. */
         pthread_mutex_lock(&hello_lock);
-        if (!atomic_exchange_explicit(&registered[e], 1, memory_order_relaxed)) {
-            uint32_t n = atomic_load_explicit(&tn_ad_mbox_nactive, memory_order_relaxed);
-            active[n] = e;
+        uint32_t n = atomic_load_explicit(&tn_ad_mbox_nactive, memory_order_relaxed);
+        if (n < POOL) {
+            active[n] = (uint32_t)src * THREADS + (uint32_t)a[0];
+            atomic_store_explicit(&served[n], 0, memory_order_relaxed);
             atomic_store_explicit(&tn_ad_mbox_nactive, n + 1, memory_order_release);
+            idx1 = n + 1;
         }
         pthread_mutex_unlock(&hello_lock);
-        st = TERN_OK;
     }
-    tn_am_reply_done("atomic domain (mailbox hello)", token, st, a[1]);
+    tern_am_arg_t r[2] = {idx1, a[1]};
+    tn_am_reply_internal("atomic domain (mailbox hello)", token, H_HELLO_REPLY,
+                         TN_AM_SHORT, NULL, 0, NULL, r, 2, 0);
+}
+
+static void on_hello_reply(tern_am_token_t token, void *buf, size_t len,
+                           const tern_am_arg_t *a, int nargs)
+{
+    (void)token;
+    (void)buf;
+    (void)len;
+    if (nargs != 2 || !a[1])
+        return;
+    hello_wait_t *h = (hello_wait_t *)(uintptr_t)a[1];
+    h->idx = a[0] ? (int32_t)(a[0] - 1) : HELLO_NO;
+    tn_comp_done(&h->c, TERN_OK);
+}
+
+static void forget_hellos(void)
+{
+    for (int t = 0; t < THREADS; t++) {
+        free(slots[t].tab);
+        slots[t].tab = NULL;
+        slots[t].cap = slots[t].n = 0;
+        slots[t].seq = 0; /* the slots of a new segment are zero */
+    }
 }
 
 void tn_ad_mbox_init(void)
 {
     tn_am_register_internal(H_HELLO, on_hello, "tern atomic mailbox hello");
+    tn_am_register_internal(H_HELLO_REPLY, on_hello_reply, "tern atomic mailbox slot");
     tn_ad_mbox_fini(); /* a failed tern_init's tables, if any */
     if (req_off == SIZE_MAX)
         return;
-    size_t n = (size_t)tn_core.size * THREADS;
-    active = calloc(n, sizeof(*active));
-    served = calloc(n, sizeof(*served));
-    registered = calloc(n, sizeof(*registered));
-    hello = calloc(n, sizeof(*hello));
-    if (!active || !served || !registered || !hello) {
-        tn_warn("no memory for the atomic mailbox (%zu bytes): fetching atomics "
-                "go by message",
-                n * (sizeof(*active) + sizeof(*served) + 2));
-        tn_ad_mbox_fini();
-        return;
-    }
-    for (int t = 0; t < THREADS; t++)
-        slots[t].seq = 0; /* the slots of a new segment are zero */
     on = 1;
 }
 
@@ -173,14 +200,45 @@ void tn_ad_mbox_fini(void)
 {
     on = 0;
     atomic_store(&tn_ad_mbox_nactive, 0);
-    free(active);
-    free(served);
-    free(registered);
-    free(hello);
-    active = NULL;
-    served = NULL;
-    registered = NULL;
-    hello = NULL;
+    forget_hellos();
+}
+
+/* The hello answer of slot s for rank, or NULL when it has none. */
+static hello_t *hello_find(const slot_t *s, int rank)
+{
+    if (!s->cap)
+        return NULL;
+    for (uint32_t i = (uint32_t)rank * 2654435761u & (s->cap - 1);;
+         i = (i + 1) & (s->cap - 1))
+        if (s->tab[i].rank1 == (uint32_t)rank + 1)
+            return &s->tab[i];
+        else if (!s->tab[i].rank1)
+            return NULL;
+}
+
+/* Keeps slot s's hello answer for rank (not kept without memory: the
+ * next op says hello again). */
+static void hello_keep(slot_t *s, int rank, int32_t idx)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 8;
+        hello_t *tab = calloc(cap, sizeof(*tab)), *old = s->tab;
+        if (!tab)
+            return;
+        uint32_t oldcap = s->cap;
+        s->tab = tab;
+        s->cap = cap;
+        s->n = 0;
+        for (uint32_t i = 0; i < oldcap; i++)
+            if (old[i].rank1)
+                hello_keep(s, (int)old[i].rank1 - 1, old[i].idx);
+        free(old);
+    }
+    uint32_t i = (uint32_t)rank * 2654435761u & (s->cap - 1);
+    while (s->tab[i].rank1)
+        i = (i + 1) & (s->cap - 1);
+    s->tab[i] = (hello_t){(uint32_t)rank + 1, idx};
+    s->n++;
 }
 
 /* An unacknowledged write of n words to rank's control area at off. */
@@ -194,14 +252,14 @@ static int write_slot(int rank, size_t off, const uint64_t *w, int n, unsigned f
                              flags | TN_XPORT_FLAG_UNACKED);
 }
 
-/* Serves pair e's request when a new whole one is there. */
-static int serve(uint32_t e)
+/* Serves request slot i when a new whole request is there. */
+static int serve(uint32_t i)
 {
     const uint64_t *slot =
-        (const uint64_t *)(tn_core_peer(tn_core.rank)->ctrl + req_off + (size_t)e * LINE);
+        (const uint64_t *)(tn_core_peer(tn_core.rank)->ctrl + req_off + (size_t)i * LINE);
     uint64_t seq =
         atomic_load_explicit((const _Atomic uint64_t *)slot, memory_order_relaxed);
-    uint64_t prev = atomic_load_explicit(&served[e], memory_order_relaxed);
+    uint64_t prev = atomic_load_explicit(&served[i], memory_order_relaxed);
     if (seq <= prev)
         return 0;
     uint64_t w[REQ_W];
@@ -209,8 +267,9 @@ static int serve(uint32_t e)
     if (w[0] <= prev || w[REQ_W - 1] != sum(w, REQ_W - 1))
         return 0; /* still arriving */
     if (!atomic_compare_exchange_strong_explicit(
-            &served[e], &prev, w[0], memory_order_relaxed, memory_order_relaxed))
+            &served[i], &prev, w[0], memory_order_relaxed, memory_order_relaxed))
         return 0; /* another thread serves it */
+    uint32_t e = active[i];
     int src = (int)(e / THREADS), type = (int)(w[1] & 0xff),
         op = (int)((w[1] >> 8) & 0xff);
     uintptr_t p = (uintptr_t)w[2];
@@ -251,22 +310,23 @@ int tn_ad_mbox_progress(void)
     uint32_t n = atomic_load_explicit(&tn_ad_mbox_nactive, memory_order_acquire);
     int done = 0;
     for (uint32_t i = 0; i < n; i++)
-        done += serve(active[i]);
+        done += serve(i);
     return done;
 }
 
 /* Says hello to rank from slot t (a message round trip, once per pair):
- * its progress scans the slot from now on. */
-static TN_NOINLINE int say_hello(const char *call, int rank, int t)
+ * returns the request slot it gives this pair, whose requests its progress
+ * scans from now on, or HELLO_NO. */
+static TN_NOINLINE int32_t say_hello(const char *call, int rank, int t)
 {
-    tn_comp_t c;
-    tn_comp_init(&c, 1);
-    tern_am_arg_t a[2] = {(uint64_t)t, (uint64_t)(uintptr_t)&c};
+    hello_wait_t h = {.idx = HELLO_NO};
+    tn_comp_init(&h.c, 1);
+    tern_am_arg_t a[2] = {(uint64_t)t, (uint64_t)(uintptr_t)&h};
     int rc =
         tn_am_request_internal(call, rank, H_HELLO, TN_AM_SHORT, NULL, 0, NULL, a, 2, 0);
     if (rc != TERN_OK)
         return HELLO_NO;
-    return tn_comp_wait(&c) == TERN_OK ? HELLO_OK : HELLO_NO;
+    return tn_comp_wait(&h.c) == TERN_OK ? h.idx : HELLO_NO;
 }
 
 int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
@@ -290,10 +350,11 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
         atomic_exchange_explicit(&s->busy, 1, memory_order_acquire))
         return TN_AD_MBOX_NO; /* another thread of this slot is in it */
     int rc = TN_AD_MBOX_NO;
-    size_t e = (size_t)op->rank * THREADS + (size_t)my_slot;
-    if (hello[e] == HELLO_NONE && !(flags & TERN_FLAG_IMMEDIATE))
-        hello[e] = (uint8_t)say_hello(call, op->rank, my_slot);
-    if (hello[e] != HELLO_OK)
+    const hello_t *h = hello_find(s, op->rank);
+    int32_t idx = h ? h->idx : HELLO_NO;
+    if (!h && !(flags & TERN_FLAG_IMMEDIATE))
+        hello_keep(s, op->rank, idx = say_hello(call, op->rank, my_slot));
+    if (idx == HELLO_NO)
         goto out;
     uint64_t w[REQ_W] = {++s->seq,
                          (uint64_t)op->type | (uint64_t)op->op << 8,
@@ -302,8 +363,8 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
                          op->a2.u64,
                          0};
     w[REQ_W - 1] = sum(w, REQ_W - 1);
-    rc = write_slot(op->rank, req_off + ((size_t)tn_core.rank * THREADS + my_slot) * LINE,
-                    w, REQ_W, flags & TERN_FLAG_IMMEDIATE);
+    rc = write_slot(op->rank, req_off + (size_t)idx * LINE, w, REQ_W,
+                    flags & TERN_FLAG_IMMEDIATE);
     if (rc != TERN_OK) {
         s->seq--; /* nothing was written */
         goto out;

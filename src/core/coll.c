@@ -157,6 +157,77 @@ static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step
         tn_coll_wait(t, (me - s + n) % n, seq);
 }
 
+/* Puts in flight per member in push_large: enough to keep several
+ * connections busy while the remote completions of earlier ones come
+ * back. */
+#define TN_XCHG_WINDOW 8
+
+/* Pushed exchange above the Medium limit, for teams not all mapped: after
+ * one barrier (every dest free, every src ready), member me puts block p
+ * (src + src_step * p) straight into member p's dest + me * nbytes by a
+ * non-blocking put, starting after itself, at most TN_XCHG_WINDOW in
+ * flight, and raises its flag at p behind it: an ordered unacknowledged
+ * write right after the put where the transport allows it (as the
+ * pipelined broadcast does), else a flag once the put completed remotely.
+ * Its own block is copied while the puts fly. It leaves once every put of
+ * its own completed remotely and every member's flag says its block is
+ * here: nobody reads a src after its owner's puts completed, and every
+ * write into this dest is awaited here, so no exit barrier. Before, each
+ * member read the others' srcs by network gets between two barriers:
+ * each get waited for its owner's progress to start, and the local copy
+ * stopped the transfer (docs/design/collectives.md, "Large exchanges over
+ * the network"). */
+static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_step,
+                       size_t nbytes)
+{
+    int n = t->size, me = t->rank;
+    tn_coll_barrier(t);
+    uint32_t seq = ++t->seq;
+    char *mine = dest + (size_t)me * nbytes;
+    tern_event_t ev[TN_XCHG_WINDOW];
+    int put = 1, done = 1, got = 1, copied = 0; /* steps: member me + s, me - s */
+    for (uint64_t iter = 0;;) {
+        int moved = 0;
+        while (put < n && put - done < TN_XCHG_WINDOW) {
+            int p = (me + put) % n, g = t->ranks[p];
+            must(tern_put_nb(g, tern_sym_addr(g, mine), src + src_step * (size_t)p,
+                             nbytes, NULL, &ev[put % TN_XCHG_WINDOW], 0),
+                 "an exchange put");
+            tn_coll_signal_ordered(t, p, seq); /* 0: the flag after completion */
+            put++;
+            moved = 1;
+        }
+        if (!copied) {
+            memcpy(mine, src + src_step * (size_t)me, nbytes);
+            copied = moved = 1;
+        }
+        while (done < put) {
+            int rc = tern_event_test(ev[done % TN_XCHG_WINDOW]);
+            if (rc == TERN_INPROGRESS)
+                break;
+            must(rc, "an exchange put");
+            int p = (me + done) % n;
+            if (!tn_coll_can_order(t, p))
+                tn_coll_signal(t, p, seq);
+            done++;
+            moved = 1;
+        }
+        while (got < n) {
+            int j = (me - got + n) % n;
+            if (!tn_coll_flag_steps(t, j, seq - 1, 1, tn_coll_can_order(t, j)))
+                break;
+            got++;
+            moved = 1;
+        }
+        if (done == n && got == n)
+            break;
+        if (moved)
+            iter = 0;
+        else
+            tn_coll_wait_step(t, &iter);
+    }
+}
+
 /* Whether blocks of nbytes go by push_all: each one message (a team whose
  * members all share memory reads in place instead). */
 static int pushed(const tn_cteam_t *t, size_t nbytes)
@@ -189,6 +260,10 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         return TERN_OK;
     if (pushed(t, nbytes)) {
         push_all(t, dest, src, 0, nbytes);
+        return TERN_OK;
+    }
+    if (!t->all_mapped) {
+        push_large(t, dest, src, 0, nbytes);
         return TERN_OK;
     }
     tn_coll_barrier(t);
@@ -270,6 +345,10 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         return TERN_OK;
     if (pushed(t, nbytes)) {
         push_all(t, dest, src, nbytes, nbytes);
+        return TERN_OK;
+    }
+    if (!t->all_mapped) {
+        push_large(t, dest, src, nbytes, nbytes);
         return TERN_OK;
     }
     /* Pairwise: member p's block for this one, at p's src + rank * nbytes;

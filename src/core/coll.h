@@ -33,10 +33,19 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 /* Largest broadcast or allreduce (bytes) that a team whose members share
  * memory runs through its fast area: one barrier and reads in place. */
 #define TN_COLL_FAST 1024
-/* The broadcast part of the fast area (2 x TN_COLL_FAST) in cache lines:
- * small broadcasts of a team on one node claim whole lines of their
- * root's part in turn (core/coll_node.c). */
-#define TN_COLL_BLINES (2 * TN_COLL_FAST / 64)
+/* The broadcast part of the fast area in cache lines of 60 bytes of data
+ * and a stamp: small broadcasts of a team on one node claim whole lines
+ * of their root's part in turn (core/coll_node.c). 36: two calls of
+ * 1 KiB (18 lines each) fit. */
+#define TN_COLL_BLINES 36
+/* Each member's two slots of stamped lines for small exchanges
+ * (allreduce, fcollect, all-to-all up to 120 bytes of src) of a team on
+ * one node, used in turn (core/coll_node.c): lines per slot, all. */
+#define TN_COLL_XSLOT  2
+#define TN_COLL_XLINES (2 * TN_COLL_XSLOT)
+/* Bytes of the fast area: the two allreduce halves, the broadcast lines,
+ * the exchange lines. */
+#define TN_COLL_FAST_AREA (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES) * 64)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
@@ -45,10 +54,11 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  *           which j did what it owed this rank;
  *   args    TN_SLOT_ARGS bytes (splits of this team as parent);
  *   scratch tn_teams.scratch bytes (reduction partials, collect sizes);
- *   fast    4 x TN_COLL_FAST bytes: two halves used in turn by small
- *           allreduces, and the broadcast area (the other two, claimed
- *           line by line by small broadcasts rooted here), of teams whose
- *           members all share memory (core/coll_node.c);
+ *   fast    TN_COLL_FAST_AREA bytes: two halves of TN_COLL_FAST used
+ *           in turn by small allreduces, the broadcast area (TN_COLL_BLINES
+ *           lines claimed one by one by small broadcasts rooted here),
+ *           and two exchange slots of TN_COLL_XSLOT lines, of teams whose members all
+ *           share memory (core/coll_node.c);
  *   ring    tn_teams.depth x tn_teams.eager bytes, in a job with more
  *           than one node only, claimed by bytes call after call: where
  *           small broadcasts, fcollects, all-to-alls and allreduces of
@@ -64,7 +74,7 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;                     /* 4 x TN_COLL_FAST (see above) */
+    char *fast;                     /* TN_COLL_FAST_AREA bytes (see above) */
     char *ring;                     /* depth x eager bytes, or NULL (see above) */
     uint64_t ecount;                /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
@@ -209,6 +219,16 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
 void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
 
+/* Allreduce of a team not all mapped whose size is a power of two, up to
+ * TERN_COLL_RHD_MAX bytes (core/coll_rhd.c): reduce-scatter by recursive
+ * halving and allgather by recursive doubling, the data put into the
+ * partners' dests (2 members: one exchange of the whole data). rfn is
+ * fn with its operands swapped (acc = in op acc). Returns 0 without doing
+ * anything when it does not apply (size, team, fewer than n log2 n
+ * elements). */
+int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                          size_t es, tn_red_fn fn, tn_red_fn rfn);
+
 /* Checks that [p, p + n) is in this rank's segment (n may be 0 with p not
  * NULL); logs and returns TERN_ERR_INVALID naming what for call. */
 int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n);
@@ -222,11 +242,13 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root);
 /* Small fcollect and alltoall: each member's src (copy bytes) goes into
- * one of its allreduce halves, one barrier, then dest + j * len gets len
- * bytes at offset at of member j's half. */
+ * one of its exchange slots with its stamps (up to 120 bytes) or one of its
+ * allreduce halves and one barrier, then dest + j * len gets len bytes at
+ * offset at of member j's slot or half. */
 void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy,
                          size_t at, size_t len);
-/* Allreduce of at most TN_COLL_FAST bytes. */
+/* Allreduce of at most TN_COLL_FAST bytes (up to 120 through the
+ * exchange slots, as the gather). */
 void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, void (*fn)(void *, const void *, size_t));
 

@@ -3,8 +3,9 @@
  * in the eager ring up to TERN_COLL_TREE_MAX where its regions fit
  * (core/coll_eager.c); else, up to the fast area's region per child, a
  * binomial tree with the partials pushed up and the result down, each
- * transfer with its flag; above, the pipelined ring reduce-scatter and
- * allgather (core/coll_ring.c). In every algorithm one member combines
+ * transfer with its flag; above, up to TERN_COLL_RHD_MAX for teams of 2^k
+ * members, recursive halving and doubling (core/coll_rhd.c), and else the
+ * pipelined ring reduce-scatter and allgather (core/coll_ring.c). In every algorithm one member combines
  * each element, so every member gets the same bits. */
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,41 @@
     }                                                         \
     TN_RED_CMP(name, T)
 
+/* The floating kernels with their operands swapped, acc = in op acc, for
+ * an algorithm where one member holds the later operand in acc (the
+ * 2-member exchange of core/coll_rhd.c): the same bits as the other
+ * member's acc op in, also for NaN payloads and signed zeros. Integer
+ * operations commute exactly and need none. */
+#define TN_RED_REV(name, T)                                    \
+    static void name##_rsum(void *a, const void *b, size_t n)  \
+    {                                                          \
+        T *x = a;                                              \
+        const T *y = b;                                        \
+        for (size_t i = 0; i < n; i++)                         \
+            x[i] = y[i] + x[i];                                \
+    }                                                          \
+    static void name##_rprod(void *a, const void *b, size_t n) \
+    {                                                          \
+        T *x = a;                                              \
+        const T *y = b;                                        \
+        for (size_t i = 0; i < n; i++)                         \
+            x[i] = y[i] * x[i];                                \
+    }                                                          \
+    static void name##_rmin(void *a, const void *b, size_t n)  \
+    {                                                          \
+        T *x = a;                                              \
+        const T *y = b;                                        \
+        for (size_t i = 0; i < n; i++)                         \
+            x[i] = x[i] < y[i] ? x[i] : y[i];                  \
+    }                                                          \
+    static void name##_rmax(void *a, const void *b, size_t n)  \
+    {                                                          \
+        T *x = a;                                              \
+        const T *y = b;                                        \
+        for (size_t i = 0; i < n; i++)                         \
+            x[i] = x[i] > y[i] ? x[i] : y[i];                  \
+    }
+
 TN_RED_INT(i8, int8_t)
 TN_RED_INT(u8, uint8_t)
 TN_RED_INT(i16, int16_t)
@@ -98,6 +134,9 @@ TN_RED_INT(u64, uint64_t)
 TN_RED_FLT(f32, float)
 TN_RED_FLT(f64, double)
 TN_RED_FLT(fld, long double)
+TN_RED_REV(f32, float)
+TN_RED_REV(f64, double)
+TN_RED_REV(fld, long double)
 
 #define TN_ROW_INT(p)                                                 \
     {                                                                 \
@@ -112,6 +151,17 @@ static const tn_red_fn kernels[TERN_TYPE_COUNT_][TERN_RED_COUNT_] = {
     TN_ROW_INT(i8),  TN_ROW_INT(u8),  TN_ROW_INT(i16), TN_ROW_INT(u16),
     TN_ROW_INT(i32), TN_ROW_INT(u32), TN_ROW_INT(i64), TN_ROW_INT(u64),
     TN_ROW_FLT(f32), TN_ROW_FLT(f64), TN_ROW_FLT(fld),
+};
+
+/* Operands swapped (TN_RED_REV); NULL: the kernel of kernels[][]. */
+#define TN_ROW_REV(p)                                             \
+    {                                                             \
+        p##_rsum, p##_rprod, p##_rmin, p##_rmax, NULL, NULL, NULL \
+    }
+static const tn_red_fn rkernels[TERN_TYPE_COUNT_][TERN_RED_COUNT_] = {
+    [TERN_TYPE_FLOAT] = TN_ROW_REV(f32),
+    [TERN_TYPE_DOUBLE] = TN_ROW_REV(f64),
+    [TERN_TYPE_LONGDOUBLE] = TN_ROW_REV(fld),
 };
 
 static const size_t type_size[TERN_TYPE_COUNT_] = {
@@ -277,6 +327,9 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         rsag(t, dest, src, count, es, fn);
         return TERN_OK;
     }
+    tn_red_fn rfn = rkernels[type][op] ? rkernels[type][op] : fn;
+    if (tn_coll_rhd_allreduce(t, dest, src, count, es, fn, rfn))
+        return TERN_OK;
     tn_coll_ring_allreduce(t, dest, src, count, es, fn);
     return TERN_OK;
 }

@@ -20,6 +20,13 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
     char *remote = (char *)(uintptr_t)(tn_core_info(g)->data_base + off);
     tn_coll_flag_t *f = (tn_coll_flag_t *)tern_ptr(g, remote);
     if (f) {
+        /* No mapped reader can be asleep: a release store, which the
+         * writer does not wait for (a fence would hold it until the line
+         * came over from the reader polling it). */
+        if (!tn_wait_may_sleep()) {
+            atomic_store_explicit(&f->epoch, seq, memory_order_release);
+            return;
+        }
         atomic_store_explicit(&f->epoch, seq, memory_order_seq_cst);
         tn_wait_wake(&f->epoch, &f->sleeping);
         return;

@@ -87,7 +87,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->args = base + tn_teams.flag_bytes;
     t->scratch = t->args + TN_SLOT_ARGS;
     t->fast = t->scratch + tn_teams.scratch;
-    t->ring = tn_teams.eager ? t->fast + 4 * TN_COLL_FAST : NULL;
+    t->ring = tn_teams.eager ? t->fast + TN_COLL_FAST_AREA : NULL;
     t->ecount = t->emark = 0;
     t->par = 0;
     memset(t->bline, 0, sizeof(t->bline));
@@ -139,8 +139,8 @@ size_t tn_teams_pool_size(void)
         int64_t d = tn_cfg.coll_eager_depth;
         tn_teams.depth = d < 1 ? 1 : d > 256 ? 256 : (uint32_t)d;
     }
-    tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch + 4 * TN_COLL_FAST +
-                         tn_teams.eager * tn_teams.depth;
+    tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch +
+                         TN_COLL_FAST_AREA + tn_teams.eager * tn_teams.depth;
     return tn_teams.slot_size * TERN_TEAMS_MAX;
 }
 

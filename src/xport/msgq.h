@@ -101,6 +101,11 @@ typedef struct tn_msgq {
      * several threads may drain it (its count is then not this sender's to
      * read). Set at set-up. */
     const struct tn_msgq *back;
+    /* Receiver side: this process's queue back to the sender, whose next
+     * slot tn_msgq_prefetch_answer asks for; NULL when several threads may
+     * send on it (its count is then not the drainer's to read). Set at
+     * set-up. */
+    const struct tn_msgq *answer;
 } tn_msgq_t;
 _Static_assert(sizeof(tn_msgq_t) == 128, "two lines per queue side");
 
@@ -314,6 +319,34 @@ static TN_ALWAYS_INLINE void tn_msgq_prefetch_next(const tn_msgq_t *q, uint64_t 
 {
     for (size_t o = 0; o < n; o += 64)
         __builtin_prefetch(q->data + ((next + o) & q->dmask), 1, 3);
+}
+
+/* Asks for the line at p for writing (x86: prefetchw; AMD since K8, Intel
+ * since Broadwell). */
+static TN_ALWAYS_INLINE void tn_msgq_prefetchw(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* Receiver, when a message has arrived (before its handler runs): asks
+ * for the line of the next slot of the queue back to its sender, for
+ * writing. A handler's answer (a Reply, or the sender's next Request after
+ * a Reply) goes there, and the sender spins reading that line, so each
+ * answer's first store waited for the line to be taken from the other
+ * core; asked for now, that transfer overlaps the dispatch and the
+ * handler, as in a raw ping-pong, whose one store follows the flag's
+ * read at once (docs/design/active-messages.md, seventh pass). A hint: it
+ * changes no value, and a line taken back by the sender's next read is
+ * only fetched again. */
+static TN_ALWAYS_INLINE void tn_msgq_prefetch_answer(const tn_msgq_t *q)
+{
+    const tn_msgq_t *a = q->answer;
+    if (a)
+        tn_msgq_prefetchw(&a->slots[a->seq & a->smask]);
 }
 
 /* Receiver, with the turn held: the next message's slot, or NULL when there

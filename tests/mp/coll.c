@@ -149,6 +149,35 @@ static void check_float_sum(tern_team_t team, const char *tname, size_t count)
     MP_OK(tern_team_barrier(team));
 }
 
+/* Floating min and max of +0 and -0 (equal, different bits), count
+ * elements, member r's element i negative when r + i is odd: whichever
+ * operand an algorithm keeps, every member must hold the same bits. */
+static void check_signed_zeros(tern_team_t team, const char *tname, size_t count)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    double *src = (double *)sym_src, *dst = (double *)sym_dst;
+    for (int op = TERN_RED_MIN; op <= TERN_RED_MAX; op++) {
+        for (size_t i = 0; i < count; i++)
+            src[i] = (me + i) % 2 ? -0.0 : 0.0;
+        MP_OK(tern_allreduce(team, dst, src, count, TERN_TYPE_DOUBLE, op));
+        uint64_t h = 0; /* the result's sign bits, element by element */
+        for (size_t i = 0; i < count; i++) {
+            MP_CHECK(dst[i] == 0.0, "%s: min/max of zeros [%zu] = %g", tname, i, dst[i]);
+            h = h * 31 + (signbit(dst[i]) ? 1 : 2);
+        }
+        uint64_t *mine = (uint64_t *)(sym_src + BUF / 2),
+                 *all = (uint64_t *)(sym_dst + BUF / 2);
+        mine[0] = h;
+        MP_OK(tern_fcollect(team, all, mine, sizeof(uint64_t)));
+        for (int r = 0; r < n; r++)
+            MP_CHECK(all[r] == h,
+                     "%s: op %d of signed zeros (%zu): member %d's bits differ from "
+                     "this one's",
+                     tname, op, count, r);
+        MP_OK(tern_team_barrier(team));
+    }
+}
+
 /* A size variable as the library reads it (digits with an optional K or
  * M), or def when unset. */
 static size_t env_size(const char *name, size_t def)
@@ -326,9 +355,9 @@ static void check_team(tern_team_t team, const char *tname)
      * broadcast area call after call (core/coll_node.c), wrapping at its
      * end with mixed sizes, and reuses lines while a member lags. */
     for (int it = 0; it < 240; it++) {
-        static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129};
+        static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129, 60, 61, 120, 121};
         int root = (it / 80) % n;
-        size_t nb = lsz[it % 7];
+        size_t nb = lsz[it % 11];
         for (size_t i = 0; i < nb; i++)
             sym_src[i] = (char)mp_pattern(me, i, (unsigned)(300 + it));
         if (me == (root + 1) % n && it % 37 == 5)
@@ -339,6 +368,73 @@ static void check_team(tern_team_t team, const char *tname)
                          mp_pattern(root, i, (unsigned)(300 + it)),
                      "%s: run-ahead broadcast %d (root %d, %zu B): byte %zu", tname, it,
                      root, nb, i);
+    }
+    /* Small broadcasts whose root changes call after call, without a
+     * barrier: every root's lines (60 bytes and a stamp each) wrap many
+     * times, a member reads one root's stamps while another root's lines
+     * are being rewritten, and a lagging member finds many calls of
+     * several roots waiting for it. */
+    for (int it = 0; it < 400; it++) {
+        static const size_t csz[] = {8, 60, 1, 240, 61, 16, 1024, 8, 180};
+        int root = (it * 7 + it / 5) % n;
+        size_t nb = csz[it % 9];
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(600 + it));
+        if (me == (it / 50) % n && it % 50 == 17)
+            usleep(1000);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] ==
+                         mp_pattern(root, i, (unsigned)(600 + it)),
+                     "%s: changing-root broadcast %d (root %d, %zu B): byte %zu", tname,
+                     it, root, nb, i);
+    }
+    /* Small exchanges back to back without a barrier: allreduce, fcollect
+     * and all-to-all whose src is up to 120 bytes go through the stamped
+     * exchange slots of a team on one node (60 bytes per line: blocks
+     * across a line's end), in turn with larger ones
+     * through the allreduce halves, a member lagging now and then. */
+    for (int it = 0; it < 300; it++) {
+        static const size_t xsz[] = {8, 56, 24, 200, 8, 60, 1, 16, 61, 120, 121};
+        size_t nb = xsz[it % 11];
+        unsigned tag = 900 + (unsigned)it;
+        if (me == (it / 40) % n && it % 40 == 11)
+            usleep(1000);
+        if (it % 3 == 0) {
+            size_t count = (nb + 7) / 8;
+            int64_t *x = (int64_t *)sym_src, *y = (int64_t *)sym_dst;
+            for (size_t i = 0; i < count; i++)
+                x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+            MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+            for (size_t i = 0; i < count; i++)
+                MP_CHECK(y[i] == (int64_t)n * (n + 1) / 2 * (it + 1) +
+                                     (int64_t)n * (int64_t)i,
+                         "%s: small exchange %d, allreduce of %zu: [%zu] = %lld", tname,
+                         it, count, i, (long long)y[i]);
+        } else if (it % 3 == 1) {
+            for (size_t i = 0; i < nb; i++)
+                sym_src[i] = (char)mp_pattern(me, i, tag);
+            MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag),
+                             "%s: small exchange %d, fcollect %zu B: member %d byte %zu",
+                             tname, it, nb, r, i);
+        } else {
+            for (int j = 0; j < n; j++)
+                for (size_t i = 0; i < nb; i++)
+                    sym_src[(size_t)j * nb + i] =
+                        (char)mp_pattern(me, i, tag + (unsigned)j);
+            MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag + (unsigned)me),
+                             "%s: small exchange %d, alltoall %zu B: block from member "
+                             "%d byte %zu",
+                             tname, it, nb, r, i);
+        }
     }
     for (int it = 0; it < 60; it++) {
         static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};
@@ -373,6 +469,30 @@ static void check_team(tern_team_t team, const char *tname)
     }
     MP_OK(tern_team_barrier(team));
 
+    /* Back to back above TERN_COLL_TREE_MAX (recursive halving and
+     * doubling for 2^k members across nodes, else the ring), odd counts
+     * (uneven halves), in place every third call, each result checked
+     * before the next call reuses dest, a member late now and then: a
+     * partner that is ahead writes into this member's dest and ring. */
+    for (int it = 0; it < 24; it++) {
+        static const size_t acount[] = {8193, 5001, 4097, 32769};
+        size_t count = acount[it % 4];
+        int64_t *x = (int64_t *)sym_src, *y = it % 3 == 2 ? x : (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) - (int64_t)i * (me % 3);
+        if (me == (it * 5) % n && it % 4 == 1)
+            usleep(700);
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        int64_t thirds = 0; /* sum of r % 3 over the members */
+        for (int r = 0; r < n; r++)
+            thirds += r % 3;
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(y[i] == (int64_t)n * (n + 1) / 2 * (it + 1) - (int64_t)i * thirds,
+                     "%s: back-to-back allreduce %d (%zu x 8 B%s): [%zu] = %lld", tname,
+                     it, count, y == x ? ", in place" : "", i, (long long)y[i]);
+    }
+    MP_OK(tern_team_barrier(team));
+
     MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
 
     /* Every type and operation, a short and a chunked count, in place. */
@@ -386,6 +506,9 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname, 3000); /* more than one scratch chunk */
     check_float_sum(team, tname, 500);  /* 4000 B: eager across nodes */
     check_float_sum(team, tname, 3);
+    check_float_sum(team, tname, 9001); /* 72 KiB: halving and doubling */
+    check_signed_zeros(team, tname, 9001);
+    check_signed_zeros(team, tname, 5);
 
     /* Bytes at and around every bound of the allreduce algorithms: the
      * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
@@ -458,6 +581,38 @@ static void check_team(tern_team_t team, const char *tname)
                              mp_pattern(r, i, (unsigned)(it + me)),
                          "%s: back-to-back alltoall %d (%zu B): block from member %d "
                          "byte %zu",
+                         tname, it, nb, r, i);
+    }
+    MP_OK(tern_team_barrier(team));
+
+    /* fcollect and all-to-all of blocks above the Medium limit (8 KiB), back
+     * to back without a barrier: teams across nodes push each block by a
+     * put with its flag behind it and leave without an exit barrier, so a
+     * member's next call (or its rewrite of src) must not reach a member
+     * still reading. */
+    static const size_t lsz[] = {8193, 20000, 9000, 20000};
+    for (int it = 0; it < 8; it++) {
+        size_t nb = lsz[it % 4];
+        unsigned tag = 50 + (unsigned)it;
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, tag);
+        MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, tag),
+                         "%s: back-to-back large fcollect %d (%zu B): member %d byte %zu",
+                         tname, it, nb, r, i);
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < nb; i++)
+                sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
+        MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < nb; i++)
+                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                             mp_pattern(r, i, tag + (unsigned)me),
+                         "%s: back-to-back large alltoall %d (%zu B): block from member "
+                         "%d byte %zu",
                          tname, it, nb, r, i);
     }
     MP_OK(tern_team_barrier(team));

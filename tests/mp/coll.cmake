@@ -20,7 +20,19 @@ tern_mp_test(NAME coll_pipe SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TI
 # on: pieces of 1 KiB as messages with their flags (many per step, empty
 # ones where a chunk ends), then pieces of 20 KiB as puts whose remote
 # completion raises the flag (more than the window of 8 in flight).
+# TERN_COLL_RHD_MAX=0: teams of 2^k members take the ring too.
 tern_mp_test(NAME coll_ring SOURCES coll.c RANKS 2 3 4 7 8 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K)
+  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K TERN_COLL_RHD_MAX=0)
 tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=20K)
+  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=20K TERN_COLL_RHD_MAX=0)
+# Recursive halving and doubling (core/coll_rhd.c) from 2 KiB on: every
+# type and operation at 3000 elements, small and uneven halves, landing
+# regions of a few hundred bytes (teams of 2, 4 and 8 members in the world
+# team and its splits; 3 and 7 take the ring).
+tern_mp_test(NAME coll_rhd SOURCES coll.c RANKS 4 8 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K)
+# Waiters that sleep on a futex while not oversubscribed (block mode): the
+# small broadcasts and exchanges of teams on one node wake members asleep
+# on a stamp of their lines (core/coll_node.c).
+tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT 180
+  ENV TERN_WAIT_MODE=block)

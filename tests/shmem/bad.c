@@ -7,6 +7,7 @@
  * a bad signal operator and a signal word that is not symmetric, a lock
  * that is not symmetric and the clear of a lock nobody holds, active sets
  * without the caller or past the PEs and a pSync that is not symmetric, a
+ * broadcast over every PE with a root past them or a dest not symmetric, a
  * session on a destroyed context or without the config its mask names.
  *   bad CASE */
 #include <stdint.h>
@@ -102,6 +103,11 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "aset_nonsym") == 0) { /* pSync on the stack */
         long ps[SHMEM_SYNC_SIZE] = {0};
         shmem_broadcast64(x, x + 8, 1, 0, me, 0, 1, ps);
+    } else if (strcmp(c, "aset_bcast_root") == 0) { /* every PE; PE_root past them */
+        shmem_broadcast64(x, x + 8, 1, n, 0, 0, n, x + 32);
+    } else if (strcmp(c, "aset_bcast_nonsym") == 0) { /* every PE; dest on the stack */
+        long d[2] = {0};
+        shmem_broadcast64(d, x + 8, 1, 0, 0, 0, n, x + 32);
     } else if (strcmp(c, "session_ctx_destroyed") == 0) {
         shmem_ctx_t ctx;
         CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");

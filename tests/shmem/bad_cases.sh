@@ -102,6 +102,14 @@ aset_range)
 aset_nonsym)
     run
     expect_fatal 'shmem_broadcast64: pSync 0x[0-9a-f]+ is not an aligned symmetric array' ;;
+aset_bcast_root)
+    run
+    expect_fatal 'shmem_broadcast: PE_root 2 is not a PE of the team \(0\.\.1\)'
+    expect_msg 'shmem_broadcast64 failed' ;;
+aset_bcast_nonsym)
+    run
+    expect_fatal 'tern_broadcast: invalid argument: dest \[0x[0-9a-f]+, \+8\) is not inside this rank.s segment'
+    expect_msg 'shmem_broadcast64 failed' ;;
 session_ctx_destroyed)
     run
     expect_fatal 'shmem_ctx_session_start: context 0x[0-9a-f]+ was destroyed' ;;

@@ -586,18 +586,37 @@ static int outside_all(void *const *l, size_t n, uintptr_t base, uintptr_t room)
     return r;
 }
 
+/* 1 when the first pass of tern_vis_outside_ (the OR of the offsets
+ * from base at most room) decides a list that lies inside. */
+static int bounds_inside(void *const *l, size_t n, uintptr_t base, uintptr_t room)
+{
+    uintptr_t hi = 0;
+    for (size_t i = 0; i < n; i++)
+        hi |= (uintptr_t)l[i] - base;
+    return hi <= room;
+}
+
 static int test_outside(void)
 {
     void *l[70];
-    int bad = 0;
+    int bad = 0, by_bounds = 0, exact = 0;
     for (size_t n = 0; n <= 70; n++) {
-        /* a segment at an address with the sign bit set, and one low */
-        for (int hi = 0; hi < 2; hi++) {
-            uintptr_t base = hi ? (uintptr_t)0xffff800000001000ull : (uintptr_t)0x10000;
-            uintptr_t room = 4096 - 8;
+        /* a segment at an address with the sign bit set and one low, the
+         * addresses anywhere in them (the OR of the offsets is mostly
+         * above room: the exact pass decides); and one at an odd address,
+         * the addresses in its first half (the bound decides) */
+        for (int hi = 0; hi < 3; hi++) {
+            uintptr_t base = hi == 1   ? (uintptr_t)0xffff800000001000ull
+                             : hi == 2 ? (uintptr_t)0x1ff008
+                                       : (uintptr_t)0x10000;
+            uintptr_t room = (hi == 2 ? 8192 : 4096) - 8;
             for (size_t i = 0; i < n; i++)
-                l[i] = (void *)(base + below(room + 1));
+                l[i] = (void *)(base + below(hi == 2 ? 4096 : room + 1));
             CHECK(outside_all(l, n, base, room) == 0);
+            if (n) {
+                by_bounds += bounds_inside(l, n, base, room);
+                exact += !bounds_inside(l, n, base, room);
+            }
             for (size_t i = 0; i < n; i++) {
                 void *keep = l[i];
                 uintptr_t wrong[3] = {base + room + 1, base - 1,
@@ -613,7 +632,11 @@ static int test_outside(void)
             }
         }
     }
-    printf("outside: %d bad lists found by every form\n", bad);
+    /* both passes decided lists that lie inside */
+    CHECK(by_bounds > 0 && exact > 0);
+    printf("outside: %d bad lists found by every form; lists inside decided by the "
+           "bounds %d, by the exact pass %d\n",
+           bad, by_bounds, exact);
     return 0;
 }
 

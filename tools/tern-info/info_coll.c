@@ -58,8 +58,15 @@ void ti_print_coll(FILE *out)
         "(TERN_COLL_TREE_MAX); where they do not fit, a pushed binomial tree up to "
         "%d B / ceil(log2 n) per child's region\n",
         leader, tree, 4 * TN_COLL_FAST);
-    char piece[32];
+    char piece[32], rhd[32];
     tn_cfg_format_size(tn_cfg.coll_ring_piece, piece, sizeof(piece));
+    tn_cfg_format_size(tn_cfg.coll_rhd_max, rhd, sizeof(rhd));
+    fprintf(out,
+            "                 across nodes above those, teams of 2^k members up to %s: "
+            "reduce-scatter by recursive halving and allgather by recursive doubling "
+            "into the partners' dests (2 members: one exchange of the whole data; "
+            "TERN_COLL_RHD_MAX)\n",
+            rhd);
     fprintf(
         out,
         "                 across nodes above those: ring reduce-scatter and allgather "

@@ -114,6 +114,7 @@ int tn_shm_msg_setup(tn_shm_t *s, const tn_xport_job_t *job)
             qs[k]->threads = s->threads;
         }
         s->out[i].back = s->threads ? NULL : &s->in[i];
+        s->in[i].answer = s->threads ? NULL : &s->out[i];
         atomic_store(&ri->heads.slots, 0);
         atomic_store(&ri->heads.data, 0);
         for (size_t j = 0; j < nslots; j++)

@@ -1,0 +1,194 @@
+/* Allreduce of power-of-two teams across nodes between TERN_COLL_TREE_MAX
+ * and TERN_COLL_RHD_MAX: a reduce-scatter by recursive halving, then an
+ * allgather by recursive doubling (Rabenseifner), the data put straight
+ * into the partners' dests; with 2 members both exchange their whole src
+ * and combine it (one step, as MPI's TCP transport does at this size).
+ * 2 log2 n data steps where the ring takes 2 (n - 1), the same bytes.
+ * docs/design/collectives.md, "Recursive halving and doubling". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cfg.h"
+#include "core/coll.h"
+
+/* Flag values above the call's base that a member writes to a partner, in
+ * this order: its dest is free, its partial of the partner's half is
+ * there, (round 0's partner only) its landing area is free again, its
+ * finished block is there. */
+enum { RHD_ENTERED = 1, RHD_PART = 2, RHD_FREE = 3, RHD_DONE = 4, RHD_STEPS = 4 };
+/* Rounds of a team of at most 2^31 members. */
+#define RHD_MAX_ROUNDS 31
+
+typedef struct rhd {
+    tn_cteam_t *t;
+    uint32_t base;
+    int partner[RHD_MAX_ROUNDS]; /* team rank of round r's partner */
+    int ordered[RHD_MAX_ROUNDS]; /* its flags are ordered writes, both ways */
+    tern_event_t ev[2 * RHD_MAX_ROUNDS];
+    int nev;
+} rhd_t;
+
+static void must(int rc, const char *what)
+{
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "allreduce: %s failed: %s", what, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* bytes from "from" into round r's partner's copy of "to" (this rank's
+ * symmetric address), then this rank's flag there raised to base + v:
+ * where the transport keeps puts in order, a non-blocking put and an
+ * unacknowledged flag write behind it (no round trip, no message for the
+ * partner to handle; the puts complete before the call returns); else a
+ * message with its flag, a put and the flag, or a copy and a store. */
+static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v)
+{
+    int j = s->partner[r], g = s->t->ranks[j];
+    if (!s->ordered[r]) {
+        tn_coll_put_flag(s->t, j, to, from, bytes, s->base + v);
+        return;
+    }
+    if (bytes) {
+        tern_event_t *ev = &s->ev[s->nev++];
+        *ev = TERN_EVENT_DONE;
+        must(tern_put_nb(g, tern_sym_addr(g, to), from, bytes, NULL, ev, 0), "a put");
+    }
+    tn_coll_signal_ordered(s->t, j, s->base + v);
+}
+
+/* Until round r's partner's flag says v. */
+static void await(rhd_t *s, int r, uint32_t v)
+{
+    uint64_t iter = 0;
+    while (tn_coll_flag_steps(s->t, s->partner[r], s->base, RHD_STEPS, s->ordered[r]) < v)
+        tn_coll_wait_step(s->t, &iter);
+}
+
+static void finish(rhd_t *s)
+{
+    for (int i = 0; i < s->nev; i++)
+        must(tern_event_wait(s->ev[i]), "a put");
+}
+
+/* Sets up the call: its sequence numbers, partners and flag choices, and
+ * tells every partner that this member's dest is free (partners write
+ * into it, in round r >= 1 without having heard from this member
+ * otherwise). */
+static void start(rhd_t *s, tn_cteam_t *t, int pos, int rounds)
+{
+    s->t = t;
+    s->nev = 0;
+    s->base = t->seq;
+    t->seq += RHD_STEPS;
+    for (int r = 0; r < rounds; r++) {
+        int j = t->bynode[pos ^ (1 << r)];
+        s->partner[r] = j;
+        /* The same transport both ways: the partner's choice is ours. */
+        s->ordered[r] = tn_coll_can_order(t, j);
+        if (!s->ordered[r] || !tn_coll_signal_ordered(t, j, s->base + RHD_ENTERED))
+            tn_coll_signal(t, j, s->base + RHD_ENTERED);
+    }
+}
+
+/* Two members: each puts its whole src into the other's dest and combines
+ * it with its own, the lower member's data first on both (rfn: acc = in
+ * op acc), so both compute the same operands in the same order. */
+static void exchange(rhd_t *s, char *dest, const char *own, size_t count, size_t es,
+                     tn_red_fn fn, tn_red_fn rfn, int lower)
+{
+    await(s, 0, RHD_ENTERED);
+    send(s, 0, dest, own, count * es, RHD_PART);
+    await(s, 0, RHD_PART);
+    if (lower)
+        rfn(dest, own, count); /* mine op theirs */
+    else
+        fn(dest, own, count); /* theirs op mine */
+    finish(s);
+}
+
+int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                          size_t es, tn_red_fn fn, tn_red_fn rfn)
+{
+    int n = t->size, rounds = 0, pos = 0;
+    size_t bytes = count * es;
+    if (n < 2 || (n & (n - 1)) || bytes > (size_t)tn_cfg.coll_rhd_max)
+        return 0;
+    while ((1 << rounds) < n)
+        rounds++;
+    /* Round r >= 1's partial from the partner lands in the half of dest
+     * this member gave away in round 0, after rounds 1..r-1's: the halves
+     * of what it keeps sum to less than that half where count >= n log2 n
+     * (uneven halves round up by at most an element per round). */
+    if (count < (size_t)n * (size_t)rounds)
+        return 0;
+    while (t->bynode[pos] != t->rank) /* nodes together: early rounds inside */
+        pos++;
+    /* The blocks: before round r this member holds [lo[r], hi[r]); it keeps
+     * the half its bit r selects and gives the other, [glo[r], ghi[r]), to
+     * its partner. */
+    size_t lo[RHD_MAX_ROUNDS + 1], hi[RHD_MAX_ROUNDS + 1];
+    size_t glo[RHD_MAX_ROUNDS], ghi[RHD_MAX_ROUNDS];
+    lo[0] = 0;
+    hi[0] = count;
+    for (int r = 0; r < rounds; r++) {
+        size_t mid = lo[r] + (hi[r] - lo[r]) / 2;
+        int upper = (pos >> r) & 1;
+        lo[r + 1] = upper ? mid : lo[r];
+        hi[r + 1] = upper ? hi[r] : mid;
+        glo[r] = upper ? lo[r] : mid;
+        ghi[r] = upper ? mid : hi[r];
+    }
+    /* In place, partners write into src before this member has read it
+     * (its own half in round 0, the other half from round 1 on, possibly
+     * before round 0's put has read it): keep a private copy. */
+    const char *own = src;
+    char *copy = NULL, *d = dest;
+    if (dest == src) {
+        if (!(copy = malloc(bytes + 1)))
+            tern_abort(1, "allreduce: no memory for the copy of an in-place source");
+        memcpy(copy, src, bytes);
+        own = copy;
+    }
+    rhd_t s;
+    start(&s, t, pos, rounds);
+    if (n == 2) {
+        exchange(&s, d, own, count, es, fn, rfn, pos == 0);
+        free(copy);
+        return 1;
+    }
+    /* Reduce-scatter. Round 0: the other half of src into the partner's
+     * dest, then mine combined into what it sent me; round r: my partial
+     * of the half I give into the partner's landing area, then its partial
+     * combined into mine. Every partner writes into dest only after it
+     * was told that this member entered. */
+    char *land = d + glo[0] * es;
+    await(&s, 0, RHD_ENTERED);
+    send(&s, 0, d + glo[0] * es, own + glo[0] * es, (ghi[0] - glo[0]) * es, RHD_PART);
+    await(&s, 0, RHD_PART);
+    fn(d + lo[1] * es, own + lo[1] * es, hi[1] - lo[1]); /* theirs op mine */
+    for (int r = 1; r < rounds; r++) {
+        size_t m = hi[r + 1] - lo[r + 1]; /* = the partner's given half */
+        await(&s, r, RHD_ENTERED);
+        send(&s, r, land, d + glo[r] * es, (ghi[r] - glo[r]) * es, RHD_PART);
+        await(&s, r, RHD_PART);
+        fn(d + lo[r + 1] * es, land, m); /* mine op theirs */
+        land += m * es;
+    }
+    /* The landing area is free for round 0's partner's block. */
+    if (!s.ordered[0] || !tn_coll_signal_ordered(t, s.partner[0], s.base + RHD_FREE))
+        tn_coll_signal(t, s.partner[0], s.base + RHD_FREE);
+    /* Allgather: the finished block to each partner's dest, last round's
+     * partner first; its block lands in the half given to it. */
+    for (int r = rounds - 1; r >= 0; r--) {
+        if (r == 0)
+            await(&s, 0, RHD_FREE);
+        send(&s, r, d + lo[r + 1] * es, d + lo[r + 1] * es, (hi[r + 1] - lo[r + 1]) * es,
+             RHD_DONE);
+        await(&s, r, RHD_DONE);
+    }
+    finish(&s);
+    free(copy);
+    return 1;
+}
