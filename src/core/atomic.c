@@ -77,8 +77,10 @@ static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
     snprintf(d->why, sizeof(d->why),
              "am: the job spans %d nodes and %s; ops on this node's ranks run CPU "
              "atomics in place, the others go as active messages whose handler runs "
-             "CPU atomics at the target, for %s {%s}",
-             tn_core.nnodes, why_am, tn_atype_name(d->type), set);
+             "CPU atomics at the target%s, for %s {%s}",
+             tn_core.nnodes, why_am,
+             tn_cfg.amo_mailbox ? " (blocking fetches: a mailbox, two RMA writes)" : "",
+             tn_atype_name(d->type), set);
     return TERN_OK;
 }
 

@@ -106,6 +106,9 @@ tern_mp_script_test(NAME amo_mailbox_auto SCRIPT amo_mailbox.sh PROGRAM mp_amo_m
   CONFIGS net mixed RANKS 2 TIMEOUT 120)
 tern_mp_script_test(NAME amo_mailbox_pt SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
   CONFIGS net mixed RANKS 2 3 TIMEOUT 120 ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1)
+# The same checks with the mailbox off: every fetch by message.
+tern_mp_test(NAME amo_mailbox_off SOURCES amo_mailbox.c RANKS 2 CONFIGS net mixed ARGS 4
+  ENV TERN_OFI_ATOMICS=am TERN_AMO_MAILBOX=0 TIMEOUT 120)
 add_executable(mp_amo_mailbox_die amo_mailbox_die.c)
 target_link_libraries(mp_amo_mailbox_die PRIVATE tern_mp_util)
 foreach(cfg net mixed)
