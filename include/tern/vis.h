@@ -104,7 +104,8 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 /* ---- inline fast paths ------------------------------------------------
  * A strided transfer of one level (or of up to TERN_VIS_MAX_DIMS levels
  * that fold into one: the levels whose count is not 1 continue each other
- * on both sides, found by tern_vis_fold_ out of line), or an indexed one
+ * on both sides, found inline up to TERN_VIS_INLINE_LEVELS_ levels and by
+ * tern_vis_fold_ out of line above), or an indexed one
  * of at most TERN_VIS_INLINE_PIECES_ pieces, with a rank whose segment is
  * mapped here (self, shared-memory peer), from the default context, whose
  * element size is a constant the compiler sees (as in
@@ -144,7 +145,7 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 #define TERN_VIS_INLINE_   static inline
 #endif
 #define TERN_VIS_INLINE_ELEM_   64u /* element sizes copied inline, at most */
-#define TERN_VIS_INLINE_LEVELS_ 4u  /* constant level counts folded inline, at most */
+#define TERN_VIS_INLINE_LEVELS_ 8u  /* level counts folded inline, at most */
 #define TERN_VIS_INLINE_PIECES_ \
     64u /* indexed pieces checked inline, at most:
                                        longer lists go to the library's
@@ -203,11 +204,13 @@ TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_
     return 1;
 }
 
-/* tern_vis_fold_ in the caller's code, for a level count that is a
- * compile-time constant of at most TERN_VIS_INLINE_LEVELS_: the loop
- * unrolled, a few compares a level and no call (the out-of-line fold
- * costs about 100 instructions before its first level: the call, saved
- * registers, the vector mask). The same result and the same refusals:
+/* tern_vis_fold_ in the caller's code, for at most
+ * TERN_VIS_INLINE_LEVELS_ levels: a few compares a level and no call (the
+ * out-of-line fold costs about 100 instructions before its first level:
+ * the call, saved registers, the vector mask, and the copy waits for the
+ * mask's chain of vector steps, where here each level's test is a branch
+ * the CPU predicts); the loop unrolled when the level count is a
+ * constant. The same result and the same refusals:
  * the first level whose count is not 1 is the dimension (not both
  * strides 0), every later one must continue it on both sides, no count
  * is 0 or negative as a signed value, and the count times either stride
@@ -244,7 +247,8 @@ TERN_VIS_INLINE_ int tern_vis_fold_i_(const size_t *count, const ptrdiff_t *dsts
 /* 1 when the strided transfer is done here; 0: the library does it. get:
  * src is remote. One level: about 30 instructions before the copy loop,
  * with no call (scripts/vis-cost.sh). 2 to TERN_VIS_MAX_DIMS levels that
- * fold into one dimension (tern_vis_fold_, out of line: about 60
+ * fold into one dimension (tern_vis_fold_i_ up to
+ * TERN_VIS_INLINE_LEVELS_, else tern_vis_fold_, out of line: about 60
  * instructions for 32 levels, plus 14 a level whose count is not 1),
  * then the same checks and copy loop. */
 TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
@@ -262,7 +266,7 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
         return tern_vis_row_fast_(get, rank, p, dst, src, count[0], dststrides[0],
                                   srcstrides[0], elemsz);
     tern_vis_fold_t f;
-    if ((TERN_VIS_CONST_(levels) && levels <= TERN_VIS_INLINE_LEVELS_
+    if ((levels <= TERN_VIS_INLINE_LEVELS_
              ? tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f)
              : tern_vis_fold_(count, dststrides, srcstrides, levels, &f)) != 0)
         return 0;

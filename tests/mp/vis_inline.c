@@ -257,13 +257,15 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
 }
 
 /* The calls of DEFINE_FOLDED. In rounds t with (t / 4) even, a level
- * count of 2 to 4 is given as a constant the compiler sees, so that the
- * header folds it inline (tern_vis_fold_i_); otherwise, and for more
- * levels, as a variable (tern_vis_fold_ out of line). */
+ * count of 2 to 4 or 8 is given as a constant the compiler sees, so that
+ * the header folds it inline with the loop unrolled (tern_vis_fold_i_);
+ * otherwise as a variable (tern_vis_fold_i_'s loop up to 8 levels,
+ * tern_vis_fold_ out of line above). */
 #define BY_LEVELS(X)                          \
     ((t / 4) % 2 == 0 && levels == 2   ? X(2) \
      : (t / 4) % 2 == 0 && levels == 3 ? X(3) \
      : (t / 4) % 2 == 0 && levels == 4 ? X(4) \
+     : (t / 4) % 2 == 0 && levels == 8 ? X(8) \
                                        : X(levels))
 #define F_PUT(L)     tern_put_strided(peer, d0, dsts, s0, srcs, E_, cnt, L, 0)
 #define F_PUT_NB(L)  tern_put_strided_nb(peer, d0, dsts, s0, srcs, E_, cnt, L, &lc, &rc, 0)
@@ -273,8 +275,8 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
 #define F_GET_NBI(L) tern_get_strided_nbi(g0, dsts, peer, r0, srcs, E_, cnt, L, 0)
 
 /* Strided puts and gets of 2 to 32 levels that fold into one dimension
- * (the inline path through tern_vis_fold_, or tern_vis_fold_i_ for a
- * constant count of 2 to 4 levels: BY_LEVELS), elements of E bytes; every
+ * (the inline path through tern_vis_fold_i_ up to 8 levels, tern_vis_fold_
+ * above: BY_LEVELS), elements of E bytes; every
  * fourth round one level of count > 1 is moved off the chain (the
  * library's path, several dimensions). Against the loop nest. */
 #define DEFINE_FOLDED(E)                                                        \
@@ -286,7 +288,7 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
         for (int t = 0; t < ROUNDS; t++) {                                      \
             size_t levels = t < 8        ? 2 + (size_t)t                        \
                             : t % 3 == 0 ? 32                                   \
-                            : t % 3 == 1 ? 2 + rnd(3)                           \
+                            : t % 3 == 1 ? 2 + rnd(7)                           \
                                          : 2 + rnd(31);                         \
             size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                   \
             ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);             \
