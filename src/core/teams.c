@@ -110,7 +110,8 @@ void tn_teams_tally(tn_mem_tally_t *m)
         const tn_cteam_t *t = &tn_teams.t[s];
         if (!t->live)
             continue;
-        size_t member = sizeof(*t->ranks) + 2 * sizeof(*t->bcount) +
+        size_t member = sizeof(*t->ranks) + 2 * sizeof(*t->bcount) + sizeof(*t->bynode) +
+                        sizeof(*t->order) +
                         (t->off ? sizeof(*t->off) + sizeof(*t->len) : 0);
         if (s == TN_SLOT_WORLD)
             m->each_rank += member;
