@@ -43,9 +43,14 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
  * one node, used in turn (core/coll_node.c): lines per slot, all. */
 #define TN_COLL_XSLOT  2
 #define TN_COLL_XLINES (2 * TN_COLL_XSLOT)
+/* Quarter lines (12 bytes of data and a stamp) of the fast area for the
+ * broadcasts of at most 12 bytes, four to a line, so that a receiver
+ * behind its root takes four calls per line that moves (core/coll_node.c). */
+#define TN_COLL_BQUARTERS 32
 /* Bytes of the fast area: the two allreduce halves, the broadcast lines,
- * the exchange lines. */
-#define TN_COLL_FAST_AREA (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES) * 64)
+ * the exchange lines, the broadcast quarters. */
+#define TN_COLL_FAST_AREA \
+    (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES + TN_COLL_BQUARTERS / 4) * 64)
 
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
@@ -74,21 +79,23 @@ typedef struct tn_cteam {
     char *flags;    /* this rank's flags of the slot (segment memory) */
     char *args;
     char *scratch;
-    char *fast;                     /* TN_COLL_FAST_AREA bytes (see above) */
-    char *ring;                     /* depth x eager bytes, or NULL (see above) */
-    uint64_t ecount;                /* ring bytes claimed by eager collectives (every
+    char *fast;       /* TN_COLL_FAST_AREA bytes (see above) */
+    char *ring;       /* depth x eager bytes, or NULL (see above) */
+    uint64_t ecount;  /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
-    uint64_t emark;                 /* ring position before which every member has
+    uint64_t emark;   /* ring position before which every member has
                           finished every eager call: ecount at the team's last
                           barrier, or the start of the last exchange's claim
                           (core/coll_eager.c) */
-    uint64_t eat;                   /* where the current eager call's claim starts */
-    int par;                        /* the allreduce half of the next small allreduce */
-    uint32_t *bcount;               /* [size] line of each member's broadcast area that
-                          its next small broadcast claims (all alike) */
-    uint32_t bline[TN_COLL_BLINES]; /* the last broadcast this rank rooted
+    uint64_t eat;     /* where the current eager call's claim starts */
+    int par;          /* the allreduce half of the next small allreduce */
+    uint32_t *bcount; /* [2 x size] line of each member's broadcast area that
+                          its next small broadcast claims, then its quarters
+                          claimed so far (all alike) */
+    uint32_t bline[TN_COLL_BLINES];       /* the last broadcast this rank rooted
                                        through each line of its area */
-    int all_mapped;                 /* every member's segment is mapped here (one node) */
+    uint32_t bquarter[TN_COLL_BQUARTERS]; /* the same for each quarter */
+    int all_mapped;    /* every member's segment is mapped here (one node) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a

@@ -40,6 +40,8 @@ static char *reduce_half(tn_cteam_t *t)
  * the line (written by the root after the data, release; read by the
  * members). Zero when the slot is claimed: every call's number is above. */
 #define TN_BLINE_DATA 60
+/* A quarter line of the broadcast quarters: 12 bytes of data, its stamp. */
+#define TN_BQ_DATA 12
 
 static _Atomic uint32_t *stamp(const char *line)
 {
@@ -112,39 +114,61 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root)
 {
     int me = t->rank, n = t->size;
-    uint32_t seq = ++t->seq;
-    uint32_t k = (uint32_t)((nbytes + TN_BLINE_DATA - 1) / TN_BLINE_DATA);
-    uint32_t line = t->bcount[root];
-    if (line + k > TN_COLL_BLINES)
-        line = 0;
-    t->bcount[root] = line + k;
-    char *h = t->fast + 2 * TN_COLL_FAST + (size_t)line * 64;
+    uint32_t seq = ++t->seq, k = 1;
+    char *h;       /* the data's place in the root's area */
+    size_t sw;     /* its (last) stamp's offset from h */
+    uint32_t *use; /* root: the last call of each line or quarter taken */
+    if (nbytes <= TN_BQ_DATA) {
+        uint32_t q = t->bcount[n + root]++ % TN_COLL_BQUARTERS;
+        h = t->fast + 2 * TN_COLL_FAST + (size_t)(TN_COLL_BLINES + TN_COLL_XLINES) * 64 +
+            (size_t)q * 16;
+        sw = TN_BQ_DATA;
+        use = &t->bquarter[q];
+    } else {
+        k = (uint32_t)((nbytes + TN_BLINE_DATA - 1) / TN_BLINE_DATA);
+        uint32_t line = t->bcount[root];
+        if (line + k > TN_COLL_BLINES)
+            line = 0;
+        t->bcount[root] = line + k;
+        h = t->fast + 2 * TN_COLL_FAST + (size_t)line * 64;
+        sw = (size_t)(k - 1) * 64 + TN_BLINE_DATA;
+        use = &t->bline[line];
+    }
     if (me == root) {
-        uint32_t last = t->bline[line];
-        for (uint32_t l = line + 1; l < line + k; l++)
-            if ((int32_t)(t->bline[l] - last) > 0)
-                last = t->bline[l];
+        uint32_t last = use[0];
+        for (uint32_t l = 1; l < k; l++)
+            if ((int32_t)(use[l] - last) > 0)
+                last = use[l];
         for (int j = 0; j < n; j++)
             if (j != me)
                 tn_coll_wait(t, j, last);
-        lines_put(h, src, nbytes, seq);
-        for (uint32_t l = line; l < line + k; l++)
-            t->bline[l] = seq;
+        if (nbytes <= TN_BQ_DATA) {
+            memcpy(h, src, nbytes);
+            atomic_store_explicit((_Atomic uint32_t *)(uintptr_t)(h + sw), seq,
+                                  memory_order_release);
+        } else {
+            lines_put(h, src, nbytes, seq);
+        }
+        for (uint32_t l = 0; l < k; l++)
+            use[l] = seq;
         if (tn_wait_may_sleep())
-            wake_members(t, stamp(h + (size_t)(k - 1) * 64));
+            wake_members(t, (_Atomic uint32_t *)(uintptr_t)(h + sw));
         if (dest != src)
             memcpy(dest, src, nbytes);
     } else {
         const char *r = at(t, root, h);
-        _Atomic uint32_t *w = stamp(r + (size_t)(k - 1) * 64);
+        _Atomic uint32_t *w = (_Atomic uint32_t *)(uintptr_t)(r + sw);
         tn_coll_flag_t *mine =
             (tn_coll_flag_t *)(t->flags + (size_t)root * sizeof(tn_coll_flag_t));
         uint32_t v;
         /* Only this call's number can replace the old one: the root
-         * writes these lines again only after this member acknowledged. */
+         * writes this place again only after this member acknowledged. */
         while ((v = atomic_load_explicit(w, memory_order_acquire)) != seq)
             tn_wait_u32_change(w, v, &mine->sleeping);
-        lines_get(dest, r, 0, nbytes);
+        if (nbytes <= TN_BQ_DATA)
+            memcpy(dest, r, nbytes);
+        else
+            lines_get(dest, r, 0, nbytes);
         tn_coll_signal(t, root, seq); /* done with the root's lines */
     }
 }

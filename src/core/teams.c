@@ -62,7 +62,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
         (char *)tn_core.seg.data + tn_teams.pool_off + (size_t)slot * tn_teams.slot_size;
     t->ranks = malloc((size_t)size * sizeof(int));
     t->staging = malloc(tn_teams.scratch);
-    t->bcount = calloc((size_t)size, sizeof(uint32_t));
+    t->bcount = calloc(2 * (size_t)size, sizeof(uint32_t));
     t->bynode = malloc((size_t)size * sizeof(int));
     t->order = malloc((size_t)size * sizeof(int));
     if (!t->ranks || !t->staging || !t->bcount || !t->bynode || !t->order) {
@@ -91,6 +91,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->ecount = t->emark = 0;
     t->par = 0;
     memset(t->bline, 0, sizeof(t->bline));
+    memset(t->bquarter, 0, sizeof(t->bquarter));
     t->all_mapped = 1;
     for (int i = 0; i < size; i++)
         if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
@@ -109,7 +110,8 @@ void tn_teams_tally(tn_mem_tally_t *m)
         const tn_cteam_t *t = &tn_teams.t[s];
         if (!t->live)
             continue;
-        size_t member = sizeof(*t->ranks) + sizeof(*t->bcount) +
+        size_t member = sizeof(*t->ranks) + 2 * sizeof(*t->bcount) + sizeof(*t->bynode) +
+                        sizeof(*t->order) +
                         (t->off ? sizeof(*t->off) + sizeof(*t->len) : 0);
         if (s == TN_SLOT_WORLD)
             m->each_rank += member;
