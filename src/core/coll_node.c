@@ -57,7 +57,10 @@ static uint32_t lines_put(char *x, const void *src, size_t n, uint32_t seq)
     for (uint32_t l = 0; l < k; l++) {
         size_t off = (size_t)l * TN_BLINE_DATA;
         size_t len = n - off < TN_BLINE_DATA ? n - off : TN_BLINE_DATA;
-        memcpy(x + (size_t)l * 64, (const char *)src + off, len);
+        if (len == TN_BLINE_DATA) /* a constant size: inline moves, no call */
+            memcpy(x + (size_t)l * 64, (const char *)src + off, TN_BLINE_DATA);
+        else
+            memcpy(x + (size_t)l * 64, (const char *)src + off, len);
         atomic_store_explicit(stamp(x + (size_t)l * 64), seq, memory_order_release);
     }
     return k;
@@ -70,7 +73,10 @@ static void lines_get(void *dest, const char *x, size_t off, size_t len)
     while (len) {
         size_t l = off / TN_BLINE_DATA, in = off % TN_BLINE_DATA;
         size_t c = TN_BLINE_DATA - in < len ? TN_BLINE_DATA - in : len;
-        memcpy(d, x + l * 64 + in, c);
+        if (c == TN_BLINE_DATA) /* a whole line: inline moves, as lines_put */
+            memcpy(d, x + l * 64, TN_BLINE_DATA);
+        else
+            memcpy(d, x + l * 64 + in, c);
         d += c;
         off += c;
         len -= c;
