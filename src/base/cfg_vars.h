@@ -116,7 +116,7 @@
       "in the eager ring, where its log2(n) regions fit (else a binomial tree "          \
       "up to the fast area's region per child); above, a ring reduce-scatter "           \
       "and allgather (TERN_COLL_RING_PIECE).")                                           \
-    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "1M", NULL, 0,                            \
+    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "256K", NULL, 0,                          \
       "Largest allreduce (bytes) of a team across nodes whose size is a power "          \
       "of two by recursive halving and doubling (above TERN_COLL_TREE_MAX): a "          \
       "reduce-scatter then an allgather in log2(n) steps each, the data put "            \

@@ -43,9 +43,12 @@ static void must(int rc, const char *what)
  * unacknowledged flag write behind it (no round trip, no message for the
  * partner to handle; the puts complete before the call returns); else a
  * message with its flag, a put and the flag, or a copy and a store. */
-static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v)
+static void send_lc(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v,
+                    tern_event_t *lc)
 {
     int j = s->partner[r], g = s->t->ranks[j];
+    if (lc)
+        *lc = TERN_EVENT_DONE;
     if (!s->ordered[r]) {
         tn_coll_put_flag(s->t, j, to, from, bytes, s->base + v);
         return;
@@ -53,9 +56,14 @@ static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint
     if (bytes) {
         tern_event_t *ev = &s->ev[s->nev++];
         *ev = TERN_EVENT_DONE;
-        must(tern_put_nb(g, tern_sym_addr(g, to), from, bytes, NULL, ev, 0), "a put");
+        must(tern_put_nb(g, tern_sym_addr(g, to), from, bytes, lc, ev, 0), "a put");
     }
     tn_coll_signal_ordered(s->t, j, s->base + v);
+}
+
+static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v)
+{
+    send_lc(s, r, to, from, bytes, v, NULL);
 }
 
 /* Until round r's partner's flag says v. */
@@ -123,6 +131,12 @@ int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t cou
      * (uneven halves round up by at most an element per round). */
     if (count < (size_t)n * (size_t)rounds)
         return 0;
+    /* Where every half is exact (count a multiple of n), the last round
+     * exchanges the whole block instead of halving it: both partners
+     * combine it, and the allgather starts one round earlier (one step
+     * less, the same bytes). Its landing area is the block's size: with
+     * exact halves that is the rest of the half given away in round 0. */
+    int xlast = count % (size_t)n == 0;
     while (t->bynode[pos] != t->rank) /* nodes together: early rounds inside */
         pos++;
     /* The blocks: before round r this member holds [lo[r], hi[r]); it keeps
@@ -168,7 +182,8 @@ int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t cou
     send(&s, 0, d + glo[0] * es, own + glo[0] * es, (ghi[0] - glo[0]) * es, RHD_PART);
     await(&s, 0, RHD_PART);
     fn(d + lo[1] * es, own + lo[1] * es, hi[1] - lo[1]); /* theirs op mine */
-    for (int r = 1; r < rounds; r++) {
+    int halve = xlast ? rounds - 1 : rounds;
+    for (int r = 1; r < halve; r++) {
         size_t m = hi[r + 1] - lo[r + 1]; /* = the partner's given half */
         await(&s, r, RHD_ENTERED);
         send(&s, r, land, d + glo[r] * es, (ghi[r] - glo[r]) * es, RHD_PART);
@@ -176,12 +191,25 @@ int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t cou
         fn(d + lo[r + 1] * es, land, m); /* mine op theirs */
         land += m * es;
     }
+    if (xlast) { /* both partners finish the whole block, lower op upper */
+        int r = rounds - 1;
+        size_t m = hi[r] - lo[r];
+        tern_event_t lc;
+        await(&s, r, RHD_ENTERED);
+        send_lc(&s, r, land, d + lo[r] * es, m * es, RHD_PART, &lc);
+        await(&s, r, RHD_PART);
+        must(tern_event_wait(lc), "a put"); /* it read what is combined into */
+        if ((pos >> r) & 1)
+            rfn(d + lo[r] * es, land, m); /* theirs op mine */
+        else
+            fn(d + lo[r] * es, land, m); /* mine op theirs */
+    }
     /* The landing area is free for round 0's partner's block. */
     if (!s.ordered[0] || !tn_coll_signal_ordered(t, s.partner[0], s.base + RHD_FREE))
         tn_coll_signal(t, s.partner[0], s.base + RHD_FREE);
     /* Allgather: the finished block to each partner's dest, last round's
      * partner first; its block lands in the half given to it. */
-    for (int r = rounds - 1; r >= 0; r--) {
+    for (int r = halve - 1; r >= 0; r--) {
         if (r == 0)
             await(&s, 0, RHD_FREE);
         send(&s, r, d + lo[r + 1] * es, d + lo[r + 1] * es, (hi[r + 1] - lo[r + 1]) * es,

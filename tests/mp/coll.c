@@ -471,13 +471,14 @@ static void check_team(tern_team_t team, const char *tname)
 
     /* Back to back above TERN_COLL_TREE_MAX (recursive halving and
      * doubling for 2^k members across nodes, else the ring), odd counts
-     * (uneven halves), in place every third call, each result checked
+     * (uneven halves) and multiples of 16 (exact halves: the last round an
+     * exchange), half of them in place, each result checked
      * before the next call reuses dest, a member late now and then: a
      * partner that is ahead writes into this member's dest and ring. */
     for (int it = 0; it < 24; it++) {
-        static const size_t acount[] = {8193, 5001, 4097, 32769};
-        size_t count = acount[it % 4];
-        int64_t *x = (int64_t *)sym_src, *y = it % 3 == 2 ? x : (int64_t *)sym_dst;
+        static const size_t acount[] = {8193, 8192, 5001, 4096, 32769, 32768};
+        size_t count = acount[it % 6];
+        int64_t *x = (int64_t *)sym_src, *y = (it / 6) % 2 ? x : (int64_t *)sym_dst;
         for (size_t i = 0; i < count; i++)
             x[i] = (int64_t)(me + 1) * (it + 1) - (int64_t)i * (me % 3);
         if (me == (it * 5) % n && it % 4 == 1)
