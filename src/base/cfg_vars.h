@@ -222,7 +222,10 @@
       "(an op name such as fmult) for every type, peertab:create makes the "             \
       "node's peer table fail to be created by the node's lowest rank and "              \
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
-      "private copies). Empty: no faults.")                                              \
+      "private copies), collseq:N numbers every team's collectives from N "              \
+      "(below 2^31, since a new team's flags start at 0; N = 2^31 - 64 "                 \
+      "crosses 2^31 as 2^31 collectives do). Empty: no "                                 \
+      "faults.")                                                                         \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

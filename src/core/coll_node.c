@@ -97,6 +97,25 @@ static void wake_members(tn_cteam_t *t, _Atomic uint32_t *w)
         }
 }
 
+/* Until member j has finished call `last` of this team, an earlier call
+ * than seq: its flag here holds the last call in which it signalled this
+ * rank, which is last or later once it has, and is at most a few calls
+ * ahead of seq. Measured back from seq, so that a `last` older than 2^31
+ * calls (a line unused since the team began holds 0) counts as done,
+ * where tn_coll_wait's "flag - last >= 0" would wait for ever once flag
+ * and last are 2^31 apart (TERN_TEST_FAULT=collseq:N, mp.coll_seqwrap). */
+static void wait_done(tn_cteam_t *t, int j, uint32_t seq, uint32_t last)
+{
+    tn_coll_flag_t *in =
+        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&in->epoch, memory_order_acquire);
+        if ((int32_t)(seq - v) <= 0 || seq - v <= seq - last)
+            return;
+        tn_wait_u32_change(&in->epoch, v, &in->sleeping);
+    }
+}
+
 /* Small broadcast, one way, data and its flag in the same lines: the root
  * copies src into lines of its broadcast area, 60 bytes and the call's
  * stamp per line, and returns; each member waits for the stamp of the
@@ -141,13 +160,16 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         use = &t->bline[line];
     }
     if (me == root) {
+        /* The latest earlier use of these lines: the nearest before this
+         * call (a line unused since the team began holds 0, however far
+         * back that is). */
         uint32_t last = use[0];
         for (uint32_t l = 1; l < k; l++)
-            if ((int32_t)(use[l] - last) > 0)
+            if (seq - use[l] < seq - last)
                 last = use[l];
         for (int j = 0; j < n; j++)
             if (j != me)
-                tn_coll_wait(t, j, last);
+                wait_done(t, j, seq, last);
         if (nbytes <= TN_BQ_DATA) {
             memcpy(h, src, nbytes);
             atomic_store_explicit((_Atomic uint32_t *)(uintptr_t)(h + sw), seq,

@@ -2,6 +2,7 @@
  * node teams, splits (strided, 2-D), translation and destroy. A split
  * agrees on a slot free on every member of the parent with an allreduce
  * (bitwise and of the free-slot masks) over the parent. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,18 @@ static void release(tn_cteam_t *t)
     t->live = 0;
 }
 
+/* The number before a new team's first collective: 0, or N under
+ * TERN_TEST_FAULT=collseq:N (tests of sequence numbers past 2^31, which
+ * a team otherwise reaches after 2^31 collectives). */
+static uint32_t first_seq(void)
+{
+    unsigned long v;
+    char end;
+    if (sscanf(tn_cfg.test_fault, "collseq:%lu%c", &v, &end) == 1)
+        return (uint32_t)v;
+    return 0;
+}
+
 /* The slot's memory is zero (init, or the destroy of its last team). */
 static int claim(int slot, const int *ranks, int size, int rank)
 {
@@ -96,7 +109,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     for (int i = 0; i < size; i++)
         if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
             t->all_mapped = 0;
-    t->seq = 0;
+    t->seq = first_seq();
     tn_comp_init(&t->comp, 0);
     if (slot > TN_SLOT_NODE) /* the predefined handles carry generation 0 */
         t->gen++;

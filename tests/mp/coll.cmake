@@ -36,3 +36,8 @@ tern_mp_test(NAME coll_rhd SOURCES coll.c RANKS 4 8 CONFIGS net mixed LIBS m
 # on a stamp of their lines (core/coll_node.c).
 tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT 180
   ENV TERN_WAIT_MODE=block)
+# Team sequence numbers crossing 2^31 (TERN_TEST_FAULT=collseq:N, core/teams.c,
+# from 2^31 - 64; not 2^32, where the zero flags of a new team would read as
+# ahead of the calls): small broadcasts from every root between allreduces.
+tern_mp_test(NAME coll_seqwrap SOURCES coll_seqwrap.c RANKS 2 3 4 TIMEOUT 60
+  ENV TERN_TEST_FAULT=collseq:2147483584)
