@@ -598,6 +598,8 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         rounds++;
     }
     int extra = n - p;
+    if (2 * (size_t)(rounds + 2) * REC > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0; /* at most half the ring, as the exchanges' claims */
     char *e = claim(t, (size_t)(rounds + 2) * REC);
     char *fold = e + (size_t)rounds * REC, *res = fold + REC;
     uint32_t seq = ++t->seq;
@@ -638,7 +640,8 @@ int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t st
                            size_t nbytes)
 {
     int n = t->size, me = t->rank;
-    if (!t->xmax || nbytes > (size_t)t->xmax || n > TN_COLL_XNET_MEMBERS || !nbytes)
+    if (!t->xmax || nbytes > (size_t)t->xmax || n > TN_COLL_XNET_MEMBERS || !nbytes ||
+        2 * (size_t)n * REC > (size_t)tn_teams.depth * tn_teams.eager)
         return 0;
     char *e = claim(t, (size_t)n * REC), *d = dest;
     const char *s = src;
