@@ -256,7 +256,8 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         tn_coll_node_gather(t, dest, src, nbytes, 0, nbytes);
         return TERN_OK;
     }
-    if (!t->all_mapped && tn_coll_eager_fcollect(t, dest, src, nbytes))
+    if (!t->all_mapped && (tn_coll_small_exchange(t, dest, src, 0, nbytes) ||
+                           tn_coll_eager_fcollect(t, dest, src, nbytes)))
         return TERN_OK;
     if (pushed(t, nbytes)) {
         push_all(t, dest, src, 0, nbytes);
@@ -341,7 +342,8 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         tn_coll_node_gather(t, dest, src, total, (size_t)t->rank * nbytes, nbytes);
         return TERN_OK;
     }
-    if (!t->all_mapped && tn_coll_eager_alltoall(t, dest, src, nbytes))
+    if (!t->all_mapped && (tn_coll_small_exchange(t, dest, src, nbytes, nbytes) ||
+                           tn_coll_eager_alltoall(t, dest, src, nbytes)))
         return TERN_OK;
     if (pushed(t, nbytes)) {
         push_all(t, dest, src, nbytes, nbytes);

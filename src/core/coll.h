@@ -96,6 +96,9 @@ typedef struct tn_cteam {
                                        through each line of its area */
     uint32_t bquarter[TN_COLL_BQUARTERS]; /* the same for each quarter */
     int all_mapped;    /* every member's segment is mapped here (one node) */
+    int xmax;          /* bytes of data a stamped record carries to every
+                          other member (one node each, unacknowledged writes),
+                          0: none (core/coll_eager.c, tn_coll_small_*) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a
@@ -218,6 +221,23 @@ typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
  * doubling, each partial with its flag into the partner's entry. */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
+
+/* Small exchanges of a team whose members are each on their own node and
+ * reached by unacknowledged writes (t->xmax > 0): every piece of data goes
+ * as one stamped record (data, the call's stamp, a check word) by an
+ * unacknowledged inject write into the receiver's ring, which polls its
+ * memory; no message, so no completion at either end. Allreduce by
+ * recursive doubling up to t->xmax bytes, fcollect (step 0) and all-to-all
+ * (step nbytes) direct up to t->xmax bytes per block and
+ * TN_COLL_XNET_MEMBERS members. Each returns 0 without doing anything
+ * when it does not apply. */
+#define TN_COLL_XNET_MEMBERS 8
+int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn);
+int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,
+                           size_t nbytes);
+/* The xmax of a team just claimed (core/coll_eager.c). */
+int tn_coll_small_max(const tn_cteam_t *t);
 
 /* Allreduce of teams not all mapped above TERN_COLL_TREE_MAX
  * (core/coll_ring.c): ring reduce-scatter and allgather over the members

@@ -22,6 +22,7 @@
  * broadcast in 512, one 4 KiB broadcast in 8, pays a barrier when nothing
  * else synchronizes the team; back-to-back exchanges of up to half the
  * ring never do. docs/design/collectives.md. */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/cfg.h"
@@ -481,6 +482,179 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         memcpy(dest, acc, bytes);
     if (me < extra)
         tn_coll_put_flag(t, me + p, dest, dest, bytes, seq);
+    all_entered(t);
+    return 1;
+}
+
+/* Small exchanges by stamped records (tn_coll_small_*). A record is one
+ * 64-byte line of the receiver's claim, written by one sender: the data
+ * (len bytes, zero-padded to words), then a stamp (the call's sequence
+ * number and len), then a check word over both, as one unacknowledged
+ * inject write. The receiver polls the stamp, then reads the record and
+ * accepts it when the check word matches: the provider copies a write
+ * into place with no promised order among its bytes, on whichever thread
+ * polls (a progress thread), so a reader may see part of it; a torn read
+ * passes with probability 2^-64 (as atomic_mbox.c's slots). A record of an
+ * earlier call at the same bytes carries another stamp; the ring reuses
+ * bytes only once every member has read them (claim). No message, so no
+ * completion at either end: over tcp a message costs its receiver the
+ * provider's completion signal (2.2 us, shmem-atomics.md). */
+#define REC      64
+#define REC_SEED 0x6a09e667f3bcc909ull
+
+static uint64_t rec_sum(const uint64_t *w, size_t n)
+{
+    uint64_t h = REC_SEED;
+    for (size_t i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= 0x9e3779b97f4a7c15ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+int tn_coll_small_max(const tn_cteam_t *t)
+{
+    size_t inject = REC;
+    if (!t->ring || t->size < 2 || tn_teams.depth * tn_teams.eager < 4 * REC)
+        return 0;
+    for (int p = 0; p < t->size; p++) {
+        if (p > 0 && node_at(t, p) == node_at(t, p - 1))
+            return 0; /* members share a node: leaders, or the mapping */
+        int g = t->ranks[p];
+        if (g == tn_core.rank)
+            continue;
+        const tn_peer_t *peer = tn_core_peer(g);
+        if (!tn_core_flag_unacked(peer))
+            return 0;
+        if (peer->xport->caps.inject < inject)
+            inject = peer->xport->caps.inject;
+    }
+    return inject < 3 * sizeof(uint64_t) ? 0 : (int)((inject & ~(size_t)7) - 16);
+}
+
+/* Data of len bytes with stamp seq into record rec (this rank's address)
+ * of member j. */
+static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t len,
+                     uint32_t seq)
+{
+    uint64_t w[REC / 8] = {0};
+    size_t k = (len + 7) / 8;
+    memcpy(w, data, len);
+    w[k] = seq | (uint64_t)len << 32;
+    w[k + 1] = rec_sum(w, k + 1);
+    int g = t->ranks[j];
+    const tn_peer_t *p = tn_core_peer(g);
+    uintptr_t raddr =
+        tn_core_info(g)->data_base + (uintptr_t)(rec - (char *)tn_core.seg.data);
+    tn_rma_t op = {TN_RMA_PUT,   g, w, (void *)raddr, (k + 2) * sizeof(uint64_t),
+                   TN_REGION_SEG};
+    tn_xport_done_t none = {NULL, NULL};
+    int rc = tn_core_xport_rma(p->xport, &op, &none,
+                               TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "collective: the network write of a record to rank %d failed: %s", g,
+                 tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* Waits, driving progress, for record rec of this call (seq, len bytes)
+ * and copies its data to out. */
+static void rec_recv(tn_cteam_t *t, const char *rec, void *out, size_t len, uint32_t seq)
+{
+    const _Atomic uint64_t *r = (const _Atomic uint64_t *)(const void *)rec;
+    size_t k = (len + 7) / 8;
+    uint64_t stamp = seq | (uint64_t)len << 32, w[REC / 8];
+    for (uint64_t iter = 0;;) {
+        if (atomic_load_explicit(&r[k], memory_order_relaxed) == stamp) {
+            for (size_t i = 0; i < k + 2; i++)
+                w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
+            atomic_thread_fence(memory_order_acquire);
+            if (w[k] == stamp && w[k + 1] == rec_sum(w, k + 1))
+                break;
+        }
+        tn_coll_wait_step(t, &iter);
+    }
+    memcpy(out, w, len);
+}
+
+/* Recursive doubling over the largest power of two p <= n as in
+ * tn_coll_eager_allreduce, each partial one record: round r's into record
+ * r, a member p..'s src into record rounds of member i - p (the fold), its
+ * result into record rounds + 1 of it. The same operands in the same
+ * order on both partners, so every member ends with the same bits. */
+int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
+                            size_t es, tn_red_fn fn)
+{
+    size_t bytes = count * es;
+    int n = t->size, me = t->rank, p = 1, rounds = 0;
+    if (!t->xmax || bytes > (size_t)t->xmax || es > 16)
+        return 0;
+    while (2 * p <= n) {
+        p *= 2;
+        rounds++;
+    }
+    int extra = n - p;
+    if (2 * (size_t)(rounds + 2) * REC > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0; /* at most half the ring, as the exchanges' claims */
+    char *e = claim(t, (size_t)(rounds + 2) * REC);
+    char *fold = e + (size_t)rounds * REC, *res = fold + REC;
+    uint32_t seq = ++t->seq;
+    if (me >= p) {
+        rec_send(t, me - p, fold, src, bytes, seq);
+        rec_recv(t, res, dest, bytes, seq);
+        all_entered(t);
+        return 1;
+    }
+    _Alignas(16) char acc[REC], in[REC];
+    memcpy(acc, src, bytes);
+    if (me < extra) {
+        rec_recv(t, fold, in, bytes, seq);
+        fn(acc, in, count);
+    }
+    for (int r = 0; r < rounds; r++) {
+        int peer = me ^ (1 << r);
+        rec_send(t, peer, e + (size_t)r * REC, acc, bytes, seq);
+        rec_recv(t, e + (size_t)r * REC, in, bytes, seq);
+        if (peer > me) {
+            fn(acc, in, count);
+        } else {
+            fn(in, acc, count);
+            memcpy(acc, in, bytes);
+        }
+    }
+    memcpy(dest, acc, bytes);
+    if (me < extra)
+        rec_send(t, me + p, res, acc, bytes, seq);
+    all_entered(t);
+    return 1;
+}
+
+/* Direct: member me sends block j (src + step * j) as record me of member
+ * j, all at once (one network latency), copies its own, then reads
+ * record j into dest + j * nbytes as each arrives. */
+int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,
+                           size_t nbytes)
+{
+    int n = t->size, me = t->rank;
+    if (!t->xmax || nbytes > (size_t)t->xmax || n > TN_COLL_XNET_MEMBERS || !nbytes ||
+        2 * (size_t)n * REC > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0;
+    char *e = claim(t, (size_t)n * REC), *d = dest;
+    const char *s = src;
+    uint32_t seq = ++t->seq;
+    for (int k = 1; k < n; k++) {
+        int j = (me + k) % n;
+        rec_send(t, j, e + (size_t)me * REC, s + step * (size_t)j, nbytes, seq);
+    }
+    memcpy(d + (size_t)me * nbytes, s + step * (size_t)me, nbytes);
+    for (int k = 1; k < n; k++) {
+        int j = (me - k + n) % n;
+        rec_recv(t, e + (size_t)j * REC, d + (size_t)j * nbytes, nbytes, seq);
+    }
     all_entered(t);
     return 1;
 }

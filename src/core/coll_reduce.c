@@ -317,7 +317,8 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    if (!t->all_mapped && tn_coll_eager_allreduce(t, dest, src, count, es, fn))
+    if (!t->all_mapped && (tn_coll_small_allreduce(t, dest, src, count, es, fn) ||
+                           tn_coll_eager_allreduce(t, dest, src, count, es, fn)))
         return TERN_OK;
     if (!t->all_mapped && total <= push_region(n)) {
         push_tree(t, dest, src, count, es, fn);

@@ -109,6 +109,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     for (int i = 0; i < size; i++)
         if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
             t->all_mapped = 0;
+    t->xmax = tn_coll_small_max(t);
     t->seq = first_seq();
     tn_comp_init(&t->comp, 0);
     if (slot > TN_SLOT_NODE) /* the predefined handles carry generation 0 */

@@ -436,6 +436,55 @@ static void check_team(tern_team_t team, const char *tname)
                              tname, it, nb, r, i);
         }
     }
+    /* Small exchanges of teams with one member per node as stamped records
+     * (core/coll_eager.c, tn_coll_small_*: up to 48 bytes per record over
+     * tcp), back to back without a barrier: sizes around the record's
+     * limit changing call after call (records of another length at the
+     * same ring bytes one ring later), allreduce in place every other time,
+     * a member late now and then while its partners already write into its
+     * ring for the next call. */
+    for (int it = 0; it < 400; it++) {
+        static const size_t rsz[] = {1, 48, 7, 49, 8, 40, 47, 16, 56, 4};
+        size_t nb = rsz[it % 10];
+        unsigned tag = 2000 + (unsigned)it;
+        if (me == (it / 50) % n && it % 50 == 17)
+            usleep(1500);
+        if (it % 3 == 0) {
+            size_t count = (nb + 3) / 4;
+            int32_t *x = (int32_t *)sym_src, *y = it % 2 ? x : (int32_t *)sym_dst;
+            for (size_t i = 0; i < count; i++)
+                x[i] = (int32_t)((me + 1) * (it + 1)) - (int32_t)i * me;
+            MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT32, TERN_RED_SUM));
+            for (size_t i = 0; i < count; i++)
+                MP_CHECK(y[i] == (int32_t)(n * (n + 1) / 2 * (it + 1)) -
+                                     (int32_t)i * (int32_t)(n * (n - 1) / 2),
+                         "%s: record exchange %d, allreduce of %zu int32%s: [%zu] = %d",
+                         tname, it, count, y == x ? " in place" : "", i, (int)y[i]);
+        } else if (it % 3 == 1) {
+            for (size_t i = 0; i < nb; i++)
+                sym_src[i] = (char)mp_pattern(me, i, tag);
+            MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag),
+                             "%s: record exchange %d, fcollect %zu B: member %d byte %zu",
+                             tname, it, nb, r, i);
+        } else {
+            for (int j = 0; j < n; j++)
+                for (size_t i = 0; i < nb; i++)
+                    sym_src[(size_t)j * nb + i] =
+                        (char)mp_pattern(me, i, tag + (unsigned)j);
+            MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+            for (int r = 0; r < n; r++)
+                for (size_t i = 0; i < nb; i++)
+                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                                 mp_pattern(r, i, tag + (unsigned)me),
+                             "%s: record exchange %d, alltoall %zu B: block from member "
+                             "%d byte %zu",
+                             tname, it, nb, r, i);
+        }
+    }
     for (int it = 0; it < 60; it++) {
         static const size_t bcount[] = {3, 3, 5000, 512, 3, 1024, 200};
         size_t count = bcount[it % 7]; /* 24 B to 40000 B, 4 and 8 KiB */
