@@ -100,6 +100,7 @@ typedef struct tn_cteam {
                           other member (one node each, unacknowledged writes),
                           0: none (core/coll_eager.c, tn_coll_small_*) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
+    uint32_t barseq;   /* seq of its last barrier (0 at creation, as the flags) */
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a
                           tern_collect, or NULL till the first one */
@@ -158,9 +159,25 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
 void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter);
 /* Until this rank's flag of team rank j reaches seq. */
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
+
 /* Barrier over t: dissemination on the slot's flags (the world team uses
  * tern_barrier's hierarchical one). */
 void tn_coll_barrier(tn_cteam_t *t);
+/* Flags compare modulo 2^32 ("flag - seq >= 0"), so a flag left unwritten
+ * for 2^31 of the team's calls would read as written. The collectives
+ * that signal no flag (the small stamped ones on a node, the eager ring's
+ * calls over the network) call tn_coll_refresh first: once 2^28 calls
+ * have passed since the team's last barrier (every member alike), a
+ * barrier, then this member's flag at every other member set to the
+ * barrier's number (true: it has finished every call up to it), both
+ * words of network members' flags included. mp.coll_seqbar. */
+#define TN_COLL_REFRESH (1u << 28)
+void tn_coll_refresh_flags(tn_cteam_t *t);
+static inline void tn_coll_refresh(tn_cteam_t *t)
+{
+    if (tn_unlikely(t->seq - t->barseq >= TN_COLL_REFRESH))
+        tn_coll_refresh_flags(t);
+}
 /* Advances every non-blocking barrier in progress as far as it can
  * without waiting (from tn_core_progress and event waits); tn_coll_nb
  * counts them so that the callers pay one load when there are none. */

@@ -45,6 +45,8 @@ static char *claim(tn_cteam_t *t, size_t len)
         t->ecount += ring - at;
     if (t->ecount + need - t->emark > ring)
         tn_coll_barrier(t); /* sets emark = ecount */
+    else
+        tn_coll_refresh(t);
     char *e = t->ring + (size_t)(t->ecount % ring);
     t->eat = t->ecount;
     t->ecount += need;

@@ -139,6 +139,7 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                         int root)
 {
     int me = t->rank, n = t->size;
+    tn_coll_refresh(t);
     uint32_t seq = ++t->seq, k = 1;
     char *h;       /* the data's place in the root's area */
     size_t sw;     /* its (last) stamp's offset from h */
@@ -268,6 +269,7 @@ void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy
                          size_t at_off, size_t len)
 {
     if (copy <= TN_XDATA) {
+        tn_coll_refresh(t);
         uint32_t seq = ++t->seq;
         char *x = xslot(t);
         uint32_t k = xpublish(t, x, src, copy, seq);
@@ -291,6 +293,7 @@ void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     int n = t->size;
     size_t bytes = count * es;
     if (bytes <= TN_XDATA) { /* in team order, as below */
+        tn_coll_refresh(t);
         uint32_t seq = ++t->seq;
         char *x = xslot(t);
         uint32_t k = xpublish(t, x, src, bytes, seq);

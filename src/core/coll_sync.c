@@ -143,17 +143,28 @@ void tn_coll_barrier(tn_cteam_t *t)
          * of 8 B (two barriers) 58 us with it. */
         tern_barrier();
         t->emark = t->ecount; /* every member left the earlier eager ones */
+        t->barseq = t->seq;
         return;
     }
     int n = t->size;
-    if (n <= 1)
+    if (n <= 1) {
+        t->barseq = t->seq;
         return;
+    }
     uint32_t seq = ++t->seq;
     for (int dist = 1; dist < n; dist <<= 1) {
         bar_signal(t, (t->rank + dist) % n, seq);
         bar_wait(t, (t->rank - dist + n) % n, seq);
     }
     t->emark = t->ecount;
+    t->barseq = seq;
+}
+
+void tn_coll_refresh_flags(tn_cteam_t *t)
+{
+    tn_coll_barrier(t); /* writes the barrier partners' flags (second word) */
+    for (int s = 1; s < t->size; s++)
+        tn_coll_signal(t, (t->rank + s) % t->size, t->seq);
 }
 
 _Atomic int tn_coll_nb;

@@ -41,3 +41,9 @@ tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT
 # ahead of the calls): small broadcasts from every root between allreduces.
 tern_mp_test(NAME coll_seqwrap SOURCES coll_seqwrap.c RANKS 2 3 4 TIMEOUT 60
   ENV TERN_TEST_FAULT=collseq:2147483584)
+# A team barrier after small collectives that wrote no barrier flag while
+# the team's count moved 2^31 past the flags (collseq as above): the
+# members used to pass it before the last one entered (core/coll.h,
+# tn_coll_refresh).
+tern_mp_test(NAME coll_seqbar SOURCES coll_seqbar.c RANKS 2 3 4 TIMEOUT 60
+  ENV TERN_TEST_FAULT=collseq:2147483584)
