@@ -20,13 +20,12 @@
 /* After atomic_am.c's (+0, +1), acc.c's (+2, +3), atomic_agg.c's (+4, +5). */
 enum { H_HELLO = TN_AMH_ATOMIC + 6, H_HELLO_REPLY = TN_AMH_ATOMIC + 7 };
 
-#define THREADS  4  /* slots of an initiator: threads issuing at once */
-#define POOL     64 /* request slots of a target, handed out by hello */
-#define LINE     64 /* bytes of one slot */
-#define REQ_W    6  /* request words: seq, type | op << 8, word, a1, a2, sum */
-#define REP_W    4  /* reply words: seq, old value, status, sum */
-#define PENDING  64 /* counters of ops in flight by message, by thread */
-#define SUM_SEED 0x6a09e667f3bcc909ull
+#define THREADS 4  /* slots of an initiator: threads issuing at once */
+#define POOL    64 /* request slots of a target, handed out by hello */
+#define LINE    64 /* bytes of one slot */
+#define REQ_W   6  /* request words: seq, type | op << 8, word, a1, a2, sum */
+#define REP_W   4  /* reply words: seq, old value, status, sum */
+#define PENDING 64 /* counters of ops in flight by message, by thread */
 
 /* Every rank claims the same two pieces of its control area: req (POOL
  * request slots, slot i given to the i-th (initiator, thread slot) pair
@@ -86,22 +85,6 @@ _Atomic long *tn_ad_pending_mine(void)
                      PENDING]
                  .n;
     return my_pending;
-}
-
-/* A check word over a slot's other words: a reader that finds it
- * matching has read one whole write, not a mix of an old and a new one
- * (the provider copies a write into place with no promised order among
- * its bytes, on whichever thread polls). A torn read passes with
- * probability 2^-64. */
-static uint64_t sum(const uint64_t *w, int n)
-{
-    uint64_t h = SUM_SEED;
-    for (int i = 0; i < n; i++) {
-        h ^= w[i];
-        h *= 0x9e3779b97f4a7c15ull;
-        h ^= h >> 31;
-    }
-    return h;
 }
 
 /* Reads n words of a slot another process writes into. */
@@ -264,7 +247,7 @@ static int serve(uint32_t i)
         return 0;
     uint64_t w[REQ_W];
     load(slot, w, REQ_W);
-    if (w[0] <= prev || w[REQ_W - 1] != sum(w, REQ_W - 1))
+    if (w[0] <= prev || w[REQ_W - 1] != tn_check_word(w, REQ_W - 1))
         return 0; /* still arriving */
     if (!atomic_compare_exchange_strong_explicit(
             &served[i], &prev, w[0], memory_order_relaxed, memory_order_relaxed))
@@ -291,7 +274,7 @@ static int serve(uint32_t i)
         tn_amo_cpu(type, op, (void *)p, &a1, &a2, &old);
     }
     uint64_t r[REP_W] = {w[0], old.u64, (uint64_t)(uint32_t)st, 0};
-    r[REP_W - 1] = sum(r, REP_W - 1);
+    r[REP_W - 1] = tn_check_word(r, REP_W - 1);
     int rc = write_slot(src, rep_off + (e % THREADS) * LINE, r, REP_W, 0);
     if (rc != TERN_OK) {
         /* The initiator waits for this write: lost, it would hang. */
@@ -362,7 +345,7 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
                          op->a1.u64,
                          op->a2.u64,
                          0};
-    w[REQ_W - 1] = sum(w, REQ_W - 1);
+    w[REQ_W - 1] = tn_check_word(w, REQ_W - 1);
     rc = write_slot(op->rank, req_off + (size_t)idx * LINE, w, REQ_W,
                     flags & TERN_FLAG_IMMEDIATE);
     if (rc != TERN_OK) {
@@ -377,7 +360,7 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
         if (atomic_load_explicit((const _Atomic uint64_t *)slot, memory_order_relaxed) ==
             w[0]) {
             load(slot, r, REP_W);
-            if (r[0] == w[0] && r[REP_W - 1] == sum(r, REP_W - 1))
+            if (r[0] == w[0] && r[REP_W - 1] == tn_check_word(r, REP_W - 1))
                 break;
         }
         tn_wait_step(iter); /* drives progress: this rank serves others meanwhile */

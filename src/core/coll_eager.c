@@ -501,19 +501,7 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * bytes only once every member has read them (claim). No message, so no
  * completion at either end: over tcp a message costs its receiver the
  * provider's completion signal (2.2 us, shmem-atomics.md). */
-#define REC      64
-#define REC_SEED 0x6a09e667f3bcc909ull
-
-static uint64_t rec_sum(const uint64_t *w, size_t n)
-{
-    uint64_t h = REC_SEED;
-    for (size_t i = 0; i < n; i++) {
-        h ^= w[i];
-        h *= 0x9e3779b97f4a7c15ull;
-        h ^= h >> 31;
-    }
-    return h;
-}
+#define REC 64
 
 int tn_coll_small_max(const tn_cteam_t *t)
 {
@@ -544,23 +532,13 @@ static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t l
     size_t k = (len + 7) / 8;
     memcpy(w, data, len);
     w[k] = seq | (uint64_t)len << 32;
-    w[k + 1] = rec_sum(w, k + 1);
+    w[k + 1] = tn_check_word(w, k + 1);
     int g = t->ranks[j];
     const tn_peer_t *p = tn_core_peer(g);
     uintptr_t raddr =
         tn_core_info(g)->data_base + (uintptr_t)(rec - (char *)tn_core.seg.data);
-    tn_rma_t op = {TN_RMA_PUT,   g, w, (void *)raddr, (k + 2) * sizeof(uint64_t),
-                   TN_REGION_SEG};
-    tn_xport_done_t none = {NULL, NULL};
-    int rc = tn_core_xport_rma(p->xport, &op, &none,
-                               TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
-    if (rc != TERN_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "collective: the network write of a record to rank %d failed: %s", g,
-                 tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    tn_core_write_unacked(p, g, raddr, w, (k + 2) * sizeof(uint64_t), "collective",
+                          "record");
 }
 
 /* Waits, driving progress, for record rec of this call (seq, len bytes)
@@ -575,7 +553,7 @@ static void rec_recv(tn_cteam_t *t, const char *rec, void *out, size_t len, uint
             for (size_t i = 0; i < k + 2; i++)
                 w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
             atomic_thread_fence(memory_order_acquire);
-            if (w[k] == stamp && w[k + 1] == rec_sum(w, k + 1))
+            if (w[k] == stamp && w[k + 1] == tn_check_word(w, k + 1))
                 break;
         }
         tn_coll_wait_step(t, &iter);

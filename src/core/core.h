@@ -296,12 +296,36 @@ static inline int tn_core_flag_unacked(const tn_peer_t *p)
            p->xport->caps.inject >= sizeof(uint32_t);
 }
 
-/* Writes v to remote address raddr of rank (its peer p, for which
- * tn_core_flag_unacked holds) by such a write; v is copied by the call
- * (inject). A failed write ends the job: a flag lost would hang its
- * reader. what names the caller in the message. */
-void tn_core_flag_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, uint32_t v,
-                                const char *what);
+/* Writes the n bytes at buf to remote address raddr of rank (its peer p,
+ * for which tn_core_flag_unacked holds, n within its inject size) by such
+ * a write; buf is copied by the call (inject). A failed write ends the
+ * job: a flag or record lost would hang its reader. what names the caller
+ * and kind what was written ("flag", "record") in the message. */
+void tn_core_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, const void *buf,
+                           size_t n, const char *what, const char *kind);
+/* The same for a 4-byte flag v. */
+static inline void tn_core_flag_write_unacked(const tn_peer_t *p, int rank,
+                                              uintptr_t raddr, uint32_t v,
+                                              const char *what)
+{
+    tn_core_write_unacked(p, rank, raddr, &v, sizeof(v), what, "flag");
+}
+
+/* A check word over n words written by one network write: a reader that
+ * finds it matching has read one whole write, not a mix of an old and a
+ * new one (the provider copies a write into place with no promised order
+ * among its bytes, on whichever thread polls). A torn read passes with
+ * probability 2^-64. The atomic mailbox and the collectives' records. */
+static inline uint64_t tn_check_word(const uint64_t *w, size_t n)
+{
+    uint64_t h = 0x6a09e667f3bcc909ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= 0x9e3779b97f4a7c15ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
 
 /* Active messages (core/am.c): every transport's incoming messages, the
  * replies queued for later, state freed at finalize; the thread's handler

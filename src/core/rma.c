@@ -218,18 +218,17 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     return rma_slow(ctx, op, rank, local, remote, n, lc, rc, flags, 0);
 }
 
-void tn_core_flag_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, uint32_t v,
-                                const char *what)
+void tn_core_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, const void *buf,
+                           size_t n, const char *what, const char *kind)
 {
-    tn_rma_t op = {TN_RMA_PUT, rank, &v, (void *)raddr, sizeof(v), TN_REGION_SEG};
+    tn_rma_t op = {TN_RMA_PUT, rank, (void *)buf, (void *)raddr, n, TN_REGION_SEG};
     tn_xport_done_t none = {NULL, NULL};
     int rc = tn_core_xport_rma(p->xport, &op, &none,
                                TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_UNACKED);
     if (rc != TERN_OK) {
         char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "%s: the network write of a flag to rank %d failed: %s", what, rank,
-                 tern_strerror(rc));
+        snprintf(msg, sizeof(msg), "%s: the network write of a %s to rank %d failed: %s",
+                 what, kind, rank, tern_strerror(rc));
         tern_abort(1, msg);
     }
 }
