@@ -5,7 +5,6 @@
  * (the integer and float sums exact: nothing lost to a race); 1 MiB to
  * the neighbour (pipelined messages); and bad input, each refused with a
  * message naming what is wrong. shm, net and mixed. */
-#include <pthread.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -107,11 +106,7 @@ int main(int argc, char **argv)
         memset(zone, 0, (size_t)N * 8);
         MP_OK(tern_barrier());
         cur_type = t;
-        pthread_t th[MAXT];
-        for (int j = 0; j < nthreads; j++)
-            MP_CHECK(pthread_create(&th[j], NULL, hammer, NULL) == 0, "pthread_create");
-        for (int j = 0; j < nthreads; j++)
-            pthread_join(th[j], NULL);
+        mp_run_threads(nthreads, hammer);
         MP_OK(tern_barrier());
         if (me == 0) {
             double ranks = (double)n * (n + 1) / 2; /* sum of the scales */

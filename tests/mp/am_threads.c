@@ -3,7 +3,6 @@
  * with TERN_FLAG_IMMEDIATE in a retry loop of the documented form (retry
  * after TERN_ERR_AGAIN; the refusal polled once); every thread polls while
  * it waits for its Replies. Each message is handled exactly once. */
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "mp_util.h"
@@ -66,12 +65,7 @@ int main(int argc, char **argv)
     MP_OK(tern_am_register(H_REQ, on_req, "request"));
     MP_OK(tern_am_register(H_REP, on_rep, "reply"));
     MP_OK(tern_barrier());
-    pthread_t th[THREADS];
-    for (int i = 0; i < THREADS; i++)
-        MP_CHECK(pthread_create(&th[i], NULL, sender, (void *)(intptr_t)i) == 0,
-                 "thread");
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(th[i], NULL);
+    mp_run_threads(THREADS, sender);
     /* Every rank sent THREADS x PER to each rank: this one handles as many. */
     uint64_t want = (uint64_t)THREADS * PER * (uint64_t)n;
     while (atomic_load(&handled) < want)

@@ -78,12 +78,7 @@ int main(int argc, char **argv)
     MP_OK(tern_ctx_create(TERN_ORDER_PARTIAL, &shared));
     MP_CHECK(pthread_barrier_init(&pb, NULL, T) == 0, "pthread_barrier_init");
     MP_OK(tern_barrier());
-    pthread_t tid[T];
-    for (int t = 0; t < T; t++)
-        MP_CHECK(pthread_create(&tid[t], NULL, worker, (void *)(intptr_t)t) == 0,
-                 "pthread_create");
-    for (int t = 0; t < T; t++)
-        pthread_join(tid[t], NULL);
+    mp_run_threads(T, worker);
     MP_OK(tern_barrier());
     for (int s = 0; s < n; s++)
         for (int o = 0; o < T; o++)

@@ -12,7 +12,6 @@
  * must rise, and the final words must be exact.
  * tests/mp/amo_mailbox.sh checks with TERN_STATS that the mailbox carried
  * fetches. */
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "mp_util.h"
@@ -121,12 +120,7 @@ int main(int argc, char **argv)
     MP_OK(tern_ad_create(TERN_AT_U64, TERN_OP_ADD | TERN_OP_FADD, 0, &ad64));
     MP_OK(tern_ad_create(TERN_AT_I32, TERN_OP_FADD, 0, &ad32));
     MP_OK(tern_barrier());
-    pthread_t th[MAXT];
-    for (int t = 0; t < nthreads; t++)
-        MP_CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0,
-                 "pthread_create");
-    for (int t = 0; t < nthreads; t++)
-        pthread_join(th[t], NULL);
+    mp_run_threads(nthreads, worker);
     MP_OK(tern_barrier());
     uint64_t e64, hf, ha;
     int32_t e32;

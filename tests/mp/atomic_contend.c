@@ -5,7 +5,6 @@
  * permutation of 0 .. total-1) and the final value exact. Runs in shm, net
  * and mixed, with the implementation the job chooses (and, registered with
  * TERN_OFI_ATOMICS=am, the active-message path). */
-#include <pthread.h>
 #include <string.h>
 
 #include "mp_util.h"
@@ -106,12 +105,7 @@ int main(int argc, char **argv)
         }
         *word = 0; /* every type's zero is all-zero bits */
         MP_OK(tern_barrier());
-        pthread_t th[MAXT];
-        for (int t = 0; t < nthreads; t++)
-            MP_CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0,
-                     "pthread_create");
-        for (int t = 0; t < nthreads; t++)
-            pthread_join(th[t], NULL);
+        mp_run_threads(nthreads, worker);
         MP_OK(tern_barrier());
         if (me == 0) {
             for (int r = 0; r < n; r++)

@@ -1,6 +1,9 @@
 /* Start-up and shutdown shared by the multi-rank tests. */
 #include "mp_util.h"
 
+#include <pthread.h>
+#include <stdint.h>
+
 int mp_init(int *argc, char ***argv, int thread_level)
 {
     MP_OK(tern_init(argc, argv, thread_level));
@@ -54,4 +57,15 @@ int mp_mapped(int rank)
     size_t size;
     return tern_segment_query(rank, &base, &size) == TERN_OK &&
            tern_ptr(rank, base) != NULL;
+}
+
+void mp_run_threads(int n, void *(*fn)(void *))
+{
+    pthread_t th[64];
+    MP_CHECK(n >= 0 && n <= 64, "mp_run_threads: %d threads (at most 64)", n);
+    for (int t = 0; t < n; t++)
+        MP_CHECK(pthread_create(&th[t], NULL, fn, (void *)(intptr_t)t) == 0,
+                 "pthread_create");
+    for (int t = 0; t < n; t++)
+        pthread_join(th[t], NULL);
 }

@@ -22,6 +22,9 @@ int mp_finish(const char *name);
  * peers that a network transfer never reaches. Nodes alone do not say it,
  * as TERN_SHM=off keeps ranks of one machine on one node. */
 int mp_mapped(int rank);
+/* Runs fn on n threads, thread t given (void *)(intptr_t)t, and joins
+ * them all (n at most 64); a thread that cannot start fails the rank. */
+void mp_run_threads(int n, void *(*fn)(void *));
 /* Deterministic test pattern byte for (rank, index, salt). */
 static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
 {

@@ -71,10 +71,6 @@ int main(int argc, char **argv)
     n = tern_size();
     MP_OK(tern_alloc_sym((size_t)n * NTHREADS * CHUNK, (void **)&zone));
     pthread_barrier_init(&local_bar, NULL, NTHREADS);
-    pthread_t th[NTHREADS];
-    for (int t = 0; t < NTHREADS; t++)
-        pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
-    for (int t = 0; t < NTHREADS; t++)
-        pthread_join(th[t], NULL);
+    mp_run_threads(NTHREADS, worker);
     return mp_finish("threads");
 }
