@@ -223,9 +223,8 @@
       "node's peer table fail to be created by the node's lowest rank and "              \
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
       "private copies), collseq:N numbers every team's collectives from N "              \
-      "(below 2^31, since a new team's flags start at 0; N = 2^31 - 64 "                 \
-      "crosses 2^31 as 2^31 collectives do). Empty: no "                                 \
-      "faults.")                                                                         \
+      "and starts its flags there (N = 2^31 - 64 crosses 2^31 as 2^31 "                  \
+      "collectives do, 2^32 - 64 crosses 0 as 2^32 do). Empty: no faults.")              \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

@@ -100,7 +100,7 @@ typedef struct tn_cteam {
                           other member (one node each, unacknowledged writes),
                           0: none (core/coll_eager.c, tn_coll_small_*) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
-    uint32_t barseq;   /* seq of its last barrier (0 at creation, as the flags) */
+    uint32_t barseq;   /* seq of its last barrier (its first at creation, as the flags) */
     char *staging;     /* private, scratch bytes: network gets land here */
     size_t *off, *len; /* [size] per-member offsets and lengths of a
                           tern_collect, or NULL till the first one */

@@ -43,6 +43,15 @@ static char *reduce_half(tn_cteam_t *t)
 /* A quarter line of the broadcast quarters: 12 bytes of data, its stamp. */
 #define TN_BQ_DATA 12
 
+/* The next call's number, for a call that stamps lines: never 0, the
+ * stamp of a line never written (after 2^32 calls a call numbered 0 would
+ * take such a line for its own). Every member skips it alike. */
+static uint32_t next_stamp(tn_cteam_t *t)
+{
+    uint32_t seq = ++t->seq;
+    return tn_likely(seq) ? seq : ++t->seq;
+}
+
 static _Atomic uint32_t *stamp(const char *line)
 {
     return (_Atomic uint32_t *)(uintptr_t)(line + TN_BLINE_DATA);
@@ -101,7 +110,7 @@ static void wake_members(tn_cteam_t *t, _Atomic uint32_t *w)
  * than seq: its flag here holds the last call in which it signalled this
  * rank, which is last or later once it has, and is at most a few calls
  * ahead of seq. Measured back from seq, so that a `last` older than 2^31
- * calls (a line unused since the team began holds 0) counts as done,
+ * calls counts as done,
  * where tn_coll_wait's "flag - last >= 0" would wait for ever once flag
  * and last are 2^31 apart (TERN_TEST_FAULT=collseq:N, mp.coll_seqwrap). */
 static void wait_done(tn_cteam_t *t, int j, uint32_t seq, uint32_t last)
@@ -140,7 +149,7 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
 {
     int me = t->rank, n = t->size;
     tn_coll_refresh(t);
-    uint32_t seq = ++t->seq, k = 1;
+    uint32_t seq = next_stamp(t), k = 1;
     char *h;       /* the data's place in the root's area */
     size_t sw;     /* its (last) stamp's offset from h */
     uint32_t *use; /* root: the last call of each line or quarter taken */
@@ -162,13 +171,13 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     }
     if (me == root) {
         /* The latest earlier use of these lines: the nearest before this
-         * call (a line unused since the team began holds 0, however far
-         * back that is). */
-        uint32_t last = use[0];
-        for (uint32_t l = 1; l < k; l++)
-            if (seq - use[l] < seq - last)
+         * call; 0 for a line unused since the team began (no call is
+         * numbered 0, next_stamp), which waits for no one. */
+        uint32_t last = 0;
+        for (uint32_t l = 0; l < k; l++)
+            if (use[l] && (!last || seq - use[l] < seq - last))
                 last = use[l];
-        for (int j = 0; j < n; j++)
+        for (int j = 0; last && j < n; j++)
             if (j != me)
                 wait_done(t, j, seq, last);
         if (nbytes <= TN_BQ_DATA) {
@@ -270,7 +279,7 @@ void tn_coll_node_gather(tn_cteam_t *t, void *dest, const void *src, size_t copy
 {
     if (copy <= TN_XDATA) {
         tn_coll_refresh(t);
-        uint32_t seq = ++t->seq;
+        uint32_t seq = next_stamp(t);
         char *x = xslot(t);
         uint32_t k = xpublish(t, x, src, copy, seq);
         for (int s = 1; s <= t->size; s++) { /* this member last */
@@ -294,7 +303,7 @@ void tn_coll_node_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     size_t bytes = count * es;
     if (bytes <= TN_XDATA) { /* in team order, as below */
         tn_coll_refresh(t);
-        uint32_t seq = ++t->seq;
+        uint32_t seq = next_stamp(t);
         char *x = xslot(t);
         uint32_t k = xpublish(t, x, src, bytes, seq);
         _Alignas(64) char in[TN_XDATA];

@@ -56,8 +56,8 @@ static void release(tn_cteam_t *t)
 }
 
 /* The number before a new team's first collective: 0, or N under
- * TERN_TEST_FAULT=collseq:N (tests of sequence numbers past 2^31, which
- * a team otherwise reaches after 2^31 collectives). */
+ * TERN_TEST_FAULT=collseq:N (tests of sequence numbers past 2^31 or 2^32,
+ * which a team otherwise reaches after that many collectives). */
 static uint32_t first_seq(void)
 {
     unsigned long v;
@@ -65,6 +65,23 @@ static uint32_t first_seq(void)
     if (sscanf(tn_cfg.test_fault, "collseq:%lu%c", &v, &end) == 1)
         return (uint32_t)v;
     return 0;
+}
+
+/* Under collseq:N, this rank's flags of the new team start at N, as if
+ * every member had signalled call N, so that the zero of a new slot is not
+ * read as a call ahead once N is 2^31 or more before 0 mod 2^32. Only a
+ * flag still 0 (compare-and-swap): a member that already entered the
+ * team's first call may have raised it. Network members' second word too. */
+static void fault_flags(tn_cteam_t *t)
+{
+    for (int j = 0; j < t->size; j++) {
+        tn_coll_flag_t *in = (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(*in));
+        uint32_t zero = 0;
+        atomic_compare_exchange_strong(&in->epoch, &zero, t->seq);
+        zero = 0;
+        if (j != t->rank && !tn_core_peer(t->ranks[j])->ctrl)
+            atomic_compare_exchange_strong(&in->sleeping, &zero, t->seq);
+    }
 }
 
 /* The slot's memory is zero (init, or the destroy of its last team). */
@@ -110,7 +127,9 @@ static int claim(int slot, const int *ranks, int size, int rank)
         if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
             t->all_mapped = 0;
     t->xmax = tn_coll_small_max(t);
-    t->seq = first_seq();
+    t->seq = t->barseq = first_seq();
+    if (t->seq)
+        fault_flags(t);
     tn_comp_init(&t->comp, 0);
     if (slot > TN_SLOT_NODE) /* the predefined handles carry generation 0 */
         t->gen++;

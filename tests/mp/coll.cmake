@@ -47,3 +47,7 @@ tern_mp_test(NAME coll_seqwrap SOURCES coll_seqwrap.c RANKS 2 3 4 TIMEOUT 60
 # tn_coll_refresh).
 tern_mp_test(NAME coll_seqbar SOURCES coll_seqbar.c RANKS 2 3 4 TIMEOUT 60
   ENV TERN_TEST_FAULT=collseq:2147483584)
+# Small collectives on one node numbered 0 mod 2^32 (collseq from 2^32 - 64):
+# the lines no call had written hold stamp 0 (core/coll_node.c, next_stamp).
+tern_mp_test(NAME coll_seqzero SOURCES coll_seqzero.c RANKS 2 3 4 TIMEOUT 60
+  ENV TERN_TEST_FAULT=collseq:4294967232)
