@@ -92,10 +92,17 @@ static int claim(int slot, const int *ranks, int size, int rank)
         (char *)tn_core.seg.data + tn_teams.pool_off + (size_t)slot * tn_teams.slot_size;
     t->ranks = malloc((size_t)size * sizeof(int));
     t->staging = malloc(tn_teams.scratch);
-    t->bcount = calloc(2 * (size_t)size, sizeof(uint32_t));
+    t->all_mapped = 1;
+    for (int i = 0; i < size; i++)
+        if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
+            t->all_mapped = 0;
+    /* The small broadcast's line counts: only teams on one node use them
+     * (8 B per member of the world team of a job over several nodes). */
+    t->bcount = t->all_mapped ? calloc(2 * (size_t)size, sizeof(uint32_t)) : NULL;
     t->bynode = malloc((size_t)size * sizeof(int));
     t->order = malloc((size_t)size * sizeof(int));
-    if (!t->ranks || !t->staging || !t->bcount || !t->bynode || !t->order) {
+    if (!t->ranks || !t->staging || (t->all_mapped && !t->bcount) || !t->bynode ||
+        !t->order) {
         release(t);
         return TERN_ERR_NOMEM;
     }
@@ -122,10 +129,6 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->par = 0;
     memset(t->bline, 0, sizeof(t->bline));
     memset(t->bquarter, 0, sizeof(t->bquarter));
-    t->all_mapped = 1;
-    for (int i = 0; i < size; i++)
-        if (ranks[i] != tn_core.rank && !tn_core_peer(ranks[i])->ctrl)
-            t->all_mapped = 0;
     t->xmax = tn_coll_small_max(t);
     t->seq = t->barseq = first_seq();
     if (t->seq)
@@ -143,8 +146,8 @@ void tn_teams_tally(tn_mem_tally_t *m)
         const tn_cteam_t *t = &tn_teams.t[s];
         if (!t->live)
             continue;
-        size_t member = sizeof(*t->ranks) + 2 * sizeof(*t->bcount) + sizeof(*t->bynode) +
-                        sizeof(*t->order) +
+        size_t member = sizeof(*t->ranks) + (t->bcount ? 2 * sizeof(*t->bcount) : 0) +
+                        sizeof(*t->bynode) + sizeof(*t->order) +
                         (t->off ? sizeof(*t->off) + sizeof(*t->len) : 0);
         if (s == TN_SLOT_WORLD)
             m->each_rank += member;
