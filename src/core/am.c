@@ -114,7 +114,7 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
                 if (out)
                     tn_msgq_note_ack(out, r);
             }
-            int hold = len - inl >= TN_MSGQ_REUSE_MIN;
+            int hold = len - inl >= TN_MSGQ_ACK_MIN;
             if (inl)
                 tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, hold);
             else

@@ -175,10 +175,11 @@ static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
 }
 
 /* tn_am_drain from a message with a data part that carries an ACK (a
- * Reply to a large Request: recorded for the queue back to its sender) or
- * is large (its fast Reply is held, then published with an ACK once the
- * message is consumed), n messages handled before it: handles it and the
- * rest as tn_am_drain does, gives the room back and the turn. Out of line
+ * Reply to a Request of TN_MSGQ_ACK_MIN or more: recorded for the queue
+ * back to its sender) or is that large (its fast Reply is held, then
+ * published with an ACK once the message is consumed), n messages handled
+ * before it: handles it and the rest as tn_am_drain does, gives the room
+ * back and the turn. Out of line
  * and last, so that the ordinary drain keeps its registers. The messages
  * handled. */
 int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n);
@@ -194,13 +195,14 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n);
  * transfer overlaps the dispatch and the handler.
  *
  * A Request whose data part is large enough to go back to the ring's
- * start (TN_MSGQ_REUSE_MIN) has its fast Reply held until the Request is
- * consumed, then published with an ACK of this queue's consumed bytes: the
- * sender's next large message then goes back to the start without reading
- * the counts' line this rank has just written (50-70 ns of a 16 KiB round
- * trip, measured; docs/design/active-messages.md). The Reply becomes
- * visible when the handler returns rather than when it is sent, which a
- * handler may not wait for anyway. */
+ * start (TN_MSGQ_ACK_MIN, 1 KiB) has its fast Reply held until the Request
+ * is consumed, then published with an ACK of this queue's consumed bytes:
+ * the sender's next such message then goes back to the start without
+ * reading the counts' line this rank has just written (50-70 ns of a
+ * 16 KiB round trip), and writes the same hot lines every time (1-8 KiB:
+ * 5-16 ns of a half round trip; docs/design/active-messages.md). The
+ * Reply becomes visible when the handler returns rather than when it is
+ * sent, which a handler may not wait for anyway. */
 static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
 {
     if (!tn_msgq_trylock(q))
@@ -216,7 +218,7 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len))
             tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
-        else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) /* every ACK's message is */
+        else if (len >= TN_MSGQ_ACK_MIN) /* every ACK's message is */
             return tn_am_drain_large(q, r, n);
         else if (inl)
             tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);

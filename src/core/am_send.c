@@ -266,18 +266,23 @@ static TN_ALWAYS_INLINE size_t am_data_bytes(int layout, size_t head, size_t len
     return layout == AM_IN_SLOT ? 0 : layout == AM_SPLIT ? len : head + len;
 }
 
-/* Publishes a message with a payload of at least TN_MSGQ_REUSE_MIN bytes
- * (n bytes, inl in the slot), the only ones that carry an ACK, so that
- * tn_am_drain looks for one with the length compare it makes anyway. hold:
- * a Reply to a Request that tn_am_drain_large holds it for (a large one):
- * the slot is published when the Request has been consumed, with an ACK.
- * Otherwise the message carries an ACK of what this rank consumed from the
- * peer (when one thread alone drains that queue: q->back), so that the
- * peer's next large one needs no read of our counts either. Out of line:
- * no small message pays for the ACK state, not even in registers. */
+/* Publishes a message with a payload of at least TN_MSGQ_ACK_MIN bytes
+ * (n bytes, inl in the slot, its data part at data), the only ones that
+ * carry an ACK, so that tn_am_drain looks for one with the length compare
+ * it makes anyway. hold: a Reply to a Request that tn_am_drain_large holds
+ * it for (one of at least TN_MSGQ_ACK_MIN bytes): the slot is published
+ * when the Request has been consumed, with an ACK. Otherwise the message
+ * carries an ACK of what this rank consumed from the peer (when one thread
+ * alone drains that queue: q->back), so that the peer's next one goes back
+ * to its ring's start with no read of our counts. A message that went back
+ * to the ring's start (its successor likely does too: the lines are hot)
+ * or that is large does not prefetch the next lines; one that walks on (no
+ * ACK came: a flood) does, as a smaller one. Out of line: no small message
+ * pays for the ACK state, not even in registers. */
 static TN_NOINLINE void publish_large(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
-                                      size_t inl, int hold)
+                                      size_t inl, int hold, const char *data, size_t len)
 {
+    uint64_t next = (uint64_t)(data - q->data) + TN_MSGQ_LINE(n - inl);
     if (hold && tn_msgq_can_ack(n, inl)) {
         tn_am_held.seq = tn_msgq_publish_hold(q, r, n, inl);
         tn_am_held.slot = r;
@@ -286,6 +291,8 @@ static TN_NOINLINE void publish_large(tn_msgq_t *q, tn_msgq_slot_t *r, size_t n,
     } else {
         tn_msgq_publish(q, r, n, inl);
     }
+    if (data != q->data && len < TN_MSGQ_REUSE_MIN)
+        tn_msgq_prefetch_next(q, next, len);
 }
 
 /* fast_send of a message that fits in its slot's line (header, at most 4
@@ -362,8 +369,8 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
         return 0;
     }
     size_t inl = layout == AM_SPLIT ? hn : 0;
-    if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) {
-        publish_large(q, r, n, inl, hold);
+    if (len >= TN_MSGQ_ACK_MIN) {
+        publish_large(q, r, n, inl, hold, data, len);
         return 0;
     }
     /* Where the next message's data goes: known before publish gives the
@@ -652,9 +659,11 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
     if (st->m.aux == UINT64_MAX) { /* all in the slot */
         tn_msgq_publish(q, r, n, n);
-    } else if (tn_unlikely(len >= TN_MSGQ_REUSE_MIN)) {
-        publish_large(q, r, n, (size_t)st->m.aux,
-                      is_reply && st->token == tn_am_token && st->token->is_request > 1);
+    } else if (len >= TN_MSGQ_ACK_MIN) {
+        size_t inl = (size_t)st->m.aux;
+        publish_large(q, r, n, inl,
+                      is_reply && st->token == tn_am_token && st->token->is_request > 1,
+                      inl == head ? st->payload : (char *)st->m.buf, len);
     } else { /* as fast_send */
         size_t inl = (size_t)st->m.aux;
         char *data = inl == head ? st->payload : (char *)st->m.buf;

@@ -24,8 +24,9 @@
  * hold slot headers, so an old slot can never pass for a new one (its seq
  * is a lap behind) and nothing has to be marked invalid ahead of the
  * writer. The data ring is filled in order and wraps to its start when a
- * message's data would not fit before its end, or, for large data, when the
- * receiver has drained it (TN_MSGQ_REUSE_MIN, tn_msgq_restart_skip; the slot says so: WRAP), so
+ * message's data would not fit before its end, or, for data of 1 KiB and
+ * more, when the receiver has drained it (TN_MSGQ_ACK_MIN, TN_MSGQ_REUSE_MIN,
+ * tn_msgq_restart_skip; the slot says so: WRAP), so
  * the receiver finds the data where the sender put it without an offset in
  * the slot; it reads the data only when its handler does, and the sender's
  * payload lines therefore stay in the sender's cache, as a raw ping-pong's
@@ -65,6 +66,16 @@ enum { TN_MSGQ_MSG = 1, TN_MSGQ_WRAP = 2, TN_MSGQ_ACK = 4 };
  * 16 KiB and costs at 4-8 KiB, where the prefetch of the next message's
  * lines (tn_msgq_prefetch_next) does as well. */
 #define TN_MSGQ_REUSE_MIN 16384
+
+/* Data parts of at least this many bytes (and less than TN_MSGQ_REUSE_MIN)
+ * go back to the data ring's start too, but only when an ACK says the ring
+ * is drained (tn_msgq_restart_skip never reads the counts' line for them:
+ * a flood, which brings no ACK, walks the ring as before and pays no
+ * read). They are the messages that carry ACKs (tn_msgq_can_ack) and whose
+ * fast Replies are held (core's tn_am_drain_large): a ping-pong of 1 KiB
+ * Mediums then writes the same lines every time, as the raw ping-pong
+ * does (docs/design/active-messages.md, eighth pass). */
+#define TN_MSGQ_ACK_MIN 1024
 
 /* The receiver's counts, on a line of their own before the slots: written
  * by the receiver once per drain (not per message), read by the sender only
@@ -145,15 +156,17 @@ static TN_ALWAYS_INLINE void tn_msgq_seen_data(tn_msgq_t *q)
         q->data_seen = h;
 }
 
-/* tn_msgq_reserve's skip for data of at least TN_MSGQ_REUSE_MIN bytes that
- * would fit before the ring's end (out of line, so that the ordinary path
- * keeps its registers): to_end, going back to the ring's start, when the
- * receiver has drained the ring (consumed every byte before d); 0
+/* tn_msgq_reserve's skip for data of at least TN_MSGQ_ACK_MIN (dlen) bytes
+ * that would fit before the ring's end (out of line, so that the ordinary
+ * path keeps its registers): to_end, going back to the ring's start, when
+ * the receiver has drained the ring (consumed every byte before d); 0
  * otherwise. The skipped bytes then hold nothing and count as consumed at
- * once, so the skip costs no room. Reads the receiver's count only when
- * the cached one does not say the ring is drained. */
+ * once, so the skip costs no room. Learnt from the cached count or an ACK;
+ * the receiver's counts line is read only for data of at least
+ * TN_MSGQ_REUSE_MIN bytes, and only when neither says the ring is
+ * drained. */
 static TN_NOINLINE __attribute__((unused)) uint64_t
-tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
+tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need, size_t dlen)
 {
     uint64_t ring = (uint64_t)q->dmask + 1;
     /* Not at the start already, and the start's room is counted as free
@@ -167,7 +180,7 @@ tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need)
         if (a > q->data_seen)
             q->data_seen = a;
     }
-    if (q->data_seen != d)
+    if (q->data_seen != d && dlen >= TN_MSGQ_REUSE_MIN)
         tn_msgq_seen_data(q);
     if (q->data_seen != d)
         return 0;
@@ -193,8 +206,8 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
         uint64_t skip = need > to_end ? to_end : 0;
-        if (tn_unlikely(dlen >= TN_MSGQ_REUSE_MIN) && !skip)
-            skip = tn_msgq_restart_skip(q, d, to_end, need);
+        if (dlen >= TN_MSGQ_ACK_MIN && !skip)
+            skip = tn_msgq_restart_skip(q, d, to_end, need, dlen);
         if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
             tn_msgq_seen_data(q);
             if (d + skip + need - q->data_seen > ring)
@@ -305,8 +318,9 @@ static TN_ALWAYS_INLINE void tn_msgq_note_ack(tn_msgq_t *out, const tn_msgq_slot
 }
 
 /* Sender, after publishing a message with fewer than TN_MSGQ_REUSE_MIN
- * bytes of data (a larger one's successor likely goes back to the ring's
- * start, whose lines this one wrote): asks for the lines from data-ring
+ * bytes of data that did not go back to the ring's start (one that did,
+ * or a larger one, likely has a successor that goes back there too, whose
+ * lines this one wrote): asks for the lines from data-ring
  * offset next (where the next message's data will start, read while the
  * turn was held) that a message of n bytes will write, all of them, so
  * that they reach this core's first-level cache while it waits for an

@@ -1,7 +1,8 @@
 /* The shm message queue (xport/msgq.h) in one process, sender and receiver
  * sides on one private ring: large data parts go back to the data ring's
  * start once the receiver has consumed what lies there, and never while it
- * has not, learnt from its counts or from an ACK in a held answer; under a
+ * has not, learnt from its counts or from an ACK in a held answer (data
+ * parts from TN_MSGQ_ACK_MIN: from an ACK only); under a
  * mixed flood with a receiver that consumes, releases and acknowledges at
  * random moments every message arrives once, in order, with its bytes
  * intact. */
@@ -236,9 +237,43 @@ static int test_flood(void)
     return 0;
 }
 
+/* Data parts from TN_MSGQ_ACK_MIN up to TN_MSGQ_REUSE_MIN go back to the
+ * ring's start only when an ACK says the ring is drained: the receiver's
+ * counts alone (a flood brings no ACK) are never read for it, so such a
+ * message walks on however much was released. */
+static int test_ack_mid(void)
+{
+    static qpair_t m;
+    tn_msgq_t tx, rx;
+    setup(&m, &tx, &rx);
+    const size_t n = TN_MSGQ_ACK_MIN;
+    CHECK(n < TN_MSGQ_REUSE_MIN);
+    for (uint64_t k = 0; k < 8; k++) {
+        CHECK(send_msg(&tx, k, n) == (long)(k * n));
+        CHECK(recv_msg(&rx, k, n) == (long)(k * n));
+        tn_msgq_release(&rx); /* drained, but only the counts say so */
+    }
+    /* An ACK of everything consumed: back to the start, every time. */
+    for (uint64_t k = 8; k < 40; k++) {
+        ack(&tx, rx.dpos);
+        CHECK(send_msg(&tx, k, n) == 0);
+        CHECK(recv_msg(&rx, k, n) == 0);
+    }
+    /* An ACK that does not cover the last message: on after it. */
+    ack(&tx, rx.dpos - n);
+    CHECK(send_msg(&tx, 40, n) == (long)n);
+    CHECK(recv_msg(&rx, 40, n) == (long)n);
+    /* Below TN_MSGQ_ACK_MIN an ACK changes nothing. */
+    ack(&tx, rx.dpos);
+    CHECK(send_msg(&tx, 41, n - 64) == 2 * (long)n);
+    CHECK(recv_msg(&rx, 41, n - 64) == 2 * (long)n);
+    CHECK(atomic_load(&m.heads.data) == 8 * n); /* last released after 7 */
+    return 0;
+}
+
 int main(void)
 {
-    if (test_reuse() || test_ack() || test_flood())
+    if (test_reuse() || test_ack() || test_ack_mid() || test_flood())
         return 1;
     return 0;
 }
