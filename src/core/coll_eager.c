@@ -39,7 +39,7 @@
  * default 32 KiB ring instead of one per entry count. */
 static char *claim(tn_cteam_t *t, size_t len)
 {
-    uint64_t ring = (uint64_t)tn_teams.depth * tn_teams.eager;
+    uint64_t ring = t->rsize;
     uint64_t need = len ? (len + 63) & ~(uint64_t)63 : 64, at = t->ecount % ring;
     if (at + need > ring)
         t->ecount += ring - at;
