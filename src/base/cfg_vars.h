@@ -82,9 +82,17 @@
       "Size of the eager ring in units of TERN_COLL_EAGER (at least 1): each "           \
       "eager call takes its bytes rounded up to 64, and a team barrier comes "           \
       "once per ring's worth of them (one 8-byte broadcast in 512 by default).")         \
-    X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "16K", NULL, 0,                   \
+    X(coll_world_ring, "TERN_COLL_WORLD_RING", SIZE, "512K", NULL, 0,                    \
+      "Jobs across nodes (or TERN_SHM=off): bytes of the world team's eager "            \
+      "ring where larger than TERN_COLL_EAGER times TERN_COLL_EAGER_DEPTH "              \
+      "(every other team's): a team barrier comes once per ring's worth of "             \
+      "eager calls, so back-to-back broadcasts of the world team stop for one "          \
+      "16 times less often with the default, and its broadcasts up to an "               \
+      "eighth of it are eager. Segment memory per rank.")                                \
+    X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, 0,                   \
       "Largest broadcast (bytes) of a team across nodes that goes through "              \
-      "the eager ring (where it fits TERN_COLL_EAGER); above, the pipelined "            \
+      "the eager ring (where it fits TERN_COLL_EAGER, or an eighth of the "              \
+      "world team's TERN_COLL_WORLD_RING); above, the pipelined "                        \
       "tree: chunks put straight into each member's dest and forwarded as "              \
       "they arrive.")                                                                    \
     X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, 0,                  \

@@ -80,7 +80,9 @@ typedef struct tn_cteam {
     char *args;
     char *scratch;
     char *fast;       /* TN_COLL_FAST_AREA bytes (see above) */
-    char *ring;       /* depth x eager bytes, or NULL (see above) */
+    char *ring;       /* rsize bytes, or NULL (see above) */
+    uint64_t rsize;   /* bytes of the ring: depth x eager, or the world
+                          team's tn_teams.world_ring */
     uint64_t ecount;  /* ring bytes claimed by eager collectives (every
                           member the same; core/coll_eager.c) */
     uint64_t emark;   /* ring position before which every member has
@@ -125,6 +127,8 @@ typedef struct tn_teams {
     size_t flag_bytes; /* flags per slot, rounded up to a cache line */
     size_t eager;      /* bytes per ring entry; 0: no ring */
     uint32_t depth;    /* ring entries per slot */
+    size_t world_ring; /* bytes of the world team's ring after the slots
+                          (TERN_COLL_WORLD_RING), 0: its slot's */
 } tn_teams_t;
 
 extern tn_teams_t tn_teams;

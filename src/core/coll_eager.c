@@ -39,7 +39,7 @@
  * default 32 KiB ring instead of one per entry count. */
 static char *claim(tn_cteam_t *t, size_t len)
 {
-    uint64_t ring = (uint64_t)tn_teams.depth * tn_teams.eager;
+    uint64_t ring = t->rsize;
     uint64_t need = len ? (len + 63) & ~(uint64_t)63 : 64, at = t->ecount % ring;
     if (at + need > ring)
         t->ecount += ring - at;
@@ -66,35 +66,104 @@ static void all_entered(tn_cteam_t *t)
         t->emark = t->eat;
 }
 
+/* Data of n bytes at from into this rank's ring bytes e at member j (a
+ * network member reached with ordered unacknowledged writes), by a
+ * non-blocking put whose remote completion only counts in t->comp (a
+ * failure ends the job in a later wait; tn_coll_drain waits for it), then
+ * this rank's flag at j raised to seq by an ordered unacknowledged write
+ * into its second word, which j reads after the data. from must stay
+ * unchanged until the data is at j: ring bytes are reused only after j
+ * left this call. */
+static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t n,
+                        uint32_t seq)
+{
+    int g = t->ranks[j];
+    const tn_peer_t *p = tn_core_peer(g);
+    uintptr_t raddr =
+        tn_core_info(g)->data_base + (uintptr_t)(e - (char *)tn_core.seg.data);
+    tn_rma_t op = {TN_RMA_PUT,    g, (void *)(uintptr_t)from,
+                   (void *)raddr, n, TN_REGION_SEG};
+    tn_xport_done_t done = {NULL, &t->comp};
+    tn_comp_add(&t->comp, 1);
+    int rc = tn_core_xport_rma(p->xport, &op, &done, 0);
+    if (rc != TERN_OK) {
+        char msg[160];
+        tn_comp_add(&t->comp, -1);
+        snprintf(msg, sizeof(msg), "broadcast: the network write to rank %d failed: %s",
+                 g, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+    tn_coll_signal_ordered(t, j, seq);
+}
+
+/* Until this rank's flag of team rank j holds seq or later in its second
+ * word, which only j's ordered unacknowledged writes raise (put_ordered's
+ * flags and barriers), each behind every earlier put of j to this rank. */
+static void wait_ordered(tn_cteam_t *t, int j, uint32_t seq)
+{
+    tn_coll_flag_t *in =
+        (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
+    uint64_t iter = 0;
+    while ((int32_t)(atomic_load_explicit(&in->sleeping, memory_order_acquire) - seq) < 0)
+        tn_coll_wait_step(t, &iter);
+}
+
+/* Whether an eager broadcast of nbytes goes between this member and
+ * member j by put_ordered (the same answer at both ends): above an entry
+ * (TERN_COLL_EAGER: only the world team's larger ring takes such calls),
+ * where active messages would need a blocking put. */
+static int bcast_by_put(tn_cteam_t *t, int j, size_t nbytes)
+{
+    return nbytes > tn_teams.eager && tn_coll_can_order(t, j);
+}
+
 /* Binomial tree rooted at root over tn_coll_tree_order's order (the
  * members of a node together, so that with nodes of 2^k members only node
  * leaders exchange network messages): a member waits for its parent's flag (the
  * data is then in its entry), forwards the entry to its children, the
  * largest subtree first, and copies it into dest. The root sends from its
- * src and returns once its messages are out (sent, not yet received). */
+ * src and returns once its messages are out (sent, not yet received).
+ * Calls of up to an eighth of the team's ring where that is above
+ * TERN_COLL_EAGER (the world team's ring) go by put_ordered to network
+ * children, from the root's copy of src in its own ring. */
 int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
                         int root)
 {
-    if (!t->ring || nbytes > tn_teams.eager)
+    if (!t->ring || (nbytes > tn_teams.eager && nbytes > t->rsize / 8))
         return 0;
     int n = t->size;
     char *e = claim(t, nbytes);
     int rel = tn_coll_tree_order(t, root); /* nodes together: leaders */
     uint32_t seq = ++t->seq;
-    const void *from = src;
+    const void *from = rel ? e : src;
     int below = rel ? tn_lowbit(rel) : 1;
     if (rel == 0) {
         while (below < n)
             below <<= 1;
     } else {
-        tn_coll_wait(t, t->order[rel - below], seq);
-        from = e;
+        int parent = t->order[rel - below];
+        if (bcast_by_put(t, parent, nbytes))
+            wait_ordered(t, parent, seq);
+        else
+            tn_coll_wait(t, parent, seq);
     }
-    for (int k = below >> 1; k >= 1; k >>= 1)
-        if (rel + k < n)
-            tn_coll_put_flag(t, t->order[rel + k], e, from, nbytes, seq);
-    if (dest != from)
-        memcpy(dest, from, nbytes);
+    for (int k = below >> 1; k >= 1; k >>= 1) {
+        if (rel + k >= n)
+            continue;
+        int kid = t->order[rel + k];
+        if (bcast_by_put(t, kid, nbytes)) {
+            if (from != e) { /* the root: src may change once it returns */
+                memcpy(e, from, nbytes);
+                from = e;
+            }
+            put_ordered(t, kid, e, e, nbytes, seq);
+        } else {
+            tn_coll_put_flag(t, kid, e, from, nbytes, seq);
+        }
+    }
+    const void *data = rel ? e : src;
+    if (dest != data)
+        memcpy(dest, data, nbytes);
     return 1;
 }
 

@@ -125,6 +125,12 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->scratch = t->args + TN_SLOT_ARGS;
     t->fast = t->scratch + tn_teams.scratch;
     t->ring = tn_teams.eager ? t->fast + TN_COLL_FAST_AREA : NULL;
+    t->rsize = (uint64_t)tn_teams.eager * tn_teams.depth;
+    if (slot == TN_SLOT_WORLD && tn_teams.world_ring) { /* after the slots */
+        t->ring = (char *)tn_core.seg.data + tn_teams.pool_off +
+                  TERN_TEAMS_MAX * tn_teams.slot_size;
+        t->rsize = tn_teams.world_ring;
+    }
     t->ecount = t->emark = 0;
     t->par = 0;
     memset(t->bline, 0, sizeof(t->bline));
@@ -179,23 +185,26 @@ size_t tn_teams_pool_size(void)
     }
     tn_teams.slot_size = tn_teams.flag_bytes + TN_SLOT_ARGS + scratch +
                          TN_COLL_FAST_AREA + tn_teams.eager * tn_teams.depth;
-    return tn_teams.slot_size * TERN_TEAMS_MAX;
+    /* The world team's ring, larger where asked: after the slots (its
+     * slot's own ring stays unused). */
+    size_t w = ((size_t)tn_cfg.coll_world_ring + 63) & ~(size_t)63;
+    tn_teams.world_ring = tn_teams.eager && w > tn_teams.eager * tn_teams.depth ? w : 0;
+    return tn_teams.slot_size * TERN_TEAMS_MAX + tn_teams.world_ring;
 }
 
 int tn_teams_init(void)
 {
-    tn_teams_pool_size();
     size_t off;
-    int rc = tn_heap_alloc(&tn_core.heap, tn_teams.slot_size * TERN_TEAMS_MAX,
-                           TN_CTRL_LINE, 1, &off);
+    size_t pool = tn_teams_pool_size();
+    int rc = tn_heap_alloc(&tn_core.heap, pool, TN_CTRL_LINE, 1, &off);
     if (rc != TERN_OK) {
-        tn_error("the team pool needs %zu bytes of the segment (%d teams of %zu): raise "
-                 "TERN_SEGMENT_SIZE",
-                 tn_teams.slot_size * TERN_TEAMS_MAX, TERN_TEAMS_MAX, tn_teams.slot_size);
+        tn_error("the team pool needs %zu bytes of the segment (%d teams of %zu, and "
+                 "%zu of the world team's ring): raise TERN_SEGMENT_SIZE",
+                 pool, TERN_TEAMS_MAX, tn_teams.slot_size, tn_teams.world_ring);
         return rc;
     }
     tn_teams.pool_off = off;
-    memset((char *)tn_core.seg.data + off, 0, tn_teams.slot_size * TERN_TEAMS_MAX);
+    memset((char *)tn_core.seg.data + off, 0, pool);
     int *world = malloc((size_t)tn_core.size * sizeof(int));
     if (!world)
         return TERN_ERR_NOMEM;

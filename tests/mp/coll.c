@@ -389,6 +389,29 @@ static void check_team(tern_team_t team, const char *tname)
                      "%s: changing-root broadcast %d (root %d, %zu B): byte %zu", tname,
                      it, root, nb, i);
     }
+    /* Eager broadcasts back to back across nodes, around the eager and
+     * Medium bounds, the root changing every call and a member late now
+     * and then: about 3 MiB of claims, so the ring (the world team's
+     * TERN_COLL_WORLD_RING, 512 KiB; 32 KiB for the others) wraps several
+     * times and a late member is passed by many calls. Above 16 KiB the
+     * world team's calls are eager by puts (up to 64 KiB), the other
+     * teams' pipelined. */
+    for (int it = 0; it < 150; it++) {
+        static const size_t esz[] = {4095, 4096,  4097, 16384, 16383, 1000,  16385,
+                                     8192, 65536, 8193, 32768, 64,    65535, 32769};
+        int root = (it * 3 + it / 7) % n;
+        size_t nb = esz[it % 14];
+        for (size_t i = 0; i < nb; i++)
+            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(1100 + it));
+        if (me == (it / 30 + 1) % n && it % 30 == 13)
+            usleep(1500);
+        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[i] ==
+                         mp_pattern(root, i, (unsigned)(1100 + it)),
+                     "%s: ring-wrapping broadcast %d (root %d, %zu B): byte %zu", tname,
+                     it, root, nb, i);
+    }
     /* Small exchanges back to back without a barrier: allreduce, fcollect
      * and all-to-all whose src is up to 120 bytes go through the stamped
      * exchange slots of a team on one node (60 bytes per line: blocks

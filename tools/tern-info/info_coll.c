@@ -11,14 +11,15 @@
 
 void ti_print_coll(FILE *out)
 {
-    char eager[32], ring[32], chunk[32], chain[32], medium[32], msgs[32];
+    char eager[32], ring[32], wring[32], chunk[32], chain[32], medium[32], msgs[32];
     size_t e = tn_cfg.coll_eager, be = tn_cfg.coll_bcast_eager;
     size_t m = tn_cfg.am_medium_max;
     size_t lim = be < e ? be : e;
     tn_cfg_format_size(lim, eager, sizeof(eager));
-    tn_cfg_format_size(
-        e * (size_t)(tn_cfg.coll_eager_depth < 1 ? 1 : tn_cfg.coll_eager_depth), ring,
-        sizeof(ring));
+    size_t r = e * (size_t)(tn_cfg.coll_eager_depth < 1 ? 1 : tn_cfg.coll_eager_depth);
+    tn_cfg_format_size(r, ring, sizeof(ring));
+    tn_cfg_format_size(tn_cfg.coll_world_ring > r ? tn_cfg.coll_world_ring : r, wring,
+                       sizeof(wring));
     tn_cfg_format_size(tn_cfg.coll_pipe_chunk, chunk, sizeof(chunk));
     tn_cfg_format_size(tn_cfg.coll_bcast_chain, chain, sizeof(chain));
     tn_cfg_format_size(m, medium, sizeof(medium));
@@ -35,8 +36,9 @@ void ti_print_coll(FILE *out)
         fprintf(out,
                 "                 across nodes up to %s eager: down a binomial tree into "
                 "the members' "
-                "rings (%s per team; TERN_COLL_BCAST_EAGER, TERN_COLL_EAGER[_DEPTH])\n",
-                eager, ring);
+                "rings (%s per team, %s for the world team; TERN_COLL_BCAST_EAGER, "
+                "TERN_COLL_EAGER[_DEPTH], TERN_COLL_WORLD_RING)\n",
+                eager, ring, wring);
     fprintf(out,
             "                 above: pipelined, chunks of %s put into each dest and "
             "forwarded as they arrive (TERN_COLL_PIPE_CHUNK), down a binomial tree, "
