@@ -71,9 +71,10 @@ static void all_entered(tn_cteam_t *t)
  * leaders exchange network messages): a member waits for its parent's flag (the
  * data is then in its entry), forwards the entry to its children, the
  * largest subtree first, and copies it into dest. The root sends from its
- * src and returns once its messages are out (sent, not yet received). */
+ * src, copies it into its dest unless keep, and returns once its messages
+ * are out (sent, not yet received). */
 int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root)
+                        int root, int keep)
 {
     if (!t->ring || nbytes > tn_teams.eager)
         return 0;
@@ -93,7 +94,7 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     for (int k = below >> 1; k >= 1; k >>= 1)
         if (rel + k < n)
             tn_coll_put_flag(t, t->order[rel + k], e, from, nbytes, seq);
-    if (dest != from)
+    if (dest != from && !(rel == 0 && keep))
         memcpy(dest, from, nbytes);
     return 1;
 }
