@@ -93,6 +93,18 @@ TERN_API tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done
 TERN_API tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src,
                                       size_t nbytes, int root);
 
+/* tern_broadcast_flags flag: the root's dest is left as it was; only the
+ * other members' dest get src (OpenSHMEM's deprecated active-set
+ * broadcast, shmem_broadcast32/64, says so). dest is still a symmetric
+ * buffer of nbytes on the root (it names the others' dest). A bit of its
+ * own, apart from TERN_FLAG_IMMEDIATE and TERN_AD_PROVIDER. */
+#define TERN_BCAST_KEEP_ROOT 0x200u
+/* tern_broadcast with flags: 0 or TERN_BCAST_KEEP_ROOT (every member passes
+ * the same). With 0 it is tern_broadcast. Returns as tern_broadcast, and
+ * TERN_ERR_INVALID for an unknown flag bit (named). */
+TERN_API tern_status_t tern_broadcast_flags(tern_team_t team, void *dest, const void *src,
+                                            size_t nbytes, int root, tern_flags_t flags);
+
 /* Element types and operations of reductions. */
 enum {
     TERN_TYPE_INT8 = 0,

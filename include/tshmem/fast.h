@@ -173,6 +173,62 @@ static inline void tshmem_putmem_signal_fast_(void *dest, const void *source, si
 TSHMEM_RMA_TYPES(TSHMEM_FAST_PG_)
 #undef TSHMEM_FAST_PG_
 
+/* Typed and sized block transfers (shmem_TYPE_put, _get, _put_nbi and
+ * _get_nbi for every standard RMA type; shmem_putSIZE, getSIZE and their
+ * _nbi): nelems elements of es bytes, inline as shmem_putmem and
+ * friends. In the library each took a call, the context and argument
+ * checks and then Tern's inline call: 104 instructions per 8-byte
+ * shmem_long_get against tern_get's 26 (scripts/shmem-cost.sh). A count
+ * whose bytes overflow fits no PE's range here (SIZE_MAX), so the library
+ * gets it and says so. */
+static inline size_t tshmem_fast_bytes_(size_t nelems, size_t es)
+{
+    return nelems <= SIZE_MAX / es ? nelems * es : SIZE_MAX;
+}
+/* F: the library function's name after shmem_; T: the element type as its
+ * prototype says (void for the sized forms); ES: bytes per element. */
+#define TSHMEM_FAST_PUT_(F, T, ES, FENCE)                                          \
+    static inline void tshmem_##F##_fast_(T *dest, const T *source, size_t nelems, \
+                                          int pe)                                  \
+    {                                                                              \
+        size_t n = tshmem_fast_bytes_(nelems, ES);                                 \
+        const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, n, pe);              \
+        if (TERN_LIKELY_(p != NULL)) {                                             \
+            tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);          \
+            FENCE;                                                                 \
+            return;                                                                \
+        }                                                                          \
+        shmem_##F(dest, source, nelems, pe);                                       \
+    }
+#define TSHMEM_FAST_GET_(F, T, ES)                                                 \
+    static inline void tshmem_##F##_fast_(T *dest, const T *source, size_t nelems, \
+                                          int pe)                                  \
+    {                                                                              \
+        size_t n = tshmem_fast_bytes_(nelems, ES);                                 \
+        const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);            \
+        if (TERN_LIKELY_(p != NULL)) {                                             \
+            tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);    \
+            return;                                                                \
+        }                                                                          \
+        shmem_##F(dest, source, nelems, pe);                                       \
+    }
+#define TSHMEM_FAST_BLOCK_(T, N)                               \
+    TSHMEM_FAST_PUT_(N##_put, T, sizeof(T), TERN_PUT_FENCE_()) \
+    TSHMEM_FAST_PUT_(N##_put_nbi, T, sizeof(T), (void)0)       \
+    TSHMEM_FAST_GET_(N##_get, T, sizeof(T))                    \
+    TSHMEM_FAST_GET_(N##_get_nbi, T, sizeof(T))
+TSHMEM_RMA_TYPES(TSHMEM_FAST_BLOCK_)
+#define TSHMEM_FAST_SIZED_(S)                                  \
+    TSHMEM_FAST_PUT_(put##S, void, (S) / 8, TERN_PUT_FENCE_()) \
+    TSHMEM_FAST_PUT_(put##S##_nbi, void, (S) / 8, (void)0)     \
+    TSHMEM_FAST_GET_(get##S, void, (S) / 8)                    \
+    TSHMEM_FAST_GET_(get##S##_nbi, void, (S) / 8)
+TSHMEM_RMA_SIZES(TSHMEM_FAST_SIZED_)
+#undef TSHMEM_FAST_SIZED_
+#undef TSHMEM_FAST_BLOCK_
+#undef TSHMEM_FAST_GET_
+#undef TSHMEM_FAST_PUT_
+
 /* AMOs on long (Tern i64, as the library maps it) and uint64_t. The
  * library's domain of that type (ad_i64, ad_u64) holds every AMO op on
  * it; where it uses CPU atomics on mapped PEs (its head says so while it
@@ -301,6 +357,123 @@ static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int p
 #define shmem_size_g(s, pe)          tshmem_size_g_fast_(s, pe)
 #define shmem_ptrdiff_p(d, v, pe)    tshmem_ptrdiff_p_fast_(d, v, pe)
 #define shmem_ptrdiff_g(s, pe)       tshmem_ptrdiff_g_fast_(s, pe)
+/* The typed and sized block transfers. */
+#define shmem_float_put(d, s, n, pe)          tshmem_float_put_fast_(d, s, n, pe)
+#define shmem_float_get(d, s, n, pe)          tshmem_float_get_fast_(d, s, n, pe)
+#define shmem_float_put_nbi(d, s, n, pe)      tshmem_float_put_nbi_fast_(d, s, n, pe)
+#define shmem_float_get_nbi(d, s, n, pe)      tshmem_float_get_nbi_fast_(d, s, n, pe)
+#define shmem_double_put(d, s, n, pe)         tshmem_double_put_fast_(d, s, n, pe)
+#define shmem_double_get(d, s, n, pe)         tshmem_double_get_fast_(d, s, n, pe)
+#define shmem_double_put_nbi(d, s, n, pe)     tshmem_double_put_nbi_fast_(d, s, n, pe)
+#define shmem_double_get_nbi(d, s, n, pe)     tshmem_double_get_nbi_fast_(d, s, n, pe)
+#define shmem_longdouble_put(d, s, n, pe)     tshmem_longdouble_put_fast_(d, s, n, pe)
+#define shmem_longdouble_get(d, s, n, pe)     tshmem_longdouble_get_fast_(d, s, n, pe)
+#define shmem_longdouble_put_nbi(d, s, n, pe) tshmem_longdouble_put_nbi_fast_(d, s, n, pe)
+#define shmem_longdouble_get_nbi(d, s, n, pe) tshmem_longdouble_get_nbi_fast_(d, s, n, pe)
+#define shmem_char_put(d, s, n, pe)           tshmem_char_put_fast_(d, s, n, pe)
+#define shmem_char_get(d, s, n, pe)           tshmem_char_get_fast_(d, s, n, pe)
+#define shmem_char_put_nbi(d, s, n, pe)       tshmem_char_put_nbi_fast_(d, s, n, pe)
+#define shmem_char_get_nbi(d, s, n, pe)       tshmem_char_get_nbi_fast_(d, s, n, pe)
+#define shmem_schar_put(d, s, n, pe)          tshmem_schar_put_fast_(d, s, n, pe)
+#define shmem_schar_get(d, s, n, pe)          tshmem_schar_get_fast_(d, s, n, pe)
+#define shmem_schar_put_nbi(d, s, n, pe)      tshmem_schar_put_nbi_fast_(d, s, n, pe)
+#define shmem_schar_get_nbi(d, s, n, pe)      tshmem_schar_get_nbi_fast_(d, s, n, pe)
+#define shmem_short_put(d, s, n, pe)          tshmem_short_put_fast_(d, s, n, pe)
+#define shmem_short_get(d, s, n, pe)          tshmem_short_get_fast_(d, s, n, pe)
+#define shmem_short_put_nbi(d, s, n, pe)      tshmem_short_put_nbi_fast_(d, s, n, pe)
+#define shmem_short_get_nbi(d, s, n, pe)      tshmem_short_get_nbi_fast_(d, s, n, pe)
+#define shmem_int_put(d, s, n, pe)            tshmem_int_put_fast_(d, s, n, pe)
+#define shmem_int_get(d, s, n, pe)            tshmem_int_get_fast_(d, s, n, pe)
+#define shmem_int_put_nbi(d, s, n, pe)        tshmem_int_put_nbi_fast_(d, s, n, pe)
+#define shmem_int_get_nbi(d, s, n, pe)        tshmem_int_get_nbi_fast_(d, s, n, pe)
+#define shmem_long_put(d, s, n, pe)           tshmem_long_put_fast_(d, s, n, pe)
+#define shmem_long_get(d, s, n, pe)           tshmem_long_get_fast_(d, s, n, pe)
+#define shmem_long_put_nbi(d, s, n, pe)       tshmem_long_put_nbi_fast_(d, s, n, pe)
+#define shmem_long_get_nbi(d, s, n, pe)       tshmem_long_get_nbi_fast_(d, s, n, pe)
+#define shmem_longlong_put(d, s, n, pe)       tshmem_longlong_put_fast_(d, s, n, pe)
+#define shmem_longlong_get(d, s, n, pe)       tshmem_longlong_get_fast_(d, s, n, pe)
+#define shmem_longlong_put_nbi(d, s, n, pe)   tshmem_longlong_put_nbi_fast_(d, s, n, pe)
+#define shmem_longlong_get_nbi(d, s, n, pe)   tshmem_longlong_get_nbi_fast_(d, s, n, pe)
+#define shmem_uchar_put(d, s, n, pe)          tshmem_uchar_put_fast_(d, s, n, pe)
+#define shmem_uchar_get(d, s, n, pe)          tshmem_uchar_get_fast_(d, s, n, pe)
+#define shmem_uchar_put_nbi(d, s, n, pe)      tshmem_uchar_put_nbi_fast_(d, s, n, pe)
+#define shmem_uchar_get_nbi(d, s, n, pe)      tshmem_uchar_get_nbi_fast_(d, s, n, pe)
+#define shmem_ushort_put(d, s, n, pe)         tshmem_ushort_put_fast_(d, s, n, pe)
+#define shmem_ushort_get(d, s, n, pe)         tshmem_ushort_get_fast_(d, s, n, pe)
+#define shmem_ushort_put_nbi(d, s, n, pe)     tshmem_ushort_put_nbi_fast_(d, s, n, pe)
+#define shmem_ushort_get_nbi(d, s, n, pe)     tshmem_ushort_get_nbi_fast_(d, s, n, pe)
+#define shmem_uint_put(d, s, n, pe)           tshmem_uint_put_fast_(d, s, n, pe)
+#define shmem_uint_get(d, s, n, pe)           tshmem_uint_get_fast_(d, s, n, pe)
+#define shmem_uint_put_nbi(d, s, n, pe)       tshmem_uint_put_nbi_fast_(d, s, n, pe)
+#define shmem_uint_get_nbi(d, s, n, pe)       tshmem_uint_get_nbi_fast_(d, s, n, pe)
+#define shmem_ulong_put(d, s, n, pe)          tshmem_ulong_put_fast_(d, s, n, pe)
+#define shmem_ulong_get(d, s, n, pe)          tshmem_ulong_get_fast_(d, s, n, pe)
+#define shmem_ulong_put_nbi(d, s, n, pe)      tshmem_ulong_put_nbi_fast_(d, s, n, pe)
+#define shmem_ulong_get_nbi(d, s, n, pe)      tshmem_ulong_get_nbi_fast_(d, s, n, pe)
+#define shmem_ulonglong_put(d, s, n, pe)      tshmem_ulonglong_put_fast_(d, s, n, pe)
+#define shmem_ulonglong_get(d, s, n, pe)      tshmem_ulonglong_get_fast_(d, s, n, pe)
+#define shmem_ulonglong_put_nbi(d, s, n, pe)  tshmem_ulonglong_put_nbi_fast_(d, s, n, pe)
+#define shmem_ulonglong_get_nbi(d, s, n, pe)  tshmem_ulonglong_get_nbi_fast_(d, s, n, pe)
+#define shmem_int8_put(d, s, n, pe)           tshmem_int8_put_fast_(d, s, n, pe)
+#define shmem_int8_get(d, s, n, pe)           tshmem_int8_get_fast_(d, s, n, pe)
+#define shmem_int8_put_nbi(d, s, n, pe)       tshmem_int8_put_nbi_fast_(d, s, n, pe)
+#define shmem_int8_get_nbi(d, s, n, pe)       tshmem_int8_get_nbi_fast_(d, s, n, pe)
+#define shmem_int16_put(d, s, n, pe)          tshmem_int16_put_fast_(d, s, n, pe)
+#define shmem_int16_get(d, s, n, pe)          tshmem_int16_get_fast_(d, s, n, pe)
+#define shmem_int16_put_nbi(d, s, n, pe)      tshmem_int16_put_nbi_fast_(d, s, n, pe)
+#define shmem_int16_get_nbi(d, s, n, pe)      tshmem_int16_get_nbi_fast_(d, s, n, pe)
+#define shmem_int32_put(d, s, n, pe)          tshmem_int32_put_fast_(d, s, n, pe)
+#define shmem_int32_get(d, s, n, pe)          tshmem_int32_get_fast_(d, s, n, pe)
+#define shmem_int32_put_nbi(d, s, n, pe)      tshmem_int32_put_nbi_fast_(d, s, n, pe)
+#define shmem_int32_get_nbi(d, s, n, pe)      tshmem_int32_get_nbi_fast_(d, s, n, pe)
+#define shmem_int64_put(d, s, n, pe)          tshmem_int64_put_fast_(d, s, n, pe)
+#define shmem_int64_get(d, s, n, pe)          tshmem_int64_get_fast_(d, s, n, pe)
+#define shmem_int64_put_nbi(d, s, n, pe)      tshmem_int64_put_nbi_fast_(d, s, n, pe)
+#define shmem_int64_get_nbi(d, s, n, pe)      tshmem_int64_get_nbi_fast_(d, s, n, pe)
+#define shmem_uint8_put(d, s, n, pe)          tshmem_uint8_put_fast_(d, s, n, pe)
+#define shmem_uint8_get(d, s, n, pe)          tshmem_uint8_get_fast_(d, s, n, pe)
+#define shmem_uint8_put_nbi(d, s, n, pe)      tshmem_uint8_put_nbi_fast_(d, s, n, pe)
+#define shmem_uint8_get_nbi(d, s, n, pe)      tshmem_uint8_get_nbi_fast_(d, s, n, pe)
+#define shmem_uint16_put(d, s, n, pe)         tshmem_uint16_put_fast_(d, s, n, pe)
+#define shmem_uint16_get(d, s, n, pe)         tshmem_uint16_get_fast_(d, s, n, pe)
+#define shmem_uint16_put_nbi(d, s, n, pe)     tshmem_uint16_put_nbi_fast_(d, s, n, pe)
+#define shmem_uint16_get_nbi(d, s, n, pe)     tshmem_uint16_get_nbi_fast_(d, s, n, pe)
+#define shmem_uint32_put(d, s, n, pe)         tshmem_uint32_put_fast_(d, s, n, pe)
+#define shmem_uint32_get(d, s, n, pe)         tshmem_uint32_get_fast_(d, s, n, pe)
+#define shmem_uint32_put_nbi(d, s, n, pe)     tshmem_uint32_put_nbi_fast_(d, s, n, pe)
+#define shmem_uint32_get_nbi(d, s, n, pe)     tshmem_uint32_get_nbi_fast_(d, s, n, pe)
+#define shmem_uint64_put(d, s, n, pe)         tshmem_uint64_put_fast_(d, s, n, pe)
+#define shmem_uint64_get(d, s, n, pe)         tshmem_uint64_get_fast_(d, s, n, pe)
+#define shmem_uint64_put_nbi(d, s, n, pe)     tshmem_uint64_put_nbi_fast_(d, s, n, pe)
+#define shmem_uint64_get_nbi(d, s, n, pe)     tshmem_uint64_get_nbi_fast_(d, s, n, pe)
+#define shmem_size_put(d, s, n, pe)           tshmem_size_put_fast_(d, s, n, pe)
+#define shmem_size_get(d, s, n, pe)           tshmem_size_get_fast_(d, s, n, pe)
+#define shmem_size_put_nbi(d, s, n, pe)       tshmem_size_put_nbi_fast_(d, s, n, pe)
+#define shmem_size_get_nbi(d, s, n, pe)       tshmem_size_get_nbi_fast_(d, s, n, pe)
+#define shmem_ptrdiff_put(d, s, n, pe)        tshmem_ptrdiff_put_fast_(d, s, n, pe)
+#define shmem_ptrdiff_get(d, s, n, pe)        tshmem_ptrdiff_get_fast_(d, s, n, pe)
+#define shmem_ptrdiff_put_nbi(d, s, n, pe)    tshmem_ptrdiff_put_nbi_fast_(d, s, n, pe)
+#define shmem_ptrdiff_get_nbi(d, s, n, pe)    tshmem_ptrdiff_get_nbi_fast_(d, s, n, pe)
+#define shmem_put8(d, s, n, pe)               tshmem_put8_fast_(d, s, n, pe)
+#define shmem_get8(d, s, n, pe)               tshmem_get8_fast_(d, s, n, pe)
+#define shmem_put8_nbi(d, s, n, pe)           tshmem_put8_nbi_fast_(d, s, n, pe)
+#define shmem_get8_nbi(d, s, n, pe)           tshmem_get8_nbi_fast_(d, s, n, pe)
+#define shmem_put16(d, s, n, pe)              tshmem_put16_fast_(d, s, n, pe)
+#define shmem_get16(d, s, n, pe)              tshmem_get16_fast_(d, s, n, pe)
+#define shmem_put16_nbi(d, s, n, pe)          tshmem_put16_nbi_fast_(d, s, n, pe)
+#define shmem_get16_nbi(d, s, n, pe)          tshmem_get16_nbi_fast_(d, s, n, pe)
+#define shmem_put32(d, s, n, pe)              tshmem_put32_fast_(d, s, n, pe)
+#define shmem_get32(d, s, n, pe)              tshmem_get32_fast_(d, s, n, pe)
+#define shmem_put32_nbi(d, s, n, pe)          tshmem_put32_nbi_fast_(d, s, n, pe)
+#define shmem_get32_nbi(d, s, n, pe)          tshmem_get32_nbi_fast_(d, s, n, pe)
+#define shmem_put64(d, s, n, pe)              tshmem_put64_fast_(d, s, n, pe)
+#define shmem_get64(d, s, n, pe)              tshmem_get64_fast_(d, s, n, pe)
+#define shmem_put64_nbi(d, s, n, pe)          tshmem_put64_nbi_fast_(d, s, n, pe)
+#define shmem_get64_nbi(d, s, n, pe)          tshmem_get64_nbi_fast_(d, s, n, pe)
+#define shmem_put128(d, s, n, pe)             tshmem_put128_fast_(d, s, n, pe)
+#define shmem_get128(d, s, n, pe)             tshmem_get128_fast_(d, s, n, pe)
+#define shmem_put128_nbi(d, s, n, pe)         tshmem_put128_nbi_fast_(d, s, n, pe)
+#define shmem_get128_nbi(d, s, n, pe)         tshmem_get128_nbi_fast_(d, s, n, pe)
 #ifdef TSHMEM_FAST_AMO_
 #define shmem_long_atomic_fetch_add(d, v, pe) tshmem_long_fetch_add_fast_(d, v, pe)
 #define shmem_long_atomic_add(d, v, pe)       tshmem_long_add_fast_(d, v, pe)

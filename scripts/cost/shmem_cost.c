@@ -59,6 +59,24 @@ __attribute__((noinline)) void loop_shmem_putmem_nbi(char *dst, const char *src,
     }
 }
 
+/* The typed block forms (what C code and the C11 shmem_get/shmem_put
+ * mostly call): one long, as the 8-byte getmem/putmem above. */
+__attribute__((noinline)) void loop_shmem_long_get(long *dst, const long *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_long_get(dst + (i & 63), src, 1, pe);
+        BARRIER();
+    }
+}
+
+__attribute__((noinline)) void loop_shmem_long_put(long *dst, const long *src, int pe)
+{
+    for (int i = 0; i < ITERS; i++) {
+        shmem_long_put(dst + (i & 63), src, 1, pe);
+        BARRIER();
+    }
+}
+
 __attribute__((noinline)) void loop_shmem_long_p(long *dst, int pe)
 {
     for (int i = 0; i < ITERS; i++) {
@@ -181,6 +199,8 @@ int main(void)
     loop_shmem_getmem(local, seg, me);
     loop_tern_put_nbi(seg, src, me);
     loop_shmem_putmem_nbi(seg, src, me);
+    loop_shmem_long_get((long *)local, (const long *)seg, me);
+    loop_shmem_long_put((long *)seg, (const long *)src, me);
     loop_shmem_long_p((long *)seg, me);
     long s = loop_shmem_long_g((const long *)seg, me);
     s += loop_tern_fadd(w, me) + loop_shmem_fetch_add(w + 1, me);

@@ -83,10 +83,13 @@ int tn_coll_tree_order(tn_cteam_t *t, int root)
     return me;
 }
 
-tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size_t nbytes,
-                             int root)
+/* Both broadcasts; keep: the root's dest is left as it was
+ * (TERN_BCAST_KEEP_ROOT), which each algorithm honours where the root
+ * would copy src into it. Inlined into each: no cost to tern_broadcast. */
+static TN_ALWAYS_INLINE tern_status_t bcast(const char *call, tern_team_t team,
+                                            void *dest, const void *src, size_t nbytes,
+                                            int root, int keep)
 {
-    static const char call[] = "tern_broadcast";
     TN_CHECK_INIT(call);
     TN_NOT_IN_HANDLER(call);
     int rc;
@@ -103,14 +106,35 @@ tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size
     if (nbytes == 0)
         return TERN_OK;
     if (t->all_mapped) {
-        tn_coll_node_bcast(t, dest, src, nbytes, root);
+        tn_coll_node_bcast(t, dest, src, nbytes, root, keep);
         return TERN_OK;
     }
     if (nbytes <= (size_t)tn_cfg.coll_bcast_eager &&
-        tn_coll_eager_bcast(t, dest, src, nbytes, root))
+        tn_coll_eager_bcast(t, dest, src, nbytes, root, keep))
         return TERN_OK;
-    tn_coll_pipe_bcast(t, dest, src, nbytes, root);
+    tn_coll_pipe_bcast(t, dest, src, nbytes, root, keep);
     return TERN_OK;
+}
+
+tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src, size_t nbytes,
+                             int root)
+{
+    return bcast("tern_broadcast", team, dest, src, nbytes, root, 0);
+}
+
+tern_status_t tern_broadcast_flags(tern_team_t team, void *dest, const void *src,
+                                   size_t nbytes, int root, tern_flags_t flags)
+{
+    static const char call[] = "tern_broadcast_flags";
+    if (flags & ~(tern_flags_t)TERN_BCAST_KEEP_ROOT) {
+        TN_CHECK_INIT(call);
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "flags 0x%x: unknown bits 0x%x (known: "
+                            "TERN_BCAST_KEEP_ROOT 0x%x)",
+                            flags, flags & ~(tern_flags_t)TERN_BCAST_KEEP_ROOT,
+                            TERN_BCAST_KEEP_ROOT);
+    }
+    return bcast(call, team, dest, src, nbytes, root, !!(flags & TERN_BCAST_KEEP_ROOT));
 }
 
 /* Reads len[p] bytes of member p at its src + src_off into dest +

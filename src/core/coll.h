@@ -209,9 +209,10 @@ void tn_coll_am_init(void);
  * travels with its flags into the receivers' ring entries, so that no
  * member waits for a receiver to enter. Each returns 0 without doing
  * anything when the data does not fit an entry (the caller takes another
- * algorithm). */
+ * algorithm). The broadcasts' keep (here, below and in coll_node.c): the
+ * root does not copy src into its own dest (TERN_BCAST_KEEP_ROOT). */
 int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root);
+                        int root, int keep);
 int tn_coll_eager_fcollect(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
 int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nbytes);
 /* Broadcast of a team not all mapped above the eager ring (core/coll_bcast.c):
@@ -219,7 +220,7 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
  * binomial tree, or a chain from TERN_COLL_BCAST_CHAIN bytes, each chunk
  * forwarded as soon as it arrived. */
 void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root);
+                        int root, int keep);
 /* Steps (1..max) of a collective that the flag of member j announces
  * here: its value minus base, within [0, max] (core/coll_bcast.c); with
  * either, the larger of the flag's two words for a member not mapped here
@@ -288,7 +289,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
 /* Collectives of teams whose members all share memory (core/coll_node.c):
  * data read in place through the mapped segments between team barriers. */
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root);
+                        int root, int keep);
 /* Small fcollect and alltoall: each member's src (copy bytes) goes into
  * one of its exchange slots with its stamps (up to 120 bytes) or one of its
  * allreduce halves and one barrier, then dest + j * len gets len bytes at

@@ -97,7 +97,7 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
 }
 
 void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root)
+                        int root, int keep)
 {
     int n = t->size;
     size_t chunk = tn_cfg.coll_pipe_chunk ? (size_t)tn_cfg.coll_pipe_chunk : nbytes;
@@ -138,7 +138,7 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
     int from_ordered = parent >= 0 && tn_coll_can_order(t, parent);
     char *d = dest;
     char *from = rel ? d : (char *)(uintptr_t)src;
-    uint32_t have = rel ? 0 : nch, copied = rel || dest == src ? nch : 0;
+    uint32_t have = rel ? 0 : nch, copied = rel || dest == src || keep ? nch : 0;
     /* My dest is free. An unacknowledged write where it can be (read in
      * either word: no later value of this member's comes before it). */
     if (parent >= 0 && !tn_coll_signal_ordered(t, parent, base + 1))

@@ -122,12 +122,13 @@ static int bcast_by_put(tn_cteam_t *t, int j, size_t nbytes)
  * leaders exchange network messages): a member waits for its parent's flag (the
  * data is then in its entry), forwards the entry to its children, the
  * largest subtree first, and copies it into dest. The root sends from its
- * src and returns once its messages are out (sent, not yet received).
- * Calls of up to an eighth of the team's ring where that is above
- * TERN_COLL_EAGER (the world team's ring) go by put_ordered to network
- * children, from the root's copy of src in its own ring. */
+ * src, copies it into its dest unless keep, and returns once its messages
+ * are out (sent, not yet received). Calls of up to an eighth of the team's
+ * ring where that is above TERN_COLL_EAGER (the world team's ring) go by
+ * put_ordered to network children, from the root's copy of src in its
+ * own ring. */
 int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root)
+                        int root, int keep)
 {
     if (!t->ring || (nbytes > tn_teams.eager && nbytes > t->rsize / 8))
         return 0;
@@ -162,7 +163,7 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         }
     }
     const void *data = rel ? e : src;
-    if (dest != data)
+    if (dest != data && !(rel == 0 && keep))
         memcpy(dest, data, nbytes);
     return 1;
 }

@@ -145,7 +145,7 @@ static void wait_done(tn_cteam_t *t, int j, uint32_t seq, uint32_t last)
  * reads once per 32 calls. docs/design/collectives.md, "Small broadcast
  * on one node". */
 static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root)
+                        int root, int keep)
 {
     int me = t->rank, n = t->size;
     tn_coll_refresh(t);
@@ -191,7 +191,7 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
             use[l] = seq;
         if (tn_wait_may_sleep())
             wake_members(t, (_Atomic uint32_t *)(uintptr_t)(h + sw));
-        if (dest != src)
+        if (dest != src && !keep)
             memcpy(dest, src, nbytes);
     } else {
         const char *r = at(t, root, h);
@@ -212,17 +212,17 @@ static void small_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
 }
 
 void tn_coll_node_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbytes,
-                        int root)
+                        int root, int keep)
 {
     int me = t->rank;
     if (nbytes <= TN_COLL_FAST) {
-        small_bcast(t, dest, src, nbytes, root);
+        small_bcast(t, dest, src, nbytes, root, keep);
         return;
     }
     tn_coll_barrier(t); /* the root's src is ready, every dest is free */
     if (me != root)
         memcpy(dest, at(t, root, src), nbytes);
-    else if (dest != src)
+    else if (dest != src && !keep)
         memcpy(dest, src, nbytes);
     tn_coll_barrier(t); /* nobody reads the root's src any more */
 }

@@ -5,8 +5,6 @@
  * the specification requires). Any other set cannot have a team (making
  * one is collective over every PE, and only the set's PEs call): those go
  * to coll_aset_sub.c, which synchronizes on pSync. */
-#include <stdlib.h>
-#include <string.h>
 
 #include "coll_aset_sub.h"
 
@@ -55,59 +53,31 @@ void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
     tshmem_sync_aset_(PE_start, logPE_stride, PE_size, pSync);
 }
 
-/* The root's dest while a deprecated broadcast runs: kept across calls
- * (grown, never shrunk; freed by the last shmem_finalize), because a
- * buffer allocated per call cost more than the broadcast itself at large
- * sizes: malloc of 256 KiB is an mmap, the copy into it faults in 64 fresh
- * pages, free unmaps them (docs/design/shmem-collectives.md). One buffer
- * per process: collectives on one team (here the world) may not run in
- * two threads at once. */
-static void *keep_;
-static size_t keep_cap_;
-
-void tshmem_aset_fini(void)
+/* The deprecated broadcast leaves the root's dest as it was (the 1.6
+ * text: "updated on all PEs other than the root"; the team form updates
+ * every PE's): Tern's broadcast with TERN_BCAST_KEEP_ROOT, whose root
+ * copies nothing into its dest. Initialized and with a root in range, it
+ * calls Tern's world broadcast directly (the world team's rank is the
+ * PE): through shmem_team_my_pe and shmem_broadcastmem's team checks it
+ * took 15-25 ns more per 8-byte broadcast than tern_broadcast, on a 60-70
+ * ns collective (2 PEs, shm, docs/design/shmem-bench.md). Before, the root
+ * copied its dest aside and back around tern_broadcast, which writes it:
+ * 1.39x the native call at 4 KiB. Not initialized, or a root out of
+ * range: shmem_broadcastmem's checks name what is wrong (with 0 bytes, so
+ * that nothing is written whatever it does) and the call fails. */
+static void aset_broadcast(const char *call, void *dest, const void *source, size_t n,
+                           int root)
 {
-    free(keep_);
-    keep_ = NULL;
-    keep_cap_ = 0;
-}
-
-/* The deprecated broadcast leaves the root's dest as it was: the root
- * keeps a copy and puts it back (its dest is written by no one else;
- * Tern's broadcast writes every member's dest, the root's included).
- * Initialized, with a root in range, it calls Tern's world broadcast
- * directly (the world team's rank is the PE): through shmem_team_my_pe
- * and shmem_broadcastmem's team checks it took 15-25 ns more per 8-byte
- * broadcast than tern_broadcast, on a 60-70 ns collective (2 PEs, shm,
- * docs/design/shmem-bench.md); anything else goes the checked way. */
-static void aset_broadcast(const char *call, shmem_team_t t, void *dest,
-                           const void *source, size_t n, int root)
-{
-    int direct = t == SHMEM_TEAM_WORLD && tshmem_g.init_count != 0 &&
-                 (unsigned)root < tshmem_g.npes;
-    int me = direct ? (int)tshmem_g.mype : shmem_team_my_pe(t);
-    int keep = me == root && dest != source && n;
-    if (keep) {
-        if (n > keep_cap_) {
-            void *b = realloc(keep_, n);
-            if (!b)
-                tshmem_fatal("%s: no memory for %zu bytes", call, n);
-            keep_ = b;
-            keep_cap_ = n;
-        }
-        memcpy(keep_, dest, n);
+    if (TSHMEM_UNLIKELY(tshmem_g.init_count == 0 || (unsigned)root >= tshmem_g.npes)) {
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, dest, source, 0, root);
+        check(call, 1);
     }
-    if (direct) {
-        int rc = tern_broadcast(TERN_TEAM_WORLD, dest, source, n, root);
-        if (TSHMEM_UNLIKELY(rc != TERN_OK)) {
-            tshmem_error("shmem_broadcast: %s (see above)", tern_strerror(rc));
-            check(call, 1);
-        }
-    } else {
-        check(call, shmem_broadcastmem(t, dest, source, n, root));
+    int rc = tern_broadcast_flags(TERN_TEAM_WORLD, dest, source, n, root,
+                                  TERN_BCAST_KEEP_ROOT);
+    if (TSHMEM_UNLIKELY(rc != TERN_OK)) {
+        tshmem_error("shmem_broadcast: %s (see above)", tern_strerror(rc));
+        check(call, 1);
     }
-    if (keep)
-        memcpy(dest, keep_, n);
 }
 
 #define TSHMEM_DEF_ASET_SIZED_(B)                                                       \
@@ -120,7 +90,7 @@ static void aset_broadcast(const char *call, shmem_team_t t, void *dest,
         if (!t)                                                                         \
             tshmem_aset_broadcast(&a, dest, source, nelems *(B / 8), PE_root);          \
         else                                                                            \
-            aset_broadcast(call, t, dest, source, nelems *(B / 8), PE_root);            \
+            aset_broadcast(call, dest, source, nelems *(B / 8), PE_root);               \
     }                                                                                   \
     void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,  \
                           int logPE_stride, int PE_size, long *pSync)                   \

@@ -365,7 +365,6 @@ static void release(void)
     if (rc != TERN_OK)
         tshmem_fatal("shmem_finalize: barrier failed: %s", tern_strerror(rc));
     tshmem_teams_fini();
-    tshmem_aset_fini();
     tshmem_ctx_fini();
     tshmem_alloc_fini();
     tshmem_g.npes = 0;

@@ -204,9 +204,6 @@ static inline int tshmem_team_trank(const struct tshmem_team_s *t, int pe)
 void *tshmem_team_scratch(const struct tshmem_team_s *t);
 int tshmem_teams_init(void);
 void tshmem_teams_fini(void);
-/* Releases what the deprecated world-set collectives keep between calls
- * (coll_aset.c); called by the last shmem_finalize. */
-void tshmem_aset_fini(void);
 
 /* ---- atomics ---------------------------------------------------------------- */
 

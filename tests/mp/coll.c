@@ -233,6 +233,32 @@ static void check_sized(tern_team_t team, const char *tname, size_t nb, int root
     MP_OK(tern_team_barrier(team));
 }
 
+/* tern_broadcast_flags with TERN_BCAST_KEEP_ROOT of nb bytes from root:
+ * every other member's dest gets the root's src, the root's dest keeps
+ * the pattern it held, and the byte after nb is untouched everywhere,
+ * each checked byte by byte on this member. No barrier: dest is written
+ * here before the call, which every member enters before a member writes
+ * its dest. */
+static void check_keep_root(tern_team_t team, const char *tname, size_t nb, int root,
+                            unsigned tag)
+{
+    int me = tern_team_rank(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, tag);
+    for (size_t i = 0; i <= nb; i++)
+        sym_dst[i] = (char)~mp_pattern(me, i, tag);
+    MP_OK(tern_broadcast_flags(team, sym_dst, sym_src, nb, root, TERN_BCAST_KEEP_ROOT));
+    for (size_t i = 0; i <= nb; i++) {
+        unsigned char want = me != root && i < nb
+                                 ? mp_pattern(root, i, tag)
+                                 : (unsigned char)~mp_pattern(me, i, tag);
+        MP_CHECK((unsigned char)sym_dst[i] == want,
+                 "%s: keep-root broadcast root %d of %zu B: byte %zu on member %d is "
+                 "0x%02x, not 0x%02x",
+                 tname, root, nb, i, me, (unsigned char)sym_dst[i], want);
+    }
+}
+
 static void check_team(tern_team_t team, const char *tname)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
@@ -337,6 +363,25 @@ static void check_team(tern_team_t team, const char *tname)
                          "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
             MP_OK(tern_team_barrier(team));
         }
+
+    /* The root's dest left as it was (TERN_BCAST_KEEP_ROOT), from every
+     * root, back to back: around the node team's switches (quarters up to
+     * 12 bytes, lines of 60, TN_COLL_FAST 1024, then barriers), eager and
+     * pipelined across nodes (100000 B from the last root only: the bounds
+     * below take the larger sizes from several); and with dest == src on
+     * every member. */
+    static const size_t ksz[] = {1, 8, 12, 13, 60, 61, 1024, 1025, 100000};
+    for (int root = 0; root < n; root++)
+        for (size_t k = 0; k < sizeof(ksz) / sizeof(ksz[0]); k++)
+            if (ksz[k] < 100000 || root == n - 1)
+                check_keep_root(team, tname, ksz[k], root, (unsigned)(50 + root + k));
+    for (size_t i = 0; i < 300; i++)
+        sym_dst[i] = (char)mp_pattern(me, i, 77);
+    MP_OK(tern_broadcast_flags(team, sym_dst, sym_dst, 300, n - 1, TERN_BCAST_KEEP_ROOT));
+    for (size_t i = 0; i < 300; i++)
+        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(n - 1, i, 77),
+                 "%s: in-place keep-root broadcast: byte %zu", tname, i);
+    MP_OK(tern_team_barrier(team));
 
     /* Back to back, no barrier between: rotating roots, small and large,
      * each checked before the next call reuses dest (as OpenSHMEM allows). */
@@ -705,6 +750,7 @@ static void check_team(tern_team_t team, const char *tname)
                 MP_CHECK((unsigned char)sym_dst[i] ==
                              mp_pattern((int)(k + d) % n, i, (unsigned)(k + d)),
                          "%s: broadcast of %zu B: byte %zu", tname, b, i);
+            check_keep_root(team, tname, b, (int)(k + d + 1) % n, (unsigned)(30 + k + d));
             size_t per = bounds[k] / (size_t)n + d - 1;
             if (per > 0)
                 check_sized(team, tname, per, (int)d % n, (unsigned)(10 + k + d));
@@ -736,6 +782,8 @@ static void check_team(tern_team_t team, const char *tname)
                 MP_CHECK((unsigned char)sym_dst[i] ==
                              mp_pattern(root, i, (unsigned)(20 + k + d)),
                          "%s: broadcast of %zu B from %d: byte %zu", tname, b, root, i);
+            if (b < BUF)
+                check_keep_root(team, tname, b, root, (unsigned)(40 + k + d));
         }
     MP_OK(tern_team_barrier(team));
 

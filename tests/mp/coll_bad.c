@@ -70,6 +70,13 @@ int main(int argc, char **argv)
            "dest is NULL");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, local, 8, 0), TERN_ERR_INVALID, "src [");
     EXPECT(tern_broadcast(TERN_TEAM_WORLD, a, a + 4, 8, 0), TERN_ERR_INVALID, "overlap");
+    EXPECT(tern_broadcast_flags(TERN_TEAM_WORLD, a, b, 8, n, TERN_BCAST_KEEP_ROOT),
+           TERN_ERR_INVALID, "root");
+    EXPECT(tern_broadcast_flags(TERN_TEAM_WORLD, a, b, 8, 0, 0x4u), TERN_ERR_INVALID,
+           "unknown bits 0x4");
+    EXPECT(tern_broadcast_flags(TERN_TEAM_WORLD, a, b, 8, 0,
+                                TERN_BCAST_KEEP_ROOT | TERN_FLAG_IMMEDIATE),
+           TERN_ERR_INVALID, "unknown bits 0x1");
     EXPECT(tern_allreduce(TERN_TEAM_WORLD, a, b, 4, TERN_TYPE_DOUBLE, TERN_RED_XOR),
            TERN_ERR_INVALID, "TERN_RED_XOR is bitwise and TERN_TYPE_DOUBLE");
     EXPECT(tern_allreduce(TERN_TEAM_WORLD, a, b, 4, TERN_TYPE_FLOAT, TERN_RED_AND),

@@ -108,7 +108,7 @@ aset_bcast_root)
     expect_msg 'shmem_broadcast64 failed' ;;
 aset_bcast_nonsym)
     run
-    expect_fatal 'tern_broadcast: invalid argument: dest \[0x[0-9a-f]+, \+8\) is not inside this rank.s segment'
+    expect_fatal 'tern_broadcast_flags: invalid argument: dest \[0x[0-9a-f]+, \+8\) is not inside this rank.s segment'
     expect_msg 'shmem_broadcast64 failed' ;;
 session_ctx_destroyed)
     run

@@ -1,6 +1,8 @@
 /* RMA, byte-exact: put, p, iput, ibput, get, g, iget, ibget, put_nbi and
  * get_nbi for every standard RMA type, the sized forms and mem, each on
- * the default context and on a created one; the C11 type-generic forms;
+ * the default context (through the library's functions, and called by
+ * name, which shmem.h inlines for PEs on the node: put, get and their
+ * nbi forms) and on a created one; the C11 type-generic forms;
  * a large transfer. Each PE writes to its right neighbour and reads from
  * it; every element outside the transferred ones must stay untouched. */
 #include <stdint.h>
@@ -158,12 +160,59 @@ enum { R_PUT, R_P, R_IPUT, R_IBPUT, R_STRIDED_GET, R_NBI, NROUNDS };
 
 static unsigned char srcbuf[CAP * 16], gotbuf[CAP * 16];
 
+/* The block routines called by name (shmem.h's inline paths,
+ * tshmem/fast.h), behind pointers of the library functions' types. */
+#define DIRECT_TYPE(T, N)                                      \
+    static void dput_##N(T *d, const T *sr, size_t k, int pe)  \
+    {                                                          \
+        shmem_##N##_put(d, sr, k, pe);                         \
+    }                                                          \
+    static void dget_##N(T *d, const T *sr, size_t k, int pe)  \
+    {                                                          \
+        shmem_##N##_get(d, sr, k, pe);                         \
+    }                                                          \
+    static void dpnbi_##N(T *d, const T *sr, size_t k, int pe) \
+    {                                                          \
+        shmem_##N##_put_nbi(d, sr, k, pe);                     \
+    }                                                          \
+    static void dgnbi_##N(T *d, const T *sr, size_t k, int pe) \
+    {                                                          \
+        shmem_##N##_get_nbi(d, sr, k, pe);                     \
+    }
+TSHMEM_RMA_TYPES(DIRECT_TYPE)
+#define DIRECT_SIZED(S)                                              \
+    static void dput_##S(void *d, const void *sr, size_t k, int pe)  \
+    {                                                                \
+        shmem_put##S(d, sr, k, pe);                                  \
+    }                                                                \
+    static void dget_##S(void *d, const void *sr, size_t k, int pe)  \
+    {                                                                \
+        shmem_get##S(d, sr, k, pe);                                  \
+    }                                                                \
+    static void dpnbi_##S(void *d, const void *sr, size_t k, int pe) \
+    {                                                                \
+        shmem_put##S##_nbi(d, sr, k, pe);                            \
+    }                                                                \
+    static void dgnbi_##S(void *d, const void *sr, size_t k, int pe) \
+    {                                                                \
+        shmem_get##S##_nbi(d, sr, k, pe);                            \
+    }
+TSHMEM_RMA_SIZES(DIRECT_SIZED)
+
+/* with_ctx: 0 the default context through the library's functions, 1 the
+ * created context, 2 the default context with put, get and their nbi
+ * forms called by name (the rest as 0). */
 /* One round of type T named N in its region of the symmetric buffer. */
 #define TEST_TYPE(T, N)                                                                  \
     static void test_##N(int round, int phase, void *region, int with_ctx, unsigned s)   \
     {                                                                                    \
         char what[64];                                                                   \
-        snprintf(what, sizeof(what), "%s %s round %d", #N, with_ctx ? "ctx" : "default", \
+        int direct = with_ctx == 2;                                                      \
+        with_ctx = with_ctx == 1;                                                        \
+        snprintf(what, sizeof(what), "%s %s round %d", #N,                               \
+                 with_ctx ? "ctx"                                                        \
+                 : direct ? "default by name"                                            \
+                          : "default",                                                   \
                  round);                                                                 \
         if (round == R_P) { /* p and g: compared as numbers, since a long double       \
                                passed by value keeps no padding bytes */ \
@@ -187,9 +236,10 @@ static unsigned char srcbuf[CAP * 16], gotbuf[CAP * 16];
                       what, b);                                                          \
             return;                                                                      \
         }                                                                                \
-        __typeof__(&shmem_##N##_put) put = shmem_##N##_put, get = shmem_##N##_get,       \
-                                     pnbi = shmem_##N##_put_nbi,                         \
-                                     gnbi = shmem_##N##_get_nbi;                         \
+        __typeof__(&shmem_##N##_put) put = direct ? dput_##N : shmem_##N##_put,          \
+                                     get = direct ? dget_##N : shmem_##N##_get,          \
+                                     pnbi = direct ? dpnbi_##N : shmem_##N##_put_nbi,    \
+                                     gnbi = direct ? dgnbi_##N : shmem_##N##_get_nbi;    \
         __typeof__(&shmem_ctx_##N##_put) cput = shmem_ctx_##N##_put,                     \
                                          cget = shmem_ctx_##N##_get,                     \
                                          cpnbi = shmem_ctx_##N##_put_nbi,                \
@@ -212,12 +262,19 @@ TSHMEM_RMA_TYPES(TEST_TYPE)
                               unsigned s)                                               \
     {                                                                                   \
         char what[64];                                                                  \
+        int direct = with_ctx == 2;                                                     \
+        with_ctx = with_ctx == 1;                                                       \
         snprintf(what, sizeof(what), "%d-bit %s round %d", S,                           \
-                 with_ctx ? "ctx" : "default", round);                                  \
+                 with_ctx ? "ctx"                                                       \
+                 : direct ? "default by name"                                           \
+                          : "default",                                                  \
+                 round);                                                                \
         if (round == R_P)                                                               \
             return; /* no sized p */                                                    \
-        __typeof__(&shmem_put##S) put = shmem_put##S, get = shmem_get##S,               \
-                                  pnbi = shmem_put##S##_nbi, gnbi = shmem_get##S##_nbi; \
+        __typeof__(&shmem_put##S) put = direct ? dput_##S : shmem_put##S,               \
+                                  get = direct ? dget_##S : shmem_get##S,               \
+                                  pnbi = direct ? dpnbi_##S : shmem_put##S##_nbi,       \
+                                  gnbi = direct ? dgnbi_##S : shmem_get##S##_nbi;       \
         __typeof__(&shmem_ctx_put##S) cput = shmem_ctx_put##S, cget = shmem_ctx_get##S, \
                                       cpnbi = shmem_ctx_put##S##_nbi,                   \
                                       cgnbi = shmem_ctx_get##S##_nbi;                   \
@@ -376,18 +433,18 @@ int main(void)
 
     unsigned char *sym = shmem_malloc((size_t)NFN * REGION);
     CHECK(sym != NULL, "shmem_malloc");
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < 3; w++) {
         for (int r = 0; r < NROUNDS; r++) {
             clear(sym, (size_t)NFN * REGION);
             for (int phase = 0; phase < 2; phase++) {
                 for (int k = 0; k < NFN; k++)
                     rounds[k](r, phase, sym + (size_t)k * REGION, w,
-                              (unsigned)(k * 16 + r * 2 + w));
+                              (unsigned)(k * 32 + r * 3 + w));
                 if (phase == 0) {
                     /* shmem_barrier_all completes the default context only:
                      * a created context's puts (blocking ones are only
                      * locally complete) need its own quiet. */
-                    if (w)
+                    if (w == 1)
                         shmem_ctx_quiet(ctx);
                     else if (r == R_NBI)
                         shmem_quiet();
