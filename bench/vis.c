@@ -280,6 +280,16 @@ static int vis_run(tb_opts_t *o, tb_job_t *job)
 {
     void *sym;
     size_t need = vis_need(o);
+    if (o->rows) /* every name of --rows must be a row's (the same on every rank) */
+        for (const char *p = o->rows; *p;) {
+            size_t len = strcspn(p, ","), i = 0;
+            while (i < NOPS &&
+                   (strlen(op_names[i]) != len || strncmp(p, op_names[i], len)))
+                i++;
+            if (i == NOPS)
+                tb_die("--rows: vis has no row '%.*s'", (int)len, p);
+            p += len + (p[len] == ',');
+        }
     TB_CHECK(tern_alloc_sym(need, &sym));
     memset(sym, 0, need);
     TB_CHECK(tern_barrier());
@@ -293,6 +303,8 @@ static int vis_run(tb_opts_t *o, tb_job_t *job)
     }
     for (int i = 0; i < o->nsizes; i++) {
         for (int op = 0; op < NOPS; op++) {
+            if (!tb_row_wanted(o, op_names[op])) /* --rows: the same on every rank */
+                continue;
             if (job->rank == 0) {
                 tb_row_t row;
                 vis_row(o, job, sym, op, o->sizes[i], &row);

@@ -55,6 +55,19 @@ _tern_bench_mp(acc 4 --sizes 8:64 --iters 50)
 _tern_bench_mp(gups 1 --iters 2000)
 _tern_bench_mp(coll 9 --sizes 8,4K --iters 50)
 _tern_bench_mp(vis 12 --sizes 16,4K --iters 20 --window 2)
+# vis --rows: the rows named, in the bench's order, at every size; a name
+# no row has is refused, naming it.
+add_test(NAME mp.bench_vis_rows.shm.n2 COMMAND ${_tb_check} --bench vis
+  --ops strided_32d,indexed,strided_32d,indexed --
+  ${PROJECT_SOURCE_DIR}/tests/mp/run_config.sh shm
+  $<TARGET_FILE:ternrun> -n 2 $<TARGET_FILE:tern-bench> vis ${_tb_quick} --sizes 16,4K
+  --iters 20 --window 2 --rows indexed,strided_32d)
+set_tests_properties(mp.bench_vis_rows.shm.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+  LABELS "mp;bench;shm")
+add_test(NAME mp.bench_vis_rows_bad.shm.n1 COMMAND $<TARGET_FILE:ternrun> -n 1
+  $<TARGET_FILE:tern-bench> vis --rows indexed,strided_2d)
+set_tests_properties(mp.bench_vis_rows_bad.shm.n1 PROPERTIES TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "vis has no row 'strided_2d'" LABELS "mp;bench;shm")
 _tern_bench_mp(vis_elem 2 --sizes 8,1K --iters 4 --window 2)
 if(TERN_WITH_OFI)
   _tern_bench_mp(net 5 --iters 20)
