@@ -78,7 +78,10 @@ static inline size_t tn_atype_size(int type)
 /* Names for messages: "u64", "fadd". */
 const char *tn_atype_name(int type);
 const char *tn_aop_name(int op);
-/* The names of the ops in set, ", "-separated, into buf. */
+/* The names of the ops in set, ", "-separated, into buf. A buf of
+ * TN_AOP_SET_NAMES_MAX bytes holds every set: all 24 names, 85 bytes,
+ * 23 separators and the NUL (tests/unit/test_amo_cpu.c checks it). */
+#define TN_AOP_SET_NAMES_MAX 132
 void tn_aop_set_names(uint32_t set, char *buf, size_t len);
 
 /* op on the naturally aligned word p of type with CPU atomics (sequentially

@@ -90,7 +90,7 @@ static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
  * (TERN_AD_PROVIDER: the same on every rank that shares a word). */
 static int choose(struct tern_ad_s *d, tern_flags_t flags)
 {
-    char set[200];
+    char set[TN_AOP_SET_NAMES_MAX];
     tn_aop_set_names(d->ops, set, sizeof(set));
     if (tn_core.nnodes <= 1) {
         d->impl = TERN_AD_IMPL_CPU;
@@ -101,7 +101,7 @@ static int choose(struct tern_ad_s *d, tern_flags_t flags)
         return TERN_OK;
     }
     tn_core_xport_t *x = net_xport();
-    char line[160] = "";
+    char line[TN_AD_LINE_MAX] = "";
     if (x)
         x->ops.summary(x->x, line, sizeof(line));
     int mode = tn_cfg.ofi_atomics;
@@ -114,7 +114,7 @@ static int choose(struct tern_ad_s *d, tern_flags_t flags)
          * like the am path's handler, one message per op: the am path's
          * batched Requests reach ~10x its nbi rate at a similar blocking
          * latency (docs/design/atomics.md, "auto"). */
-        char why[300];
+        char why[TN_AD_WHY_AM_MAX];
         snprintf(why, sizeof(why),
                  "the provider's atomics are emulated in the target's software (%.*s), "
                  "and active messages carry many ops in flight faster "
@@ -132,7 +132,7 @@ static int choose(struct tern_ad_s *d, tern_flags_t flags)
                  tn_core.nnodes, tn_atype_name(d->type), set, line);
         return TERN_OK;
     }
-    char miss[256], why[420];
+    char miss[TN_AOP_SET_NAMES_MAX], why[TN_AD_WHY_AM_MAX];
     tn_aop_set_names(missing, miss, sizeof(miss));
     snprintf(why, sizeof(why), "the network transport (%s) does not carry out %s on %s",
              x ? line : "none", miss, tn_atype_name(d->type));
@@ -161,7 +161,7 @@ static int check_create(int type, uint32_t ops, tern_flags_t flags, tern_ad_t *o
                             ops ? "bits beyond TERN_OP_* are set"
                                 : "empty (an OR of TERN_OP_* values)");
     if ((type == TN_ATYPE_FLOAT || type == TN_ATYPE_DOUBLE) && (ops & TN_AOPS_BITWISE)) {
-        char bad[64];
+        char bad[TN_AOP_SET_NAMES_MAX];
         tn_aop_set_names(ops & TN_AOPS_BITWISE, bad, sizeof(bad));
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "bitwise operations (%s) are not defined on %s: leave them "

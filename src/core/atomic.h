@@ -11,6 +11,11 @@
 #define TN_AD_LIVE 0x61646c76u
 #define TN_AD_DEAD 0x61646464u
 #define TN_AD_MAX  1024 /* domains alive at once */
+/* Bytes of the network transport's summary line that a domain's reason
+ * quotes, and of the reason the am path is taken (atomic.c, choose): under
+ * 64 B of text around that line and a set of ops. */
+#define TN_AD_LINE_MAX   160
+#define TN_AD_WHY_AM_MAX (TN_AD_LINE_MAX + TN_AOP_SET_NAMES_MAX + 64)
 
 /* Written by tern_ad_create before the handle is returned, read-only
  * after (any thread may use a domain). */
@@ -24,7 +29,11 @@ struct tern_ad_s {
     /* TERN_AD_IMPL_CPU and _AM: mapped peers run CPU atomics in place (the
      * inline path's fast.cpu is set); _AM sends the others' ops as
      * active messages that run CPU atomics at the target. */
-    char why[640]; /* the choice, for tern_ad_info and TERN_VERBOSE */
+    /* The choice, for tern_ad_info and TERN_VERBOSE. The longest is the am
+     * path's (atomic.c, choose_am): 179 B of text with the node count, a
+     * reason of up to TN_AD_WHY_AM_MAX - 1, the mailbox's 46, a type's 6
+     * and a set of ops. */
+    char why[180 + TN_AD_WHY_AM_MAX + 52 + TN_AOP_SET_NAMES_MAX];
 };
 
 /* The domain ad stands for, or NULL after logging TERN_ERR_INVALID for

@@ -34,7 +34,7 @@ static TN_NOINLINE int check_fail(const char *call, const struct tern_ad_s *d, i
         return tn_core_fail(TERN_ERR_INVALID, call, "op 0x%x is not one TERN_OP_* value",
                             op);
     if (!(op & d->ops)) {
-        char set[256];
+        char set[TN_AOP_SET_NAMES_MAX];
         tn_aop_set_names(d->ops, set, sizeof(set));
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "op %s is not in the atomic domain's set {%s}: create the "

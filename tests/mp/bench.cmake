@@ -110,7 +110,7 @@ if(TARGET tern-bench-mpi)
     ${PROJECT_SOURCE_DIR}/tests/mp/run_mpirun.sh 2 $<TARGET_FILE:tern-bench-mpi> coll
     ${_tb_quick} --sizes 8,4K --iters 50)
   set_tests_properties(mp.bench_coll_mpi.n2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
-    LABELS "mp;bench;shm")
+    LABELS "mp;bench;shm;third_party")
   # tern-bench-mpi amo: its rows against MPI-3 RMA atomics, on one node
   # (Open MPI 4.1.4's osc rdma crashes in its vader BTL here, so osc sm)
   # and over tcp (osc pt2pt on the tcp BTL; Tern with TERN_SHM=off).
@@ -124,7 +124,7 @@ if(TARGET tern-bench-mpi)
       set(env "OMPI_MCA_osc=pt2pt;OMPI_MCA_btl=self,tcp;TERN_SHM=off")
     endif()
     set_tests_properties(${tn} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
-      LABELS "mp;bench;${cfg}" ENVIRONMENT "${env}")
+      LABELS "mp;bench;${cfg};third_party" ENVIRONMENT "${env}")
   endforeach()
 endif()
 # vis: one trial and no warm-up. A row of 64 KiB over the network costs at

@@ -9,6 +9,6 @@ if(TERN_PYTHON3)
     add_test(NAME ${tn} COMMAND ${TERN_PYTHON3}
       ${PROJECT_SOURCE_DIR}/bench/shmem/check_smoke.py ${CMAKE_BINARY_DIR} ${cfg})
     set_tests_properties(${tn} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-      LABELS "mp;bench;shmem;${cfg}")
+      LABELS "mp;bench;shmem;${cfg};third_party") # Open MPI's OSHMEM
   endforeach()
 endif()

@@ -30,9 +30,13 @@ for n in $small $large; do
   line=$(echo "$out" | grep "^peer_growth: rank 0 of ")
   [ -n "$line" ] || fail "n=$n: no line from rank 0: $out"
   echo "n=$n: $line"
-  eval "line_$n=\"\$line\""
+  # Every rank's heap, to tell a rank 0 that stands out from a job that grew.
+  heaps=$(echo "$out" | sed -n 's/^peer_growth: rank \([0-9]*\) of .* heap \([0-9]*\) .*/\1:\2/p' |
+    sort -n | tr '\n' ' ')
+  eval "line_$n=\"\$line\"; heaps_$n=\"\$heaps\""
 done
 eval "a=\"\$line_$small\"; b=\"\$line_$large\""
+eval "heaps=\"rank:heap at $small ranks: \$heaps_$small; at $large ranks: \$heaps_$large\""
 ha=$(field heap "$a") hb=$(field heap "$b")
 if [ "$ha" = 0 ] && [ "$hb" = 0 ]; then
   echo "peer_growth.sh $cfg: mallinfo2 counts nothing here (a sanitizer's allocator): skipped"
@@ -52,6 +56,8 @@ else
 fi
 [ "$added" -gt 0 ] || fail "no peers added between $small and $large ranks"
 per=$((d / added))
-echo "heap grew by $d B for $added added peers: $per B per $what; bound $bound B"
-[ "$per" -le "$bound" ] || fail "$per B per added $what, above $bound B"
+exact=$(awk -v d="$d" -v a="$added" 'BEGIN { printf "%.1f", d / a }')
+echo "heap grew by $d B for $added added peers: $exact B per $what; bound $bound B"
+[ "$per" -le "$bound" ] ||
+  fail "$exact B per added $what, above $bound B (rank 0's heap $ha B at $small ranks, $hb B at $large; $heaps)"
 echo "peer_growth.sh $cfg: PASS"

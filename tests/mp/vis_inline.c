@@ -409,7 +409,7 @@ static void bad_input(void)
     }
     /* the bad address at every position of the inline check's blocks */
     for (int b = 0; b < 8; b++) {
-        char what[16];
+        char what[24]; /* "dstlist[" and any int */
         snprintf(what, sizeof what, "dstlist[%d]", b);
         rl[b] = base + size - 4;
         MP_EXPECT(tern_put_indexed(peer, 8, rl, 8, 8, ll, 8, 0), TERN_ERR_RANGE, what);

@@ -113,6 +113,9 @@ int main(void)
     tn_aop_set_names(TN_AOP_BIT(TN_AOP_FADD) | TN_AOP_BIT(TN_AOP_CSWAP), buf,
                      sizeof(buf));
     CHECK(strcmp(buf, "cswap, fadd") == 0);
+    char all[TN_AOP_SET_NAMES_MAX + 8]; /* the bound holds every set */
+    tn_aop_set_names(TN_AOPS_ALL, all, sizeof(all));
+    CHECK(strlen(all) + 1 == TN_AOP_SET_NAMES_MAX);
     CHECK(strcmp(tn_atype_name(TN_ATYPE_DOUBLE), "double") == 0);
     CHECK((TN_AOPS_FETCHING & TN_AOP_BIT(TN_AOP_ADD)) == 0);
     CHECK((TN_AOPS_FETCHING & TN_AOP_BIT(TN_AOP_FMULT)) != 0);

@@ -416,15 +416,16 @@ int tn_ofi_mr_acquire(tn_ofi_t *o, const void *buf, size_t len, uint64_t access,
 void tn_ofi_mr_release(tn_ofi_t *o, struct fid_mr *mr);
 
 /* Starts loading libfabric (tn_fi_load) and a first fi_getinfo on a
- * detached thread, once, so that their fixed cost overlaps other start-up
+ * thread, once, so that their fixed cost overlaps other start-up
  * work (the segment's creation and fault-in): Debian 12's
  * libfabric 1.17 takes 0.3-0.5 s per process there (PSM libraries
  * calibrating a timer in their constructors, the verbs provider scanning
  * /proc/kallsyms twice; docs/design/network-transport.md). */
 void tn_ofi_prefetch(void);
-/* Returns when the thread tn_ofi_prefetch started (if any) has finished;
- * tn_ofi_create calls it first, so the job's own fi_getinfo is not slowed
- * by the thread's, and nothing of it outlives start-up. */
+/* Returns when the thread tn_ofi_prefetch started (if any) has finished
+ * and, for the first caller, exited (joined); tn_ofi_create calls it
+ * first, so the job's own fi_getinfo is not slowed by the thread's, and
+ * nothing of it outlives start-up. */
 void tn_ofi_prefetch_wait(void);
 /* RssAnon growth across the prefetch thread's loading of libfabric and
  * first fi_getinfo (0: none ran). Other threads of start-up run meanwhile;
