@@ -27,8 +27,9 @@ typedef struct tb_opts {
     size_t size;                  /* --size: faultin segment size */
     int ranks[TB_MAX_RANKS_LIST]; /* --ranks: startup rank counts */
     int nranks;
-    int nodes;        /* --nodes: startup's simulated nodes (ternrun --nodes), 1: none */
-    const char *rows; /* --rows: comma-separated row names to run (amo); NULL: all */
+    int nodes; /* --nodes: startup's simulated nodes (ternrun --nodes), 1: none */
+    const char
+        *rows; /* --rows: comma-separated row names to run (amo, coll); NULL: all */
     int trials_given, warmup_given, window_given, size_given, ranks_given;
     const char *seg_origin; /* who chose the segment size, for the header */
     int seg_chosen;         /* tern-bench set TERN_SEGMENT_SIZE itself */
