@@ -393,16 +393,10 @@ static int amo_run(tb_opts_t *o, tb_job_t *job)
     } rows[] = {{K_FADD_LAT, 0},  {K_FADD_LAT, 1}, {K_CSWAP_LAT, 1},   {K_FADD_RATE, 0},
                 {K_FADD_RATE, 1}, {K_HOTSPOT, 1},  {K_HOTSPOT_NBI, 1}, {K_VS_AM, 1}};
     const size_t nrows = sizeof(rows) / sizeof(rows[0]);
-    if (o->rows) /* every name of --rows must be a row's (the same on every rank) */
-        for (const char *p = o->rows; *p;) {
-            size_t len = strcspn(p, ","), i = 0;
-            while (i < nrows && (strlen(names[rows[i].kind][rows[i].is64]) != len ||
-                                 strncmp(p, names[rows[i].kind][rows[i].is64], len)))
-                i++;
-            if (i == nrows)
-                tb_die("--rows: amo has no row '%.*s'", (int)len, p);
-            p += len + (p[len] == ',');
-        }
+    const char *row_names[sizeof(rows) / sizeof(rows[0])];
+    for (size_t i = 0; i < nrows; i++)
+        row_names[i] = names[rows[i].kind][rows[i].is64];
+    tb_rows_check(o, "amo", row_names, nrows);
     for (size_t i = 0; i < nrows; i++) {
         if (rows[i].kind == K_VS_AM && !vs_am)
             continue;

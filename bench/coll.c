@@ -184,6 +184,7 @@ static int coll_run(tb_opts_t *o, tb_job_t *job)
                        "peer: 4-byte fi_inject_write both ways, tb_raw_ofi_flags); "
                        "others: memcpy of the bytes one rank receives";
 #endif
+    tb_rows_check(o, "coll", c_name, C_COUNT);
     if (job->rank == 0) {
         tb_note(o,
                 "time per call on rank 0 of back-to-back calls on TERN_TEAM_WORLD; "
@@ -193,6 +194,8 @@ static int coll_run(tb_opts_t *o, tb_job_t *job)
         tb_table_head(o, TB_UNIT_NS);
     }
     for (int kind = 0; kind < C_COUNT; kind++) {
+        if (!tb_row_wanted(o, c_name[kind]))
+            continue;
         for (int i = 0; i < (kind == C_BARRIER ? 1 : o->nsizes); i++) {
             c.kind = kind;
             c.n = kind == C_BARRIER ? 0 : o->sizes[i];

@@ -193,6 +193,19 @@ int tb_row_wanted(const tb_opts_t *o, const char *op)
     return 0;
 }
 
+void tb_rows_check(const tb_opts_t *o, const char *bench, const char *const *names,
+                   size_t n)
+{
+    for (const char *p = o->rows ? o->rows : ""; *p;) {
+        size_t len = strcspn(p, ","), i = 0;
+        while (i < n && (strlen(names[i]) != len || strncmp(p, names[i], len)))
+            i++;
+        if (i == n)
+            tb_die("--rows: %s has no row '%.*s'", bench, (int)len, p);
+        p += len + (p[len] == ',');
+    }
+}
+
 void tb_sizes_default(tb_opts_t *o, size_t min, size_t max)
 {
     if (o->nsizes > 0)

@@ -27,8 +27,9 @@ typedef struct tb_opts {
     size_t size;                  /* --size: faultin segment size */
     int ranks[TB_MAX_RANKS_LIST]; /* --ranks: startup rank counts */
     int nranks;
-    int nodes;        /* --nodes: startup's simulated nodes (ternrun --nodes), 1: none */
-    const char *rows; /* --rows: comma-separated row names to run (amo); NULL: all */
+    int nodes; /* --nodes: startup's simulated nodes (ternrun --nodes), 1: none */
+    const char
+        *rows; /* --rows: comma-separated row names to run (amo, coll); NULL: all */
     int trials_given, warmup_given, window_given, size_given, ranks_given;
     const char *seg_origin; /* who chose the segment size, for the header */
     int seg_chosen;         /* tern-bench set TERN_SEGMENT_SIZE itself */
@@ -39,6 +40,10 @@ typedef struct tb_opts {
 int tb_opts_parse(tb_opts_t *o, int argc, char **argv);
 /* 1 when --rows was not given or names op (the row's op column). */
 int tb_row_wanted(const tb_opts_t *o, const char *op);
+/* Ends the job naming the first name of --rows that is none of bench's n
+ * row names (the same on every rank, so every rank stops alike). */
+void tb_rows_check(const tb_opts_t *o, const char *bench, const char *const *names,
+                   size_t n);
 /* Fill o->sizes with min..max doubling unless --sizes was given. */
 void tb_sizes_default(tb_opts_t *o, size_t min, size_t max);
 /* Parse "8", "4K", "64M", "1G" (powers of 1024). Returns 0 or -1. */

@@ -41,7 +41,7 @@ static void usage(FILE *f)
         "  --row-time S    seconds one row may take (default 0.5): operations\n"
         "                  per trial come from a short calibration, --iters caps them\n"
         "  --window N      put_bw/get_bw: nbi operations between syncs\n"
-        "  --rows a,b      amo, vis: run only the rows of these names (op column)\n"
+        "  --rows a,b      amo, vis, coll: run only the rows of these names (op column)\n"
         "  --size S        faultin: segment size (default 1G)\n"
         "  --ranks a,b     startup: rank counts (default 2,16)\n"
         "  --nodes K       startup: ternrun --nodes K (simulated nodes: the mixed\n"

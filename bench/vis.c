@@ -280,16 +280,7 @@ static int vis_run(tb_opts_t *o, tb_job_t *job)
 {
     void *sym;
     size_t need = vis_need(o);
-    if (o->rows) /* every name of --rows must be a row's (the same on every rank) */
-        for (const char *p = o->rows; *p;) {
-            size_t len = strcspn(p, ","), i = 0;
-            while (i < NOPS &&
-                   (strlen(op_names[i]) != len || strncmp(p, op_names[i], len)))
-                i++;
-            if (i == NOPS)
-                tb_die("--rows: vis has no row '%.*s'", (int)len, p);
-            p += len + (p[len] == ',');
-        }
+    tb_rows_check(o, "vis", op_names, NOPS);
     TB_CHECK(tern_alloc_sym(need, &sym));
     memset(sym, 0, need);
     TB_CHECK(tern_barrier());

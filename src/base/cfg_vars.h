@@ -121,9 +121,10 @@
       "above, every member sends every block. 0: never.")                                \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "32K", NULL, 0,                         \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
-      "in the eager ring, where its log2(n) regions fit (else a binomial tree "          \
-      "up to the fast area's region per child); above, a ring reduce-scatter "           \
-      "and allgather (TERN_COLL_RING_PIECE).")                                           \
+      "in the eager ring, where its log2(n) regions fit (2 members: in half "            \
+      "the ring, above it the exchange of TERN_COLL_RHD_MAX; else a binomial "           \
+      "tree up to the fast area's region per child); above, a ring "                     \
+      "reduce-scatter and allgather (TERN_COLL_RING_PIECE).")                            \
     X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "256K", NULL, 0,                          \
       "Largest allreduce (bytes) of a team across nodes whose size is a power "          \
       "of two by recursive halving and doubling (above TERN_COLL_TREE_MAX): a "          \

@@ -503,7 +503,7 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * the same order, so every member ends with the same bits even for
  * floating min/max with signed zeros or NaNs. Regions are rounded to 64
  * bytes; the call takes the entries that ceil(log2 n) regions (plus the
- * fold) need, at most the whole ring. */
+ * fold) need, at most the whole ring (half of it with 2 members). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn)
 {
@@ -520,7 +520,15 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     if (bytes <= (size_t)tn_cfg.coll_leader_max &&
         leader_allreduce(t, dest, src, count, es, fn))
         return 1;
-    if (need > (size_t)tn_teams.depth * tn_teams.eager)
+    size_t ring = (size_t)tn_teams.depth * tn_teams.eager;
+    if (need > ring)
+        return 0;
+    /* Two members: a claim of more than half the ring makes every call pay
+     * the ring's barrier (two such claims never fit together), and the
+     * exchange of core/coll_rhd.c, the same one step straight into dest,
+     * is faster there (docs/design/collectives.md, "Network allreduce:
+     * where the time goes"). */
+    if (n == 2 && 2 * need > ring && bytes <= (size_t)tn_cfg.coll_rhd_max)
         return 0;
     char *e = claim(t, need);
     char *fold = e + (size_t)rounds * reg;

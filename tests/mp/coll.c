@@ -589,13 +589,14 @@ static void check_team(tern_team_t team, const char *tname)
     /* Back to back above TERN_COLL_TREE_MAX (recursive halving and
      * doubling for 2^k members across nodes, else the ring), odd counts
      * (uneven halves) and multiples of 16 (exact halves: the last round an
-     * exchange), half of them in place, each result checked
+     * exchange), 2048 and 2049 (16 KiB: half the eager ring, above which 2
+     * members exchange instead), half of them in place, each result checked
      * before the next call reuses dest, a member late now and then: a
      * partner that is ahead writes into this member's dest and ring. */
-    for (int it = 0; it < 24; it++) {
-        static const size_t acount[] = {8193, 8192, 5001, 4096, 32769, 32768};
-        size_t count = acount[it % 6];
-        int64_t *x = (int64_t *)sym_src, *y = (it / 6) % 2 ? x : (int64_t *)sym_dst;
+    for (int it = 0; it < 32; it++) {
+        static const size_t acount[] = {8193, 8192, 5001, 4096, 32769, 32768, 2049, 2048};
+        size_t count = acount[it % 8];
+        int64_t *x = (int64_t *)sym_src, *y = (it / 8) % 2 ? x : (int64_t *)sym_dst;
         for (size_t i = 0; i < count; i++)
             x[i] = (int64_t)(me + 1) * (it + 1) - (int64_t)i * (me % 3);
         if (me == (it * 5) % n && it % 4 == 1)
@@ -626,6 +627,12 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname, 3);
     check_float_sum(team, tname, 9001); /* 72 KiB: halving and doubling */
     check_signed_zeros(team, tname, 9001);
+    /* 16 KiB and just above: half the eager ring, the bound of the eager
+     * allreduce at 2 members (above, their exchange). */
+    check_float_sum(team, tname, 2048);
+    check_float_sum(team, tname, 2049);
+    check_signed_zeros(team, tname, 2048);
+    check_signed_zeros(team, tname, 2049);
     check_signed_zeros(team, tname, 5);
 
     /* Bytes at and around every bound of the allreduce algorithms: the
