@@ -88,7 +88,7 @@
       "(every other team's): a team barrier comes once per ring's worth of "             \
       "eager calls, so back-to-back broadcasts of the world team stop for one "          \
       "16 times less often with the default, and its broadcasts up to an "               \
-      "eighth of it are eager. Segment memory per rank.")                                \
+      "eighth of it are eager. Segment memory per rank; at most 1T.")                    \
     X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, 0,                   \
       "Largest broadcast (bytes) of a team across nodes that goes through "              \
       "the eager ring (where it fits TERN_COLL_EAGER, or an eighth of the "              \
