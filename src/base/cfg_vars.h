@@ -232,7 +232,9 @@
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
       "private copies), collseq:N numbers every team's collectives from N "              \
       "and starts its flags there (N = 2^31 - 64 crosses 2^31 as 2^31 "                  \
-      "collectives do, 2^32 - 64 crosses 0 as 2^32 do). Empty: no faults.")              \
+      "collectives do, 2^32 - 64 crosses 0 as 2^32 do), collstale:N the "                \
+      "same with its flags left at 0 (last written N calls before). Empty: "             \
+      "no faults.")                                                                      \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

@@ -51,3 +51,8 @@ tern_mp_test(NAME coll_seqbar SOURCES coll_seqbar.c RANKS 2 3 4 TIMEOUT 60
 # the lines no call had written hold stamp 0 (core/coll_node.c, next_stamp).
 tern_mp_test(NAME coll_seqzero SOURCES coll_seqzero.c RANKS 2 3 4 TIMEOUT 60
   ENV TERN_TEST_FAULT=collseq:4294967232)
+# Eager broadcasts by put and ordered flag (core/coll_eager.c) after the
+# team's count moved 2^31 past flags never written (collstale from 2^31 -
+# 64): the refresh every 2^28 calls writes both words of each flag.
+tern_mp_test(NAME coll_ordstale SOURCES coll_ordstale.c RANKS 2 3 4 CONFIGS net mixed
+  TIMEOUT 60 ENV TERN_TEST_FAULT=collstale:2147483584)
