@@ -88,7 +88,7 @@
       "(every other team's): a team barrier comes once per ring's worth of "             \
       "eager calls, so back-to-back broadcasts of the world team stop for one "          \
       "16 times less often with the default, and its broadcasts up to an "               \
-      "eighth of it are eager. Segment memory per rank.")                                \
+      "eighth of it are eager. Segment memory per rank; at most 1T.")                    \
     X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, 0,                   \
       "Largest broadcast (bytes) of a team across nodes that goes through "              \
       "the eager ring (where it fits TERN_COLL_EAGER, or an eighth of the "              \
@@ -233,7 +233,9 @@
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
       "private copies), collseq:N numbers every team's collectives from N "              \
       "and starts its flags there (N = 2^31 - 64 crosses 2^31 as 2^31 "                  \
-      "collectives do, 2^32 - 64 crosses 0 as 2^32 do). Empty: no faults.")              \
+      "collectives do, 2^32 - 64 crosses 0 as 2^32 do), collstale:N the "                \
+      "same with its flags left at 0 (last written N calls before). Empty: "             \
+      "no faults.")                                                                      \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern.")                                        \

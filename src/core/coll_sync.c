@@ -162,9 +162,15 @@ void tn_coll_barrier(tn_cteam_t *t)
 
 void tn_coll_refresh_flags(tn_cteam_t *t)
 {
-    tn_coll_barrier(t); /* writes the barrier partners' flags (second word) */
-    for (int s = 1; s < t->size; s++)
-        tn_coll_signal(t, (t->rank + s) % t->size, t->seq);
+    tn_coll_barrier(t);
+    /* Both words: the barrier writes the second only to its dissemination
+     * partners, and none in the world team's tern_barrier, while the
+     * eager broadcast's put_ordered waits read it from any parent. */
+    for (int s = 1; s < t->size; s++) {
+        int j = (t->rank + s) % t->size;
+        tn_coll_signal(t, j, t->seq);
+        tn_coll_signal_ordered(t, j, t->seq);
+    }
 }
 
 _Atomic int tn_coll_nb;

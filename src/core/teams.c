@@ -57,13 +57,20 @@ static void release(tn_cteam_t *t)
 
 /* The number before a new team's first collective: 0, or N under
  * TERN_TEST_FAULT=collseq:N (tests of sequence numbers past 2^31 or 2^32,
- * which a team otherwise reaches after that many collectives). */
-static uint32_t first_seq(void)
+ * which a team otherwise reaches after that many collectives) or
+ * collstale:N (*stale set: its flags and last barrier left at 0, as if
+ * the team had last written them N calls ago). */
+static uint32_t first_seq(int *stale)
 {
     unsigned long v;
     char end;
+    *stale = 0;
     if (sscanf(tn_cfg.test_fault, "collseq:%lu%c", &v, &end) == 1)
         return (uint32_t)v;
+    if (sscanf(tn_cfg.test_fault, "collstale:%lu%c", &v, &end) == 1) {
+        *stale = 1;
+        return (uint32_t)v;
+    }
     return 0;
 }
 
@@ -136,8 +143,11 @@ static int claim(int slot, const int *ranks, int size, int rank)
     memset(t->bline, 0, sizeof(t->bline));
     memset(t->bquarter, 0, sizeof(t->bquarter));
     t->xmax = tn_coll_small_max(t);
-    t->seq = t->barseq = first_seq();
-    if (t->seq)
+    int stale;
+    t->seq = t->barseq = first_seq(&stale);
+    if (stale)
+        t->barseq = 0;
+    else if (t->seq)
         fault_flags(t);
     tn_comp_init(&t->comp, 0);
     if (slot > TN_SLOT_NODE) /* the predefined handles carry generation 0 */

@@ -14,6 +14,9 @@
 #include "base/log.h"
 #include "mem/segment.h"
 
+/* The largest TERN_COLL_WORLD_RING taken. */
+#define TN_COLL_WORLD_RING_MAX ((size_t)1 << 40)
+
 static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -106,6 +109,17 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
     rc = check_trace(cfg->trace, out);
     if (first == TERN_OK)
         first = rc;
+    /* The world team's eager ring is added to every rank's segment in
+     * jobs across nodes (core/teams.c); near 2^64 its size wrapped the
+     * team pool's sum, which then came out smaller than the ring (writes
+     * past the pool). Refused everywhere, so that tern-info -c agrees. */
+    if (cfg->coll_world_ring > TN_COLL_WORLD_RING_MAX) {
+        add(out, "TERN_COLL_WORLD_RING", TERN_ERR_CONFIG,
+            "TERN_COLL_WORLD_RING=%zu is above %zu (1 TiB): lower TERN_COLL_WORLD_RING",
+            (size_t)cfg->coll_world_ring, (size_t)TN_COLL_WORLD_RING_MAX);
+        if (first == TERN_OK)
+            first = TERN_ERR_CONFIG;
+    }
     return first;
 }
 

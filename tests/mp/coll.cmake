@@ -42,12 +42,18 @@ tern_mp_test(NAME coll_block SOURCES coll.c RANKS 2 4 CONFIGS shm LIBS m TIMEOUT
 tern_mp_test(NAME coll_seqwrap SOURCES coll_seqwrap.c RANKS 2 3 4 TIMEOUT 60
   ENV TERN_TEST_FAULT=collseq:2147483584)
 # A team barrier after small collectives that wrote no barrier flag while
-# the team's count moved 2^31 past the flags (collseq as above): the
+# the team's count moved 2^31 past the flags (collstale: count from 2^31 -
+# 64, flags left at 0; collseq now starts the flags there too): the
 # members used to pass it before the last one entered (core/coll.h,
 # tn_coll_refresh).
 tern_mp_test(NAME coll_seqbar SOURCES coll_seqbar.c RANKS 2 3 4 TIMEOUT 60
-  ENV TERN_TEST_FAULT=collseq:2147483584)
+  ENV TERN_TEST_FAULT=collstale:2147483584)
 # Small collectives on one node numbered 0 mod 2^32 (collseq from 2^32 - 64):
 # the lines no call had written hold stamp 0 (core/coll_node.c, next_stamp).
 tern_mp_test(NAME coll_seqzero SOURCES coll_seqzero.c RANKS 2 3 4 TIMEOUT 60
   ENV TERN_TEST_FAULT=collseq:4294967232)
+# Eager broadcasts by put and ordered flag (core/coll_eager.c) after the
+# team's count moved 2^31 past flags never written (collstale from 2^31 -
+# 64): the refresh every 2^28 calls writes both words of each flag.
+tern_mp_test(NAME coll_ordstale SOURCES coll_ordstale.c RANKS 2 3 4 CONFIGS net mixed
+  TIMEOUT 60 ENV TERN_TEST_FAULT=collstale:2147483584)

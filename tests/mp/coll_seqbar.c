@@ -1,6 +1,6 @@
 /* A team barrier after many collectives that write no barrier flag (the
  * small stamped ones on a node, the eager ring's over the network): run
- * with TERN_TEST_FAULT=collseq:N, N = 2^31 - 64 (coll.cmake), so that the
+ * with TERN_TEST_FAULT=collstale:N, N = 2^31 - 64 (coll.cmake), so that the
  * barrier partners' flags, still 0, are 2^31 calls behind the team's
  * count after the first calls, as after 2^31 small collectives. Flags
  * compare modulo 2^32: such a flag read as already written and members
