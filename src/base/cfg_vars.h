@@ -92,7 +92,8 @@
     X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, 0,                   \
       "Largest broadcast (bytes) of a team across nodes that goes through "              \
       "the eager ring (where it fits TERN_COLL_EAGER, or an eighth of the "              \
-      "world team's TERN_COLL_WORLD_RING); above, the pipelined "                        \
+      "team's ring: the world team's TERN_COLL_WORLD_RING, others' "                     \
+      "TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH); above, the pipelined "                  \
       "tree: chunks put straight into each member's dest and forwarded as "              \
       "they arrive.")                                                                    \
     X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, 0,                  \

@@ -110,7 +110,8 @@ static void wait_ordered(tn_cteam_t *t, int j, uint32_t seq)
 
 /* Whether an eager broadcast of nbytes goes between this member and
  * member j by put_ordered (the same answer at both ends): above an entry
- * (TERN_COLL_EAGER: only the world team's larger ring takes such calls),
+ * (TERN_COLL_EAGER: the world team's larger ring takes such calls, and
+ * another team's where TERN_COLL_EAGER_DEPTH is 16 or more),
  * where active messages would need a blocking put. */
 static int bcast_by_put(tn_cteam_t *t, int j, size_t nbytes)
 {

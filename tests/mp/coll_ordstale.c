@@ -1,4 +1,4 @@
-/* Eager broadcasts of the world team above TERN_COLL_EAGER (4 KiB) go by
+/* Eager broadcasts of the world team above TERN_COLL_EAGER (16 KiB) go by
  * a put and an ordered flag write into the second word of the parent's
  * flag at the child (core/coll_eager.c, put_ordered), which the child
  * waits for as "flag - seq >= 0". Run with TERN_TEST_FAULT=collstale:N,
