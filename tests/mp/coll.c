@@ -259,6 +259,25 @@ static void check_keep_root(tern_team_t team, const char *tname, size_t nb, int 
     }
 }
 
+/* Call `it` of a loop of broadcasts without barriers (what names the
+ * loop): nb bytes from root, the pattern of root and pat, this member
+ * sleeping late_us first (0: not late); every byte checked before the
+ * next call reuses dest. */
+static void bcast_call(tern_team_t team, const char *tname, const char *what, int it,
+                       int root, size_t nb, unsigned pat, unsigned late_us)
+{
+    int me = tern_team_rank(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, pat);
+    if (late_us)
+        usleep(late_us);
+    MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, pat),
+                 "%s: %s broadcast %d (root %d, %zu B): byte %zu", tname, what, it, root,
+                 nb, i);
+}
+
 static void check_team(tern_team_t team, const char *tname)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
@@ -386,15 +405,8 @@ static void check_team(tern_team_t team, const char *tname)
     /* Back to back, no barrier between: rotating roots, small and large,
      * each checked before the next call reuses dest (as OpenSHMEM allows). */
     for (int it = 0; it < 60; it++) {
-        int root = it % n;
         size_t nb = it % 3 == 2 ? 9000 : (size_t)(it % 50) + 1;
-        for (size_t i = 0; i < nb; i++)
-            sym_src[i] = (char)mp_pattern(me, i, (unsigned)it);
-        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, (unsigned)it),
-                     "%s: back-to-back broadcast %d (root %d, %zu B): byte %zu", tname,
-                     it, root, nb, i);
+        bcast_call(team, tname, "back-to-back", it, it % n, nb, (unsigned)it, 0);
     }
     /* One root far ahead: a team on one node claims lines of the root's
      * broadcast area call after call (core/coll_node.c), wrapping at its
@@ -402,17 +414,9 @@ static void check_team(tern_team_t team, const char *tname)
     for (int it = 0; it < 240; it++) {
         static const size_t lsz[] = {8, 64, 65, 700, 1024, 1, 129, 60, 61, 120, 121};
         int root = (it / 80) % n;
-        size_t nb = lsz[it % 11];
-        for (size_t i = 0; i < nb; i++)
-            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(300 + it));
-        if (me == (root + 1) % n && it % 37 == 5)
-            usleep(1000);
-        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[i] ==
-                         mp_pattern(root, i, (unsigned)(300 + it)),
-                     "%s: run-ahead broadcast %d (root %d, %zu B): byte %zu", tname, it,
-                     root, nb, i);
+        int late = me == (root + 1) % n && it % 37 == 5;
+        bcast_call(team, tname, "run-ahead", it, root, lsz[it % 11], (unsigned)(300 + it),
+                   late ? 1000 : 0);
     }
     /* Small broadcasts whose root changes call after call, without a
      * barrier: every root's lines (60 bytes and a stamp each) wrap many
@@ -422,17 +426,9 @@ static void check_team(tern_team_t team, const char *tname)
     for (int it = 0; it < 400; it++) {
         static const size_t csz[] = {8, 60, 1, 240, 61, 16, 1024, 8, 180};
         int root = (it * 7 + it / 5) % n;
-        size_t nb = csz[it % 9];
-        for (size_t i = 0; i < nb; i++)
-            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(600 + it));
-        if (me == (it / 50) % n && it % 50 == 17)
-            usleep(1000);
-        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[i] ==
-                         mp_pattern(root, i, (unsigned)(600 + it)),
-                     "%s: changing-root broadcast %d (root %d, %zu B): byte %zu", tname,
-                     it, root, nb, i);
+        int late = me == (it / 50) % n && it % 50 == 17;
+        bcast_call(team, tname, "changing-root", it, root, csz[it % 9],
+                   (unsigned)(600 + it), late ? 1000 : 0);
     }
     /* Eager broadcasts back to back across nodes, around the eager and
      * Medium bounds, the root changing every call and a member late now
@@ -445,17 +441,9 @@ static void check_team(tern_team_t team, const char *tname)
         static const size_t esz[] = {4095, 4096,  4097, 16384, 16383, 1000,  16385,
                                      8192, 65536, 8193, 32768, 64,    65535, 32769};
         int root = (it * 3 + it / 7) % n;
-        size_t nb = esz[it % 14];
-        for (size_t i = 0; i < nb; i++)
-            sym_src[i] = (char)mp_pattern(me, i, (unsigned)(1100 + it));
-        if (me == (it / 30 + 1) % n && it % 30 == 13)
-            usleep(1500);
-        MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[i] ==
-                         mp_pattern(root, i, (unsigned)(1100 + it)),
-                     "%s: ring-wrapping broadcast %d (root %d, %zu B): byte %zu", tname,
-                     it, root, nb, i);
+        int late = me == (it / 30 + 1) % n && it % 30 == 13;
+        bcast_call(team, tname, "ring-wrapping", it, root, esz[it % 14],
+                   (unsigned)(1100 + it), late ? 1500 : 0);
     }
     /* Small exchanges back to back without a barrier: allreduce, fcollect
      * and all-to-all whose src is up to 120 bytes go through the stamped
