@@ -278,6 +278,40 @@ static void bcast_call(tern_team_t team, const char *tname, const char *what, in
                  nb, i);
 }
 
+/* Call `it` of a loop of exchanges without barriers (what names the
+ * loop): an fcollect of nb bytes per member, the pattern of each member
+ * and pat, every byte checked. */
+static void fcollect_call(tern_team_t team, const char *tname, const char *what, int it,
+                          size_t nb, unsigned pat)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, pat);
+    MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] == mp_pattern(r, i, pat),
+                     "%s: %s exchange %d, fcollect %zu B: member %d byte %zu", tname,
+                     what, it, nb, r, i);
+}
+
+/* The same for an all-to-all: block j for member j carries pat + j. */
+static void alltoall_call(tern_team_t team, const char *tname, const char *what, int it,
+                          size_t nb, unsigned pat)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < nb; i++)
+            sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, pat + (unsigned)j);
+    MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < nb; i++)
+            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
+                         mp_pattern(r, i, pat + (unsigned)me),
+                     "%s: %s exchange %d, alltoall %zu B: block from member %d byte %zu",
+                     tname, what, it, nb, r, i);
+}
+
 static void check_team(tern_team_t team, const char *tname)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
@@ -468,28 +502,9 @@ static void check_team(tern_team_t team, const char *tname)
                          "%s: small exchange %d, allreduce of %zu: [%zu] = %lld", tname,
                          it, count, i, (long long)y[i]);
         } else if (it % 3 == 1) {
-            for (size_t i = 0; i < nb; i++)
-                sym_src[i] = (char)mp_pattern(me, i, tag);
-            MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
-            for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < nb; i++)
-                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                                 mp_pattern(r, i, tag),
-                             "%s: small exchange %d, fcollect %zu B: member %d byte %zu",
-                             tname, it, nb, r, i);
+            fcollect_call(team, tname, "small", it, nb, tag);
         } else {
-            for (int j = 0; j < n; j++)
-                for (size_t i = 0; i < nb; i++)
-                    sym_src[(size_t)j * nb + i] =
-                        (char)mp_pattern(me, i, tag + (unsigned)j);
-            MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
-            for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < nb; i++)
-                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                                 mp_pattern(r, i, tag + (unsigned)me),
-                             "%s: small exchange %d, alltoall %zu B: block from member "
-                             "%d byte %zu",
-                             tname, it, nb, r, i);
+            alltoall_call(team, tname, "small", it, nb, tag);
         }
     }
     /* Small exchanges of teams with one member per node as stamped records
@@ -517,28 +532,9 @@ static void check_team(tern_team_t team, const char *tname)
                          "%s: record exchange %d, allreduce of %zu int32%s: [%zu] = %d",
                          tname, it, count, y == x ? " in place" : "", i, (int)y[i]);
         } else if (it % 3 == 1) {
-            for (size_t i = 0; i < nb; i++)
-                sym_src[i] = (char)mp_pattern(me, i, tag);
-            MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
-            for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < nb; i++)
-                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                                 mp_pattern(r, i, tag),
-                             "%s: record exchange %d, fcollect %zu B: member %d byte %zu",
-                             tname, it, nb, r, i);
+            fcollect_call(team, tname, "record", it, nb, tag);
         } else {
-            for (int j = 0; j < n; j++)
-                for (size_t i = 0; i < nb; i++)
-                    sym_src[(size_t)j * nb + i] =
-                        (char)mp_pattern(me, i, tag + (unsigned)j);
-            MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
-            for (int r = 0; r < n; r++)
-                for (size_t i = 0; i < nb; i++)
-                    MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                                 mp_pattern(r, i, tag + (unsigned)me),
-                             "%s: record exchange %d, alltoall %zu B: block from member "
-                             "%d byte %zu",
-                             tname, it, nb, r, i);
+            alltoall_call(team, tname, "record", it, nb, tag);
         }
     }
     for (int it = 0; it < 60; it++) {
