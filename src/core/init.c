@@ -109,8 +109,11 @@ static int node_oversubscribed(void)
  * team's barrier flags), rounded up to the segment's page size. */
 static int create_segment(void)
 {
+    size_t pool = tn_teams_pool_size(); /* team slots and rings */
     tn_seg_opts_t o = {
-        .size = tn_cfg.segment_size + tn_teams_pool_size(), /* team slots */
+        .size = tn_cfg.segment_size + pool,
+        .extra = pool,
+        .extra_names = "TERN_COLL_WORLD_RING, TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH",
         .ctrl_size = tn_core.ctrl.used,
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,

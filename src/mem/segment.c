@@ -31,9 +31,10 @@ static size_t round_up(size_t v, size_t a)
 
 /* Enough memory for the segments of every local rank? The message goes to
  * err; the caller logs it (or tern-info shows it). */
-static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb, char *err,
-                        size_t errlen)
+static int check_memory(size_t need_per_rank, const tn_seg_opts_t *o, int hugetlb,
+                        char *err, size_t errlen)
 {
+    int local_ranks = o->local_ranks;
     if (hugetlb)
         return TERN_OK; /* tn_huge_plan counted the free huge pages */
     size_t lr = (size_t)(local_ranks > 0 ? local_ranks : 1);
@@ -43,11 +44,19 @@ static int check_memory(size_t need_per_rank, int local_ranks, int hugetlb, char
         tn_format_bytes(need_per_rank * lr, need, sizeof(need));
         tn_format_bytes(avail, have, sizeof(have));
         tn_format_bytes(avail / lr, each, sizeof(each));
+        /* Name what is large: the runtime's own share may be the culprit. */
+        char extra[160] = "";
+        if (o->extra_names && o->extra * 2 >= o->size) {
+            char x[32];
+            tn_format_bytes(o->extra, x, sizeof(x));
+            snprintf(extra, sizeof(extra), " or %s (%s of each segment)", o->extra_names,
+                     x);
+        }
         snprintf(err, errlen,
                  "segments of %zu rank(s) on this machine need %s of memory, "
-                 "only %s is available: lower TERN_SEGMENT_SIZE (at most "
+                 "only %s is available: lower TERN_SEGMENT_SIZE%s (at most "
                  "about %s per rank here)",
-                 lr, need, have, each);
+                 lr, need, have, extra, each);
         return TERN_ERR_NOMEM;
     }
     return TERN_OK;
@@ -333,7 +342,7 @@ int tn_seg_plan(const tn_seg_opts_t *opts, tn_seg_plan_t *out, char *err, size_t
     p.ctrl_size = round_up(ctrl, p.page_size);
     p.size = round_up(opts->size, p.page_size);
     p.map_size = p.ctrl_size + p.size;
-    rc = check_memory(p.map_size, opts->local_ranks, p.hugetlb, err, errlen);
+    rc = check_memory(p.map_size, opts, p.hugetlb, err, errlen);
     if (rc != TERN_OK)
         goto fail;
     *out = p;

@@ -41,13 +41,15 @@ typedef struct tn_seg_placement {
 } tn_seg_placement_t;
 
 typedef struct tn_seg_opts {
-    size_t size;      /* user bytes asked for (TERN_SEGMENT_SIZE) */
-    size_t ctrl_size; /* bytes of control area wanted before the data */
-    int hugepages;    /* TN_HUGE_* */
-    int faultin;      /* TN_FAULTIN_* */
-    int threads;      /* fault-in workers; 0 = cores of node / local ranks */
-    int local_ranks;  /* ranks creating a segment on this node now */
-    const char *numa; /* TERN_SEGMENT_NUMA text; NULL: tn_cfg's value */
+    size_t size;             /* user bytes asked for (TERN_SEGMENT_SIZE) */
+    size_t ctrl_size;        /* bytes of control area wanted before the data */
+    size_t extra;            /* of size, bytes the runtime adds (team rings) */
+    const char *extra_names; /* the variables that size extra, for errors */
+    int hugepages;           /* TN_HUGE_* */
+    int faultin;             /* TN_FAULTIN_* */
+    int threads;             /* fault-in workers; 0 = cores of node / local ranks */
+    int local_ranks;         /* ranks creating a segment on this node now */
+    const char *numa;        /* TERN_SEGMENT_NUMA text; NULL: tn_cfg's value */
 } tn_seg_opts_t;
 
 typedef struct tn_seg {

@@ -30,6 +30,8 @@ expect_fail TERN_SIGNAL_MSG_MAX=big "TERN_SIGNAL_MSG_MAX='big' is not a size"
 # 2^64 - 4096: the team pool's sum wrapped, the world ring ran past it.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=18446744073709547520" "TERN_COLL_WORLD_RING=18446744073709547520 is above 1099511627776 (1 TiB): lower TERN_COLL_WORLD_RING"
 expect_fail TERN_COLL_WORLD_RING=2T "TERN_COLL_WORLD_RING=2199023255552 is above"
+# Below the 1 TiB bound but beyond memory: the error names the ring too.
+expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or TERN_COLL_WORLD_RING"
 expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=2147483648 is above 1048576.*lower TERN_OFI_PUT_BOUNCE"
 
 # Values that parse but that tern_init refuses on this node.
