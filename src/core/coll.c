@@ -192,9 +192,11 @@ static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step
  * non-blocking put, starting after itself, at most TN_XCHG_WINDOW in
  * flight, and raises its flag at p behind it: an ordered unacknowledged
  * write right after the put where the transport allows it (as the
- * pipelined broadcast does), else a flag once the put completed remotely.
+ * pipelined broadcast does; the put then has no remote completion at all,
+ * tn_core_put_flagged), else a flag once the put completed remotely.
  * Its own block is copied while the puts fly. It leaves once every put of
- * its own completed remotely and every member's flag says its block is
+ * its own completed (locally where the flag is ordered behind it: the
+ * provider is done with src) and every member's flag says its block is
  * here: nobody reads a src after its owner's puts completed, and every
  * write into this dest is awaited here, so no exit barrier. Before, each
  * member read the others' srcs by network gets between two barriers:
@@ -214,10 +216,16 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
         int moved = 0;
         while (put < n && put - done < TN_XCHG_WINDOW) {
             int p = (me + put) % n, g = t->ranks[p];
-            must(tern_put_nb(g, tern_sym_addr(g, mine), src + src_step * (size_t)p,
-                             nbytes, NULL, &ev[put % TN_XCHG_WINDOW], 0),
-                 "an exchange put");
-            tn_coll_signal_ordered(t, p, seq); /* 0: the flag after completion */
+            void *to = tern_sym_addr(g, mine);
+            const char *from = src + src_step * (size_t)p;
+            tern_event_t *e = &ev[put % TN_XCHG_WINDOW];
+            if (tn_coll_can_order(t, p)) { /* no remote completion: the flag */
+                must(tn_core_put_flagged("exchange", g, to, from, nbytes, e),
+                     "an exchange put");
+                tn_coll_signal_ordered(t, p, seq);
+            } else { /* the flag after remote completion */
+                must(tern_put_nb(g, to, from, nbytes, NULL, e, 0), "an exchange put");
+            }
             put++;
             moved = 1;
         }

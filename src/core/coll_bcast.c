@@ -22,7 +22,7 @@ typedef struct pipe_kid {
     int entered;  /* its flag said its dest is free */
     int ordered;  /* chunk flags by ordered unacknowledged writes */
     uint32_t put; /* chunks whose put was started */
-    uint32_t ack; /* chunks remotely complete and announced, in order */
+    uint32_t ack; /* chunks complete (remotely unless ordered), in order */
     tern_event_t ev[TN_PIPE_WINDOW];
 } pipe_kid_t;
 
@@ -56,11 +56,13 @@ uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t nch, i
  * chunks 1..i are in its dest. Where the transport keeps puts in order and
  * takes unacknowledged writes (k->ordered), the flag is such a write right
  * behind the chunk's put, into the flag's second word: no round trip
- * before the kid may forward the chunk, and no message whose completion
- * costs the kid the provider's signal. Otherwise it is raised, in order,
+ * before the kid may forward the chunk, no message whose completion costs
+ * the kid the provider's signal, and a put with no remote completion
+ * (tn_core_put_flagged: no acknowledgement; its event ends when the
+ * provider is done with the source, and no later write of this member's
+ * to the kid can overtake it). Otherwise the flag is raised, in order,
  * once the puts are remotely complete. Either way this member leaves only
- * after every put completed remotely, so a later collective's flag cannot
- * overtake this one's data. Returns whether anything moved. */
+ * after every put completed. Returns whether anything moved. */
 static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nbytes,
                 size_t chunk, uint32_t base, uint32_t have)
 {
@@ -73,8 +75,10 @@ static int feed(tn_cteam_t *t, pipe_kid_t *k, char *from, char *dest, size_t nby
     while (k->put < have && k->put - k->ack < TN_PIPE_WINDOW) {
         size_t off = (size_t)k->put * chunk;
         size_t len = nbytes - off < chunk ? nbytes - off : chunk;
-        must(tern_put_nb(g, tern_sym_addr(g, dest + off), from + off, len, NULL,
-                         &k->ev[k->put % TN_PIPE_WINDOW], 0),
+        void *to = tern_sym_addr(g, dest + off);
+        tern_event_t *e = &k->ev[k->put % TN_PIPE_WINDOW];
+        must(k->ordered ? tn_core_put_flagged("broadcast", g, to, from + off, len, e)
+                        : tern_put_nb(g, to, from + off, len, NULL, e, 0),
              "a chunk's put");
         k->put++;
         if (k->ordered)

@@ -68,12 +68,14 @@ static void all_entered(tn_cteam_t *t)
 
 /* Data of n bytes at from into this rank's ring bytes e at member j (a
  * network member reached with ordered unacknowledged writes), by a
- * non-blocking put whose remote completion only counts in t->comp (a
- * failure ends the job in a later wait; tn_coll_drain waits for it), then
- * this rank's flag at j raised to seq by an ordered unacknowledged write
- * into its second word, which j reads after the data. from must stay
- * unchanged until the data is at j: ring bytes are reused only after j
- * left this call. */
+ * non-blocking put, then this rank's flag at j raised to seq by an
+ * ordered unacknowledged write into its second word, which j reads after
+ * the data. Where the transport takes it the put has no remote completion
+ * (TN_XPORT_FLAG_NOREMOTE: no acknowledgement from j), and its local
+ * completion counts in t->comp; else its remote completion does. Either
+ * way a failure ends the job in a later wait, and tn_coll_drain waits for
+ * it. from must stay unchanged until the data is at j: ring bytes are
+ * reused only after j left this call. */
 static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t n,
                         uint32_t seq)
 {
@@ -83,9 +85,11 @@ static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t 
         tn_core_info(g)->data_base + (uintptr_t)(e - (char *)tn_core.seg.data);
     tn_rma_t op = {TN_RMA_PUT,    g, (void *)(uintptr_t)from,
                    (void *)raddr, n, TN_REGION_SEG};
-    tn_xport_done_t done = {NULL, &t->comp};
+    int noremote = (p->xport->caps.flags & TN_XCAP_PUT_NOREMOTE) != 0;
+    tn_xport_done_t done = {noremote ? &t->comp : NULL, noremote ? NULL : &t->comp};
     tn_comp_add(&t->comp, 1);
-    int rc = tn_core_xport_rma(p->xport, &op, &done, 0);
+    int rc =
+        tn_core_xport_rma(p->xport, &op, &done, noremote ? TN_XPORT_FLAG_NOREMOTE : 0);
     if (rc != TERN_OK) {
         char msg[160];
         tn_comp_add(&t->comp, -1);

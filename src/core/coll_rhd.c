@@ -39,10 +39,13 @@ static void must(int rc, const char *what)
 
 /* bytes from "from" into round r's partner's copy of "to" (this rank's
  * symmetric address), then this rank's flag there raised to base + v:
- * where the transport keeps puts in order, a non-blocking put and an
- * unacknowledged flag write behind it (no round trip, no message for the
- * partner to handle; the puts complete before the call returns); else a
- * message with its flag, a put and the flag, or a copy and a store. */
+ * where the transport keeps puts in order, a put with no remote
+ * completion (tn_core_put_flagged: no acknowledgement) and an
+ * unacknowledged flag write behind it, which tells the partner that the
+ * data is there (no round trip, no message for the partner to handle;
+ * the puts are locally complete, their sources free, before the call
+ * returns, and *lc when asked for); else a message with its flag, a put
+ * and the flag, or a copy and a store. */
 static void send_lc(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v,
                     tern_event_t *lc)
 {
@@ -53,10 +56,10 @@ static void send_lc(rhd_t *s, int r, void *to, const void *from, size_t bytes, u
         tn_coll_put_flag(s->t, j, to, from, bytes, s->base + v);
         return;
     }
-    if (bytes) {
-        tern_event_t *ev = &s->ev[s->nev++];
-        *ev = TERN_EVENT_DONE;
-        must(tern_put_nb(g, tern_sym_addr(g, to), from, bytes, lc, ev, 0), "a put");
+    if (bytes) { /* the caller waits for lc; finish() for the others */
+        tern_event_t *ev = lc ? lc : &s->ev[s->nev++];
+        must(tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, bytes, ev),
+             "a put");
     }
     tn_coll_signal_ordered(s->t, j, s->base + v);
 }

@@ -165,9 +165,12 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
                 acked = sent + 1;
             } else {
                 ev[sent % TN_RING_WINDOW] = TERN_EVENT_DONE;
+                void *to = tern_sym_addr(g, d + lo * es);
+                tern_event_t *e = &ev[sent % TN_RING_WINDOW];
                 if (m)
-                    must(tern_put_nb(g, tern_sym_addr(g, d + lo * es), from, m * es, NULL,
-                                     &ev[sent % TN_RING_WINDOW], 0),
+                    must(ordered
+                             ? tn_core_put_flagged("allreduce", g, to, from, m * es, e)
+                             : tern_put_nb(g, to, from, m * es, NULL, e, 0),
                          "a piece's put");
                 if (ordered)
                     tn_coll_signal_ordered(t, right, base + 2 + sent);

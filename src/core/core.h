@@ -277,6 +277,18 @@ int tn_core_rma_blocking(const char *call, const tn_rma_t *d, unsigned flags);
 int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, size_t n,
                        unsigned flags);
 
+/* A put of n bytes from local to remote (rank's symmetric address) that
+ * the caller follows with an ordered flag write of its own, which its
+ * reader polls (tn_coll_signal_ordered): to a network peer whose
+ * transport takes TN_XPORT_FLAG_NOREMOTE, nobody waits for its remote
+ * completion (no acknowledgement) and *ev ends once local may be reused,
+ * or with the error of a failed write; to any other peer it is tern_put_nb
+ * with *ev its remote completion. Only where the flag is ordered behind
+ * the put (tn_coll_can_order). The error (logged with call) when nothing
+ * started. */
+int tn_core_put_flagged(const char *call, int rank, void *remote, const void *local,
+                        size_t n, tern_event_t *ev);
+
 /* Start one transport operation (core's own traffic included). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
                                     const tn_xport_done_t *done, unsigned flags)

@@ -218,6 +218,31 @@ tern_status_t tern_rma_slow_(tern_ctx_t ctx, int op, int rank, void *local,
     return rma_slow(ctx, op, rank, local, remote, n, lc, rc, flags, 0);
 }
 
+int tn_core_put_flagged(const char *call, int rank, void *remote, const void *local,
+                        size_t n, tern_event_t *ev)
+{
+    const tn_peer_t *p = tn_core_peer(rank);
+    if (p->kind != TN_PEER_NET || !(p->xport->caps.flags & TN_XCAP_PUT_NOREMOTE))
+        return tern_put_nb(rank, remote, local, n, NULL, ev, 0);
+    int st = check(call, rank, remote, local, n);
+    if (st != TERN_OK)
+        return st;
+    tern_event_t e = TERN_EVENT_DONE;
+    tn_comp_t *lc = tn_event_new(&e);
+    if (!lc)
+        return tn_core_fail(TERN_ERR_NOMEM, call, "no memory for an event");
+    tn_comp_add(lc, -1); /* tn_core_rma_start counts its own part */
+    tn_rma_t d = {TN_RMA_PUT, rank, (void *)(uintptr_t)local, remote, n, TN_REGION_SEG};
+    tn_xport_done_t done = {lc, NULL};
+    st = tn_core_rma_start(&d, &done, TN_XPORT_FLAG_NOREMOTE);
+    if (st != TERN_OK) {
+        tn_event_drop(e);
+        return tn_core_fail(st, call, "the %zu-byte put to rank %d failed", n, rank);
+    }
+    *ev = e;
+    return TERN_OK;
+}
+
 void tn_core_write_unacked(const tn_peer_t *p, int rank, uintptr_t raddr, const void *buf,
                            size_t n, const char *what, const char *kind)
 {

@@ -73,6 +73,18 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * it answers TERN_ERR_AGAIN instead of waiting for room. Writes larger
  * than 8 bytes land with no promised order among their bytes. */
 #define TN_XPORT_FLAG_UNACKED 0x20000000u
+/* A put whose delivery the caller learns from an ordered write of its own
+ * behind it (TN_XCAP_ORDER_PUT: a flag its reader polls in memory), to a
+ * transport with TN_XCAP_PUT_NOREMOTE; done->lc is required and done->rc
+ * must be NULL (else TERN_ERR_INVALID, nothing issued). Nothing tracks
+ * its remote completion: the target sends no acknowledgement, and lc ends
+ * once the transport no longer needs the source (the caller may reuse
+ * it), with the error of a write that failed as far as this side learns
+ * of it. For the large exchanges of the collectives: over tcp each
+ * acknowledgement costs the target a system call and the source a read
+ * (docs/design/collectives.md, "Network writes with no remote
+ * completion"). */
+#define TN_XPORT_FLAG_NOREMOTE 0x08000000u
 /* RMA started from inside an active-message handler, which must not wait:
  * a transport that cannot issue it at once (no descriptor, its provider's
  * queue full) queues it and issues it from a later poll, reporting into
@@ -138,6 +150,8 @@ typedef struct tn_amo {
               function in the order sent, one at a time (shm: one ring per \
               pair; ofi: the provider's FI_ORDER_SAS and one reader of the \
               completion queue) */
+
+#define TN_XCAP_PUT_NOREMOTE 0x200u /* rma takes TN_XPORT_FLAG_NOREMOTE */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

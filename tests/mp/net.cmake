@@ -56,3 +56,16 @@ add_test(NAME mp.ofi_size COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_size.sh
   $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_mem_rss> $<TARGET_FILE:tern-info>)
 set_tests_properties(mp.ofi_size PROPERTIES TIMEOUT 120 LABELS "mp;net")
 set_property(TEST mp.ofi_size APPEND PROPERTY ENVIRONMENT "MP_MAX_ANON_KB=${_mem_max_kb}")
+
+# Puts without remote completion followed by an ordered flag write, as the
+# collectives' large exchanges use them (TN_XPORT_FLAG_NOREMOTE): the data
+# there when the flag is, the source reusable at local completion, bad use
+# refused, and injected failures reported through the local completion.
+tern_mp_test(NAME put_noremote SOURCES put_noremote.c RANKS 2 4 CONFIGS shm net mixed
+  INTERNAL)
+tern_mp_test(NAME put_noremote_frag SOURCES put_noremote.c RANKS 2 CONFIGS net mixed
+  ENV TERN_OFI_MAX_MSG=4K INTERNAL)
+tern_mp_test(NAME put_noremote_faults SOURCES put_noremote.c RANKS 2 CONFIGS net
+  ENV TERN_TEST_FAULT=complete:1 MP_FAULT=complete INTERNAL)
+tern_mp_test(NAME put_noremote_faults_partial SOURCES put_noremote.c RANKS 2 CONFIGS net
+  ENV TERN_TEST_FAULT=issue:3 TERN_OFI_MAX_MSG=4K MP_FAULT=issue INTERNAL)

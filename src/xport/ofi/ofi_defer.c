@@ -197,7 +197,7 @@ int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *don
         .n = op->n,
         .lc = done->lc,
         .rc = done->rc,
-        .flags = flags & TN_XPORT_FLAG_CTRL,
+        .flags = flags & (TN_XPORT_FLAG_CTRL | TN_XPORT_FLAG_NOREMOTE),
     };
     size_t nfrag = frags_left(o, &one);
     if (nfrag > 1) { /* one part per fragment */

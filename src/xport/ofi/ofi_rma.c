@@ -538,6 +538,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     /* The caller counts local completion apart: the remote part can wait
      * for a flush read ("Remote completion by a read" above). */
     int lazy = !is_get && lc && rc && o->flush_ok && !op->ctrl;
+    /* No remote completion at all ("No remote completion" below). */
+    int noremote = !is_get && (flags & TN_XPORT_FLAG_NOREMOTE);
     void *desc;
     const void *use;
     int bounced;
@@ -561,7 +563,11 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             early_lc = 1;
         }
         early_lc |= bounced;
-        if (!lazy)
+        if (noremote && (fl & FI_INJECT))
+            silent = 2; /* nothing waits for it at all */
+        else if (noremote)
+            fl |= FI_INJECT_COMPLETE; /* lc only: no acknowledgement */
+        else if (!lazy)
             fl |= FI_DELIVERY_COMPLETE;
         else if (fl & FI_INJECT)
             silent = 1;
@@ -615,12 +621,33 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             tn_wait_step(iter);
         iter++;
     }
-    if (silent) /* no completion will come: it waits for a flush now */
+    if (silent == 1) /* no completion will come: it waits for a flush now */
         await_flush(o, op);
+    else if (silent) /* nor anything else */
+        tn_ofi_op_give(o, op);
     if (early_lc && lc)
         tn_comp_done(lc, TERN_OK); /* the source is reusable already */
     return TERN_OK;
 }
+
+/* No remote completion (TN_XPORT_FLAG_NOREMOTE: the caller learns of
+ * delivery from an ordered flag write of its own behind the put). A
+ * fragment is posted with FI_INJECT_COMPLETE, so that the target sends no
+ * acknowledgement (tcp: FI_DELIVERY_COMPLETE made it send one per write,
+ * a system call there and a read here), and its completion ends lc only:
+ * the provider is done with the source. One within the inject size is an
+ * fi_inject_write, which has no completion at all; lc ends in the call.
+ * Why not no completion at all for the larger ones, with a counter
+ * telling when the sources are free: libfabric 1.17's ofi_rxm turns every
+ * fi_inject_write into a write with an internal completion once a write
+ * counter is bound to the endpoint (rxm_ep_rma_inject_common), which
+ * would make the collectives' 4-byte flag writes cost what this saves;
+ * and its tcp endpoint completes every non-inject write internally
+ * (signalling its wait object) whatever the flags say, so a write left
+ * without FI_COMPLETION saves only the entry in this transport's own
+ * queue, which has no wait object. A write that fails at the target
+ * (the connection lost) is reported here by its completion, or by the
+ * next write to that peer. */
 
 /* TN_XPORT_FLAG_UNACKED: fi_inject_write, which takes no descriptor and
  * has no completion; without FI_DELIVERY_COMPLETE the target does not
@@ -666,6 +693,13 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
+    if (tn_unlikely(flags & TN_XPORT_FLAG_NOREMOTE) &&
+        (op->kind != TN_RMA_PUT || !done->lc || done->rc)) {
+        tn_error("ofi: a put without remote completion (TN_XPORT_FLAG_NOREMOTE) needs a "
+                 "local completion object and no remote one%s",
+                 op->kind != TN_RMA_PUT ? "; this was a get" : "");
+        return TERN_ERR_INVALID;
+    }
     if (tn_unlikely((flags & TN_XPORT_FLAG_HANDLER) ||
                     atomic_load_explicit(&o->ndefer, memory_order_relaxed))) {
         int st = tn_ofi_defer_rma(o, op, done, flags); /* ofi_defer.c */

@@ -675,8 +675,8 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     const tn_ofi_t *o = (const tn_ofi_t *)x;
     memset(out, 0, sizeof(*out));
-    out->flags =
-        TN_XCAP_RMA | TN_XCAP_POLL | TN_XCAP_PUT_UNACKED | (o->msg_max ? TN_XCAP_MSG : 0);
+    out->flags = TN_XCAP_RMA | TN_XCAP_POLL | TN_XCAP_PUT_UNACKED | TN_XCAP_PUT_NOREMOTE |
+                 (o->msg_max ? TN_XCAP_MSG : 0);
     out->rma_max = SIZE_MAX;
     out->rma_frag = o->max_msg;
     out->inject = o->inject_size;
