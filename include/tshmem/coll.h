@@ -54,6 +54,11 @@ TSHMEM_API int shmem_team_sync(shmem_team_t team);
 TSHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 TSHMEM_API void tshmem_sync_aset_(int PE_start, int logPE_stride, int PE_size,
                                   long *pSync);
+/* A deprecated active-set collective over every PE failed in Tern's call
+ * (the inline paths of tshmem/fast.h): "inner: <status> (see above)", then
+ * the job ends with "call failed (see above)", as in the library's path. */
+TSHMEM_API TSHMEM_NORETURN void tshmem_aset_fail_(const char *inner, const char *call,
+                                                  int status);
 
 #define SHMEM_SYNC_VALUE              0L
 #define SHMEM_SYNC_SIZE               32

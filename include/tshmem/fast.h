@@ -297,6 +297,134 @@ static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int p
 }
 #endif
 
+/* The deprecated active-set collectives when the set is every PE
+ * (PE_start 0, logPE_stride 0, PE_size the number of PEs), the form
+ * programs call: the library runs them on the world team with Tern's
+ * collectives, pSync and pWrk untouched (src/shmem/coll_aset.c), so inline
+ * they are that call of Tern's, as the program's own tern_broadcast would
+ * be, without the call into libtshmem and its checks. Any other set, a
+ * root or count that the library must report (it names them), and every
+ * call while the inline paths are off (npes 0: before init, after
+ * finalize, under SHMEM_DEBUG) call the library function of the same
+ * name. A status other than TERN_OK from Tern (which names the argument,
+ * e.g. a dest outside the symmetric memory) ends the job as the library's
+ * path does. */
+static inline int tshmem_aset_world_(int PE_start, int logPE_stride, int PE_size)
+{
+    return (PE_start | logPE_stride) == 0 && PE_size > 0 &&
+           (uint32_t)PE_size == tshmem_fast_.npes;
+}
+
+/* *n = nelems * es; 0 when that overflows (the library reports it). */
+static inline int tshmem_aset_bytes_(size_t nelems, size_t es, size_t *n)
+{
+    *n = nelems * es;
+    return nelems <= SIZE_MAX / es;
+}
+
+#define TSHMEM_FAST_ASET_GATHER_(B, F, TF)                                               \
+    static inline void tshmem_##F##B##_fast_(void *dest, const void *source,             \
+                                             size_t nelems, int PE_start,                \
+                                             int logPE_stride, int PE_size, long *pSync) \
+    {                                                                                    \
+        size_t n;                                                                        \
+        if (TERN_LIKELY_(tshmem_aset_world_(PE_start, logPE_stride, PE_size) &&          \
+                         tshmem_aset_bytes_(nelems, (B) / 8, &n))) {                     \
+            tern_status_t rc = TF(TERN_TEAM_WORLD, dest, source, n);                     \
+            if (TERN_LIKELY_(rc == TERN_OK))                                             \
+                return;                                                                  \
+            tshmem_aset_fail_("shmem_" #F, "shmem_" #F #B, rc);                          \
+        }                                                                                \
+        shmem_##F##B(dest, source, nelems, PE_start, logPE_stride, PE_size, pSync);      \
+    }
+#define TSHMEM_FAST_ASET_SIZED_(B)                                                    \
+    static inline void tshmem_broadcast##B##_fast_(                                   \
+        void *dest, const void *source, size_t nelems, int PE_root, int PE_start,     \
+        int logPE_stride, int PE_size, long *pSync)                                   \
+    {                                                                                 \
+        size_t n;                                                                     \
+        if (TERN_LIKELY_(tshmem_aset_world_(PE_start, logPE_stride, PE_size) &&       \
+                         (unsigned)PE_root < (unsigned)PE_size &&                     \
+                         tshmem_aset_bytes_(nelems, (B) / 8, &n))) {                  \
+            tern_status_t rc = tern_broadcast_flags(TERN_TEAM_WORLD, dest, source, n, \
+                                                    PE_root, TERN_BCAST_KEEP_ROOT);   \
+            if (TERN_LIKELY_(rc == TERN_OK))                                          \
+                return;                                                               \
+            tshmem_aset_fail_("shmem_broadcast", "shmem_broadcast" #B, rc);           \
+        }                                                                             \
+        shmem_broadcast##B(dest, source, nelems, PE_root, PE_start, logPE_stride,     \
+                           PE_size, pSync);                                           \
+    }                                                                                 \
+    TSHMEM_FAST_ASET_GATHER_(B, collect, tern_collect)                                \
+    TSHMEM_FAST_ASET_GATHER_(B, fcollect, tern_fcollect)                              \
+    TSHMEM_FAST_ASET_GATHER_(B, alltoall, tern_alltoall)
+TSHMEM_FAST_ASET_SIZED_(32)
+TSHMEM_FAST_ASET_SIZED_(64)
+#undef TSHMEM_FAST_ASET_SIZED_
+#undef TSHMEM_FAST_ASET_GATHER_
+
+/* shmem_sync(PE_start, logPE_stride, PE_size, pSync) over every PE: the
+ * world team's barrier, as shmem_team_sync. */
+static inline void tshmem_sync_aset_fast_(int PE_start, int logPE_stride, int PE_size,
+                                          long *pSync)
+{
+    if (TERN_LIKELY_(tshmem_aset_world_(PE_start, logPE_stride, PE_size))) {
+        tern_status_t rc = tern_team_barrier(TERN_TEAM_WORLD);
+        if (TERN_LIKELY_(rc == TERN_OK))
+            return;
+        tshmem_aset_fail_("shmem_team_sync", "shmem_sync", rc);
+    }
+    tshmem_sync_aset_(PE_start, logPE_stride, PE_size, pSync);
+}
+
+/* shmem_TYPE_OP_to_all over every PE: Tern's allreduce on the world team,
+ * as the team form shmem_TYPE_OP_reduce (the complex types go to the
+ * library). TT: Tern's element type of T. A negative nreduce goes to the
+ * library, which names it. */
+#define TSHMEM_FAST_TOALL_(T, N, OP, TT, TOP)                                            \
+    static inline void tshmem_##N##_##OP##_to_all_fast_(                                 \
+        T *dest, const T *source, int nreduce, int PE_start, int logPE_stride,           \
+        int PE_size, T *pWrk, long *pSync)                                               \
+    {                                                                                    \
+        if (TERN_LIKELY_(tshmem_aset_world_(PE_start, logPE_stride, PE_size) &&          \
+                         nreduce >= 0)) {                                                \
+            tern_status_t rc =                                                           \
+                tern_allreduce(TERN_TEAM_WORLD, dest, source, (size_t)nreduce, TT, TOP); \
+            if (TERN_LIKELY_(rc == TERN_OK))                                             \
+                return;                                                                  \
+            tshmem_aset_fail_("shmem_" #N "_" #OP "_reduce",                             \
+                              "shmem_" #N "_" #OP "_to_all", rc);                        \
+        }                                                                                \
+        shmem_##N##_##OP##_to_all(dest, source, nreduce, PE_start, logPE_stride,         \
+                                  PE_size, pWrk, pSync);                                 \
+    }
+/* Tern's type of a signed integer type, by its size (as the library's). */
+#define TSHMEM_FAST_INT_(T)             \
+    (sizeof(T) == 2   ? TERN_TYPE_INT16 \
+     : sizeof(T) == 4 ? TERN_TYPE_INT32 \
+                      : TERN_TYPE_INT64)
+#define TSHMEM_FAST_TOALL_ARITH_(T, N, TT)          \
+    TSHMEM_FAST_TOALL_(T, N, max, TT, TERN_RED_MAX) \
+    TSHMEM_FAST_TOALL_(T, N, min, TT, TERN_RED_MIN) \
+    TSHMEM_FAST_TOALL_(T, N, sum, TT, TERN_RED_SUM) \
+    TSHMEM_FAST_TOALL_(T, N, prod, TT, TERN_RED_PROD)
+#define TSHMEM_FAST_TOALL_INT_(T, N)                                 \
+    TSHMEM_FAST_TOALL_ARITH_(T, N, TSHMEM_FAST_INT_(T))              \
+    TSHMEM_FAST_TOALL_(T, N, and, TSHMEM_FAST_INT_(T), TERN_RED_AND) \
+    TSHMEM_FAST_TOALL_(T, N, or, TSHMEM_FAST_INT_(T), TERN_RED_OR)   \
+    TSHMEM_FAST_TOALL_(T, N, xor, TSHMEM_FAST_INT_(T), TERN_RED_XOR)
+TSHMEM_FAST_TOALL_INT_(short, short)
+TSHMEM_FAST_TOALL_INT_(int, int)
+TSHMEM_FAST_TOALL_INT_(long, long)
+TSHMEM_FAST_TOALL_INT_(long long, longlong)
+TSHMEM_FAST_TOALL_ARITH_(float, float, TERN_TYPE_FLOAT)
+TSHMEM_FAST_TOALL_ARITH_(double, double, TERN_TYPE_DOUBLE)
+TSHMEM_FAST_TOALL_ARITH_(long double, longdouble, TERN_TYPE_LONGDOUBLE)
+#undef TSHMEM_FAST_TOALL_INT_
+#undef TSHMEM_FAST_TOALL_ARITH_
+#undef TSHMEM_FAST_INT_
+#undef TSHMEM_FAST_TOALL_
+
 #ifdef __cplusplus
 }
 #endif
@@ -482,5 +610,104 @@ static inline void tshmem_uint64_xor_fast_(uint64_t *dest, uint64_t value, int p
 #define shmem_long_atomic_fetch(s, pe)    tshmem_long_fetch_fast_(s, pe)
 #define shmem_uint64_atomic_xor(d, v, pe) tshmem_uint64_xor_fast_(d, v, pe)
 #endif
+
+/* The deprecated active-set collectives (inline over every PE). */
+#define shmem_broadcast32(d, s, n, r, ps, ls, sz, sy) \
+    tshmem_broadcast32_fast_(d, s, n, r, ps, ls, sz, sy)
+#define shmem_collect32(d, s, n, ps, ls, sz, sy) \
+    tshmem_collect32_fast_(d, s, n, ps, ls, sz, sy)
+#define shmem_fcollect32(d, s, n, ps, ls, sz, sy) \
+    tshmem_fcollect32_fast_(d, s, n, ps, ls, sz, sy)
+#define shmem_alltoall32(d, s, n, ps, ls, sz, sy) \
+    tshmem_alltoall32_fast_(d, s, n, ps, ls, sz, sy)
+#define shmem_broadcast64(d, s, n, r, ps, ls, sz, sy) \
+    tshmem_broadcast64_fast_(d, s, n, r, ps, ls, sz, sy)
+#define shmem_collect64(d, s, n, ps, ls, sz, sy) \
+    tshmem_collect64_fast_(d, s, n, ps, ls, sz, sy)
+#define shmem_fcollect64(d, s, n, ps, ls, sz, sy) \
+    tshmem_fcollect64_fast_(d, s, n, ps, ls, sz, sy)
+#define shmem_alltoall64(d, s, n, ps, ls, sz, sy) \
+    tshmem_alltoall64_fast_(d, s, n, ps, ls, sz, sy)
+#define tshmem_sync_aset_(ps, ls, sz, sy) tshmem_sync_aset_fast_(ps, ls, sz, sy)
+#define shmem_short_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_and_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_and_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_or_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_or_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_short_xor_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_short_xor_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_and_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_and_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_or_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_or_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_int_xor_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_int_xor_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_and_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_and_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_or_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_or_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_long_xor_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_long_xor_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_and_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_and_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_or_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_or_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longlong_xor_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longlong_xor_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_float_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_float_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_float_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_float_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_float_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_float_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_float_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_float_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_double_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_double_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_double_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_double_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_double_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_double_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_double_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_double_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longdouble_max_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longdouble_max_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longdouble_min_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longdouble_min_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longdouble_sum_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longdouble_sum_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
+#define shmem_longdouble_prod_to_all(d, s, n, ps, ls, sz, w, sy) \
+    tshmem_longdouble_prod_to_all_fast_(d, s, n, ps, ls, sz, w, sy)
 
 #endif

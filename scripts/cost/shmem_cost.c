@@ -164,6 +164,47 @@ __attribute__((noinline)) void loop_shmem_barrier_all(void)
         shmem_barrier_all();
 }
 
+/* The deprecated active-set forms over every PE: inline in shmem.h (the
+ * macro), the library's function ((name) bypasses the macro), and the
+ * Tern call both make. 8 bytes, on 1 PE. */
+static long psync[SHMEM_BCAST_SYNC_SIZE];
+
+__attribute__((noinline)) void loop_tern_bcast(char *dst, const char *src)
+{
+    for (int i = 0; i < ITERS; i++)
+        tern_broadcast_flags(TERN_TEAM_WORLD, dst, src, 8, 0, TERN_BCAST_KEEP_ROOT);
+}
+
+__attribute__((noinline)) void loop_shmem_broadcast64(char *dst, const char *src, int n)
+{
+    for (int i = 0; i < ITERS; i++)
+        shmem_broadcast64(dst, src, 1, 0, 0, 0, n, psync);
+}
+
+__attribute__((noinline)) void loop_lib_broadcast64(char *dst, const char *src, int n)
+{
+    for (int i = 0; i < ITERS; i++)
+        (shmem_broadcast64)(dst, src, 1, 0, 0, 0, n, psync);
+}
+
+__attribute__((noinline)) void loop_tern_allreduce(long *dst, const long *src)
+{
+    for (int i = 0; i < ITERS; i++)
+        tern_allreduce(TERN_TEAM_WORLD, dst, src, 1, TERN_TYPE_INT64, TERN_RED_SUM);
+}
+
+__attribute__((noinline)) void loop_shmem_long_sum_to_all(long *dst, long *src, int n)
+{
+    for (int i = 0; i < ITERS; i++)
+        shmem_long_sum_to_all(dst, src, 1, 0, 0, n, src + 1, psync);
+}
+
+__attribute__((noinline)) void loop_lib_long_sum_to_all(long *dst, long *src, int n)
+{
+    for (int i = 0; i < ITERS; i++)
+        (shmem_long_sum_to_all)(dst, src, 1, 0, 0, n, src + 1, psync);
+}
+
 __attribute__((noinline)) void loop_tern_put_signal(char *dst, const char *src,
                                                     uint64_t *sig, int pe)
 {
@@ -211,6 +252,13 @@ int main(void)
     loop_shmem_putmem_signal(seg, src, (uint64_t *)(seg + 64), me);
     loop_tern_barrier();
     loop_shmem_barrier_all();
+    int n = shmem_n_pes();
+    loop_tern_bcast(seg + 128, seg + 192);
+    loop_shmem_broadcast64(seg + 128, seg + 192, n);
+    loop_lib_broadcast64(seg + 128, seg + 192, n);
+    loop_tern_allreduce((long *)(seg + 256), (const long *)(seg + 320));
+    loop_shmem_long_sum_to_all((long *)(seg + 256), (long *)(seg + 320), n);
+    loop_lib_long_sum_to_all((long *)(seg + 256), (long *)(seg + 320), n);
     printf("iterations %d (%ld)\n", ITERS, s);
     tern_ad_destroy(ad);
     shmem_free(w);

@@ -4,7 +4,10 @@
  * space (pSync and pWrk untouched, so pSync stays at SHMEM_SYNC_VALUE as
  * the specification requires). Any other set cannot have a team (making
  * one is collective over every PE, and only the set's PEs call): those go
- * to coll_aset_sub.c, which synchronizes on pSync. */
+ * to coll_aset_sub.c, which synchronizes on pSync. A program's calls over
+ * every PE mostly do not come here: shmem.h makes the Tern call itself
+ * (tshmem/fast.h); these serve the rest, and the inline paths' failures
+ * end in tshmem_aset_fail_. */
 
 #include "coll_aset_sub.h"
 
@@ -24,6 +27,23 @@ static void check(const char *call, int rc)
 {
     if (rc != 0)
         tshmem_fatal("%s failed (see above)", call);
+}
+
+void tshmem_aset_fail_(const char *inner, const char *call, int status)
+{
+    tshmem_error("%s: %s (see above)", inner, tern_strerror(status));
+    tshmem_fatal("%s failed (see above)", call);
+}
+
+/* The bytes of nelems elements of es bytes; a count that overflows them
+ * ends the job with a message (it fits no symmetric buffer). */
+static size_t aset_bytes(const char *call, size_t nelems, size_t es)
+{
+    size_t n;
+    if (TSHMEM_UNLIKELY(__builtin_mul_overflow(nelems, es, &n)))
+        tshmem_fatal("%s: %zu elements of %zu bytes overflow the address space", call,
+                     nelems, es);
+    return n;
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -74,10 +94,8 @@ static void aset_broadcast(const char *call, void *dest, const void *source, siz
     }
     int rc = tern_broadcast_flags(TERN_TEAM_WORLD, dest, source, n, root,
                                   TERN_BCAST_KEEP_ROOT);
-    if (TSHMEM_UNLIKELY(rc != TERN_OK)) {
-        tshmem_error("shmem_broadcast: %s (see above)", tern_strerror(rc));
-        check(call, 1);
-    }
+    if (TSHMEM_UNLIKELY(rc != TERN_OK))
+        tshmem_aset_fail_("shmem_broadcast", call, rc);
 }
 
 #define TSHMEM_DEF_ASET_SIZED_(B)                                                       \
@@ -88,9 +106,11 @@ static void aset_broadcast(const char *call, void *dest, const void *source, siz
         tshmem_aset_t a;                                                                \
         shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
         if (!t)                                                                         \
-            tshmem_aset_broadcast(&a, dest, source, nelems *(B / 8), PE_root);          \
+            tshmem_aset_broadcast(&a, dest, source, aset_bytes(call, nelems, B / 8),    \
+                                  PE_root);                                             \
         else                                                                            \
-            aset_broadcast(call, dest, source, nelems *(B / 8), PE_root);               \
+            aset_broadcast(call, dest, source, aset_bytes(call, nelems, B / 8),         \
+                           PE_root);                                                    \
     }                                                                                   \
     void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,  \
                           int logPE_stride, int PE_size, long *pSync)                   \
@@ -99,9 +119,10 @@ static void aset_broadcast(const char *call, void *dest, const void *source, siz
         tshmem_aset_t a;                                                                \
         shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
         if (!t)                                                                         \
-            tshmem_aset_collect(&a, dest, source, nelems *(B / 8), 0);                  \
+            tshmem_aset_collect(&a, dest, source, aset_bytes(call, nelems, B / 8), 0);  \
         else                                                                            \
-            check(call, shmem_collectmem(t, dest, source, nelems *(B / 8)));            \
+            check(call,                                                                 \
+                  shmem_collectmem(t, dest, source, aset_bytes(call, nelems, B / 8)));  \
     }                                                                                   \
     void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start, \
                            int logPE_stride, int PE_size, long *pSync)                  \
@@ -110,9 +131,10 @@ static void aset_broadcast(const char *call, void *dest, const void *source, siz
         tshmem_aset_t a;                                                                \
         shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
         if (!t)                                                                         \
-            tshmem_aset_collect(&a, dest, source, nelems *(B / 8), 1);                  \
+            tshmem_aset_collect(&a, dest, source, aset_bytes(call, nelems, B / 8), 1);  \
         else                                                                            \
-            check(call, shmem_fcollectmem(t, dest, source, nelems *(B / 8)));           \
+            check(call,                                                                 \
+                  shmem_fcollectmem(t, dest, source, aset_bytes(call, nelems, B / 8))); \
     }                                                                                   \
     void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start, \
                            int logPE_stride, int PE_size, long *pSync)                  \
@@ -121,9 +143,10 @@ static void aset_broadcast(const char *call, void *dest, const void *source, siz
         tshmem_aset_t a;                                                                \
         shmem_team_t t = aset_team(call, PE_start, logPE_stride, PE_size, pSync, &a);   \
         if (!t)                                                                         \
-            tshmem_aset_alltoall(&a, dest, source, nelems *(B / 8));                    \
+            tshmem_aset_alltoall(&a, dest, source, aset_bytes(call, nelems, B / 8));    \
         else                                                                            \
-            check(call, shmem_alltoallmem(t, dest, source, nelems *(B / 8)));           \
+            check(call,                                                                 \
+                  shmem_alltoallmem(t, dest, source, aset_bytes(call, nelems, B / 8))); \
     }                                                                                   \
     void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,              \
                             ptrdiff_t sst, size_t nelems, int PE_start,                 \

@@ -1,7 +1,9 @@
 /* The deprecated active-set collectives on sets that are not every PE:
  * PE_start 1, stride 1, size n-1 (while PE 0, outside, puts into the
  * members' memory), and two disjoint sets at once (the even and the odd
- * PEs, stride 2^1, each with its own pSync). In each set: consecutive
+ * PEs, stride 2^1, each with its own pSync); and on the set of every PE,
+ * which calls Tern's collectives on the world team inline in shmem.h (the
+ * library's function under SHMEM_DEBUG=1: test aset_debug). In each set: consecutive
  * barriers on one pSync, broadcast32/64, collect32 (a different count per
  * member), fcollect64, alltoall32/64, alltoalls64 (strides 2 and 3), and
  * reductions (int sum, long max, long long prod, short xor, double sum,
@@ -264,6 +266,12 @@ int main(void)
         aset_t last = {n - 1, 0, 1, 1};
         if (me == n - 1)
             run(&last, ps + 4 * SHMEM_SYNC_SIZE);
+        shmem_barrier_all();
+    }
+    /* 4. every PE: inline (tshmem/fast.h), pSync still untouched */
+    {
+        aset_t all = {0, 0, n, 1};
+        run(&all, ps + 2 * SHMEM_SYNC_SIZE);
         shmem_barrier_all();
     }
     return finish("aset");

@@ -108,6 +108,23 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "aset_bcast_nonsym") == 0) { /* every PE; dest on the stack */
         long d[2] = {0};
         shmem_broadcast64(d, x + 8, 1, 0, 0, 0, n, x + 32);
+    } else if (strcmp(c, "aset_bcast_stride") == 0) { /* PEs 0, 2: past the 2 PEs */
+        shmem_broadcast64(x, x + 8, 1, 0, 0, 1, n, x + 32);
+    } else if (strcmp(c, "aset_bcast_negroot") == 0) { /* every PE; PE_root -1 */
+        shmem_broadcast32(x, x + 8, 1, -1, 0, 0, n, x + 32);
+    } else if (strcmp(c, "aset_bcast_overflow") == 0) { /* every PE; 2^61 elements */
+        shmem_broadcast64(x, x + 8, (size_t)1 << 61, 0, 0, 0, n, x + 32);
+    } else if (strcmp(c, "aset_fcollect_nonsym") == 0) { /* every PE; dest on the stack */
+        long d[4] = {0};
+        shmem_fcollect64(d, x + 8, 1, 0, 0, n, x + 32);
+    } else if (strcmp(c, "aset_sync_range") == 0) { /* PEs 1, 2: past the 2 PEs */
+        shmem_sync(1, 0, n, x + 32);
+    } else if (strcmp(c, "aset_toall_nonsym") == 0) { /* every PE; dest on the stack */
+        long d[2] = {0};
+        shmem_long_sum_to_all(d, x + 8, 1, 0, 0, n, x + 16, x + 32);
+    } else if (strcmp(c, "aset_toall_negative") == 0) { /* every PE; nreduce -1 */
+        shmem_double_max_to_all((double *)x, (double *)x + 8, -1, 0, 0, n,
+                                (double *)x + 16, x + 32);
     } else if (strcmp(c, "session_ctx_destroyed") == 0) {
         shmem_ctx_t ctx;
         CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
