@@ -459,7 +459,9 @@ enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP
  * of this rank sets) compares true against value; polls and yields as the
  * wait mode says: once a handler is registered every check runs handlers
  * and a check that found nothing to do pauses the CPU, so it is the way to
- * wait for a Reply (see tern/am.h). Returns TERN_OK or TERN_ERR_INVALID. */
+ * wait for a Reply (see tern/am.h); without handlers and when spinning, it
+ * polls as a hand-written spin does (load, compare, pause), with
+ * progress every 64 polls. Returns TERN_OK or TERN_ERR_INVALID. */
 TERN_API tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp,
                                            uint64_t value);
 

@@ -73,6 +73,26 @@ __attribute__((noinline)) void loop_put_signal(int rank, char *dst, const char *
     }
 }
 
+/* A wait whose word already compares true: what tern_wait_until_u64 costs
+ * beyond the spin's one load and compare, on entry and exit (its polling
+ * loop is read from the disassembly: docs/design/atomics.md). */
+__attribute__((noinline)) void loop_raw_wait(const volatile uint64_t *w)
+{
+    for (int i = 0; i < ITERS; i++) {
+        while (*w < (uint64_t)i) /* never true here: no pause needed */
+            ;
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
+__attribute__((noinline)) void loop_wait(const volatile uint64_t *w)
+{
+    for (int i = 0; i < ITERS; i++) {
+        tern_wait_until_u64(w, TERN_CMP_GE, (uint64_t)i);
+        __asm__ __volatile__("" ::: "memory");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (tern_init(&argc, &argv, TERN_THREAD_SINGLE) != TERN_OK)
@@ -94,6 +114,9 @@ int main(int argc, char **argv)
     loop_cswap(ad64, me, &seg[0], &out);
     loop_raw_signal((char *)&seg[16], src, &seg[8]);
     loop_put_signal(me, (char *)&seg[16], src, &seg[8]);
+    seg[8] = ITERS;
+    loop_raw_wait(&seg[8]);
+    loop_wait(&seg[8]);
     printf("iterations %d\n", ITERS);
     tern_ad_destroy(ad32);
     tern_ad_destroy(ad64);

@@ -31,6 +31,18 @@ static inline void tn_cpu_relax(void)
 #endif
 }
 
+/* 1 when every step of waiting would only pause (tn_wait_step does
+ * nothing else): no progress hook, and a policy that never yields (spin;
+ * auto on a machine that is not oversubscribed). A waiting loop may then
+ * pause inline, as a hand-written spin does, and look again every few
+ * polls (a hook comes when a handler is registered). */
+static inline int tn_wait_only_pauses(void)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    return !tn_wait_progress_hook &&
+           (p->mode == TN_WAIT_SPIN || (p->mode == TN_WAIT_AUTO && !p->oversubscribed));
+}
+
 /* One step of waiting after `iter` unsuccessful checks: drives the
  * progress hook, then is cheap when spinning; yields or sleeps briefly
  * (without a wake-up source) when the policy says so. */

@@ -31,6 +31,69 @@ tern_status_t tern_barrier(void)
     return st;
 }
 
+/* At most n polls of a wait whose every step only pauses
+ * (tn_wait_only_pauses), for a comparison the caller makes constant:
+ * load, compare, pause, as in a hand-written spin. The loop of
+ * wait_steps has the comparison's switch, the hook test and a call to
+ * tn_wait_step in each poll, and a put-with-signal ping-pong paid them on
+ * its critical path (docs/design/atomics.md, "The waiting side"). 1 once
+ * the word compares true, 0 after n polls that found it false. */
+static TN_ALWAYS_INLINE int spin_u64(const _Atomic uint64_t *a, int cmp, uint64_t value,
+                                     unsigned n)
+{
+    for (unsigned i = 1;; i++) {
+        if (tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value))
+            return 1;
+        if (i == n)
+            return 0;
+        tn_cpu_relax();
+    }
+}
+
+/* spin_u64 with the comparison made constant: one loop each. */
+static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_t value,
+                                     unsigned n)
+{
+    switch (cmp) {
+    case TERN_CMP_EQ: return spin_u64(a, TERN_CMP_EQ, value, n);
+    case TERN_CMP_NE: return spin_u64(a, TERN_CMP_NE, value, n);
+    case TERN_CMP_GT: return spin_u64(a, TERN_CMP_GT, value, n);
+    case TERN_CMP_GE: return spin_u64(a, TERN_CMP_GE, value, n);
+    case TERN_CMP_LT: return spin_u64(a, TERN_CMP_LT, value, n);
+    default: return spin_u64(a, TERN_CMP_LE, value, n);
+    }
+}
+
+/* The loop for every policy: each failed poll is a step of tn_wait_step
+ * (progress hook, pause, yield or sleep). */
+static __attribute__((noinline)) tern_status_t
+wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, uint64_t iter)
+{
+    while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
+        if (!tn_wait_progress_hook && (iter & 63) == 63)
+            tn_core_progress(); /* tn_wait_step drives it when one is set */
+        tn_wait_step(iter++);
+    }
+    return TERN_OK;
+}
+
+/* A spinning wait past its first 64 polls: progress, then 64 more polls
+ * while the policy still only pauses (a handler registered meanwhile
+ * brings a progress hook), as wait_steps runs it every 64 polls. */
+static __attribute__((noinline)) tern_status_t wait_spin_more(const _Atomic uint64_t *a,
+                                                              int cmp, uint64_t value)
+{
+    uint64_t iter = 64;
+    for (;;) {
+        tn_core_progress();
+        if (!tn_wait_only_pauses())
+            return wait_steps(a, cmp, value, iter);
+        if (spin_cmp(a, cmp, value, 64))
+            return TERN_OK;
+        iter += 64;
+    }
+}
+
 tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
 {
     TN_CHECK_INIT("tern_wait_until_u64");
@@ -42,11 +105,9 @@ tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64
         return tn_core_fail(TERN_ERR_INVALID, "tern_wait_until_u64",
                             "comparison %d is not a TERN_CMP_* value", cmp);
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addr;
-    uint64_t iter = 0;
-    while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
-        if (!tn_wait_progress_hook && (iter & 63) == 63)
-            tn_core_progress(); /* tn_wait_step drives it when one is set */
-        tn_wait_step(iter++);
-    }
-    return TERN_OK;
+    if (!tn_wait_only_pauses())
+        return wait_steps(a, cmp, value, 0);
+    if (spin_cmp(a, cmp, value, 64))
+        return TERN_OK;
+    return wait_spin_more(a, cmp, value);
 }

@@ -25,6 +25,13 @@ tern_mp_test(NAME atomic_fallback SOURCES atomic_unsup.c RANKS 1 2 4
   ENV TERN_TEST_FAULT=noamo:fmult)
 tern_mp_test(NAME signal SOURCES signal.c RANKS 1 2 4 8)
 tern_mp_test(NAME signal_am SOURCES signal.c RANKS 2 4 ENV TERN_OFI_ATOMICS=am)
+# Put with signal as a ping-pong, the data checked as soon as the signal
+# is seen, every comparison of the wait; with each path of the signal
+# across nodes (am, the provider's atomics) and with ordering mode none.
+tern_mp_test(NAME signal_pp SOURCES signal_pp.c RANKS 1 2 4)
+tern_mp_test(NAME signal_pp_net SOURCES signal_pp.c RANKS 2 4 CONFIGS net mixed
+  ENV TERN_OFI_ATOMICS=net)
+tern_mp_test(NAME signal_pp_none SOURCES signal_pp.c RANKS 2 ENV TERN_ORDER=none)
 # Replies handled by the progress thread while the caller waits.
 tern_mp_test(NAME atomic_contend_pt SOURCES atomic_contend.c RANKS 2 4 ARGS 2
   ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1 TIMEOUT 120)
