@@ -24,6 +24,16 @@ static void on_request(tern_am_token_t t, void *b, size_t l, const tern_am_arg_t
     tern_am_reply_short(t, 3, a, 1, 0);
 }
 
+/* Answers a Medium Request with a Medium Reply of the same length from a
+ * buffer of its own (as tern-bench am_lat does). */
+static void on_request_medium(tern_am_token_t t, void *b, size_t l,
+                              const tern_am_arg_t *a, int n)
+{
+    static char reply[1024];
+    (void)b, (void)n;
+    tern_am_reply_medium(t, 3, reply, l, a, 1, 0);
+}
+
 __attribute__((noinline)) void loop_poll_empty(void)
 {
     for (int i = 0; i < ITERS; i++)
@@ -85,6 +95,21 @@ __attribute__((noinline)) void loop_medium1k(int me)
     }
 }
 
+/* A 1 KiB Medium Request answered by a 1 KiB Medium Reply: two messages,
+ * the ping-pong's path (the Reply held until its Request is consumed,
+ * both carrying ACKs, both going back to their ring's start). */
+__attribute__((noinline)) void loop_round_trip1k(int me)
+{
+    tern_am_arg_t a[1] = {7};
+    static char p[1024];
+    for (int i = 0; i < ITERS; i++) {
+        unsigned long want = handled + 1;
+        tern_am_request_medium(me, 4, p, sizeof p, a, 1, 0);
+        while (handled != want)
+            tern_poll();
+    }
+}
+
 /* An 8-byte Long Request with one argument, into this rank's segment. */
 __attribute__((noinline)) void loop_long8(int me, char *dest)
 {
@@ -117,7 +142,8 @@ int main(int argc, char **argv)
     int me = tern_rank();
     if (tern_am_register(1, on_msg, "message") != TERN_OK ||
         tern_am_register(2, on_request, "request") != TERN_OK ||
-        tern_am_register(3, on_msg, "reply") != TERN_OK)
+        tern_am_register(3, on_msg, "reply") != TERN_OK ||
+        tern_am_register(4, on_request_medium, "medium request") != TERN_OK)
         return 1;
     loop_poll_empty();
     loop_short(me);
@@ -128,7 +154,8 @@ int main(int argc, char **argv)
     if (tern_alloc_sym(64, (void **)&dest) != TERN_OK)
         return 1;
     loop_medium1k(me);
+    loop_round_trip1k(me);
     loop_long8(me, dest);
     printf("iterations %d, handled %lu\n", ITERS, handled);
-    return tern_finalize() == TERN_OK && handled == 6ul * ITERS ? 0 : 1;
+    return tern_finalize() == TERN_OK && handled == 7ul * ITERS ? 0 : 1;
 }

@@ -181,6 +181,66 @@ void tn_copy_nt(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
+/* ---- the regular copy of a message's payload -------------------------------- */
+
+static void copy_msg_libc(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+
+#ifdef TN_COPY_X86
+__attribute__((target("avx2"))) static void copy_msg_avx2(void *dst, const void *src,
+                                                          size_t n)
+{
+    if (n < 32 || n > TN_COPY_MSG_MAX) {
+        memcpy(dst, src, n);
+        return;
+    }
+    char *d = dst, *dlast = d + n - 32;
+    const char *s = src;
+    __m256i last = _mm256_loadu_si256((const __m256i *)(s + n - 32));
+    for (; n > 128; d += 128, s += 128, n -= 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)s);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
+        _mm256_storeu_si256((__m256i *)d, a);
+        _mm256_storeu_si256((__m256i *)(d + 32), b);
+        _mm256_storeu_si256((__m256i *)(d + 64), c);
+        _mm256_storeu_si256((__m256i *)(d + 96), e);
+    }
+    for (; n > 32; d += 32, s += 32, n -= 32)
+        _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    _mm256_storeu_si256((__m256i *)dlast, last); /* the last 1..32 bytes */
+}
+#endif
+
+static void copy_msg_first(void *dst, const void *src, size_t n);
+_Atomic(tn_copy_fn) tn_copy_msg_impl = copy_msg_first;
+
+static tn_copy_fn copy_msg_choose(void)
+{
+#ifdef TN_COPY_X86
+    if (tn_copy_isa_best() >= TN_COPY_ISA_AVX2)
+        return copy_msg_avx2;
+#endif
+    return copy_msg_libc;
+}
+
+/* The first call chooses and stores its choice; racing first calls store
+ * the same value. */
+static void copy_msg_first(void *dst, const void *src, size_t n)
+{
+    tn_copy_fn f = copy_msg_choose();
+    __atomic_store_n(&tn_copy_msg_impl, f, __ATOMIC_RELAXED);
+    f(dst, src, n);
+}
+
+const char *tn_copy_msg_name(void)
+{
+    return copy_msg_choose() == copy_msg_libc ? "memcpy" : "avx2";
+}
+
 /* ---- calibration ------------------------------------------------------------ */
 
 #define CAL_HOT_MIN  (256u << 10)

@@ -34,6 +34,27 @@ tn_copy_fn tn_copy_nt_fn(tn_copy_isa_t isa);
 /* Non-temporal copy with the best kernel (memcpy without one). */
 void tn_copy_nt(void *dst, const void *src, size_t n);
 
+/* ---- the regular copy of a message's payload ----------------------------- */
+
+/* Regular (cached) copy of a payload of up to TN_COPY_MSG_MAX bytes into a
+ * message queue, where the sender's next store (the slot the receiver
+ * polls) waits behind the copy's: 32-byte vector stores in one loop, the
+ * last vector overlapping (no tail call), where the CPU offers AVX2;
+ * memcpy otherwise and for larger copies. glibc's memcpy takes `rep
+ * movsb` from 2112 bytes on the AMD EPYC (Zen 4) this was measured on,
+ * which cost 8 KiB Medium round trips 15-20 ns per half round trip
+ * (docs/design/active-messages.md, ninth pass). The kernel is chosen on
+ * the first call (__builtin_cpu_supports, no ifunc, so TSan builds are not
+ * affected). */
+#define TN_COPY_MSG_MAX ((size_t)64 << 10)
+extern _Atomic(tn_copy_fn) tn_copy_msg_impl;
+static inline void tn_copy_msg(void *dst, const void *src, size_t n)
+{
+    __atomic_load_n(&tn_copy_msg_impl, __ATOMIC_RELAXED)(dst, src, n);
+}
+/* The kernel tn_copy_msg uses on this CPU (for tests): "avx2" or "memcpy". */
+const char *tn_copy_msg_name(void);
+
 /* ---- measuring where non-temporal stores start to pay -------------------- */
 
 #define TN_COPY_CURVE_MAX 16

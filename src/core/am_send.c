@@ -4,6 +4,7 @@
  * shared memory, the receiver's queue). */
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/log.h"
 #include "core/am.h"
 
@@ -347,10 +348,10 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
         return 1;
     tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
     if (layout == AM_SPLIT)
-        memcpy(data, payload, len);
+        tn_copy_msg(data, payload, len);
     else if (tn_unlikely(layout == AM_IN_DATA)) {
         if (len) /* a Short with many arguments has no payload (NULL) */
-            memcpy(data + hn, payload, len);
+            tn_copy_msg(data + hn, payload, len);
         h = (tn_am_hdr_t *)data;
     }
     h->handler = (uint16_t)handler;
@@ -645,7 +646,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     size_t head = tn_am_head_bytes(nargs), n = head + len;
     tn_am_hdr_t *h = st->m.buf;
     if (st->client_buf && len)
-        memcpy(st->payload, st->client_buf, len);
+        tn_copy_msg(st->payload, st->client_buf, len);
     h->handler = (uint16_t)handler;
     h->kind = (uint8_t)(TN_AM_MEDIUM | (is_reply ? TN_AM_REPLY : 0));
     h->nargs = (uint8_t)nargs;

@@ -55,6 +55,42 @@ static void test_kernel(tn_copy_isa_t isa)
     free(dst);
 }
 
+/* The message payload copy (tn_copy_msg, whichever kernel this CPU gets):
+ * byte for byte at every length up to a few KiB and at the sizes around
+ * its vector loop's steps and its limit, at every alignment of both
+ * sides, touching nothing around the destination. */
+static void test_msg_copy(void)
+{
+    enum { GUARD = 128, MAXN = (64 << 10) + 200 };
+    unsigned char *src = malloc(MAXN + 2 * GUARD), *dst = malloc(MAXN + 2 * GUARD + 64);
+    for (size_t i = 0; i < MAXN + 2 * GUARD; i++)
+        src[i] = (unsigned char)(i * 13 + 5);
+    int bad = 0;
+    for (size_t n = 0; n <= MAXN && !bad; n += n < 1100               ? 1
+                                               : n < 8300             ? 31
+                                               : n < (64 << 10) - 300 ? 4093
+                                                                      : 1) {
+        for (size_t da = 0; da < 64 && !bad; da += n < 300 ? 1 : 7) {
+            size_t sa = (da * 5 + n) % 64;
+            memset(dst, 0xEE, MAXN + 2 * GUARD + 64);
+            unsigned char *d = dst + GUARD + da;
+            const unsigned char *s = src + GUARD + sa;
+            tn_copy_msg(d, s, n);
+            if (memcmp(d, s, n) != 0)
+                bad = 1;
+            for (size_t g = 0; g < GUARD && !bad; g++)
+                if (d[-1 - (long)g] != 0xEE || d[n + g] != 0xEE)
+                    bad = 2;
+            TCHECK(!bad, "tn_copy_msg (%s): n=%zu dst%%64=%zu src%%64=%zu: %s",
+                   tn_copy_msg_name(), n, da, sa,
+                   bad == 1 ? "data differs" : "wrote outside the destination");
+        }
+    }
+    printf("  tn_copy_msg: %s\n", tn_copy_msg_name());
+    free(src);
+    free(dst);
+}
+
 typedef struct {
     int n;
     tn_copy_point_t pt[6];
@@ -277,6 +313,7 @@ int main(void)
     test_kernel(TN_COPY_ISA_SSE2);
     test_kernel(TN_COPY_ISA_AVX2);
     test_kernel(TN_COPY_ISA_AVX512);
+    test_msg_copy();
     TCHECK(tn_copy_nt_fn(TN_COPY_ISA_NONE) == NULL, "no kernel for none");
     test_crossover();
     test_policy();
