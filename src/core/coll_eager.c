@@ -508,7 +508,9 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * the same order, so every member ends with the same bits even for
  * floating min/max with signed zeros or NaNs. Regions are rounded to 64
  * bytes; the call takes the entries that ceil(log2 n) regions (plus the
- * fold) need, at most the whole ring (half of it with 2 members). */
+ * fold) need, at most the whole ring of the slots (half of it with 2
+ * members) or half the team's own ring if that is more (3 members or
+ * more: the world team's). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn)
 {
@@ -526,7 +528,14 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         leader_allreduce(t, dest, src, count, es, fn))
         return 1;
     size_t ring = (size_t)tn_teams.depth * tn_teams.eager;
-    if (need > ring)
+    /* More than two members may claim up to half their team's own ring:
+     * the world team's (TERN_COLL_WORLD_RING) takes them up to
+     * TERN_COLL_TREE_MAX, which was halving and doubling or the ring
+     * allreduce above 16 KiB at 3 and 4 members, a third to a half slower
+     * over tcp (docs/design/collectives.md, "Network writes with no remote
+     * completion", the last paragraphs). */
+    size_t fit = n > 2 && t->rsize / 2 > ring ? (size_t)(t->rsize / 2) : ring;
+    if (need > fit)
         return 0;
     /* Two members: a claim of more than half the ring makes every call pay
      * the ring's barrier (two such claims never fit together), and the
