@@ -108,7 +108,10 @@
       "Most active messages (of TERN_AM_MEDIUM_MAX bytes each) that carry one "          \
       "piece of a collective's data with its flag to a network member, the "             \
       "flag on the last (eager ring entries above the Medium limit); larger "            \
-      "pieces go by a put awaited for its remote completion, then the flag.")            \
+      "pieces go by a put awaited for its remote completion, then the flag "             \
+      "(the eager allreduce's regions above TERN_COLL_EAGER, to members "                \
+      "reached by ordered writes: a put without remote completion and an "               \
+      "ordered flag write behind it).")                                                  \
     X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, 0,                      \
       "Largest allreduce (bytes) of a team with 3 or more members on some "              \
       "node of a job across nodes that goes through one leader per node "                \
@@ -122,7 +125,8 @@
       "above, every member sends every block. 0: never.")                                \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "32K", NULL, 0,                         \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
-      "in the eager ring, where its log2(n) regions fit (2 members: in half "            \
+      "in the eager ring, where its log2(n) regions fit (the world team of 3 "           \
+      "or more members: in half of TERN_COLL_WORLD_RING; 2 members: in half "            \
       "the ring, above it the exchange of TERN_COLL_RHD_MAX; else a binomial "           \
       "tree up to the fast area's region per child); above, a ring "                     \
       "reduce-scatter and allgather (TERN_COLL_RING_PIECE).")                            \

@@ -498,6 +498,55 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     return 1;
 }
 
+/* A region of the eager allreduce (n bytes from "from" into "to", this
+ * rank's symmetric address, at member j) with its flag raised to seq.
+ * Above an entry (TERN_COLL_EAGER, the same answer at both ends: more
+ * than the messages of tn_coll_put_flag, which would wait for a blocking
+ * put's remote completion) to a member reached with ordered
+ * unacknowledged writes: a put with no remote completion and the flag in
+ * its second word behind it, *lc its local completion (the caller waits
+ * for it before it changes "from"); else tn_coll_put_flag (*lc done). */
+static int region_by_put(tn_cteam_t *t, int j, size_t n)
+{
+    return n > tn_teams.eager && tn_coll_can_order(t, j);
+}
+
+static void region_send(tn_cteam_t *t, int j, void *to, const void *from, size_t n,
+                        uint32_t seq, tern_event_t *lc)
+{
+    *lc = TERN_EVENT_DONE;
+    if (!region_by_put(t, j, n)) {
+        tn_coll_put_flag(t, j, to, from, n, seq);
+        return;
+    }
+    int g = t->ranks[j];
+    int rc = tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, n, lc);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "allreduce: the network write to rank %d failed: %s",
+                 g, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+    tn_coll_signal_ordered(t, j, seq);
+}
+
+/* Until member j's region of n bytes sent by region_send is here; then
+ * until lc (this member's own put) is locally complete. */
+static void region_wait(tn_cteam_t *t, int j, size_t n, uint32_t seq, tern_event_t lc)
+{
+    if (region_by_put(t, j, n))
+        wait_ordered(t, j, seq);
+    else
+        tn_coll_wait(t, j, seq);
+    int rc = tern_event_wait(lc);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "allreduce: a network write to rank %d failed: %s",
+                 t->ranks[j], tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
 /* Recursive doubling over the largest power of two p <= n, the data with
  * its flag into the partner's entry: in round r member i sends its
  * partial to member i ^ 2^r's region r and combines the partner's into
@@ -508,7 +557,9 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * the same order, so every member ends with the same bits even for
  * floating min/max with signed zeros or NaNs. Regions are rounded to 64
  * bytes; the call takes the entries that ceil(log2 n) regions (plus the
- * fold) need, at most the whole ring (half of it with 2 members). */
+ * fold) need, at most the whole ring of the slots (half of it with 2
+ * members) or half the team's own ring if that is more (3 members or
+ * more: the world team's). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn)
 {
@@ -526,7 +577,14 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         leader_allreduce(t, dest, src, count, es, fn))
         return 1;
     size_t ring = (size_t)tn_teams.depth * tn_teams.eager;
-    if (need > ring)
+    /* More than two members may claim up to half their team's own ring:
+     * the world team's (TERN_COLL_WORLD_RING) takes them up to
+     * TERN_COLL_TREE_MAX, which was halving and doubling or the ring
+     * allreduce above 16 KiB at 3 and 4 members, a third to a half slower
+     * over tcp (docs/design/collectives.md, "Network writes with no remote
+     * completion", the last paragraphs). */
+    size_t fit = n > 2 && t->rsize / 2 > ring ? (size_t)(t->rsize / 2) : ring;
+    if (need > fit)
         return 0;
     /* Two members: a claim of more than half the ring makes every call pay
      * the ring's barrier (two such claims never fit together), and the
@@ -538,9 +596,10 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     char *e = claim(t, need);
     char *fold = e + (size_t)rounds * reg;
     uint32_t seq = ++t->seq;
+    tern_event_t lc;
     if (me >= p) { /* its partner sends the result into its dest */
-        tn_coll_put_flag(t, me - p, fold, src, bytes, seq);
-        tn_coll_wait(t, me - p, seq);
+        region_send(t, me - p, fold, src, bytes, seq, &lc);
+        region_wait(t, me - p, bytes, seq, lc);
         all_entered(t);
         return 1;
     }
@@ -548,14 +607,14 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     if (dest != src)
         memcpy(dest, src, bytes);
     if (me < extra) {
-        tn_coll_wait(t, me + p, seq);
+        region_wait(t, me + p, bytes, seq, TERN_EVENT_DONE);
         fn(acc, fold, count);
     }
     for (int r = 0; r < rounds; r++) {
         int peer = me ^ (1 << r);
         char *in = e + (size_t)r * reg;
-        tn_coll_put_flag(t, peer, in, acc, bytes, seq);
-        tn_coll_wait(t, peer, seq);
+        region_send(t, peer, in, acc, bytes, seq, &lc);
+        region_wait(t, peer, bytes, seq, lc);
         if (peer > me) {
             fn(acc, in, count);
         } else {
@@ -565,8 +624,12 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     }
     if (acc != dest)
         memcpy(dest, acc, bytes);
-    if (me < extra)
-        tn_coll_put_flag(t, me + p, dest, dest, bytes, seq);
+    if (me < extra) {
+        region_send(t, me + p, dest, dest, bytes, seq, &lc);
+        if (tern_event_wait(lc) != TERN_OK)
+            tern_abort(1, "allreduce: a network write of the result failed (cause "
+                          "logged above)");
+    }
     all_entered(t);
     return 1;
 }

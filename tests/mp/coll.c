@@ -626,7 +626,8 @@ static void check_team(tern_team_t team, const char *tname)
      * TERN_COLL_LEADER_MAX (4 KiB: the leader allreduce's bound at 7 and 8
      * members on 2 nodes), the fit of its regions in the default ring
      * (3264 B at 16 members on 2 nodes), the recursive doubling's fit in
-     * the default ring (16 KiB at 3 and 4 members) and TERN_COLL_TREE_MAX
+     * the default ring (16 KiB at 3 and 4 members of a split team; the
+     * world team's takes them to TERN_COLL_TREE_MAX) and TERN_COLL_TREE_MAX
      * (32 KiB, its fit at 2), the ring allreduce's pieces sent as messages
      * up to 16 KiB (2 members: 32 KiB) and as puts above, and a size that
      * takes many pieces and an empty last one in the coll_ring tests. */
