@@ -72,6 +72,9 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             "%s network receive buffers posted: doubled %llu times, halved %llu times\n",
             prefix, (unsigned long long)s->net_rx_grown,
             (unsigned long long)s->net_rx_shrunk);
+    fprintf(f, "%s network credit windows grown for streams: %llu times, %llu credits\n",
+            prefix, (unsigned long long)s->net_window_grown,
+            (unsigned long long)s->net_window_credits);
     fprintf(f,
             "%s network, inside handlers: %llu RMA queued for later, %llu messages "
             "held back, %llu atomics queued for later\n",

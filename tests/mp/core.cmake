@@ -103,6 +103,12 @@ add_executable(mp_am_rxbuf am_rxbuf.c)
 target_link_libraries(mp_am_rxbuf PRIVATE tern_mp_util)
 tern_mp_script_test(NAME am_rxbuf SCRIPT am_rxbuf.sh PROGRAM mp_am_rxbuf
   CONFIGS net mixed RANKS 2 TIMEOUT 120)
+# A one-way stream grows its sender's credit window, within the receive
+# buffers (TERN_STATS counts; net and mixed: shm has no credits).
+add_executable(mp_am_window am_window.c)
+target_link_libraries(mp_am_window PRIVATE tern_mp_util)
+tern_mp_script_test(NAME am_window SCRIPT am_window.sh PROGRAM mp_am_window
+  CONFIGS net mixed RANKS 2 4 TIMEOUT 120)
 # A receiver dies while its sender is blocked on it: the job ends naming it.
 add_executable(mp_am_die am_die.c)
 target_link_libraries(mp_am_die PRIVATE tern_mp_util)

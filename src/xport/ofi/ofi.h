@@ -79,6 +79,8 @@ typedef struct tn_ofi_rkey {
     uint64_t static_key;
     _Atomic int credits;  /* messages this rank may still send to it */
     _Atomic int consumed; /* messages handled from it, credits not returned */
+    _Atomic int window;   /* credits granted to it in all: credit_init, grown
+                             while it streams to this rank (ofi_msg.c) */
     int flushing;         /* a flush read to it is in flight (under o->lock) */
 } tn_ofi_rkey_t;
 
@@ -186,6 +188,9 @@ typedef struct tn_ofi {
     _Atomic long rx_burst;
     _Atomic long rx_calm;
     int credit_init;
+    int window_max;          /* a peer's window at most (16 x credit_init) */
+    _Atomic long grant_left; /* credits beyond credit_init still to grant
+                                (all peers: nrx, the receive buffers) */
     _Atomic int credits_owed;
     /* The completion queue is read, and what it brings handled, by one
      * thread at a time (tn_ofi_poll), so that messages from one peer reach
