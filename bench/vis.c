@@ -79,70 +79,95 @@ static void describe(vis_ctx_t *c, size_t levels)
     }
 }
 
-static int one_op(vis_ctx_t *c)
+/* The per-element loops of the network baselines and of acc_loop: one
+ * contiguous call per piece. */
+static inline int put_loop(const vis_ctx_t *c)
 {
-    switch (c->op) {
-    case OP_INDEXED:
-        return tern_put_indexed_nbi(c->peer, c->k, c->dl, VIS_ELEM, c->k, c->sl, VIS_ELEM,
-                                    0);
-    case OP_LOOP: {
-        int rc = 0;
-        for (size_t j = 0; j < c->k; j++)
-            rc |= tern_put_nbi(c->peer, c->remote + j * VIS_STRIDE,
-                               c->local + j * VIS_ELEM, VIS_ELEM, 0);
-        return rc;
-    }
-    case OP_GETIDX:
-        return tern_get_indexed_nbi(c->k, (void *const *)c->sl, VIS_ELEM, c->peer, c->k,
-                                    (const void *const *)c->dl, VIS_ELEM, 0);
-    case OP_GETVEC: return tern_get_vector_nbi(c->k, c->lv, c->peer, c->k, c->rv, 0);
-    case OP_ACC1:
-        return tern_acc_strided_nbi(c->peer, c->remote, c->ds, c->acc, c->ss, c->count,
-                                    c->levels, TERN_AT_DOUBLE, NULL, 0);
-    case OP_ACCLOOP: {
-        int rc = 0;
-        for (size_t j = 0; j < c->k; j++)
-            rc |= tern_acc_nbi(c->peer, c->remote + j * VIS_STRIDE, c->acc + j, 1,
-                               TERN_AT_DOUBLE, NULL, 0);
-        return rc;
-    }
-    case OP_GET1:
-        return tern_get_strided_nbi(c->local, c->ss, c->peer, c->remote, c->ds, VIS_ELEM,
-                                    c->count, c->levels, 0);
-    case OP_GETLOOP: {
-        int rc = 0;
-        for (size_t j = 0; j < c->k; j++)
-            rc |= tern_get_nbi(c->local + j * VIS_ELEM, c->peer,
-                               c->remote + j * VIS_STRIDE, VIS_ELEM, 0);
-        return rc;
-    }
-    default:
-        return tern_put_strided_nbi(c->peer, c->remote, c->ds, c->local, c->ss, VIS_ELEM,
-                                    c->count, c->levels, 0);
-    }
+    int rc = 0;
+    for (size_t j = 0; j < c->k; j++)
+        rc |= tern_put_nbi(c->peer, c->remote + j * VIS_STRIDE, c->local + j * VIS_ELEM,
+                           VIS_ELEM, 0);
+    return rc;
+}
+
+static inline int get_loop(const vis_ctx_t *c)
+{
+    int rc = 0;
+    for (size_t j = 0; j < c->k; j++)
+        rc |= tern_get_nbi(c->local + j * VIS_ELEM, c->peer, c->remote + j * VIS_STRIDE,
+                           VIS_ELEM, 0);
+    return rc;
+}
+
+static inline int acc_loop(const vis_ctx_t *c)
+{
+    int rc = 0;
+    for (size_t j = 0; j < c->k; j++)
+        rc |= tern_acc_nbi(c->peer, c->remote + j * VIS_STRIDE, c->acc + j, 1,
+                           TERN_AT_DOUBLE, NULL, 0);
+    return rc;
 }
 
 /* One timed "op" is one VIS operation; every window of them, and the
- * last, ends with a sync, so that a row of huge operations can run few. */
+ * last, ends with a sync, so that a row of huge operations can run few.
+ * One loop function per operation, the call written in the loop as a
+ * program writes it: a single loop calling a dispatch function per
+ * operation (one_op, before) paid that function's call and its six saved
+ * registers (seven stores) per operation, which the hand loop does not,
+ * and a copy of 32 elements is bound by its 32 stores (about one a cycle
+ * here): see docs/design/non-contiguous.md, "The bench's dispatch". The
+ * window is a countdown: (i + 1) % window was a 64-bit division a call,
+ * ~11 ns, which only this side paid. */
+#define VIS_LOOP(name, call)                                               \
+    static __attribute__((noinline)) uint64_t name(vis_ctx_t *c, long ops) \
+    {                                                                      \
+        int rc = 0;                                                        \
+        long left = c->window;                                             \
+        uint64_t t0 = tb_now_ns();                                         \
+        for (long i = 0; i < ops; i++) {                                   \
+            rc |= (call);                                                  \
+            TB_COMPILER_BARRIER();                                         \
+            if (--left == 0 || i + 1 == ops) {                             \
+                rc |= tern_nbi_sync(TERN_SYNC_REMOTE);                     \
+                left = c->window;                                          \
+            }                                                              \
+        }                                                                  \
+        uint64_t ns = tb_now_ns() - t0;                                    \
+        c->rc |= rc;                                                       \
+        return ns;                                                         \
+    }
+VIS_LOOP(loop_strided, tern_put_strided_nbi(c->peer, c->remote, c->ds, c->local, c->ss,
+                                            VIS_ELEM, c->count, c->levels, 0))
+VIS_LOOP(loop_indexed,
+         tern_put_indexed_nbi(c->peer, c->k, c->dl, VIS_ELEM, c->k, c->sl, VIS_ELEM, 0))
+VIS_LOOP(loop_put, put_loop(c))
+VIS_LOOP(loop_get_strided, tern_get_strided_nbi(c->local, c->ss, c->peer, c->remote,
+                                                c->ds, VIS_ELEM, c->count, c->levels, 0))
+VIS_LOOP(loop_get, get_loop(c))
+VIS_LOOP(loop_get_indexed,
+         tern_get_indexed_nbi(c->k, (void *const *)c->sl, VIS_ELEM, c->peer, c->k,
+                              (const void *const *)c->dl, VIS_ELEM, 0))
+VIS_LOOP(loop_get_vector, tern_get_vector_nbi(c->k, c->lv, c->peer, c->k, c->rv, 0))
+VIS_LOOP(loop_acc_strided,
+         tern_acc_strided_nbi(c->peer, c->remote, c->ds, c->acc, c->ss, c->count,
+                              c->levels, TERN_AT_DOUBLE, NULL, 0))
+VIS_LOOP(loop_acc, acc_loop(c))
+#undef VIS_LOOP
+
 static uint64_t vis_tern(void *ctx, long ops)
 {
     vis_ctx_t *c = ctx;
-    int rc = 0;
-    long left = c->window; /* a countdown: (i + 1) % window was a 64-bit
-                              division a call, ~11 ns, which only this side
-                              paid (7x the raw loop of a 16-byte row) */
-    uint64_t t0 = tb_now_ns();
-    for (long i = 0; i < ops; i++) {
-        rc |= one_op(c);
-        TB_COMPILER_BARRIER();
-        if (--left == 0 || i + 1 == ops) {
-            rc |= tern_nbi_sync(TERN_SYNC_REMOTE);
-            left = c->window;
-        }
+    switch (c->op) {
+    case OP_INDEXED: return loop_indexed(c, ops);
+    case OP_LOOP: return loop_put(c, ops);
+    case OP_GETIDX: return loop_get_indexed(c, ops);
+    case OP_GETVEC: return loop_get_vector(c, ops);
+    case OP_ACC1: return loop_acc_strided(c, ops);
+    case OP_ACCLOOP: return loop_acc(c, ops);
+    case OP_GET1: return loop_get_strided(c, ops);
+    case OP_GETLOOP: return loop_get(c, ops);
+    default: return loop_strided(c, ops);
     }
-    uint64_t ns = tb_now_ns() - t0;
-    c->rc |= rc;
-    return ns;
 }
 
 /* The hand-written loops a program would write with tern_ptr

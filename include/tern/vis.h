@@ -159,11 +159,17 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
  * (d + 2 * ds as (d, ds, 2)), where the form d + k * ds kept 2ds, 3ds and
  * 4ds of each side in registers; in a caller's loop with state of its
  * own (tern-bench vis's) those eleven registers did not fit, and the
- * copy loop reloaded two spilled strides every four elements. */
+ * copy loop reloaded two spilled strides every four elements. The c % 4
+ * odd elements go first: after the main loop nothing is live (with them
+ * last, GCC kept the count across the loop and advanced the pointers by
+ * multiplication after it, two stack stores a call in that caller, and
+ * a copy of 32 elements is bound by its stores). */
 TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss,
                                     size_t c, size_t n)
 {
-    for (; c >= 4; c -= 4) {
+    for (size_t r = c & 3; r; r--, d += ds, s += ss)
+        memcpy(d, s, n);
+    for (c >>= 2; c; c--) {
         memcpy(d, s, n);
         d += ds, s += ss;
         memcpy(d, s, n);
@@ -173,8 +179,6 @@ TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdif
         memcpy(d, s, n);
         d += ds, s += ss;
     }
-    for (; c; c--, d += ds, s += ss)
-        memcpy(d, s, n);
 }
 
 /* c elements of the constant size elemsz, element i from src + i*ss to
@@ -268,17 +272,18 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
           levels - 1 < TERN_VIS_MAX_DIMS && !(flags & ~TERN_FLAGS_KNOWN_) &&
           (unsigned)rank < tern_fast_.npeers && count && dststrides && srcstrides))
         return 0;
-    const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+    /* the peer's entry found in each branch, not before them: live
+     * across the out-of-line fold's call, it was kept on the stack */
     if (levels == 1)
-        return tern_vis_row_fast_(get, rank, p, dst, src, count[0], dststrides[0],
-                                  srcstrides[0], elemsz);
+        return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, count[0],
+                                  dststrides[0], srcstrides[0], elemsz);
     tern_vis_fold_t f;
     if ((levels <= TERN_VIS_INLINE_LEVELS_
              ? tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f)
              : tern_vis_fold_(count, dststrides, srcstrides, levels, &f)) != 0)
         return 0;
-    return tern_vis_row_fast_(get, rank, p, dst, src, f.count, f.dstride, f.sstride,
-                              elemsz);
+    return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, f.count,
+                              f.dstride, f.sstride, elemsz);
 }
 
 /* Two addresses in a vector register (SSE2 on x86-64, part of its base;
