@@ -547,6 +547,15 @@ static void region_wait(tn_cteam_t *t, int j, size_t n, uint32_t seq, tern_event
     }
 }
 
+/* Whether no two members of t share a node. */
+static int one_per_node(const tn_cteam_t *t)
+{
+    for (int p = 1; p < t->size; p++)
+        if (node_at(t, p) == node_at(t, p - 1))
+            return 0;
+    return 1;
+}
+
 /* Recursive doubling over the largest power of two p <= n, the data with
  * its flag into the partner's entry: in round r member i sends its
  * partial to member i ^ 2^r's region r and combines the partner's into
@@ -559,7 +568,7 @@ static void region_wait(tn_cteam_t *t, int j, size_t n, uint32_t seq, tern_event
  * bytes; the call takes the entries that ceil(log2 n) regions (plus the
  * fold) need, at most the whole ring of the slots (half of it with 2
  * members) or half the team's own ring if that is more (3 members or
- * more: the world team's). */
+ * more, each on its own node: the world team's). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn)
 {
@@ -577,13 +586,17 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         leader_allreduce(t, dest, src, count, es, fn))
         return 1;
     size_t ring = (size_t)tn_teams.depth * tn_teams.eager;
-    /* More than two members may claim up to half their team's own ring:
-     * the world team's (TERN_COLL_WORLD_RING) takes them up to
-     * TERN_COLL_TREE_MAX, which was halving and doubling or the ring
-     * allreduce above 16 KiB at 3 and 4 members, a third to a half slower
-     * over tcp (docs/design/collectives.md, "Network writes with no remote
-     * completion", the last paragraphs). */
-    size_t fit = n > 2 && t->rsize / 2 > ring ? (size_t)(t->rsize / 2) : ring;
+    /* More than two members, each on its own node, may claim up to half
+     * their team's own ring: the world team's (TERN_COLL_WORLD_RING) takes
+     * them up to TERN_COLL_TREE_MAX, which was halving and doubling or the
+     * ring allreduce above 16 KiB at 3 and 4 members, a third to a half
+     * slower over tcp. Members sharing a node keep the slots' ring: there
+     * halving and doubling's first rounds stay in shared memory and less
+     * crosses the network (docs/design/collectives.md, "Network writes
+     * with no remote completion", the last paragraphs). */
+    size_t fit = ring;
+    if (n > 2 && t->rsize / 2 > ring && one_per_node(t))
+        fit = (size_t)(t->rsize / 2);
     if (need > fit)
         return 0;
     /* Two members: a claim of more than half the ring makes every call pay
