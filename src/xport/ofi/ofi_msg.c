@@ -115,7 +115,11 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
         return TERN_OK; /* RMA only: no messages offered */
     tn_ofi_msg_plan(o->info->ep_attr->max_msg_size, &o->msg_buf, &o->nrx, &o->ntx);
     o->credit_init = tn_cfg.am_net_credits < 2 ? 2 : (int)tn_cfg.am_net_credits;
-    o->window_max = 16 * o->credit_init;
+    /* A return carries at most window_max credits (its consumed plus the
+     * growth: grow_window), in the header's 16 bits. */
+    o->window_max = o->credit_init <= UINT16_MAX / 16 ? 16 * o->credit_init
+                    : o->credit_init > UINT16_MAX     ? o->credit_init
+                                                      : UINT16_MAX;
     o->rx = calloc((size_t)o->nrx, sizeof(*o->rx));
     o->tx = calloc((size_t)o->ntx, sizeof(*o->tx));
     o->rx_mem = aligned_alloc(64, (size_t)o->nrx * o->msg_buf);
