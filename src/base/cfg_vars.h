@@ -270,9 +270,10 @@
       "node.")                                                                           \
     X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, 0,                          \
       "Active messages one rank may have outstanding at one network peer "               \
-      "before the peer's handlers have run (flow control; at least 2). A peer "          \
-      "that streams to a rank which sends nothing back gets up to 16 times as "          \
-      "many, out of that rank's TERN_AM_NET_RECV buffers.")                              \
+      "before the peer's handlers have run (flow control; at least 2, at most "          \
+      "32768). A peer that streams to a rank which sends nothing back gets up "          \
+      "to 16 times as many (at most 65535), out of that rank's TERN_AM_NET_RECV "        \
+      "buffers.")                                                                        \
     X(am_net_recv, "TERN_AM_NET_RECV", SIZE, "1M", NULL, 0,                              \
       "Bytes of receive buffers for network active messages, allocated at "              \
       "start-up: 16 stay posted while messages come a few at a time, up to all "         \

@@ -16,6 +16,15 @@
 
 /* The largest TERN_COLL_WORLD_RING taken. */
 #define TN_COLL_WORLD_RING_MAX ((size_t)1 << 40)
+/* The largest TERN_AM_NET_CREDITS taken: the ofi transport asks the
+ * provider for twice as many receives per connection
+ * (FI_OFI_RXM_MSG_RX_SIZE, xport/ofi/ofi_size.c), and libfabric 1.17's
+ * tcp;ofi_rxm stalls for good above 65536 (mp_am_order over tcp, 2
+ * ranks: 32000 credits pass in 1.2 s, 33000 hang; 40000 credits with
+ * FI_OFI_RXM_MSG_RX_SIZE=64000 pass, with 66000 hang). Returned credits
+ * also travel in 16 bits (ofi_msg.c, wire_hdr_t), and the transport keeps
+ * them in an int: 2^32 became 0 credits, every send waiting forever. */
+#define TN_AM_NET_CREDITS_MAX 32768
 
 static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -105,6 +114,17 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
             o.hugepages = TN_HUGE_TRY;
         else /* its default, so that the other checks still mean something */
             tn_cfg_parse_size(tn_cfg_find("TERN_SEGMENT_SIZE")->def, &o.size);
+    }
+    /* Refused everywhere (shm-only jobs too), so that tern-info -c agrees
+     * with every job. */
+    if (cfg->am_net_credits > TN_AM_NET_CREDITS_MAX) {
+        add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
+            "TERN_AM_NET_CREDITS=%ld is above %d: the network provider's receive "
+            "queue per connection (twice it) would stall libfabric's tcp; lower "
+            "TERN_AM_NET_CREDITS",
+            (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MAX);
+        if (first == TERN_OK)
+            first = TERN_ERR_CONFIG;
     }
     rc = check_trace(cfg->trace, out);
     if (first == TERN_OK)

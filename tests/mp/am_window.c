@@ -6,6 +6,8 @@
  * in order per sender. tests/mp/am_window.sh runs it with TERN_STATS=1 and
  * checks rank 0's table: windows grew, and by no more credits than its
  * receive buffers (TERN_AM_NET_RECV) however many senders stream. */
+#include <stdlib.h>
+
 #include "mp_util.h"
 
 enum { H_MSG = 7 };
@@ -29,18 +31,21 @@ static void on_msg(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t
 int main(int argc, char **argv)
 {
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
+    /* MP_STREAM: messages per sender (default STREAM) */
+    const char *ns = getenv("MP_STREAM");
+    long stream = ns && *ns ? atol(ns) : STREAM;
     int n = tern_size();
     MP_CHECK(n >= 2 && n <= 256, "needs 2 to 256 ranks");
     MP_OK(tern_am_register(H_MSG, on_msg, "stream"));
     MP_OK(tern_barrier());
     if (me == 0) {
-        while (got < (long)STREAM * (n - 1))
+        while (got < stream * (n - 1))
             MP_OK(tern_poll());
         MP_CHECK(bad == 0, "%ld of %ld stream messages out of order or malformed", bad,
                  got);
     } else {
         static char payload[1024];
-        for (long i = 0; i < STREAM; i++) {
+        for (long i = 0; i < stream; i++) {
             tern_am_arg_t a = (tern_am_arg_t)i;
             MP_OK(tern_am_request_medium(0, H_MSG, payload, sizeof payload, &a, 1, 0));
         }

@@ -32,6 +32,11 @@ expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=18446744073709547520" "TERN_COLL_
 expect_fail TERN_COLL_WORLD_RING=2T "TERN_COLL_WORLD_RING=2199023255552 is above"
 # Below the 1 TiB bound but beyond memory: the error names the ring too.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or TERN_COLL_WORLD_RING"
+# Above 32768 credits the provider's receive queue (twice as many) stalled
+# libfabric 1.17's tcp: an active-message stream over tcp hung; 2^32 was
+# taken as 0 credits (no send could go). Refused with a message.
+expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=32769" "TERN_AM_NET_CREDITS=32769 is above 32768: .*lower TERN_AM_NET_CREDITS"
+expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=4294967296" "TERN_AM_NET_CREDITS=4294967296 is above 32768"
 expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=2147483648 is above 1048576.*lower TERN_OFI_PUT_BOUNCE"
 
 # Values that parse but that tern_init refuses on this node.
@@ -59,7 +64,8 @@ fi
 for setting in TERN_SEGMENT_NUMA=bogus TERN_SEGMENT_NUMA=bind:$nnuma \
     TERN_SEGMENT_NUMA=bind:0 TERN_SEGMENT_NUMA=local TERN_SEGMENT_SIZE=0 \
     TERN_SEGMENT_SIZE=1M TERN_SEGMENT_SIZE=100T TERN_HUGEPAGES=on TERN_HUGEPAGES=try \
-    TERN_SEGMENT_SIZE=abc TERN_TRACE=/nonexistent/dir/trace; do
+    TERN_SEGMENT_SIZE=abc TERN_TRACE=/nonexistent/dir/trace TERN_AM_NET_CREDITS=32769 \
+    TERN_AM_NET_CREDITS=32768; do
   job=$(env $setting timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
   check=$(env $setting "$info" -c 2>&1 >/dev/null); crc=$?
   if [ $jrc -eq 0 ]; then

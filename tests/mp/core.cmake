@@ -109,6 +109,13 @@ add_executable(mp_am_window am_window.c)
 target_link_libraries(mp_am_window PRIVATE tern_mp_util)
 tern_mp_script_test(NAME am_window SCRIPT am_window.sh PROGRAM mp_am_window
   CONFIGS net mixed RANKS 2 4 TIMEOUT 120)
+# Windows stop at 65535 credits, what one header's 16 bits return: with
+# 8192 credits and receive buffers for more (200M of 1 KiB Mediums) they
+# grew to 131072, the returned count wrapped, and a stream of 200000 1 KiB
+# messages hung after some 130000.
+tern_mp_test(NAME am_window_wide SOURCES am_window.c CONFIGS net mixed RANKS 2 3
+  TIMEOUT 120 ENV MP_STREAM=200000 TERN_AM_NET_CREDITS=8192 TERN_AM_MEDIUM_MAX=1K
+  TERN_AM_NET_RECV=200M)
 # A receiver dies while its sender is blocked on it: the job ends naming it.
 add_executable(mp_am_die am_die.c)
 target_link_libraries(mp_am_die PRIVATE tern_mp_util)

@@ -188,7 +188,8 @@ typedef struct tn_ofi {
     _Atomic long rx_burst;
     _Atomic long rx_calm;
     int credit_init;
-    int window_max;          /* a peer's window at most (16 x credit_init) */
+    int window_max;          /* a peer's window at most (16 x credit_init,
+                                at most 65535) */
     _Atomic long grant_left; /* credits beyond credit_init still to grant
                                 (all peers: nrx, the receive buffers) */
     _Atomic int credits_owed;
