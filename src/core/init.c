@@ -113,7 +113,11 @@ static int create_segment(void)
     tn_seg_opts_t o = {
         .size = tn_cfg.segment_size + pool,
         .extra = pool,
-        .extra_names = "TERN_COLL_WORLD_RING, TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH",
+        /* the rings exist only in jobs across nodes (tn_teams_pool_size) */
+        .extra_names =
+            tn_core.nnodes > 1 && tn_cfg.coll_eager
+                ? "TERN_COLL_WORLD_RING, TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH"
+                : NULL,
         .ctrl_size = tn_core.ctrl.used,
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
