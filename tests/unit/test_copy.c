@@ -11,6 +11,43 @@
 #include "xport/shm/shm_copy.h"
 #include "topo_fixtures.h"
 
+/* fn (named name) copies byte for byte every length n from 0 to maxn,
+ * stepping by next(n), at destination alignments 0..63 (every one while
+ * n < fine, else every 7th), the source misaligned differently, touching
+ * nothing around the destination. */
+static void check_lengths(const char *name, tn_copy_fn fn, size_t maxn, size_t fine,
+                          size_t (*next)(size_t n))
+{
+    enum { GUARD = 128 };
+    unsigned char *src = malloc(maxn + 2 * GUARD), *dst = malloc(maxn + 2 * GUARD + 64);
+    for (size_t i = 0; i < maxn + 2 * GUARD; i++)
+        src[i] = (unsigned char)(i * 7 + 3);
+    int bad = 0;
+    for (size_t n = 0; n <= maxn && !bad; n = next(n)) {
+        for (size_t da = 0; da < 64 && !bad; da += n < fine ? 1 : 7) {
+            size_t sa = (da * 5 + n) % 64;
+            memset(dst, 0xEE, maxn + 2 * GUARD + 64);
+            unsigned char *d = dst + GUARD + da;
+            const unsigned char *s = src + GUARD + sa;
+            fn(d, s, n);
+            if (memcmp(d, s, n) != 0)
+                bad = 1;
+            for (size_t g = 0; g < GUARD && !bad; g++)
+                if (d[-1 - (long)g] != 0xEE || d[n + g] != 0xEE)
+                    bad = 2;
+            TCHECK(!bad, "%s: n=%zu dst%%64=%zu src%%64=%zu: %s", name, n, da, sa,
+                   bad == 1 ? "data differs" : "wrote outside the destination");
+        }
+    }
+    free(src);
+    free(dst);
+}
+
+static size_t next_kernel(size_t n)
+{
+    return n + (n < 600 ? 1 : 97);
+}
+
 static void test_kernel(tn_copy_isa_t isa)
 {
     tn_copy_fn fn = tn_copy_nt_fn(isa);
@@ -20,28 +57,7 @@ static void test_kernel(tn_copy_isa_t isa)
         printf("  %s: not supported by this CPU, not run\n", tn_copy_isa_name(isa));
         return;
     }
-    enum { GUARD = 128, MAXN = 3 * 4096 + 300 };
-    unsigned char *src = malloc(MAXN + 2 * GUARD), *dst = malloc(MAXN + 2 * GUARD + 64);
-    for (size_t i = 0; i < MAXN + 2 * GUARD; i++)
-        src[i] = (unsigned char)(i * 7 + 3);
-    int bad = 0;
-    for (size_t n = 0; n <= MAXN && !bad; n += n < 600 ? 1 : 97) {
-        for (size_t da = 0; da < 64 && !bad; da += n < 600 ? 1 : 13) {
-            size_t sa = (da * 5 + n) % 64;
-            memset(dst, 0xEE, MAXN + 2 * GUARD + 64);
-            unsigned char *d = dst + GUARD + da;
-            const unsigned char *s = src + GUARD + sa;
-            fn(d, s, n);
-            if (memcmp(d, s, n) != 0)
-                bad = 1;
-            for (size_t g = 0; g < GUARD && !bad; g++)
-                if (d[-1 - (long)g] != 0xEE || d[n + g] != 0xEE)
-                    bad = 2;
-            TCHECK(!bad, "%s: n=%zu dst%%64=%zu src%%64=%zu: %s", tn_copy_isa_name(isa),
-                   n, da, sa,
-                   bad == 1 ? "data differs" : "wrote outside the destination");
-        }
-    }
+    check_lengths(tn_copy_isa_name(isa), fn, 3 * 4096 + 300, 600, next_kernel);
     /* and a large one, as the fast path sends them */
     size_t big = (8u << 20) + 77;
     unsigned char *bs = malloc(big), *bd = malloc(big + 1);
@@ -51,44 +67,28 @@ static void test_kernel(tn_copy_isa_t isa)
     TCHECK(memcmp(bd + 1, bs, big) == 0, "%s: 8 MiB copy differs", tn_copy_isa_name(isa));
     free(bs);
     free(bd);
-    free(src);
-    free(dst);
 }
 
 /* The message payload copy (tn_copy_msg, whichever kernel this CPU gets):
  * byte for byte at every length up to a few KiB and at the sizes around
  * its vector loop's steps and its limit, at every alignment of both
  * sides, touching nothing around the destination. */
+static size_t next_msg(size_t n)
+{
+    return n + (n < 1100 ? 1 : n < 8300 ? 31 : n < (64 << 10) - 300 ? 4093 : 1);
+}
+
+static void copy_msg(void *d, const void *s, size_t n)
+{
+    tn_copy_msg(d, s, n);
+}
+
 static void test_msg_copy(void)
 {
-    enum { GUARD = 128, MAXN = (64 << 10) + 200 };
-    unsigned char *src = malloc(MAXN + 2 * GUARD), *dst = malloc(MAXN + 2 * GUARD + 64);
-    for (size_t i = 0; i < MAXN + 2 * GUARD; i++)
-        src[i] = (unsigned char)(i * 13 + 5);
-    int bad = 0;
-    for (size_t n = 0; n <= MAXN && !bad; n += n < 1100               ? 1
-                                               : n < 8300             ? 31
-                                               : n < (64 << 10) - 300 ? 4093
-                                                                      : 1) {
-        for (size_t da = 0; da < 64 && !bad; da += n < 300 ? 1 : 7) {
-            size_t sa = (da * 5 + n) % 64;
-            memset(dst, 0xEE, MAXN + 2 * GUARD + 64);
-            unsigned char *d = dst + GUARD + da;
-            const unsigned char *s = src + GUARD + sa;
-            tn_copy_msg(d, s, n);
-            if (memcmp(d, s, n) != 0)
-                bad = 1;
-            for (size_t g = 0; g < GUARD && !bad; g++)
-                if (d[-1 - (long)g] != 0xEE || d[n + g] != 0xEE)
-                    bad = 2;
-            TCHECK(!bad, "tn_copy_msg (%s): n=%zu dst%%64=%zu src%%64=%zu: %s",
-                   tn_copy_msg_name(), n, da, sa,
-                   bad == 1 ? "data differs" : "wrote outside the destination");
-        }
-    }
+    char name[64];
+    snprintf(name, sizeof(name), "tn_copy_msg (%s)", tn_copy_msg_name());
+    check_lengths(name, copy_msg, (64 << 10) + 200, 300, next_msg);
     printf("  tn_copy_msg: %s\n", tn_copy_msg_name());
-    free(src);
-    free(dst);
 }
 
 typedef struct {
