@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/compiler.h"
 #include "boot/boot.h"
 #include "xport/registry.h"
 
@@ -244,6 +245,14 @@ int tn_ofi_msg_rx_later(tn_ofi_t *o);
  * many receive buffers stay posted (n below the batch: the queue drained). */
 void tn_ofi_msg_rx_load(tn_ofi_t *o, int n, int rx, int batch);
 void tn_ofi_msg_poll(tn_ofi_t *o);
+/* 1 when tn_ofi_msg_poll has work (queued sends, credits to return,
+ * packed buffers): three loads, so that an idle poll makes no call. */
+static inline int tn_ofi_msg_due(tn_ofi_t *o)
+{
+    return atomic_load_explicit(&o->tx_queued, memory_order_relaxed) |
+           atomic_load_explicit(&o->credits_owed, memory_order_relaxed) |
+           atomic_load_explicit(&o->npacking, memory_order_relaxed);
+}
 /* Sends the packed buffers of peers that have a credit again (after
  * completions brought credits back). */
 void tn_ofi_msg_flush(tn_ofi_t *o);
@@ -363,7 +372,7 @@ void tn_ofi_defer_fini(tn_ofi_t *o);
 /* Set while this thread issues RMA that must not wait: tn_ofi_poll then
  * only reads completions, holding received messages back (no handler
  * runs). */
-extern _Thread_local int tn_ofi_no_handlers;
+extern TN_TLS_FAST _Thread_local int tn_ofi_no_handlers;
 
 /* RMA entry point (ops table) and progress; see xport.h. */
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,

@@ -37,7 +37,7 @@ struct tn_ofi_defer {
 
 _Static_assert(sizeof(tn_ofi_defer_t) <= 112, "design note: a 112-byte record");
 
-_Thread_local int tn_ofi_no_handlers;
+TN_TLS_FAST _Thread_local int tn_ofi_no_handlers;
 
 /* Fragments of d from off on. */
 static size_t frags_left(const tn_ofi_t *o, const tn_ofi_defer_t *d)

@@ -343,8 +343,11 @@ static int poll_cq(tn_ofi_t *o, int nested)
             tn_ofi_msg_rx_load(o, (int)n, rx, BATCH);
         return (int)n;
     }
-    if (n == -FI_EAGAIN && o->msg_max)
-        tn_ofi_msg_rx_load(o, 0, 0, BATCH); /* drained: a burst ends */
+    /* Drained: a burst ends (an empty read with no burst counted leaves
+     * the receive load as it is: no call). */
+    if (n == -FI_EAGAIN && o->msg_max &&
+        atomic_load_explicit(&o->rx_burst, memory_order_relaxed))
+        tn_ofi_msg_rx_load(o, 0, 0, BATCH);
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         if (fi_cq_readerr(o->cq, &err, 0) == 1) {
@@ -371,7 +374,7 @@ static int poll_cq(tn_ofi_t *o, int nested)
 
 /* The thread reading a transport's completion queue, for the poll that
  * a handler's RMA call may make again on that thread. */
-static _Thread_local tn_ofi_t *cq_reader;
+static TN_TLS_FAST _Thread_local tn_ofi_t *cq_reader;
 
 /* Another thread reads the queue: wait a little for its turn to end (a
  * batch and its handlers) rather than report no progress at once, which
@@ -429,7 +432,7 @@ static TN_NOINLINE int poll_reap(tn_ofi_t *o)
 int tn_ofi_poll(tn_xport_t *x)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
-    if (o->msg_max)
+    if (o->msg_max && tn_ofi_msg_due(o))
         tn_ofi_msg_poll(o);
     if (tn_unlikely(cq_reader == o || tn_ofi_no_handlers))
         return poll_reap(o);
