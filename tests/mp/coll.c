@@ -201,38 +201,6 @@ static size_t eager_bound(void)
     return (env_size("TERN_COLL_EAGER", 16384) + 63) & ~(size_t)63;
 }
 
-/* One broadcast of nb bytes from root, one fcollect and one all-to-all of
- * nb bytes per member, each checked byte by byte on this member. */
-static void check_sized(tern_team_t team, const char *tname, size_t nb, int root,
-                        unsigned tag)
-{
-    int me = tern_team_rank(team), n = tern_team_size(team);
-    for (size_t i = 0; i < nb; i++)
-        sym_src[i] = (char)mp_pattern(me, i, tag);
-    memset(sym_dst, 0xee, nb);
-    MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
-    for (size_t i = 0; i < nb; i++)
-        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, tag),
-                 "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
-    MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
-    for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] == mp_pattern(r, i, tag),
-                     "%s: fcollect %zu B: member %d byte %zu", tname, nb, r, i);
-    MP_OK(tern_team_barrier(team)); /* src is rewritten */
-    for (int j = 0; j < n; j++)
-        for (size_t i = 0; i < nb; i++)
-            sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
-    MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
-    for (int r = 0; r < n; r++)
-        for (size_t i = 0; i < nb; i++)
-            MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                         mp_pattern(r, i, tag + (unsigned)me),
-                     "%s: alltoall %zu B: block from member %d byte %zu", tname, nb, r,
-                     i);
-    MP_OK(tern_team_barrier(team));
-}
-
 /* tern_broadcast_flags with TERN_BCAST_KEEP_ROOT of nb bytes from root:
  * every other member's dest gets the root's src, the root's dest keeps
  * the pattern it held, and the byte after nb is untouched everywhere,
@@ -310,6 +278,25 @@ static void alltoall_call(tern_team_t team, const char *tname, const char *what,
                          mp_pattern(r, i, pat + (unsigned)me),
                      "%s: %s exchange %d, alltoall %zu B: block from member %d byte %zu",
                      tname, what, it, nb, r, i);
+}
+
+/* One broadcast of nb bytes from root, one fcollect and one all-to-all of
+ * nb bytes per member, each checked byte by byte on this member. */
+static void check_sized(tern_team_t team, const char *tname, size_t nb, int root,
+                        unsigned tag)
+{
+    int me = tern_team_rank(team);
+    for (size_t i = 0; i < nb; i++)
+        sym_src[i] = (char)mp_pattern(me, i, tag);
+    memset(sym_dst, 0xee, nb);
+    MP_OK(tern_broadcast(team, sym_dst, sym_src, nb, root));
+    for (size_t i = 0; i < nb; i++)
+        MP_CHECK((unsigned char)sym_dst[i] == mp_pattern(root, i, tag),
+                 "%s: broadcast root %d of %zu B: byte %zu", tname, root, nb, i);
+    fcollect_call(team, tname, "sized", 0, nb, tag);
+    MP_OK(tern_team_barrier(team)); /* src is rewritten */
+    alltoall_call(team, tname, "sized", 0, nb, tag);
+    MP_OK(tern_team_barrier(team));
 }
 
 static void check_team(tern_team_t team, const char *tname)
