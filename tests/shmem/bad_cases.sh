@@ -34,6 +34,18 @@ expect_fatal() {
     expect_msg '^ternrun: rank [0-9]+ \(pid [0-9]+\) (aborted the job|exited)'
 }
 
+# The same fatal error (and further lines) with SHMEM_DEBUG=0 and 1: the
+# inline path of shmem.h and the library's must agree.
+fatal_both_debug() {
+    fatal=$1
+    shift
+    for d in 0 1; do
+        run SHMEM_DEBUG=$d
+        expect_fatal "$fatal"
+        for m in "$@"; do expect_msg "$m"; done
+    done
+}
+
 case $case_name in
 before_init)
     run SHMEM_DEBUG=0
@@ -113,45 +125,24 @@ aset_bcast_nonsym)
 aset_bcast_stride)
     # every set over every PE calls Tern inline (shmem.h), any other the
     # library, which names it; under SHMEM_DEBUG the library serves all
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'shmem_broadcast64: the active set \(PE_start 0, logPE_stride 1, PE_size 2\) is not a set of the 2 PEs'
-    done ;;
+    fatal_both_debug 'shmem_broadcast64: the active set \(PE_start 0, logPE_stride 1, PE_size 2\) is not a set of the 2 PEs' ;;
 aset_bcast_negroot)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'shmem_broadcast: PE_root -1 is not a PE of the team \(0\.\.1\)'
-        expect_msg 'shmem_broadcast32 failed'
-    done ;;
+    fatal_both_debug 'shmem_broadcast: PE_root -1 is not a PE of the team \(0\.\.1\)' \
+        'shmem_broadcast32 failed' ;;
 aset_bcast_overflow)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'shmem_broadcast64: 2305843009213693952 elements of 8 bytes overflow the address space'
-    done ;;
+    fatal_both_debug 'shmem_broadcast64: 2305843009213693952 elements of 8 bytes overflow the address space' ;;
 aset_fcollect_nonsym)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'tern_fcollect: invalid argument: dest \[0x[0-9a-f]+, \+16\) is not inside this rank.s segment'
-        expect_msg 'shmem_fcollect: invalid argument \(see above\)'
-        expect_msg 'shmem_fcollect64 failed'
-    done ;;
+    fatal_both_debug 'tern_fcollect: invalid argument: dest \[0x[0-9a-f]+, \+16\) is not inside this rank.s segment' \
+        'shmem_fcollect: invalid argument \(see above\)' \
+        'shmem_fcollect64 failed' ;;
 aset_sync_range)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'shmem_sync: the active set \(PE_start 1, logPE_stride 0, PE_size 2\) is not a set of the 2 PEs'
-    done ;;
+    fatal_both_debug 'shmem_sync: the active set \(PE_start 1, logPE_stride 0, PE_size 2\) is not a set of the 2 PEs' ;;
 aset_toall_nonsym)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'tern_allreduce: invalid argument: dest \[0x[0-9a-f]+, \+8\) is not inside this rank.s segment'
-        expect_msg 'shmem_long_sum_reduce: invalid argument \(see above\)'
-        expect_msg 'shmem_long_sum_to_all failed'
-    done ;;
+    fatal_both_debug 'tern_allreduce: invalid argument: dest \[0x[0-9a-f]+, \+8\) is not inside this rank.s segment' \
+        'shmem_long_sum_reduce: invalid argument \(see above\)' \
+        'shmem_long_sum_to_all failed' ;;
 aset_toall_negative)
-    for d in 0 1; do
-        run SHMEM_DEBUG=$d
-        expect_fatal 'shmem_double_max_to_all: nreduce -1 is negative'
-    done ;;
+    fatal_both_debug 'shmem_double_max_to_all: nreduce -1 is negative' ;;
 session_ctx_destroyed)
     run
     expect_fatal 'shmem_ctx_session_start: context 0x[0-9a-f]+ was destroyed' ;;
