@@ -691,26 +691,8 @@ static void check_team(tern_team_t team, const char *tname)
     for (int it = 0; it < 8; it++) {
         size_t nb = lsz[it % 4];
         unsigned tag = 50 + (unsigned)it;
-        for (size_t i = 0; i < nb; i++)
-            sym_src[i] = (char)mp_pattern(me, i, tag);
-        MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
-        for (int r = 0; r < n; r++)
-            for (size_t i = 0; i < nb; i++)
-                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                             mp_pattern(r, i, tag),
-                         "%s: back-to-back large fcollect %d (%zu B): member %d byte %zu",
-                         tname, it, nb, r, i);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < nb; i++)
-                sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, tag + (unsigned)j);
-        MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
-        for (int r = 0; r < n; r++)
-            for (size_t i = 0; i < nb; i++)
-                MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
-                             mp_pattern(r, i, tag + (unsigned)me),
-                         "%s: back-to-back large alltoall %d (%zu B): block from member "
-                         "%d byte %zu",
-                         tname, it, nb, r, i);
+        fcollect_call(team, tname, "back-to-back large", it, nb, tag);
+        alltoall_call(team, tname, "back-to-back large", it, nb, tag);
     }
     MP_OK(tern_team_barrier(team));
 
