@@ -202,6 +202,12 @@ TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_
      * |rspan| <= 2^63 and elemsz <= 64, so the length does not wrap. */
     uintptr_t off =
         (uintptr_t)(get ? src : dst) + (uintptr_t)(rspan < 0 ? rspan : 0) - p->base;
+    /* off in a register: GCC otherwise compared len with (base + size) -
+     * (r + min(rspan, 0)), keeping that sum live across the compares, and
+     * in a caller's loop with state of its own (tern-bench vis's) it went
+     * to the stack: a store a call, where a copy of 32 elements is bound
+     * by its 32 stores */
+    TERN_VIS_REG_(off);
     uintptr_t len =
         (rspan < 0 ? (uintptr_t)0 - (uintptr_t)rspan : (uintptr_t)rspan) + elemsz;
     if (!(off <= p->size && len <= p->size - off && elemsz < p->copy_min))
@@ -368,9 +374,14 @@ TERN_VIS_INLINE_ int tern_vis_indexed_fast_(int get, int rank, size_t dstcount,
     if (!(p->size && n < p->copy_min))
         return 0;
     const void *const *rl = get ? srclist : (const void *const *)dstlist;
+    /* the offset taken now: p was live across the check for it, and in
+     * a caller's loop with state of its own went to the stack (a store a
+     * call; see tern_vis_row_fast_) */
+    intptr_t delta = p->delta;
+    TERN_VIS_REG_(delta);
     if (tern_vis_outside_(rl, count, p->base, p->size - n))
         return 0;
-    intptr_t dd = get ? 0 : p->delta, sd = get ? p->delta : 0;
+    intptr_t dd = get ? 0 : delta, sd = get ? delta : 0;
 #define TERN_VIS_ONE_(j)                              \
     do {                                              \
         char *d_ = (char *)dstlist[j] + dd;           \
