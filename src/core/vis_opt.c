@@ -278,9 +278,15 @@ static TN_ALWAYS_INLINE int put_fold(tern_vis_fold_t *out, size_t c, ptrdiff_t s
  * level by level: c is (imul and jo, signed), and at the end s*c and t*c are.
  * If those fit, every s*C_k and t*C_k (C_k the counts before level k, at
  * most c) fits too, so each ns and nt was computed exactly and a level
- * matched the true continuation. A count 0 (c is 0) or negative as a
- * signed value (the OR of the counts) is tested once at the end. Level k
- * is read at byte 8k = 4 * (bit index 2k) of each array. */
+ * matched the true continuation. A count 0 (c is 0) is tested once at the
+ * end, a count negative as a signed value level by level. Level k is read
+ * at byte 8k = 4 * (bit index 2k) of each array.
+ *
+ * Few values live in the loop (the three arrays, out, m, c, ns, nt and
+ * a level's count), so that it fits in the registers a call may clobber
+ * and the function saves none: s and t go to *out before the loop and
+ * are read back from there at the end (with eight values more live, the
+ * function pushed and popped five registers a call). */
 #define TN_VIS_AT(a, b) (*(const __typeof__(*(a)) *)((const char *)(a) + 4 * (b)))
 static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
                                         const ptrdiff_t *dststrides,
@@ -289,27 +295,31 @@ static TN_ALWAYS_INLINE int fold_levels(uint64_t m, const size_t *count,
     if (!m) /* every count is 1: one piece */
         return put_fold(out, 1, 0, 0);
     uint64_t b = (uint64_t)(unsigned)__builtin_ctzll(m);
-    size_t c = TN_VIS_AT(count, b), any = c, ck;
-    ptrdiff_t s = TN_VIS_AT(srcstrides, b), t = TN_VIS_AT(dststrides, b), ns, nt, e;
-    if ((s | t) == 0)
-        return -1;                   /* a repeat: the library's */
-    ns = (ptrdiff_t)((size_t)s * c); /* wraps only where the final test fails */
-    nt = (ptrdiff_t)((size_t)t * c);
+    ptrdiff_t c = (ptrdiff_t)TN_VIS_AT(count, b), ck, e;
+    ptrdiff_t ns = TN_VIS_AT(srcstrides, b), nt = TN_VIS_AT(dststrides, b);
+    if ((ns | nt) == 0 || c < 0)
+        return -1;     /* a repeat (the library's), or a negative count */
+    out->sstride = ns; /* one 8-byte store a field, as put_fold */
+    __asm__("" ::: "memory");
+    out->dstride = nt;
+    __asm__("" ::: "memory");                 /* read back at the end, not kept */
+    ns = (ptrdiff_t)((size_t)ns * (size_t)c); /* wraps only where the final test fails */
+    nt = (ptrdiff_t)((size_t)nt * (size_t)c);
     for (m &= m - 1; m; m &= m - 1) {
         b = (uint64_t)(unsigned)__builtin_ctzll(m);
-        ck = TN_VIS_AT(count, b);
-        if (TN_VIS_AT(srcstrides, b) != ns || TN_VIS_AT(dststrides, b) != nt ||
-            __builtin_mul_overflow((ptrdiff_t)c, (ptrdiff_t)ck, (ptrdiff_t *)&c))
-            return -1; /* a negative ck: any, below */
-        any |= ck;
-        ns = (ptrdiff_t)((size_t)ns * ck); /* as above */
-        nt = (ptrdiff_t)((size_t)nt * ck);
+        ck = (ptrdiff_t)TN_VIS_AT(count, b);
+        if (TN_VIS_AT(srcstrides, b) != ns || TN_VIS_AT(dststrides, b) != nt || ck < 0 ||
+            __builtin_mul_overflow(c, ck, &c))
+            return -1;
+        ns = (ptrdiff_t)((size_t)ns * (size_t)ck); /* as above */
+        nt = (ptrdiff_t)((size_t)nt * (size_t)ck);
     }
-    if (c - 1 >= (size_t)PTRDIFF_MAX || (ptrdiff_t)any < 0 ||
-        __builtin_mul_overflow(s, (ptrdiff_t)c, &e) ||
-        __builtin_mul_overflow(t, (ptrdiff_t)c, &e))
+    if ((size_t)c - 1 >= (size_t)PTRDIFF_MAX ||
+        __builtin_mul_overflow(out->sstride, c, &e) ||
+        __builtin_mul_overflow(out->dstride, c, &e))
         return -1;
-    return put_fold(out, c, s, t);
+    out->count = (size_t)c;
+    return 0;
 }
 #undef TN_VIS_AT
 
