@@ -190,6 +190,12 @@
       "larger ones are locally complete once the provider has sent them. "               \
       "Costs TERN_OFI_TX_DEPTH slots of this size per rank (touched as "                 \
       "used). 0: no copy.")                                                              \
+    X(ofi_signal, "TERN_OFI_SIGNAL", BOOL, "1", NULL, 0,                                 \
+      "Let a network write carry its own arrival signal as remote CQ data "              \
+      "(one message where a write and a flag write are two: the eager "                  \
+      "broadcast above TERN_COLL_EAGER), where the provider offers 8 bytes of "          \
+      "it and reports it at the target (not the sockets provider). 0: "                  \
+      "the write and an ordered flag write behind it.")                                  \
     X(order, "TERN_ORDER", ENUM, "strict", "strict|partial|none", 0,                     \
       "Ordering mode of the default context and of contexts created "                    \
       "without one (docs/design/ordering.md): strict: a blocking put or "                \

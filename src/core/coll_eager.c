@@ -67,10 +67,14 @@ static void all_entered(tn_cteam_t *t)
 }
 
 /* Data of n bytes at from into this rank's ring bytes e at member j (a
- * network member reached with ordered unacknowledged writes), by a
- * non-blocking put, then this rank's flag at j raised to seq by an
- * ordered unacknowledged write into its second word, which j reads after
- * the data. Where the transport takes it the put has no remote completion
+ * network member reached with ordered unacknowledged writes), and this
+ * rank's flag at j raised to seq in its second word, which j reads after
+ * the data. Where the transport takes it (TN_XCAP_PUT_SIGNAL, n within
+ * one fragment) the put carries the flag itself (TN_XPORT_FLAG_SIGNAL:
+ * over tcp one message, a write with remote CQ data that j's poll turns
+ * into the flag; collectives.md, "A write that carries its flag"); else a
+ * non-blocking put, then the flag by an ordered unacknowledged write
+ * behind it. Where the transport takes it the put has no remote completion
  * (TN_XPORT_FLAG_NOREMOTE: no acknowledgement from j), and its local
  * completion counts in t->comp; else its remote completion does. Either
  * way a failure ends the job in a later wait, and tn_coll_drain waits for
@@ -85,11 +89,21 @@ static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t 
         tn_core_info(g)->data_base + (uintptr_t)(e - (char *)tn_core.seg.data);
     tn_rma_t op = {TN_RMA_PUT,    g, (void *)(uintptr_t)from,
                    (void *)raddr, n, TN_REGION_SEG};
-    int noremote = (p->xport->caps.flags & TN_XCAP_PUT_NOREMOTE) != 0;
+    const tn_xport_caps_t *caps = &p->xport->caps;
+    int noremote = (caps->flags & TN_XCAP_PUT_NOREMOTE) != 0;
+    int signal = (caps->flags & TN_XCAP_PUT_SIGNAL) && n > 0 && n <= caps->rma_frag;
+    if (signal) { /* this rank's flag at j: the word signal_ordered writes */
+        op.signal = (void *)(uintptr_t)(tn_core_info(g)->data_base +
+                                        (uintptr_t)(t->flags - (char *)tn_core.seg.data) +
+                                        (size_t)t->rank * sizeof(tn_coll_flag_t) +
+                                        offsetof(tn_coll_flag_t, sleeping));
+        op.sigval = seq;
+    }
     tn_xport_done_t done = {noremote ? &t->comp : NULL, noremote ? NULL : &t->comp};
     tn_comp_add(&t->comp, 1);
-    int rc =
-        tn_core_xport_rma(p->xport, &op, &done, noremote ? TN_XPORT_FLAG_NOREMOTE : 0);
+    unsigned flags =
+        (noremote ? TN_XPORT_FLAG_NOREMOTE : 0) | (signal ? TN_XPORT_FLAG_SIGNAL : 0);
+    int rc = tn_core_xport_rma(p->xport, &op, &done, flags);
     if (rc != TERN_OK) {
         char msg[160];
         tn_comp_add(&t->comp, -1);
@@ -97,7 +111,8 @@ static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t 
                  g, tern_strerror(rc));
         tern_abort(1, msg);
     }
-    tn_coll_signal_ordered(t, j, seq);
+    if (!signal)
+        tn_coll_signal_ordered(t, j, seq);
 }
 
 /* Until this rank's flag of team rank j holds seq or later in its second

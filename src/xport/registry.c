@@ -9,6 +9,7 @@
 #include <tern/status.h>
 
 #include "base/compiler.h"
+#include "base/log.h"
 
 static const tn_xport_entry_t entries[] = {
     {"self", "this rank itself: a put or get is a memcpy", TN_REACH_SELF,
@@ -68,6 +69,28 @@ int tn_xport_no_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *do
 {
     (void)x, (void)op, (void)done, (void)flags;
     return TERN_ERR_UNSUPPORTED;
+}
+
+int tn_xport_signal_check(const char *who, const tn_rma_t *op, unsigned flags,
+                          size_t frag)
+{
+    const char *why = NULL;
+    if (op->kind != TN_RMA_PUT)
+        why = "it was a get";
+    else if (op->n == 0 || op->n > frag)
+        why = "its length is not within one fragment (1 .. the transport's rma_frag)";
+    else if (op->region != TN_REGION_SEG)
+        why = "its target is not in the segment mapping";
+    else if (!op->signal || ((uintptr_t)op->signal & 3))
+        why = "its signal word is not a 4-byte aligned address";
+    else if (flags & TN_XPORT_FLAG_HANDLER)
+        why = "it was started from a message handler";
+    if (!why)
+        return TERN_OK;
+    tn_error("%s: a put with its own signal (TN_XPORT_FLAG_SIGNAL) of %zu B to rank %d "
+             "refused: %s",
+             who, op->n, op->rank, why);
+    return TERN_ERR_INVALID;
 }
 
 int tn_xport_no_peer_map(tn_xport_t *x, int rank, tn_xport_map_t *out)

@@ -13,6 +13,7 @@
 #ifndef TN_XPORT_H
 #define TN_XPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,29 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * (docs/design/collectives.md, "Network writes with no remote
  * completion"). */
 #define TN_XPORT_FLAG_NOREMOTE 0x08000000u
+/* A put that carries its own arrival signal, to a transport with
+ * TN_XCAP_PUT_SIGNAL: once all op->n bytes are in place at the target,
+ * the target's transport raises the 32-bit word at op->signal (in op->rank's
+ * segment mapping, its own address space, 4-byte aligned, within the first
+ * TN_XPORT_SIGNAL_SPAN bytes of the mapping) to op->sigval: it stores
+ * sigval unless the word already holds sigval or a later value (in
+ * wraparound order: (int32_t)(word - sigval) >= 0), and after the data, so
+ * that a reader that loads the word with acquire order and finds sigval
+ * or later sees every byte. One network message where a put and an
+ * ordered flag write are two (ofi: a write with remote CQ data, which the
+ * target's poll turns into the store). The word is raised in the target's
+ * progress: its reader polls. done and the other flags as for any put
+ * (TN_XPORT_FLAG_NOREMOTE included). One fragment only: 0 < n <=
+ * caps.rma_frag, op->region TN_REGION_SEG; not from a handler
+ * (TN_XPORT_FLAG_HANDLER). Anything else, or a transport without the
+ * capability: TERN_ERR_INVALID (TERN_ERR_UNSUPPORTED for the capability)
+ * with a message, nothing issued. For the collectives' eager broadcast
+ * over the network (core/coll_eager.c). */
+#define TN_XPORT_FLAG_SIGNAL 0x04000000u
+/* The signal word's offset from the start of the target's mapping (its
+ * control area) is below this: the offset travels as 32 bits of 4-byte
+ * words. */
+#define TN_XPORT_SIGNAL_SPAN ((uint64_t)1 << 34)
 /* RMA started from inside an active-message handler, which must not wait:
  * a transport that cannot issue it at once (no descriptor, its provider's
  * queue full) queues it and issues it from a later poll, reporting into
@@ -106,6 +130,10 @@ typedef struct tn_rma {
                      already bounds-checked by core */
     size_t n;
     int region; /* TN_REGION_* of remote (set by tn_core_rma_start) */
+    /* TN_XPORT_FLAG_SIGNAL only: the word to raise at rank (its own
+     * address) and the value. */
+    void *signal;
+    uint32_t sigval;
 } tn_rma_t;
 
 /* One remote atomic on a naturally aligned word of rank's segment. */
@@ -152,6 +180,7 @@ typedef struct tn_amo {
               completion queue) */
 
 #define TN_XCAP_PUT_NOREMOTE 0x200u /* rma takes TN_XPORT_FLAG_NOREMOTE */
+#define TN_XCAP_PUT_SIGNAL   0x400u /* rma takes TN_XPORT_FLAG_SIGNAL */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */
@@ -299,5 +328,26 @@ int tn_xport_no_amo(tn_xport_t *x, const tn_amo_t *op, const tn_xport_done_t *do
 void tn_xport_no_mem(tn_xport_t *x, tn_mem_tally_t *t, size_t *provider); /* nothing */
 tn_msgq_t *tn_xport_no_msg_queue(tn_xport_t *x, int rank);                /* NULL */
 int tn_xport_no_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);              /* 0 */
+
+/* TN_XPORT_FLAG_SIGNAL's checks before anything is issued (one fragment of
+ * at most frag bytes, a put into the segment mapping, an aligned word, not
+ * from a handler; who names the transport in the message): TERN_OK, or
+ * TERN_ERR_INVALID with the cause logged. */
+int tn_xport_signal_check(const char *who, const tn_rma_t *op, unsigned flags,
+                          size_t frag);
+
+/* The target's side of TN_XPORT_FLAG_SIGNAL, where the data is in place:
+ * raises *w to v unless it holds v or later (wraparound order), with
+ * release order after the data. A compare-exchange: the word's other
+ * writers (a provider storing a later ordered flag write into it) are
+ * never undone. */
+static inline void tn_xport_signal_raise(_Atomic uint32_t *w, uint32_t v)
+{
+    uint32_t old = atomic_load_explicit(w, memory_order_relaxed);
+    while ((int32_t)(old - v) < 0 &&
+           !atomic_compare_exchange_weak_explicit(w, &old, v, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
 
 #endif

@@ -11,6 +11,10 @@ tern_mp_test(NAME coll_eager SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m T
 # regions (3 and 4 members), so 2048 B is eager and 2049 B is not.
 tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_COLL_EAGER_DEPTH=4 TERN_COLL_EAGER=1K)
+# The eager broadcast above TERN_COLL_EAGER without writes that carry their
+# flag (TERN_OFI_SIGNAL=0): the put, then an ordered flag write.
+tern_mp_test(NAME coll_nosignal SOURCES coll.c RANKS 2 3 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_OFI_SIGNAL=0)
 # The pipelined broadcast of teams across nodes (core/coll_bcast.c) with
 # small bounds: eager up to 2 KiB, chunks of 4 KiB, a chain from 12 KiB
 # (coll.c broadcasts one byte under, at and over each, and 20 chunks).

@@ -69,3 +69,17 @@ tern_mp_test(NAME put_noremote_faults SOURCES put_noremote.c RANKS 2 CONFIGS net
   ENV TERN_TEST_FAULT=complete:1 MP_FAULT=complete INTERNAL)
 tern_mp_test(NAME put_noremote_faults_partial SOURCES put_noremote.c RANKS 2 CONFIGS net
   ENV TERN_TEST_FAULT=issue:3 TERN_OFI_MAX_MSG=4K MP_FAULT=issue INTERNAL)
+# Puts that carry their own arrival signal (TN_XPORT_FLAG_SIGNAL), as the
+# eager broadcast over the network uses them: the data there when the
+# signal is, the source reusable at local completion, a stale signal never
+# lowers the word, bad use refused, injected failures reported.
+tern_mp_test(NAME put_signal SOURCES put_signal.c RANKS 1 2 4 CONFIGS shm net mixed
+  INTERNAL)
+tern_mp_test(NAME put_signal_frag SOURCES put_signal.c RANKS 2 CONFIGS net mixed
+  ENV TERN_OFI_MAX_MSG=4K INTERNAL)
+tern_mp_test(NAME put_signal_faults SOURCES put_signal.c RANKS 2 CONFIGS net
+  ENV TERN_TEST_FAULT=complete:1 MP_FAULT=complete INTERNAL)
+tern_mp_test(NAME put_signal_faults_issue SOURCES put_signal.c RANKS 2 CONFIGS net
+  ENV TERN_TEST_FAULT=issue:3 MP_FAULT=issue INTERNAL)
+tern_mp_test(NAME put_signal_off SOURCES put_signal.c RANKS 2 CONFIGS net
+  ENV TERN_OFI_SIGNAL=0 MP_NOSIGNAL=1 INTERNAL)

@@ -92,6 +92,7 @@ typedef struct tn_ofi_opts {
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */
     size_t put_bounce;    /* TERN_OFI_PUT_BOUNCE: puts copied to be done at once */
+    int signal;           /* TERN_OFI_SIGNAL: writes may carry their signal */
     int atomics;          /* use the provider's atomics (TERN_OFI_ATOMICS != am) */
     int lazy_addr;        /* TERN_OFI_LAZY_ADDR: addresses at first contact */
     const char *fault;    /* TERN_TEST_FAULT: issue:N, complete:N, noamo:OP, noorder */
@@ -152,6 +153,8 @@ typedef struct tn_ofi {
      * next), one read in flight per rank at most (its peer's flushing);
      * flush_due: poll has reads to issue. */
     int flush_ok;
+    int signal_ok; /* writes carry 8 bytes of remote CQ data (TN_XCAP_PUT_SIGNAL) */
+    const char *signal_off; /* else why not */
     tn_ofi_op_t *awaiting;
     _Atomic int flush_due;
     /* Bounce slots, one per descriptor, of slot bytes: under mr_local for

@@ -222,7 +222,7 @@ int tn_ofi_fault_now(_Atomic long *count, long every)
  * raddr/key at rank, its completion reported with context. */
 static ssize_t rma_post(tn_ofi_t *o, int is_get, int rank, const void *local, void *desc,
                         uint64_t raddr, uint64_t key, size_t len, void *context,
-                        uint64_t fl)
+                        uint64_t fl, uint64_t data)
 {
     struct iovec iov = {.iov_base = (void *)local, .iov_len = len};
     struct fi_rma_iov riov = {.addr = raddr, .len = len, .key = key};
@@ -232,7 +232,8 @@ static ssize_t rma_post(tn_ofi_t *o, int is_get, int rank, const void *local, vo
                              .addr = tn_ofi_faddr(o, rank),
                              .rma_iov = &riov,
                              .rma_iov_count = 1,
-                             .context = context};
+                             .context = context,
+                             .data = data};
     return is_get ? fi_readmsg(o->ep, &msg, fl) : fi_writemsg(o->ep, &msg, fl);
 }
 
@@ -245,7 +246,7 @@ static ssize_t flush_post(tn_ofi_t *o, tn_ofi_op_t *carrier)
     void *into = o->mr_local ? (void *)carrier->bounce : (void *)carrier->scratch;
     const void *start = (const void *)(uintptr_t)o->peers[rank]->map_base;
     return rma_post(o, 1, rank, into, desc, tn_ofi_raddr(o, rank, start, TN_REGION_SEG),
-                    tn_ofi_rkey(o, rank, TN_REGION_SEG), 8, carrier, FI_COMPLETION);
+                    tn_ofi_rkey(o, rank, TN_REGION_SEG), 8, carrier, FI_COMPLETION, 0);
 }
 
 /* Posts a flush read for every rank with puts awaiting one and none in
@@ -309,12 +310,29 @@ static void flush_issue(tn_ofi_t *o)
     pthread_mutex_unlock(&o->lock);
 }
 
+/* TN_XPORT_FLAG_SIGNAL: where a signalled write's remote CQ data says,
+ * the word of this rank's mapping raised: the write's data is in place
+ * (the provider reports the completion after it). The data: the word's
+ * offset from the mapping's start in 4-byte words (high half), the
+ * value (low half); see signal_data. */
+static TN_NOINLINE void signal_arrived(tn_ofi_t *o, uint64_t data)
+{
+    uint64_t off = (data >> 32) * 4;
+    if (off + sizeof(uint32_t) > o->map_size) {
+        tn_error("ofi: a signalled write's signal word is at byte %llu, beyond this "
+                 "rank's mapping of %zu B: ignored",
+                 (unsigned long long)off, o->map_size);
+        return;
+    }
+    tn_xport_signal_raise((_Atomic uint32_t *)((char *)o->map + off), (uint32_t)data);
+}
+
 /* The completions the queue holds, read and handled (nested: received
  * messages held back, see tn_ofi_poll). */
 static int poll_cq(tn_ofi_t *o, int nested)
 {
     enum { BATCH = 16 };
-    struct fi_cq_entry e[BATCH];
+    struct fi_cq_data_entry e[BATCH];
     TN_OFI_PROVIDER_WRITES_BEGIN();
     ssize_t n = fi_cq_read(o->cq, e, BATCH);
     TN_OFI_PROVIDER_WRITES_END();
@@ -322,6 +340,10 @@ static int poll_cq(tn_ofi_t *o, int nested)
         tn_trace("ofi: %zd completion(s)", n);
         int rx = 0;
         for (ssize_t i = 0; i < n; i++) {
+            if (tn_unlikely(e[i].flags & FI_REMOTE_CQ_DATA)) { /* no context */
+                signal_arrived(o, e[i].data);
+                continue;
+            }
             tn_ofi_ctx_t *ctx = e[i].op_context;
             if (ctx->kind != TN_OFI_CTX_RMA) {
                 rx += ctx->kind == TN_OFI_CTX_RX;
@@ -528,7 +550,8 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
 /* One fragment: a write or read of len bytes. Returns TERN_OK or
  * TERN_ERR_AGAIN (IMMEDIATE and the first fragment only) or an error. */
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
-                 uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
+                 uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags,
+                 uint64_t data)
 {
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
@@ -558,6 +581,9 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         op->copy_len = len;
     }
     uint64_t fl = FI_COMPLETION;
+    int signal = (flags & TN_XPORT_FLAG_SIGNAL) != 0; /* with remote CQ data */
+    if (signal)
+        fl |= FI_REMOTE_CQ_DATA;
     int early_lc = 0;
     int silent = 0; /* fi_inject_write: no completion at all */
     if (!is_get) {
@@ -594,9 +620,14 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         return TERN_ERR_SYS;
     }
     for (;;) {
-        ssize_t r =
-            silent ? fi_inject_write(o->ep, use, len, tn_ofi_faddr(o, rank), raddr, key)
-                   : rma_post(o, is_get, rank, use, desc, raddr, key, len, op, fl);
+        ssize_t r;
+        if (!silent)
+            r = rma_post(o, is_get, rank, use, desc, raddr, key, len, op, fl, data);
+        else if (signal)
+            r = fi_inject_writedata(o->ep, use, len, data, tn_ofi_faddr(o, rank), raddr,
+                                    key);
+        else
+            r = fi_inject_write(o->ep, use, len, tn_ofi_faddr(o, rank), raddr, key);
         if (r == 0) {
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
@@ -607,8 +638,10 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         if (r != -FI_EAGAIN) {
             tn_ofi_op_give(o, op);
             tn_error("libfabric %s of %zu bytes to rank %d failed: %s",
-                     is_get ? "fi_readmsg" : "fi_writemsg", len, rank,
-                     tn_fi.strerror((int)-r));
+                     is_get   ? "fi_readmsg"
+                     : silent ? (signal ? "fi_inject_writedata" : "fi_inject_write")
+                              : "fi_writemsg",
+                     len, rank, tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
         /* IMMEDIATE (also every issue from a handler or the deferred
@@ -657,7 +690,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
  * acknowledge it (tcp: the target's provider reads the write into place
  * and sends nothing back). Only the target's network progress is needed
  * for the data to land. */
-static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags)
+static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t data)
 {
     int pst = tn_ofi_peer(o, op->rank);
     if (pst != TERN_OK)
@@ -665,12 +698,17 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags)
     uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote, op->region);
     uint64_t key = tn_ofi_rkey(o, op->rank, op->region);
     for (uint64_t iter = 0;; iter++) {
-        ssize_t r = fi_inject_write(o->ep, op->local, op->n, tn_ofi_faddr(o, op->rank),
-                                    raddr, key);
+        fi_addr_t to = tn_ofi_faddr(o, op->rank);
+        ssize_t r =
+            (flags & TN_XPORT_FLAG_SIGNAL)
+                ? fi_inject_writedata(o->ep, op->local, op->n, data, to, raddr, key)
+                : fi_inject_write(o->ep, op->local, op->n, to, raddr, key);
         if (r == 0)
             return TERN_OK;
         if (r != -FI_EAGAIN) {
-            tn_error("libfabric fi_inject_write of %zu bytes to rank %d failed: %s",
+            tn_error("libfabric %s of %zu bytes to rank %d failed: %s",
+                     (flags & TN_XPORT_FLAG_SIGNAL) ? "fi_inject_writedata"
+                                                    : "fi_inject_write",
                      op->n, op->rank, tn_fi.strerror((int)-r));
             return tn_ofi_status((int)r);
         }
@@ -689,13 +727,49 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags)
 int tn_ofi_issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                  uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags)
 {
-    return issue(o, is_get, rank, local, raddr, key, len, lc, rc, flags);
+    return issue(o, is_get, rank, local, raddr, key, len, lc, rc,
+                 flags & ~TN_XPORT_FLAG_SIGNAL, 0);
+}
+
+/* TN_XPORT_FLAG_SIGNAL: the remote CQ data of op's write (signal_arrived
+ * reads it), or TERN_ERR_INVALID when the transport cannot take it. */
+static int signal_data(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t *out)
+{
+    if (!o->signal_ok) {
+        tn_error(
+            "ofi: a put with its own signal (TN_XPORT_FLAG_SIGNAL) to rank %d is not "
+            "offered over provider %s (no TN_XCAP_PUT_SIGNAL): %s",
+            op->rank, o->info->fabric_attr->prov_name, o->signal_off);
+        return TERN_ERR_UNSUPPORTED;
+    }
+    int st = tn_xport_signal_check("ofi", op, flags, o->max_msg);
+    if (st != TERN_OK)
+        return st;
+    uint64_t off = (uint64_t)(uintptr_t)op->signal - o->peers[op->rank]->map_base;
+    if (off >= TN_XPORT_SIGNAL_SPAN) {
+        tn_error("ofi: a put with its own signal to rank %d refused: the signal word is "
+                 "%llu B into that rank's mapping, beyond the %llu B a signal reaches",
+                 op->rank, (unsigned long long)off,
+                 (unsigned long long)TN_XPORT_SIGNAL_SPAN);
+        return TERN_ERR_INVALID;
+    }
+    *out = (off / 4) << 32 | op->sigval;
+    return TERN_OK;
 }
 
 int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                unsigned flags)
 {
     tn_ofi_t *o = (tn_ofi_t *)x;
+    uint64_t data = 0;
+    if (tn_unlikely(flags & TN_XPORT_FLAG_SIGNAL)) {
+        int pst = tn_ofi_peer(o, op->rank); /* first contact: its mapping's base */
+        if (pst != TERN_OK)
+            return pst;
+        int st = signal_data(o, op, flags, &data);
+        if (st != TERN_OK)
+            return st;
+    }
     if (tn_unlikely(flags & TN_XPORT_FLAG_NOREMOTE) &&
         (op->kind != TN_RMA_PUT || !done->lc || done->rc)) {
         tn_error("ofi: a put without remote completion (TN_XPORT_FLAG_NOREMOTE) needs a "
@@ -713,7 +787,7 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
     tn_comp_t *lc = done->lc, *rc = done->rc;
     if ((flags & TN_XPORT_FLAG_UNACKED) && !is_get && !lc && !rc && op->n &&
         op->n <= o->inject_size)
-        return put_unacked(o, op, flags);
+        return put_unacked(o, op, flags, data);
     if (op->n == 0) {
         end_part(lc, TERN_OK);
         end_part(rc, TERN_OK);
@@ -736,7 +810,7 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
         size_t off = f * max;
         size_t len = op->n - off < max ? op->n - off : max;
         int st = issue(o, is_get, op->rank, (char *)op->local + off, raddr + off, key,
-                       len, lc, rc, f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE);
+                       len, lc, rc, f == 0 ? flags : flags & ~TERN_FLAG_IMMEDIATE, data);
         if (st == TERN_OK)
             continue;
         if (f == 0) { /* nothing issued: the caller takes back its part */

@@ -175,7 +175,8 @@ static int open_endpoint(tn_ofi_t *o)
         return fi_fail("fi_fabric", rc);
     if ((rc = fi_domain(o->fabric, i, &o->domain, NULL)))
         return fi_fail("fi_domain", rc);
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT,
+    /* With the data: a signalled write's remote CQ data (ofi_rma.c). */
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA,
                                  .size = i->tx_attr->size ? i->tx_attr->size * 2 : 4096,
                                  .wait_obj = FI_WAIT_NONE};
     if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL)))
@@ -368,6 +369,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
         .put_bounce = tn_cfg.ofi_put_bounce,
+        .signal = tn_cfg.ofi_signal,
         .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
         .lazy_addr = tn_cfg.ofi_lazy_addr,
         .fault = tn_cfg.test_fault,
@@ -466,6 +468,19 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
         o->nops = opts->tx_depth > 0       ? opts->tx_depth
                   : o->info->tx_attr->size ? (long)o->info->tx_attr->size
                                            : 256;
+        /* Writes with their own signal (TN_XPORT_FLAG_SIGNAL) carry it as
+         * 8 bytes of remote CQ data, which the target's poll reads. Not
+         * over sockets: libfabric 1.17's sockets provider drops the
+         * target's completion of a write with remote CQ data (its write
+         * path never sets FI_REMOTE_CQ_DATA in the entry's flags,
+         * sock_pe_report_remote_write), so the signal would never come. */
+        o->signal_off = !opts->signal ? "TERN_OFI_SIGNAL=0"
+                        : o->info->domain_attr->cq_data_size < sizeof(uint64_t)
+                            ? "the provider carries less than 8 bytes of remote CQ data"
+                        : strcmp(o->info->fabric_attr->prov_name, "sockets") == 0
+                            ? "the sockets provider does not report remote CQ data"
+                            : NULL;
+        o->signal_ok = o->signal_off == NULL;
         o->atomics_off = !opts->atomics;
         tn_ofi_amo_caps(o, o->amo_caps);
         o->put_bounce = opts->put_bounce;
@@ -687,6 +702,8 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     if (tn_ofi_amo_soft(o->info))
         out->flags |= TN_XCAP_AMO_SOFT;
     out->flags |= tn_ofi_order_caps(o);
+    if (o->signal_ok)
+        out->flags |= TN_XCAP_PUT_SIGNAL;
 }
 
 /* Tern's own: the transport, operation descriptors (and bounce slots),

@@ -19,20 +19,26 @@ static void self_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     (void)x;
     memset(out, 0, sizeof(*out));
-    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED;
+    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_PUT_SIGNAL;
     out->rma_max = out->rma_frag = out->inject = SIZE_MAX;
 }
 
 static int self_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                     unsigned flags)
 {
-    (void)flags;
     if (op->rank != ((tn_self_t *)x)->rank)
         return TERN_ERR_RANK;
+    if (flags & TN_XPORT_FLAG_SIGNAL) {
+        int st = tn_xport_signal_check("self", op, flags, SIZE_MAX);
+        if (st != TERN_OK)
+            return st;
+    }
     if (op->kind == TN_RMA_PUT)
         memmove(op->remote, op->local, op->n);
     else
         memmove(op->local, op->remote, op->n);
+    if (flags & TN_XPORT_FLAG_SIGNAL) /* after the data (release) */
+        tn_xport_signal_raise((_Atomic uint32_t *)op->signal, op->sigval);
     if (done->lc)
         tn_comp_done(done->lc, TERN_OK);
     if (done->rc)

@@ -33,7 +33,8 @@ static void shm_query(tn_xport_t *x, tn_xport_caps_t *out)
 {
     memset(out, 0, sizeof(*out));
     tn_shm_t *s = (tn_shm_t *)x;
-    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG | TN_XCAP_ORDER_MSG;
+    out->flags = TN_XCAP_RMA | TN_XCAP_MAPPED | TN_XCAP_MSG | TN_XCAP_ORDER_MSG |
+                 TN_XCAP_PUT_SIGNAL;
     out->rma_max = out->rma_frag = out->inject = SIZE_MAX;
     out->msg_max = s->msg_max;
     out->msg_depth = tn_shm_queue_slots(s->ring_bytes);
@@ -63,11 +64,16 @@ static int shm_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out)
 }
 
 /* The peer's address (in its own space) translated into its mapping here;
- * then a copy, and the parts end at once. */
+ * then a copy, and the parts end at once. TN_XPORT_FLAG_SIGNAL: the
+ * signal word raised after the copy. */
 static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                    unsigned flags)
 {
-    (void)flags;
+    if (flags & TN_XPORT_FLAG_SIGNAL) {
+        int st = tn_xport_signal_check("shm", op, flags, SIZE_MAX);
+        if (st != TERN_OK)
+            return st;
+    }
     tn_xport_map_t m;
     if (shm_peer_map(x, op->rank, &m) != TERN_OK)
         return TERN_ERR_RANK;
@@ -79,6 +85,9 @@ static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *don
         memmove(mapped, op->local, op->n);
     else
         memmove(op->local, mapped, op->n);
+    if (flags & TN_XPORT_FLAG_SIGNAL)
+        tn_xport_signal_raise(
+            (_Atomic uint32_t *)((uintptr_t)op->signal + (uintptr_t)m.delta), op->sigval);
     if (done->lc)
         tn_comp_done(done->lc, TERN_OK);
     if (done->rc)
