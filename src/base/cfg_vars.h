@@ -125,9 +125,9 @@
       "above, every member sends every block. 0: never.")                                \
     X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "64K", NULL, 0,                         \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
-      "in the eager ring, where its log2(n) regions fit (the world team of 3 "           \
-      "or more members, each on its own node: in half of "                               \
-      "TERN_COLL_WORLD_RING; 2 members: in half "                                        \
+      "in the eager ring, where its log2(n) regions fit (the world team, its "           \
+      "members each on their own node: in half of "                                      \
+      "TERN_COLL_WORLD_RING; other teams of 2 members: in half "                         \
       "the ring, above it the exchange of TERN_COLL_RHD_MAX; else a binomial "           \
       "tree up to the fast area's region per child); above, a ring "                     \
       "reduce-scatter and allgather (TERN_COLL_RING_PIECE).")                            \

@@ -601,25 +601,28 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         leader_allreduce(t, dest, src, count, es, fn))
         return 1;
     size_t ring = (size_t)tn_teams.depth * tn_teams.eager;
-    /* More than two members, each on its own node, may claim up to half
-     * their team's own ring: the world team's (TERN_COLL_WORLD_RING) takes
-     * them up to TERN_COLL_TREE_MAX, which was halving and doubling or the
-     * ring allreduce above 16 KiB at 3 and 4 members, a third to a half
-     * slower over tcp. Members sharing a node keep the slots' ring: there
-     * halving and doubling's first rounds stay in shared memory and less
-     * crosses the network (docs/design/collectives.md, "Network writes
-     * with no remote completion", the last paragraphs). */
+    /* Members each on their own node may claim up to half their team's
+     * own ring: the world team's (TERN_COLL_WORLD_RING) takes them up to
+     * TERN_COLL_TREE_MAX, which was halving and doubling or the ring
+     * allreduce above 16 KiB at 3 and 4 members, a third to a half slower
+     * over tcp, and at 2 members the exchange of core/coll_rhd.c, 5-20%
+     * slower from 24 to 64 KiB (it waits for the partner to enter before
+     * it writes into its dest; here nobody waits for a receiver).
+     * Members sharing a node keep the slots' ring: there halving and
+     * doubling's first rounds stay in shared memory and less crosses the
+     * network (docs/design/collectives.md, "Network writes with no remote
+     * completion", the last paragraphs). */
     size_t fit = ring;
-    if (n > 2 && t->rsize / 2 > ring && one_per_node(t))
+    if (n >= 2 && t->rsize / 2 > ring && one_per_node(t))
         fit = (size_t)(t->rsize / 2);
     if (need > fit)
         return 0;
-    /* Two members: a claim of more than half the ring makes every call pay
-     * the ring's barrier (two such claims never fit together), and the
-     * exchange of core/coll_rhd.c, the same one step straight into dest,
-     * is faster there (docs/design/collectives.md, "Network allreduce:
-     * where the time goes"). */
-    if (n == 2 && 2 * need > ring && bytes <= (size_t)tn_cfg.coll_rhd_max)
+    /* Two members in the slots' ring: a claim of more than half of it
+     * makes every call pay the ring's barrier (two such claims never fit
+     * together), and the exchange of core/coll_rhd.c, the same one step
+     * straight into dest, is faster there (docs/design/collectives.md,
+     * "Network allreduce: where the time goes"). */
+    if (n == 2 && 2 * need > fit && bytes <= (size_t)tn_cfg.coll_rhd_max)
         return 0;
     char *e = claim(t, need);
     char *fold = e + (size_t)rounds * reg;

@@ -560,8 +560,10 @@ static void check_team(tern_team_t team, const char *tname)
     /* Back to back above TERN_COLL_TREE_MAX (recursive halving and
      * doubling for 2^k members across nodes, else the ring), odd counts
      * (uneven halves) and multiples of 16 (exact halves: the last round an
-     * exchange), 2048 and 2049 (16 KiB: half the eager ring, above which 2
-     * members exchange instead), half of them in place, each result checked
+     * exchange), 2048 and 2049 (16 KiB: half the slots' eager ring, above
+     * which 2 members of a split team exchange instead; the world team of 2
+     * members each on its own node stays eager in its own ring up to
+     * TERN_COLL_TREE_MAX), half of them in place, each result checked
      * before the next call reuses dest, a member late now and then: a
      * partner that is ahead writes into this member's dest and ring. */
     for (int it = 0; it < 32; it++) {
@@ -598,8 +600,9 @@ static void check_team(tern_team_t team, const char *tname)
     check_float_sum(team, tname, 3);
     check_float_sum(team, tname, 9001); /* 72 KiB: halving and doubling */
     check_signed_zeros(team, tname, 9001);
-    /* 16 KiB and just above: half the eager ring, the bound of the eager
-     * allreduce at 2 members (above, their exchange). */
+    /* 16 KiB and just above: half the slots' eager ring, the bound of the
+     * eager allreduce at 2 members of a split team (above, their
+     * exchange). */
     check_float_sum(team, tname, 2048);
     check_float_sum(team, tname, 2049);
     check_signed_zeros(team, tname, 2048);
