@@ -582,14 +582,21 @@ _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
  * Commit's general path fills them in (sd_general). */
 #define SD_MAGIC 0x53445052u
 #define SD_FAST  0x53444600u
+/* SD_SLOT + 0 or + 1: a fast Prepare whose message fits in its slot's line
+ * (header, arguments and the granted payload: tn_msgq_try_begin without
+ * data), which leaves out m.buf, m.aux and payload too (they follow from
+ * the queue's next slot and nargs; sd_general fills them in). */
+#define SD_SLOT 0x53445300u
 
 /* Prepare by the fast path (a peer with a direct queue, every check
  * passed, room in the ring): 0 when done, 1 for the general path. The
- * state is the general path's, so that either Commit takes it. */
+ * state is the general path's, so that either Commit takes it. slot_only:
+ * the public call's slot path (prepare_request_slot, for a message that
+ * fits_slot), which returns 1 rather than wait for the turn. */
 static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t token,
                                          const void *client_buf, size_t min_len,
                                          size_t max_len, int nargs, unsigned flags,
-                                         tern_am_sd_t *sd)
+                                         tern_am_sd_t *sd, int slot_only)
 {
     unsigned i = (unsigned)(rank - tn_core.span_first); /* in span: a local rank */
     if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
@@ -600,12 +607,38 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     size_t max = tn_core.peers[i].am_medium_max;
     size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
     tn_msgq_t *q = tn_core.peers[i].msgq;
-    int layout = am_layout(head, granted);
+    am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
     char *data = NULL;
+    if (head + granted <= TN_MSGQ_INLINE) {
+        /* All in the slot's line: the slot only, and a state that says so
+         * (slot_commit). On the slot path (slot_only) the turn is only
+         * tried, with no call to wait for it; the rest takes it. */
+        if (slot_only && !tn_msgq_trylock(q))
+            return 1;
+        if (!slot_only)
+            tn_msgq_lock(q);
+        tn_msgq_slot_t *r = tn_msgq_reserve(q, 0, &data);
+        if (tn_unlikely(!r)) {
+            tn_msgq_unlock(q);
+            return 1;
+        }
+        st->magic = SD_SLOT + (unsigned)is_reply;
+        st->rank = rank;
+        st->nargs = nargs;
+        st->granted = granted;
+        st->client_buf = client_buf;
+        st->token = token;
+        st->m.slot = q;
+        sd->buf = client_buf ? (void *)client_buf : r->bytes + head;
+        sd->len = granted;
+        return 0;
+    }
+    if (slot_only)
+        return 1;
+    int layout = am_layout(head, granted);
     tn_msgq_slot_t *r = tn_msgq_try_begin(q, am_data_bytes(layout, head, granted), &data);
     if (tn_unlikely(!r))
         return 1;
-    am_sd_state_t *st = (am_sd_state_t *)sd->priv_;
     st->magic = SD_FAST + (unsigned)is_reply;
     st->rank = rank;
     st->nargs = nargs;
@@ -677,11 +710,60 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     return 0;
 }
 
+/* Commit by the fast path for a state of SD_SLOT + is_reply with the
+ * payload written in place (no client buffer; both checked by the
+ * caller): as fast_commit, for a message in its slot's line only, whose
+ * header is assembled as slot_send's. 0 when sent, 1 for the rest
+ * (commit_rest). */
+static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int handler,
+                                        int internal, size_t len,
+                                        const tern_am_arg_t *args)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    int nargs = st->nargs;
+    if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
+              (nargs == 0 || args != NULL) &&
+          atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+        return 1;
+    st->magic = 0;
+    tn_msgq_t *q = st->m.slot;
+    tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
+    size_t n = tn_am_head_bytes(nargs) + len;
+    tn_am_hdr_t h = {(uint16_t)handler,
+                     (uint8_t)(TN_AM_MEDIUM | (is_reply ? TN_AM_REPLY : 0)),
+                     (uint8_t)nargs, (uint32_t)len, 0};
+    memcpy(r->bytes, &h, sizeof h); /* two word stores */
+    tern_am_arg_t *a = (tern_am_arg_t *)(r->bytes + sizeof(tn_am_hdr_t));
+    for (int i = 0; i < nargs; i++) {
+        a[i] = args[i];
+        __asm__("" ::: "memory"); /* a few words: no memcpy call */
+    }
+    tn_msgq_publish(q, r, n, n);
+    if (is_reply)
+        st->token->replied = 1;
+    return 0;
+}
+
+/* An SD_SLOT state completed into an SD_FAST one (for fast_commit or the
+ * general path); any other state is left as it is. */
+static void slot_to_fast(am_sd_state_t *st)
+{
+    if ((st->magic & ~1u) != SD_SLOT)
+        return;
+    tn_msgq_t *q = st->m.slot; /* its turn held since Prepare */
+    st->m.buf = q->slots[q->seq & q->smask].bytes;
+    st->payload = (char *)st->m.buf + tn_am_head_bytes(st->nargs);
+    st->m.aux = UINT64_MAX;
+    st->magic = SD_FAST + (st->magic & 1u);
+}
+
 /* A fast Prepare's state completed into the general path's (for a Commit
  * the fast path refused: it says what is wrong, or sends a void message
  * to give the room back). */
 static void sd_general(am_sd_state_t *st)
 {
+    slot_to_fast(st);
     if ((st->magic & ~1u) != SD_FAST)
         return;
     st->is_reply = (int)(st->magic & 1u);
@@ -738,8 +820,9 @@ static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t 
     return TERN_OK;
 }
 
-static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
-                  int internal, size_t len, const tern_am_arg_t *args)
+static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
+                                            int is_reply, int handler, int internal,
+                                            size_t len, const tern_am_arg_t *args)
 {
     TN_CHECK_INIT(call);
     am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
@@ -783,12 +866,50 @@ static int commit(const char *call, tern_am_sd_t *sd, int is_reply, int handler,
     return rc != TERN_OK ? rc : frc;
 }
 
+static __attribute__((noinline)) int
+prepare_request_rest(int rank, const void *client_buf, size_t min_len, size_t max_len,
+                     int nargs, unsigned flags, tern_am_sd_t *sd);
+
+/* Whether a message of nargs arguments and up to max_len bytes of payload
+ * fits in a queue slot's line whatever is granted (fast_prepare's
+ * slot_only path). */
+static TN_ALWAYS_INLINE int fits_slot(int nargs, size_t max_len)
+{
+    return (unsigned)nargs <= TERN_AM_MAX_ARGS &&
+           max_len <= TN_MSGQ_INLINE - tn_am_head_bytes(nargs);
+}
+
+/* tern_am_prepare_request_medium for a message that fits_slot: out of
+ * line, as the rest, so that the public call is two tail calls and
+ * neither path pays the other's frame. */
+static __attribute__((noinline)) int
+prepare_request_slot(int rank, const void *client_buf, size_t min_len, size_t max_len,
+                     int nargs, unsigned flags, tern_am_sd_t *sd)
+{
+    if (tn_likely(!tn_am_in_handler && !fast_prepare(rank, 0, NULL, client_buf, min_len,
+                                                     max_len, nargs, flags, sd, 1)))
+        return TERN_OK;
+    return prepare_request_rest(rank, client_buf, min_len, max_len, nargs, flags, sd);
+}
+
 int tern_am_prepare_request_medium(int rank, const void *client_buf, size_t min_len,
                                    size_t max_len, int nargs, unsigned flags,
                                    tern_am_sd_t *sd)
 {
+    if (fits_slot(nargs, max_len))
+        return prepare_request_slot(rank, client_buf, min_len, max_len, nargs, flags, sd);
+    return prepare_request_rest(rank, client_buf, min_len, max_len, nargs, flags, sd);
+}
+
+/* The rest of tern_am_prepare_request_medium (a message with a data part,
+ * then the general path): out of line, so that the call's own path, a
+ * message in its slot's line, needs no frame. */
+static __attribute__((noinline)) int
+prepare_request_rest(int rank, const void *client_buf, size_t min_len, size_t max_len,
+                     int nargs, unsigned flags, tern_am_sd_t *sd)
+{
     if (tn_likely(!tn_am_in_handler && !fast_prepare(rank, 0, NULL, client_buf, min_len,
-                                                     max_len, nargs, flags, sd)))
+                                                     max_len, nargs, flags, sd, 0)))
         return TERN_OK;
     TN_CHECK_INIT("tern_am_prepare_request_medium");
     TN_NOT_IN_HANDLER("tern_am_prepare_request_medium");
@@ -814,25 +935,91 @@ static TN_ALWAYS_INLINE int fast_commit_sd(tern_am_sd_t *sd, int is_reply, int h
                                            const tern_am_arg_t *args)
 {
     am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    if (st && tn_unlikely(st->magic == SD_SLOT + (unsigned)is_reply))
+        slot_to_fast(st); /* a client's buffer, or a Commit slot_commit refused */
     return !(st && st->magic == SD_FAST + (unsigned)is_reply && tn_core.initialized) ||
            fast_commit(st, is_reply, handler, internal, len, args);
+}
+
+/* The public Commit's own path: a state of SD_SLOT + is_reply whose
+ * payload was written in place (slot_commit). 0 when sent, 1 for
+ * commit_rest. */
+static TN_ALWAYS_INLINE int slot_commit_sd(tern_am_sd_t *sd, int is_reply, int handler,
+                                           size_t len, const tern_am_arg_t *args)
+{
+    am_sd_state_t *st = sd ? (am_sd_state_t *)sd->priv_ : NULL;
+    return !(st && st->magic == SD_SLOT + (unsigned)is_reply && !st->client_buf &&
+             tn_core.initialized) ||
+           slot_commit(st, is_reply, handler, 0, len, args);
+}
+
+/* The rest of a public Commit (out of line, so that slot_commit_sd's path
+ * needs no frame): fast_commit, else the general path; one per kind, so
+ * that is_reply stays a constant. The public call's arguments in its
+ * order: its tail call moves no register. */
+static TN_ALWAYS_INLINE int commit_rest(tern_am_sd_t *sd, int handler, size_t len,
+                                        const tern_am_arg_t *args, int is_reply,
+                                        const char *call)
+{
+    if (tn_likely(!fast_commit_sd(sd, is_reply, handler, 0, len, args)))
+        return TERN_OK;
+    return commit(call, sd, is_reply, handler, 0, len, args);
+}
+
+static __attribute__((noinline)) int
+commit_request_rest(tern_am_sd_t *sd, int handler, size_t len, const tern_am_arg_t *args)
+{
+    return commit_rest(sd, handler, len, args, 0, "tern_am_commit_request_medium");
+}
+
+static __attribute__((noinline)) int
+commit_reply_rest(tern_am_sd_t *sd, int handler, size_t len, const tern_am_arg_t *args)
+{
+    return commit_rest(sd, handler, len, args, 1, "tern_am_commit_reply_medium");
 }
 
 int tern_am_commit_request_medium(tern_am_sd_t *sd, int handler, size_t len,
                                   const tern_am_arg_t *args)
 {
-    if (tn_likely(!fast_commit_sd(sd, 0, handler, 0, len, args)))
+    if (tn_likely(!slot_commit_sd(sd, 0, handler, len, args)))
         return TERN_OK;
-    return commit("tern_am_commit_request_medium", sd, 0, handler, 0, len, args);
+    return commit_request_rest(sd, handler, len, args);
+}
+
+static __attribute__((noinline)) int
+prepare_reply_rest(tern_am_token_t token, const void *client_buf, size_t min_len,
+                   size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd);
+
+/* tern_am_prepare_reply_medium for a message that fits_slot (out of
+ * line, as prepare_request_slot). */
+static __attribute__((noinline)) int
+prepare_reply_slot(tern_am_token_t token, const void *client_buf, size_t min_len,
+                   size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd)
+{
+    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
+                  !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
+                                flags, sd, 1)))
+        return TERN_OK;
+    return prepare_reply_rest(token, client_buf, min_len, max_len, nargs, flags, sd);
 }
 
 int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
                                  size_t min_len, size_t max_len, int nargs,
                                  unsigned flags, tern_am_sd_t *sd)
 {
+    if (fits_slot(nargs, max_len))
+        return prepare_reply_slot(token, client_buf, min_len, max_len, nargs, flags, sd);
+    return prepare_reply_rest(token, client_buf, min_len, max_len, nargs, flags, sd);
+}
+
+/* The rest of tern_am_prepare_reply_medium, as prepare_request_rest. */
+static __attribute__((noinline)) int
+prepare_reply_rest(tern_am_token_t token, const void *client_buf, size_t min_len,
+                   size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd)
+{
     if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
                   !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
-                                flags, sd)))
+                                flags, sd, 0)))
         return TERN_OK;
     const char *call = "tern_am_prepare_reply_medium";
     TN_CHECK_INIT(call);
@@ -848,9 +1035,9 @@ int tern_am_prepare_reply_medium(tern_am_token_t token, const void *client_buf,
 int tern_am_commit_reply_medium(tern_am_sd_t *sd, int handler, size_t len,
                                 const tern_am_arg_t *args)
 {
-    if (tn_likely(!fast_commit_sd(sd, 1, handler, 0, len, args)))
+    if (tn_likely(!slot_commit_sd(sd, 1, handler, len, args)))
         return TERN_OK;
-    return commit("tern_am_commit_reply_medium", sd, 1, handler, 0, len, args);
+    return commit_reply_rest(sd, handler, len, args);
 }
 
 /* ---- Tern's own handlers --------------------------------------------------- */

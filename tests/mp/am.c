@@ -224,11 +224,19 @@ static void round_trips(void)
             void *dest = tern_sym_addr(r, landing + (size_t)me * LONG_MAX_BYTES);
             tern_am_arg_t la[3] = {(tern_am_arg_t)round, ll, 0};
             MP_OK(tern_am_request_long(r, H_LONG, buf, ll, dest, la, 3, 0));
-            /* Negotiated Request, generated in place. */
+            /* Negotiated Request, generated in place, or in a buffer of
+             * the client's (odd rounds); every fourth round one that fits
+             * in a queue slot's line on shm (1-24 bytes with one
+             * argument), in place and from the client's buffer. */
             tern_am_sd_t sd;
-            size_t nl = 1 + (size_t)round * 97 * (medium_max / 1024) % medium_max;
-            MP_OK(tern_am_prepare_request_medium(r, NULL, nl, nl, 1, 0, &sd));
+            size_t nl = round % 4 >= 2
+                            ? 1 + (size_t)(round * 5 + k) % 24
+                            : 1 + (size_t)round * 97 * (medium_max / 1024) % medium_max;
+            unsigned char *cb = round % 2 ? buf : NULL;
+            MP_OK(tern_am_prepare_request_medium(r, cb, nl, nl, 1, 0, &sd));
             MP_CHECK(sd.len == nl, "granted %zu of %zu", sd.len, nl);
+            MP_CHECK(!cb || sd.buf == cb,
+                     "Prepare did not hand back the client's buffer");
             for (size_t i = 0; i < nl; i++)
                 ((unsigned char *)sd.buf)[i] = (unsigned char)(i ^ (size_t)me);
             tern_am_arg_t na[1] = {0};
