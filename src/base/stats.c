@@ -75,6 +75,11 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
     fprintf(f, "%s network credit windows grown for streams: %llu times, %llu credits\n",
             prefix, (unsigned long long)s->net_window_grown,
             (unsigned long long)s->net_window_credits);
+    fprintf(f, "%s network credit windows shrunk for traffic both ways: by %llu\n",
+            prefix, (unsigned long long)s->net_window_shrunk);
+    fprintf(f,
+            "%s network credit returns held while handlers' queued RMA drained: %llu\n",
+            prefix, (unsigned long long)s->net_credits_held);
     fprintf(f,
             "%s network, inside handlers: %llu RMA queued for later, %llu messages "
             "held back, %llu atomics queued for later\n",

@@ -27,6 +27,8 @@ typedef struct tn_stats {
     uint64_t net_failed;                  /* network fragments that ended in an error */
     uint64_t net_rx_grown, net_rx_shrunk; /* the posted receive buffers doubled, halved */
     uint64_t net_window_grown, net_window_credits; /* credit windows grown, by so many */
+    uint64_t net_window_shrunk;  /* credits taken back from windows: traffic both ways */
+    uint64_t net_credits_held;   /* credit returns held while queued RMA drained */
     uint64_t net_deferred;       /* RMA from handlers queued: it could not go at once */
     uint64_t net_held;           /* messages held back by a poll made inside a handler */
     uint64_t net_deferred_amo;   /* atomics from handlers queued: the same */

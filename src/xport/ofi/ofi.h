@@ -82,6 +82,8 @@ typedef struct tn_ofi_rkey {
     _Atomic int consumed; /* messages handled from it, credits not returned */
     _Atomic int window;   /* credits granted to it in all: credit_init, grown
                              while it streams to this rank (ofi_msg.c) */
+    _Atomic int sent_to;  /* a message went to it since its credits last went
+                             back alone: its stream is not one-way */
     int flushing;         /* a flush read to it is in flight (under o->lock) */
 } tn_ofi_rkey_t;
 
@@ -213,6 +215,12 @@ typedef struct tn_ofi {
     tn_ofi_defer_t *defer_head, **defer_tail;
     _Atomic long ndefer;
     _Atomic int defer_busy;
+    /* Threads waiting for the queue to empty (an RMA call outside a
+     * handler, ofi_defer.c wait_queue): while any does, no credits go
+     * back (ofi_msg.c, "Credits held while the queue drains");
+     * credits_held: a return was held, owed once the last waiter leaves. */
+    _Atomic int defer_waiting;
+    _Atomic int credits_held;
     long defer_peak;
     int closing;
     _Atomic(tn_xport_recv_fn) recv_fn;
@@ -259,6 +267,9 @@ static inline int tn_ofi_msg_due(tn_ofi_t *o)
 /* Sends the packed buffers of peers that have a credit again (after
  * completions brought credits back). */
 void tn_ofi_msg_flush(tn_ofi_t *o);
+/* A thread starts (1) or stops (0) waiting for the queue of RMA from
+ * handlers to empty: credits go back to no peer while any waits. */
+void tn_ofi_msg_hold(tn_ofi_t *o, int on);
 
 /* tn_ofi_create (registry.h) opens the endpoint with the TERN_OFI_*
  * values in force, registers the rank's whole mapping and exchanges

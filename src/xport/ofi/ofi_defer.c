@@ -157,10 +157,16 @@ static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
  * (the order of one thread's operations to a peer holds across a handler
  * and the code that ran it). Polls, which issues them. TERN_OK once none
  * is queued, TERN_ERR_AGAIN under IMMEDIATE when one poll did not clear
- * them. */
+ * them. The polls run handlers, which may queue more: meanwhile no
+ * credits go back (tn_ofi_msg_hold), so that what peers send, and the
+ * queue with it, stops growing and the wait ends. */
 static int wait_queue(tn_ofi_t *o, unsigned flags)
 {
+    if (atomic_load_explicit(&o->ndefer, memory_order_acquire) == 0)
+        return TERN_OK;
     uint64_t iter = 0;
+    int st = TERN_OK;
+    tn_ofi_msg_hold(o, 1);
     while (atomic_load_explicit(&o->ndefer, memory_order_acquire) > 0) {
         int done = tn_ofi_poll(&o->base);
         if (flags & TERN_FLAG_IMMEDIATE) {
@@ -168,12 +174,14 @@ static int wait_queue(tn_ofi_t *o, unsigned flags)
                 break;
             if (done == 0)
                 tn_wait_refused();
-            return TERN_ERR_AGAIN;
+            st = TERN_ERR_AGAIN;
+            break;
         }
         if (done == 0)
             tn_wait_step(iter++);
     }
-    return TERN_OK;
+    tn_ofi_msg_hold(o, 0);
+    return st;
 }
 
 int tn_ofi_defer_rma(tn_ofi_t *o, const tn_rma_t *op, const tn_xport_done_t *done,

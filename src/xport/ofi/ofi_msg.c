@@ -243,14 +243,90 @@ static tn_ofi_buf_t *reserve(tn_ofi_t *o, int rank)
     return b;
 }
 
+/* ---- credits held while the queue drains -----------------------------------
+ * An RMA call outside a handler waits until the RMA that handlers queued
+ * (ofi_defer.c) has gone, so that one thread's operations keep their
+ * order. That wait polls, which runs handlers, and each may queue more:
+ * with peers streaming here the queue grew faster than 4 descriptors
+ * drained it (mp.am_hold.net.n3: 9000-13000 queued at the waiting rank,
+ * its peers' grown windows of 64-77 credits refilled at once), so the
+ * wait, and every send of that rank, lasted until the peers had sent all
+ * they had. So while a thread waits for the queue, no credits go back,
+ * neither alone nor on a message: the peers stop after what is in flight,
+ * the handlers of that queue only a window's worth more, and the queue
+ * empties. The credits held go back at the next poll after the wait. Not
+ * by holding the received messages back instead: the provider's buffers
+ * would fill and stop the connection that carries the answers the queued
+ * RMA waits for ("RMA from handlers", active-messages.md). */
+
+/* 1 when credits must not go back now (a thread waits for the queue), the
+ * hold then noted so that its end returns them. */
+static int credits_held(tn_ofi_t *o)
+{
+    if (tn_likely(!atomic_load_explicit(&o->defer_waiting, memory_order_relaxed)))
+        return 0;
+    atomic_store(&o->credits_held, 1);
+    /* The last waiter may have left meanwhile, missing the note. */
+    return atomic_load(&o->defer_waiting) != 0;
+}
+
+void tn_ofi_msg_hold(tn_ofi_t *o, int on)
+{
+    if (on) {
+        atomic_fetch_add(&o->defer_waiting, 1);
+        return;
+    }
+    if (atomic_fetch_sub(&o->defer_waiting, 1) == 1 &&
+        atomic_exchange(&o->credits_held, 0))
+        atomic_store(&o->credits_owed, 1); /* the next poll returns what is due */
+}
+
+/* Credits owed to rank to return on a message now (0 while held). */
+static uint16_t credits_out(tn_ofi_t *o, int rank)
+{
+    if (tn_unlikely(credits_held(o)))
+        return 0;
+    return (uint16_t)atomic_exchange(&o->peers[rank]->consumed, 0);
+}
+
+/* Credits owed to e's rank that go back on a message of core's: a grown
+ * window is not one-way any more, so it shrinks back toward credit_init by
+ * up to what it returns, and those credits go back to the budget for
+ * other streams (grow_window). */
+static uint16_t credits_on_message(tn_ofi_t *o, tn_ofi_rkey_t *e, int c)
+{
+    int w = atomic_load_explicit(&e->window, memory_order_relaxed), d;
+    do {
+        if (tn_likely(w <= o->credit_init || c == 0))
+            return (uint16_t)c;
+        d = w - o->credit_init < c ? w - o->credit_init : c;
+    } while (!atomic_compare_exchange_weak_explicit(
+        &e->window, &w, w - d, memory_order_relaxed, memory_order_relaxed));
+    atomic_fetch_add_explicit(&o->grant_left, d, memory_order_relaxed);
+    TN_STAT_ADD(net_window_shrunk, (uint64_t)d);
+    return (uint16_t)(c - d);
+}
+
+/* A message of core's goes to e's rank: a stream from it is not one-way
+ * (grow_window). */
+static void mark_sent(tn_ofi_rkey_t *e)
+{
+    if (!atomic_load_explicit(&e->sent_to, memory_order_relaxed))
+        atomic_store_explicit(&e->sent_to, 1, memory_order_relaxed);
+}
+
 /* The header of b (len: bytes after it), returning the credits owed. */
 static void seal(tn_ofi_t *o, tn_ofi_buf_t *b, size_t len, unsigned flags)
 {
     wire_hdr_t *h = (wire_hdr_t *)b->mem;
     h->src = o->rank;
     h->len = (uint32_t)len;
-    h->credits = (uint16_t)atomic_exchange(&o->peers[b->rank]->consumed, 0);
+    h->credits = credits_out(o, b->rank);
     h->flags = (uint16_t)flags;
+    if (!(flags & CREDITED)) {
+        mark_sent(o->peers[b->rank]);
+        h->credits = credits_on_message(o, o->peers[b->rank], h->credits);
+    }
     b->len = HDR + len;
 }
 
@@ -468,8 +544,10 @@ static int try_inject(tn_ofi_t *o, int rank, const void *head, size_t hn,
         memcpy((char *)msg + HDR + hn, payload, len);
     h->src = o->rank;
     h->len = (uint32_t)n;
-    h->credits = (uint16_t)atomic_exchange(&o->peers[rank]->consumed, 0);
+    h->credits = credits_out(o, rank);
     h->flags = 0;
+    mark_sent(o->peers[rank]);
+    h->credits = credits_on_message(o, o->peers[rank], h->credits);
     h->pad = 0;
     ssize_t r = fi_inject(o->ep, msg, HDR + n, tn_ofi_faddr(o, rank));
     if (tn_likely(r == 0))
@@ -569,12 +647,24 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
  * provider, stays bounded: windows grow only out of grant_left, nrx
  * credits for all peers together (one receive buffer each; the posted set
  * grows to them under a burst), so peers x TERN_AM_NET_CREDITS + nrx
- * messages at most, against peers x TERN_AM_NET_CREDITS before. A window
- * never shrinks: the first streams keep what they got. */
+ * messages at most, against peers x TERN_AM_NET_CREDITS before. A stream
+ * grows only while it is one-way, and its window shrinks back as soon as
+ * this rank sends it messages (credits_on_message), returning the credits
+ * to the budget; so streams that go both ways keep TERN_AM_NET_CREDITS, and
+ * a one-way stream that starts after others finds the budget again. */
 
-/* Credits to add to rank's window now (0: at its bound, or none left). */
+/* Credits to add to rank's window now (0: at its bound, none left, or
+ * this rank sent it a message since its credits last went back alone).
+ * Only a stream that is one-way grows: where messages go both ways the
+ * credits travel on them, and a window grown there was taken out of the
+ * budget first come first served (mp.am_hold.net.n3: ranks 0 and 2 got
+ * 125 credits at each other and 64-77 at rank 1, rank 1 16 at both; it
+ * fell behind and sent the last of its 2 x 10^5 alone, at 16 credits per
+ * turn of its receivers on the cores). */
 static int grow_window(tn_ofi_t *o, tn_ofi_rkey_t *e)
 {
+    if (atomic_exchange_explicit(&e->sent_to, 0, memory_order_relaxed))
+        return 0;
     int w = atomic_load_explicit(&e->window, memory_order_relaxed);
     long want = w < o->window_max - w ? w : o->window_max - w;
     long left = atomic_load_explicit(&o->grant_left, memory_order_relaxed);
@@ -596,6 +686,10 @@ static void return_credits(tn_ofi_t *o, int rank)
 {
     if (tn_ofi_peer(o, rank) != TERN_OK)
         return; /* logged; the sender's next message retries */
+    if (credits_held(o)) {
+        TN_STAT_ADD(net_credits_held, 1);
+        return; /* returned when the queue has drained */
+    }
     tn_ofi_buf_t *b = tx_take(o);
     if (!b) {
         atomic_store(&o->credits_owed, 1); /* retried by a later poll */

@@ -265,6 +265,7 @@ static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
     atomic_init(&e->credits, o->credit_init); /* 0 until messages are set up */
     atomic_init(&e->consumed, 0);
     atomic_init(&e->window, o->credit_init);
+    atomic_init(&e->sent_to, 0);
     o->resolved++;
     __atomic_store_n(&o->peers[rank], e, __ATOMIC_RELEASE);
     return TERN_OK;
