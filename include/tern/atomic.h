@@ -163,22 +163,36 @@ typedef struct tern_ad_fast_ {
 #if defined(__GNUC__)
 /* 1 when the op can run inline: a cpu domain of this type, op one bit of
  * its set, known flags, a result for a fetching op, and an aligned word
- * mapped here (*d set). The op tests fold away for a constant op. */
+ * mapped here (*d set). The op tests fold away for a constant op. Four
+ * branches: the two that guard the loads (domain pointer, rank), then the
+ * head's checks or-ed into one word, then the segment range. With a
+ * branch per check (the && chain this replaced) two ranks fetch-adding one
+ * word ran at 0.50-0.89x (median 0.78) the raw atomic's aggregate rate
+ * on Zen 4, and at 0.96-1.12x (median 1.00) with these
+ * (docs/design/atomics.md, "Hot-spot: fewer branches between the locked
+ * ops"). */
 static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
                                    uint32_t op, const void *result, tern_flags_t flags,
                                    size_t size, intptr_t *d)
 {
     const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
-    return TERN_LIKELY_(
-        f && f->cpu == TERN_AD_CPU_LIVE_ && f->type == type && (op & f->ops) &&
-        !(op & (op - 1)) && !(flags & ~TERN_FLAGS_KNOWN_) &&
-        (result || !(op & TERN_OPS_FETCHING_)) && !((uintptr_t)addr & (size - 1)) &&
-        tern_fast_word_ok_(rank, addr, d));
+    if (!TERN_LIKELY_(f && (unsigned)rank < tern_fast_.npeers))
+        return 0;
+    const tern_peer_fast_t *p = &tern_fast_.peer[rank];
+    *d = p->delta;
+    /* base and size are multiples of 64: an aligned word of at most 64
+     * bytes whose first byte is in range lies wholly in range. */
+    uint32_t bad = (f->cpu ^ TERN_AD_CPU_LIVE_) | ((uint32_t)f->type ^ (uint32_t)type) |
+                   (uint32_t) !(op & f->ops) | (op & (op - 1)) |
+                   (uint32_t)(flags & ~TERN_FLAGS_KNOWN_) |
+                   (uint32_t)(!result && (op & TERN_OPS_FETCHING_)) |
+                   (uint32_t)((uintptr_t)addr & (size - 1));
+    return TERN_LIKELY_(!bad) && TERN_LIKELY_((uintptr_t)addr - p->base < p->size);
 }
 
 /* Inline path of the integer types when the domain is cpu: the locked
- * instruction after ~15 others for a constant op (scripts/amo-cost.sh:
- * 24 instructions per fetch-add loop iteration against 5 for the raw
+ * instruction after ~20 others for a constant op (scripts/amo-cost.sh:
+ * 28 instructions per fetch-add loop iteration against 5 for the raw
  * atomic, no store before the locked one); returns 1 when done
  * (MIN, MAX, MULT and their fetching forms are left to the library, as
  * are float and double). Sequentially consistent, as the library's. */
