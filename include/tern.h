@@ -458,7 +458,9 @@ enum { TERN_CMP_EQ, TERN_CMP_NE, TERN_CMP_GT, TERN_CMP_GE, TERN_CMP_LT, TERN_CMP
  * peers' puts, or any 8-byte-aligned word of this process that a handler
  * of this rank sets) compares true against value; polls and yields as the
  * wait mode says: once a handler is registered every check runs handlers
- * and a check that found nothing to do pauses the CPU, so it is the way to
+ * and a check that found nothing to do pauses the CPU (for about one pause,
+ * watching this rank's shared-memory message queues meanwhile, so that a
+ * message that arrives is handled at once), so it is the way to
  * wait for a Reply (see tern/am.h); without handlers and when spinning, it
  * polls as a hand-written spin does (load, compare, pause), with
  * progress every 64 polls. Returns TERN_OK or TERN_ERR_INVALID. */

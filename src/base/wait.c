@@ -9,6 +9,7 @@
 
 tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256};
 int (*tn_wait_progress_hook)(void);
+void (*tn_wait_relax_hook)(void);
 
 static int should_yield(uint64_t iter)
 {
@@ -40,7 +41,10 @@ void tn_wait_step(uint64_t iter)
     if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
         return; /* something completed: check again at once */
     if (!should_yield(iter)) {
-        tn_cpu_relax();
+        if (tn_wait_relax_hook)
+            tn_wait_relax_hook();
+        else
+            tn_cpu_relax();
         return;
     }
     if (tn_wait_policy.mode == TN_WAIT_BLOCK &&

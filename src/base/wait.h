@@ -22,6 +22,11 @@ extern tn_wait_policy_t tn_wait_policy;
  * needing it, e.g. a manual-progress network); NULL when none. */
 extern int (*tn_wait_progress_hook)(void);
 
+/* What a waiting step does instead of one pause when it would pause (set
+ * by core when it has shared-memory queues to watch: tn_core_wait_relax);
+ * NULL: pause. */
+extern void (*tn_wait_relax_hook)(void);
+
 static inline void tn_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -384,6 +384,8 @@ int tn_ad_mbox_progress(void);
 /* Progress on every transport; returns completions handled
  * (core/progress.c). */
 int tn_core_progress(void);
+/* base/wait's relax hook (tn_wait_relax_hook): see progress.c. */
+void tn_core_wait_relax(void);
 /* The progress thread (TERN_PROGRESS_THREAD=1), started when some
  * transport needs polling; stop is a no-op without one. */
 int tn_core_progress_start(void);

@@ -339,6 +339,8 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
      * drives them. */
     if (tn_core.needs_poll)
         tn_wait_progress_hook = tn_core_progress;
+    if (tn_core.msg_nin > 0)
+        tn_wait_relax_hook = tn_core_wait_relax;
     rc = tn_core_progress_start();
 out:
     tn_core_tmp_free(all, all_bytes);
@@ -349,6 +351,7 @@ void tn_core_xports_destroy(void)
 {
     tn_core_progress_stop();
     tn_wait_progress_hook = NULL;
+    tn_wait_relax_hook = NULL;
     tn_core.msg_nin = 0;
     tn_core.msg_in = NULL;
     tn_core.npolled = 0;
