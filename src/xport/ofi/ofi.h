@@ -211,9 +211,12 @@ typedef struct tn_ofi {
     /* RMA from handlers that could not be issued at once (ofi_defer.c):
      * a queue under lock (appended at the tail; the head is issued by the
      * thread holding defer_busy), ndefer queued, defer_peak the most at
-     * once (logged at close, TERN_VERBOSE=2). */
+     * once (logged at close, TERN_VERBOSE=2); defer_appended and
+     * defer_retired count every operation ever queued and ever unlinked
+     * (a waiter waits for those queued before it, wait_queue). */
     tn_ofi_defer_t *defer_head, **defer_tail;
     _Atomic long ndefer;
+    _Atomic uint64_t defer_appended, defer_retired;
     _Atomic int defer_busy;
     /* Threads waiting for the queue to empty (an RMA call outside a
      * handler, ofi_defer.c wait_queue): while any does, no credits go

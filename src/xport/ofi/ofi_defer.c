@@ -125,8 +125,10 @@ int tn_ofi_defer_issue(tn_ofi_t *o)
         if (!o->defer_head)
             o->defer_tail = &o->defer_head;
         pthread_mutex_unlock(&o->lock);
-        /* Released after the unlink: a caller that sees none queued may
-         * issue its own at once, behind this one. */
+        /* Released after the unlink: a caller that sees none queued (or
+         * none of those queued before it) may issue its own at once,
+         * behind this one. */
+        atomic_fetch_add_explicit(&o->defer_retired, 1, memory_order_release);
         atomic_fetch_sub_explicit(&o->ndefer, 1, memory_order_release);
         free(d);
         done++;
@@ -144,6 +146,7 @@ static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
     *o->defer_tail = d;
     o->defer_tail = &d->next;
     long now = atomic_fetch_add_explicit(&o->ndefer, 1, memory_order_relaxed) + 1;
+    atomic_fetch_add_explicit(&o->defer_appended, 1, memory_order_relaxed);
     if (now > o->defer_peak)
         o->defer_peak = now;
     pthread_mutex_unlock(&o->lock);
@@ -153,24 +156,31 @@ static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
         TN_STAT_ADD(net_deferred, 1);
 }
 
-/* A caller that may wait, with operations queued: their turn comes first
- * (the order of one thread's operations to a peer holds across a handler
- * and the code that ran it). Polls, which issues them. TERN_OK once none
- * is queued, TERN_ERR_AGAIN under IMMEDIATE when one poll did not clear
- * them. The polls run handlers, which may queue more: meanwhile no
- * credits go back (tn_ofi_msg_hold), so that what peers send, and the
- * queue with it, stops growing and the wait ends. */
+/* A caller that may wait, with operations queued: those queued before it
+ * go first (the order of one thread's operations to a peer holds across
+ * a handler and the code that ran it). Polls, which issues them. TERN_OK
+ * once every operation queued before the call has left the queue,
+ * TERN_ERR_AGAIN under IMMEDIATE when one poll did not clear them.
+ * The polls run handlers, which may queue more; those are not waited
+ * for: they started after this call, which cannot depend on them, and a
+ * wait for an empty queue is fed by the very polls that drain it (with
+ * few descriptors and peers flooding, it outlasted the peers' whole
+ * streams: active-messages.md, "am_hold"). Meanwhile no credits go back
+ * (tn_ofi_msg_hold), so what peers send slows while the queue drains. */
 static int wait_queue(tn_ofi_t *o, unsigned flags)
 {
     if (atomic_load_explicit(&o->ndefer, memory_order_acquire) == 0)
         return TERN_OK;
+    /* Appended under the lock before ndefer is seen: the count read here
+     * covers every operation this thread can have seen queued. */
+    uint64_t mine = atomic_load_explicit(&o->defer_appended, memory_order_acquire);
     uint64_t iter = 0;
     int st = TERN_OK;
     tn_ofi_msg_hold(o, 1);
-    while (atomic_load_explicit(&o->ndefer, memory_order_acquire) > 0) {
+    while (atomic_load_explicit(&o->defer_retired, memory_order_acquire) < mine) {
         int done = tn_ofi_poll(&o->base);
         if (flags & TERN_FLAG_IMMEDIATE) {
-            if (atomic_load_explicit(&o->ndefer, memory_order_acquire) == 0)
+            if (atomic_load_explicit(&o->defer_retired, memory_order_acquire) >= mine)
                 break;
             if (done == 0)
                 tn_wait_refused();

@@ -481,11 +481,15 @@ int tn_ofi_poll(tn_xport_t *x)
 /* Takes a descriptor, driving progress while none is free. With IMMEDIATE
  * it polls once before refusing (NULL), so that a caller retrying in a
  * loop sees its earlier operations complete (issue 14: a refusal that made
- * no progress could be retried forever). */
+ * no progress could be retried forever). A blocking wait holds credits
+ * back (tn_ofi_msg_hold) as the wait for queued handlers' RMA does: its
+ * polls run handlers whose RMA, queued, takes each descriptor that frees
+ * before this caller can, for as long as peers keep sending. */
 tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
 {
     uint64_t iter = 0;
     tn_ofi_op_t *op;
+    int held = 0;
     while (!(op = op_take(o))) {
         int done = tn_ofi_poll(&o->base);
         if (flags & TERN_FLAG_IMMEDIATE) {
@@ -494,9 +498,15 @@ tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
             tn_wait_refused();
             return NULL;
         }
+        if (!held) {
+            tn_ofi_msg_hold(o, 1);
+            held = 1;
+        }
         if (done == 0)
             tn_wait_step(iter++);
     }
+    if (held)
+        tn_ofi_msg_hold(o, 0);
     return op;
 }
 
