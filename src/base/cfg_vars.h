@@ -71,8 +71,8 @@
     X(spin_us, "TERN_SPIN_US", INT, "50", NULL, 0,                                       \
       "Auto mode with a CPU for each rank: microseconds a waiting call spins "           \
       "before it waits as with more ranks than CPUs (yields, then after "                \
-      "TERN_YIELD_COUNT yields sleeps briefly between polls, where nothing "             \
-      "drives the network); each new wait spins again; 0 spins for ever.")               \
+      "TERN_YIELD_COUNT yields a barrier's or collective's flag wait sleeps 50 us "      \
+      "between polls); each new wait spins again; 0 spins for ever.")                    \
     X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
       "Auto mode with more ranks than CPUs: yields before a waiting call "               \
       "sleeps in the kernel until its flag is written (shared-memory flags "             \

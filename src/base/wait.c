@@ -77,10 +77,13 @@ static int spun_out(uint64_t iter)
 }
 
 /* A step past TERN_SPIN_US, its n-th, once the progress hook found
- * nothing: yield; without a hook, past TERN_YIELD_COUNT yields sleep. */
-static void long_step(uint64_t n)
+ * nothing: yield; in a wait that can sleep (a flag's, tn_wait_u32_change,
+ * with no progress hook), sleep briefly past TERN_YIELD_COUNT yields.
+ * Other waits only yield, as when oversubscribed: their callers drive the
+ * runtime's progress (serving other ranks' requests) every 64 steps. */
+static void long_step(uint64_t n, int can_sleep)
 {
-    if (!tn_wait_progress_hook && tn_wait_policy.yield_count > 0 &&
+    if (can_sleep && !tn_wait_progress_hook && tn_wait_policy.yield_count > 0 &&
         n > (uint64_t)tn_wait_policy.yield_count) {
         /* The peer has not come in a time slice's worth of yields: it is
          * off-core behind other work (other jobs, other tests), or it
@@ -98,10 +101,10 @@ void tn_wait_long_step(uint64_t n)
 {
     if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
         return;
-    long_step(n);
+    long_step(n, 0);
 }
 
-void tn_wait_step(uint64_t iter)
+static void step(uint64_t iter, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
     if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
@@ -111,7 +114,7 @@ void tn_wait_step(uint64_t iter)
          * TERN_SPIN_US. */
         if (__builtin_expect(((iter & 63) == 63 || cur.long_steps) && p->spin_ns, 0) &&
             spun_out(iter)) {
-            long_step(cur.long_steps++);
+            long_step(cur.long_steps++, can_sleep);
             return;
         }
         tn_cpu_relax();
@@ -129,6 +132,11 @@ void tn_wait_step(uint64_t iter)
         return;
     }
     sched_yield();
+}
+
+void tn_wait_step(uint64_t iter)
+{
+    step(iter, 0);
 }
 
 void tn_wait_refused(void)
@@ -172,7 +180,7 @@ void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *
                 futex(word, FUTEX_WAIT, old);
             atomic_store_explicit(sleeping, 0, memory_order_relaxed);
         } else {
-            tn_wait_step(iter);
+            step(iter, 1);
         }
         iter++;
     }

@@ -62,8 +62,8 @@ static inline int tn_wait_spun_out(uint64_t t0, uint64_t now)
 }
 
 /* One step of a wait past TERN_SPIN_US (auto mode), its n-th: drives the
- * progress hook, then yields as an oversubscribed rank does; past
- * TERN_YIELD_COUNT yields with no progress hook, sleeps briefly. */
+ * progress hook, then yields as an oversubscribed rank does (only a
+ * flag's wait, tn_wait_u32_change, goes on to sleep). */
 void tn_wait_long_step(uint64_t n);
 
 /* A call about to refuse under TERN_FLAG_IMMEDIATE after a poll that found

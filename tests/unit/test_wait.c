@@ -1,10 +1,11 @@
 /* The wait policy (base/wait.c) in one process: in auto mode on a machine
  * with a CPU per rank, a wait spins (no yield, no sleep) until it has
- * waited TERN_SPIN_US, then yields, and past TERN_YIELD_COUNT yields
- * sleeps; a fresh wait spins again; TERN_SPIN_US=0 and spin mode never
+ * waited TERN_SPIN_US, then yields, and (a flag's wait) past
+ * TERN_YIELD_COUNT yields sleeps; a fresh wait spins again; TERN_SPIN_US=0 and spin mode never
  * yield. sched_yield and nanosleep are this file's, counting calls (the
  * executable's definitions take the library's calls). */
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -13,6 +14,7 @@
 #include "unit_check.h"
 
 static unsigned long yields, sleeps;
+static _Atomic uint32_t *word_to_set; /* set to 1 at the 3rd sleep */
 
 int sched_yield(void)
 {
@@ -24,7 +26,8 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 {
     (void)req;
     (void)rem;
-    sleeps++;
+    if (++sleeps == 3 && word_to_set)
+        atomic_store(word_to_set, 1);
     return 0;
 }
 
@@ -64,8 +67,18 @@ int main(void)
     CHECK(sleeps == 0);
     for (uint64_t i = 0; i < 16; i++)
         tn_wait_step(steps + i);
-    CHECK(yields == 8); /* TERN_YIELD_COUNT yields, then sleeps */
-    CHECK(sleeps == 17 - 8);
+    CHECK(yields == 17 && sleeps == 0); /* only a flag's wait sleeps */
+
+    /* A flag's wait (barriers, collectives) sleeps past TERN_YIELD_COUNT
+     * yields; the 3rd sleep sets the flag. */
+    _Atomic uint32_t word = 0, sleeping = 0;
+    word_to_set = &word;
+    yields = sleeps = 0;
+    uint64_t t0 = tn_time_ns();
+    tn_wait_u32_change(&word, 0, &sleeping);
+    CHECK(tn_time_ns() - t0 >= 20 * 1000 * 1000);
+    CHECK(yields == 8 && sleeps == 3);
+    word_to_set = NULL;
 
     /* A fresh wait spins again: 5 ms of steps (under the bound), none. */
     first = run_wait(5 * 1000 * 1000, 0, &steps);
