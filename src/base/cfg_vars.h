@@ -59,18 +59,25 @@
       "$XDG_CACHE_HOME/tern or ~/.cache/tern (where that cannot be written: "            \
       "$TMPDIR/tern-cache-UID); none: no cache, measure at every start.")                \
     X(wait_mode, "TERN_WAIT_MODE", ENUM, "auto", "auto|spin|yield|block", 0,             \
-      "How waiting calls wait: auto spins when this machine has a CPU for "              \
-      "each of the job's ranks on it (counting every simulated node of "                 \
+      "How waiting calls wait: auto spins (up to TERN_SPIN_US) when this "               \
+      "machine has a CPU for each of the job's ranks on it (counting every "             \
+      "simulated node of "                                                               \
       "ternrun --nodes), and otherwise yields at once, then sleeps in the "              \
       "kernel after TERN_YIELD_COUNT yields; spin never yields; yield "                  \
       "always yields; block sleeps in the kernel after TERN_SPIN_COUNT polls "           \
       "(yielding between them when oversubscribed).")                                    \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
       "Polls before a waiting call sleeps (block mode).")                                \
+    X(spin_us, "TERN_SPIN_US", INT, "50", NULL, 0,                                       \
+      "Auto mode with a CPU for each rank: microseconds a waiting call spins "           \
+      "before it waits as with more ranks than CPUs (yields, then after "                \
+      "TERN_YIELD_COUNT yields a barrier's or collective's flag wait sleeps 50 us "      \
+      "between polls); each new wait spins again; 0 spins for ever.")                    \
     X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
       "Auto mode with more ranks than CPUs: yields before a waiting call "               \
       "sleeps in the kernel until its flag is written (shared-memory flags "             \
-      "of barriers and collectives); 0 never sleeps.")                                   \
+      "of barriers and collectives); past TERN_SPIN_US likewise, then 50 us "            \
+      "sleeps; 0 never sleeps.")                                                         \
     X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, 0,                               \
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \

@@ -7,7 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256};
+#include "base/compiler.h"
+#include "base/time.h"
+
+tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 50000};
 int (*tn_wait_progress_hook)(void);
 void (*tn_wait_relax_hook)(void);
 
@@ -36,10 +39,88 @@ static int should_yield(uint64_t iter)
     }
 }
 
-void tn_wait_step(uint64_t iter)
+/* This thread's wait as tn_wait_step sees it: the iter of its last timed
+ * step, when its spinning was first timed, and its steps past
+ * TERN_SPIN_US (0: still spinning). */
+static __thread TN_TLS_FAST struct {
+    uint64_t last, t0, long_steps;
+} cur = {UINT64_MAX, 0, 0};
+
+/* Auto mode, not oversubscribed, a step past TERN_SPIN_US or a poll of 64
+ * (iter & 63 == 63): whether this step's wait has spun past TERN_SPIN_US.
+ * The clock is read once every 64 polls (a vDSO clock_gettime, ~20 ns,
+ * beside 64 pauses). A step whose iter is not above the last one seen
+ * starts a new wait, which spins again. */
+static int spun_out(uint64_t iter)
+{
+    if (cur.long_steps) {
+        if (iter > cur.last) {
+            cur.last = iter;
+            return 1;
+        }
+        cur.long_steps = 0; /* a new wait */
+        cur.t0 = 0;
+        if ((iter & 63) != 63)
+            return 0;
+    }
+    if (iter <= cur.last) /* a new wait (the first: last is UINT64_MAX) */
+        cur.t0 = 0;
+    cur.last = iter;
+    uint64_t now = tn_time_ns();
+    if (!cur.t0) {
+        cur.t0 = now;
+        return 0;
+    }
+    if (!tn_wait_spun_out(cur.t0, now))
+        return 0;
+    cur.long_steps = 1;
+    return 1;
+}
+
+/* A step past TERN_SPIN_US, its n-th, once the progress hook found
+ * nothing: yield; in a wait that can sleep (a flag's, tn_wait_u32_change,
+ * with no progress hook), sleep briefly past TERN_YIELD_COUNT yields.
+ * Other waits only yield, as when oversubscribed: their callers drive the
+ * runtime's progress (serving other ranks' requests) every 64 steps. */
+static void long_step(uint64_t n, int can_sleep)
+{
+    if (can_sleep && !tn_wait_progress_hook && tn_wait_policy.yield_count > 0 &&
+        n > (uint64_t)tn_wait_policy.yield_count) {
+        /* The peer has not come in a time slice's worth of yields: it is
+         * off-core behind other work (other jobs, other tests), or it
+         * computes. Sleeping leaves the core to them; no writer knows to
+         * wake this waiter (only oversubscribed hosts publish with a wake
+         * check: tn_wait_may_sleep), so the sleep is short. */
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    sched_yield();
+}
+
+void tn_wait_long_step(uint64_t n)
 {
     if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
+        return;
+    long_step(n, 0);
+}
+
+static void step(uint64_t iter, int can_sleep)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
         return; /* something completed: check again at once */
+    if (p->mode == TN_WAIT_AUTO && !p->oversubscribed) {
+        /* Spinning; the clock every 64 polls, and each step once past
+         * TERN_SPIN_US. */
+        if (__builtin_expect(((iter & 63) == 63 || cur.long_steps) && p->spin_ns, 0) &&
+            spun_out(iter)) {
+            long_step(cur.long_steps++, can_sleep);
+            return;
+        }
+        tn_cpu_relax();
+        return;
+    }
     if (!should_yield(iter)) {
         if (tn_wait_relax_hook)
             tn_wait_relax_hook();
@@ -55,6 +136,11 @@ void tn_wait_step(uint64_t iter)
         return;
     }
     sched_yield();
+}
+
+void tn_wait_step(uint64_t iter)
+{
+    step(iter, 0);
 }
 
 void tn_wait_refused(void)
@@ -98,7 +184,7 @@ void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *
                 futex(word, FUTEX_WAIT, old);
             atomic_store_explicit(sleeping, 0, memory_order_relaxed);
         } else {
-            tn_wait_step(iter);
+            step(iter, 1);
         }
         iter++;
     }

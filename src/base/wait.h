@@ -14,6 +14,7 @@ typedef struct tn_wait_policy {
     int oversubscribed; /* more of the job's ranks on this machine than CPUs */
     long spin_count;    /* polls before yielding/sleeping */
     long yield_count;   /* auto, oversubscribed: yields before sleeping; 0 never */
+    uint64_t spin_ns;   /* auto, not oversubscribed: spinning before yielding; 0 never */
 } tn_wait_policy_t;
 
 extern tn_wait_policy_t tn_wait_policy;
@@ -50,8 +51,25 @@ static inline int tn_wait_only_pauses(void)
 
 /* One step of waiting after `iter` unsuccessful checks: drives the
  * progress hook, then is cheap when spinning; yields or sleeps briefly
- * (without a wake-up source) when the policy says so. */
+ * (without a wake-up source) when the policy says so. A wait's steps come
+ * with iter counting up from where it started; a call with an iter not
+ * above the last one's starts a new wait (which spins again in auto mode:
+ * tn_wait_long). */
 void tn_wait_step(uint64_t iter);
+
+/* Auto mode with a CPU for each rank: whether a wait that started spinning
+ * at t0 (tn_time_ns) has spun past TERN_SPIN_US, no healthy hand-off being
+ * that long (docs/design/barrier-and-waiting.md). Read every 64 polls. */
+static inline int tn_wait_spun_out(uint64_t t0, uint64_t now)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    return p->mode == TN_WAIT_AUTO && p->spin_ns && now - t0 > p->spin_ns;
+}
+
+/* One step of a wait past TERN_SPIN_US (auto mode), its n-th: drives the
+ * progress hook, then yields as an oversubscribed rank does (only a
+ * flag's wait, tn_wait_u32_change, goes on to sleep). */
+void tn_wait_long_step(uint64_t n);
 
 /* A call about to refuse under TERN_FLAG_IMMEDIATE after a poll that found
  * nothing: yields the CPU when a waiting call would (oversubscribed, or

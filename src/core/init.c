@@ -198,6 +198,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_wait_policy.mode = tn_cfg.wait_mode;
     tn_wait_policy.spin_count = tn_cfg.spin_count;
     tn_wait_policy.yield_count = tn_cfg.yield_count;
+    tn_wait_policy.spin_ns = tn_cfg.spin_us > 0 ? (uint64_t)tn_cfg.spin_us * 1000 : 0;
 
     int rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
     if (rc != TERN_OK)

@@ -77,13 +77,27 @@ wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, uint64_t iter)
     return TERN_OK;
 }
 
+/* A wait past TERN_SPIN_US (auto mode): yields, then sleeps briefly
+ * (tn_wait_long_step), with progress every 64 polls as wait_steps. */
+static tern_status_t wait_long(const _Atomic uint64_t *a, int cmp, uint64_t value)
+{
+    for (uint64_t n = 1;
+         !tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value); n++) {
+        if (!tn_wait_progress_hook && (n & 63) == 0)
+            tn_core_progress();
+        tn_wait_long_step(n);
+    }
+    return TERN_OK;
+}
+
 /* A spinning wait past its first 64 polls: progress, then 64 more polls
  * while the policy still only pauses (a handler registered meanwhile
- * brings a progress hook), as wait_steps runs it every 64 polls. */
+ * brings a progress hook), as wait_steps runs it every 64 polls; past
+ * TERN_SPIN_US (the clock read every 64 polls) it waits as wait_long. */
 static __attribute__((noinline)) tern_status_t wait_spin_more(const _Atomic uint64_t *a,
                                                               int cmp, uint64_t value)
 {
-    uint64_t iter = 64;
+    uint64_t iter = 64, t0 = tn_time_ns();
     for (;;) {
         tn_core_progress();
         if (!tn_wait_only_pauses())
@@ -91,6 +105,8 @@ static __attribute__((noinline)) tern_status_t wait_spin_more(const _Atomic uint
         if (spin_cmp(a, cmp, value, 64))
             return TERN_OK;
         iter += 64;
+        if (tn_wait_spun_out(t0, tn_time_ns()))
+            return wait_long(a, cmp, value);
     }
 }
 

@@ -1,0 +1,111 @@
+/* The wait policy (base/wait.c) in one process: in auto mode on a machine
+ * with a CPU per rank, a wait spins (no yield, no sleep) until it has
+ * waited TERN_SPIN_US, then yields, and (a flag's wait) past
+ * TERN_YIELD_COUNT yields sleeps; a fresh wait spins again; TERN_SPIN_US=0 and spin mode never
+ * yield. sched_yield and nanosleep are this file's, counting calls (the
+ * executable's definitions take the library's calls). */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "base/time.h"
+#include "base/wait.h"
+#include "unit_check.h"
+
+static unsigned long yields, sleeps;
+static _Atomic uint32_t *word_to_set; /* set to 1 at the 3rd sleep */
+
+int sched_yield(void)
+{
+    yields++;
+    return 0;
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    (void)req;
+    (void)rem;
+    if (++sleeps == 3 && word_to_set)
+        atomic_store(word_to_set, 1);
+    return 0;
+}
+
+/* Steps of one wait (iter from 0) for ns nanoseconds, or until the first
+ * yield when stop_at_yield; the time of the first yield (0: none). */
+static uint64_t run_wait(uint64_t ns, int stop_at_yield, uint64_t *steps)
+{
+    uint64_t t0 = tn_time_ns(), first = 0, iter = 0;
+    yields = sleeps = 0;
+    for (;;) {
+        tn_wait_step(iter++);
+        uint64_t now = tn_time_ns();
+        if (yields && !first) {
+            first = now - t0;
+            if (stop_at_yield)
+                break;
+        }
+        if (now - t0 > ns)
+            break;
+    }
+    *steps = iter;
+    return first;
+}
+
+int main(void)
+{
+    uint64_t steps, first;
+    tn_wait_policy.mode = TN_WAIT_AUTO;
+    tn_wait_policy.oversubscribed = 0;
+    tn_wait_policy.yield_count = 8;
+
+    /* A 20 ms bound: nothing before it, yields after it, then sleeps. */
+    tn_wait_policy.spin_ns = 20 * 1000 * 1000;
+    first = run_wait(2000 * 1000 * 1000ull, 1, &steps);
+    CHECK(first >= 20 * 1000 * 1000);
+    CHECK(first < 1000 * 1000 * 1000);
+    CHECK(sleeps == 0);
+    for (uint64_t i = 0; i < 16; i++)
+        tn_wait_step(steps + i);
+    CHECK(yields == 17 && sleeps == 0); /* only a flag's wait sleeps */
+
+    /* A flag's wait (barriers, collectives) sleeps past TERN_YIELD_COUNT
+     * yields; the 3rd sleep sets the flag. */
+    _Atomic uint32_t word = 0, sleeping = 0;
+    word_to_set = &word;
+    yields = sleeps = 0;
+    uint64_t t0 = tn_time_ns();
+    tn_wait_u32_change(&word, 0, &sleeping);
+    CHECK(tn_time_ns() - t0 >= 20 * 1000 * 1000);
+    CHECK(yields == 8 && sleeps == 3);
+    word_to_set = NULL;
+
+    /* A fresh wait spins again: 5 ms of steps (under the bound), none. */
+    first = run_wait(5 * 1000 * 1000, 0, &steps);
+    CHECK(first == 0 && yields == 0 && sleeps == 0);
+    CHECK(steps > 64);
+
+    /* A short bound (the default's order): the switch comes within it
+     * plus 64 polls. */
+    tn_wait_policy.spin_ns = 50 * 1000;
+    first = run_wait(1000 * 1000 * 1000ull, 1, &steps);
+    CHECK(first >= 50 * 1000 && first < 100 * 1000 * 1000);
+
+    /* TERN_SPIN_US=0: spins for ever (50 ms here). */
+    tn_wait_policy.spin_ns = 0;
+    first = run_wait(50 * 1000 * 1000, 0, &steps);
+    CHECK(first == 0 && yields == 0 && sleeps == 0);
+
+    /* Spin mode ignores the bound. */
+    tn_wait_policy.spin_ns = 1000;
+    tn_wait_policy.mode = TN_WAIT_SPIN;
+    first = run_wait(50 * 1000 * 1000, 0, &steps);
+    CHECK(first == 0 && yields == 0 && sleeps == 0);
+
+    /* Oversubscribed auto yields at once, as before. */
+    tn_wait_policy.mode = TN_WAIT_AUTO;
+    tn_wait_policy.oversubscribed = 1;
+    first = run_wait(1000 * 1000, 1, &steps);
+    CHECK(first > 0 && steps == 1);
+    return 0;
+}
