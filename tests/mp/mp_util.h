@@ -31,6 +31,19 @@ static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
     return test_pattern(rank, i, salt);
 }
 
+/* Bytes of buf[0, n) that differ from mp_pattern(rank, i, salt); *first is
+ * the index of the first (n when none does). */
+static inline size_t mp_pattern_misses(const unsigned char *buf, size_t n, int rank,
+                                       unsigned salt, size_t *first)
+{
+    size_t bad = 0;
+    *first = n;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != mp_pattern(rank, i, salt) && bad++ == 0)
+            *first = i;
+    return bad;
+}
+
 /* Capture what this process writes to stderr between begin and end (up to
  * len-1 bytes into buf), to check error messages. */
 void mp_capture_begin(void);

@@ -186,13 +186,7 @@ int main(int argc, char **argv)
             }
             if (gets && !faulty) {
                 wait_flag(&flags[0], k);
-                size_t bad = 0, first = tot;
-                for (size_t i = 0; i < tot; i++)
-                    if (land[i] != mp_pattern(from, i, k)) {
-                        bad++;
-                        if (first == tot)
-                            first = i;
-                    }
+                size_t first, bad = mp_pattern_misses(land, tot, from, k, &first);
                 MP_CHECK(bad == 0,
                          "round %u, %zu x %zu B from rank %d: %zu bytes wrong from byte "
                          "%zu (0x%02x: %s)",

@@ -191,13 +191,7 @@ int main(int argc, char **argv)
             if (!noremote)
                 MP_OK(tn_comp_wait(&rc));
             wait_word(&words[0], k);
-            size_t bad = 0, first = sz;
-            for (size_t i = 0; i < sz; i++)
-                if (land[i] != mp_pattern(from, i, k)) {
-                    bad++;
-                    if (first == sz)
-                        first = i;
-                }
+            size_t first, bad = mp_pattern_misses(land, sz, from, k, &first);
             MP_CHECK(bad == 0,
                      "round %u, %zu B from rank %d (%s): %zu bytes wrong from byte %zu "
                      "(0x%02x: %s)",
