@@ -588,6 +588,19 @@ _Static_assert(sizeof(am_sd_state_t) <= sizeof(((tern_am_sd_t *)0)->priv_),
  * the queue's next slot and nargs; sd_general fills them in). */
 #define SD_SLOT 0x53445300u
 
+/* The fields of a fast Prepare's state that both of its kinds share. */
+static TN_ALWAYS_INLINE void sd_fill(am_sd_state_t *st, unsigned magic, int rank,
+                                     int nargs, size_t granted, const void *client_buf,
+                                     tern_am_token_t token)
+{
+    st->magic = magic;
+    st->rank = rank;
+    st->nargs = nargs;
+    st->granted = granted;
+    st->client_buf = client_buf;
+    st->token = token;
+}
+
 /* Prepare by the fast path (a peer with a direct queue, every check
  * passed, room in the ring): 0 when done, 1 for the general path. The
  * state is the general path's, so that either Commit takes it. slot_only:
@@ -622,12 +635,8 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
             tn_msgq_unlock(q);
             return 1;
         }
-        st->magic = SD_SLOT + (unsigned)is_reply;
-        st->rank = rank;
-        st->nargs = nargs;
-        st->granted = granted;
-        st->client_buf = client_buf;
-        st->token = token;
+        sd_fill(st, SD_SLOT + (unsigned)is_reply, rank, nargs, granted, client_buf,
+                token);
         st->m.slot = q;
         sd->buf = client_buf ? (void *)client_buf : r->bytes + head;
         sd->len = granted;
@@ -639,12 +648,7 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     tn_msgq_slot_t *r = tn_msgq_try_begin(q, am_data_bytes(layout, head, granted), &data);
     if (tn_unlikely(!r))
         return 1;
-    st->magic = SD_FAST + (unsigned)is_reply;
-    st->rank = rank;
-    st->nargs = nargs;
-    st->granted = granted;
-    st->client_buf = client_buf;
-    st->token = token;
+    sd_fill(st, SD_FAST + (unsigned)is_reply, rank, nargs, granted, client_buf, token);
     /* The header's place, the payload's, and (the shm transport's commit
      * takes it too) the bytes in the slot: all, the header's, or none. */
     st->m.buf = layout == AM_IN_DATA ? data : r->bytes;
