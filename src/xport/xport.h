@@ -102,8 +102,11 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * caps.rma_frag, op->region TN_REGION_SEG; not from a handler
  * (TN_XPORT_FLAG_HANDLER). Anything else, or a transport without the
  * capability: TERN_ERR_INVALID (TERN_ERR_UNSUPPORTED for the capability)
- * with a message, nothing issued. For the collectives' eager broadcast
- * over the network (core/coll_eager.c). */
+ * with a message, nothing issued. That the word lies inside the target's
+ * mapping is the caller's to ensure (core's own flag words): shm and self
+ * do not check it, ofi checks only the span, and a target that finds a
+ * word beyond its mapping logs it and drops the signal. For the
+ * collectives' eager broadcast over the network (core/coll_eager.c). */
 #define TN_XPORT_FLAG_SIGNAL 0x04000000u
 /* The signal word's offset from the start of the target's mapping (its
  * control area) is below this: the offset travels as 32 bits of 4-byte
