@@ -164,8 +164,9 @@ typedef struct tern_ad_fast_ {
 /* 1 when the op can run inline: a cpu domain of this type, op one bit of
  * its set, known flags, a result for a fetching op, and an aligned word
  * mapped here (*d set). The op tests fold away for a constant op. Four
- * branches: the two that guard the loads (domain pointer, rank), then the
- * head's checks or-ed into one word, then the segment range. With a
+ * branches: the two that guard the loads (domain pointer; rank and the
+ * live cpu mark), then the head's other checks or-ed into one word, then
+ * the segment range. With a
  * branch per check (the && chain this replaced) two ranks fetch-adding one
  * word ran at 0.50-0.89x (median 0.78) the raw atomic's aggregate rate
  * on Zen 4, and at 0.96-1.12x (median 1.00) with these
@@ -176,15 +177,17 @@ static inline int tern_ad_fast_ok_(tern_ad_t ad, int type, int rank, void *addr,
                                    size_t size, intptr_t *d)
 {
     const tern_ad_fast_t_ *f = (const tern_ad_fast_t_ *)ad;
-    if (!TERN_LIKELY_(f && (unsigned)rank < tern_fast_.npeers))
+    /* The live mark first, alone: only a live cpu domain is read further
+     * (a handle that is not a domain may be shorter than one). */
+    if (!TERN_LIKELY_(
+            f && (((unsigned)rank < tern_fast_.npeers) & (f->cpu == TERN_AD_CPU_LIVE_))))
         return 0;
     const tern_peer_fast_t *p = &tern_fast_.peer[rank];
     *d = p->delta;
     /* base and size are multiples of 64: an aligned word of at most 64
      * bytes whose first byte is in range lies wholly in range. */
-    uint32_t bad = (f->cpu ^ TERN_AD_CPU_LIVE_) | ((uint32_t)f->type ^ (uint32_t)type) |
-                   (uint32_t) !(op & f->ops) | (op & (op - 1)) |
-                   (uint32_t)(flags & ~TERN_FLAGS_KNOWN_) |
+    uint32_t bad = ((uint32_t)f->type ^ (uint32_t)type) | (uint32_t) !(op & f->ops) |
+                   (op & (op - 1)) | (uint32_t)(flags & ~TERN_FLAGS_KNOWN_) |
                    (uint32_t)(!result && (op & TERN_OPS_FETCHING_)) |
                    (uint32_t)((uintptr_t)addr & (size - 1));
     return TERN_LIKELY_(!bad) && TERN_LIKELY_((uintptr_t)addr - p->base < p->size);
