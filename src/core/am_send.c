@@ -994,15 +994,27 @@ static __attribute__((noinline)) int
 prepare_reply_rest(tern_am_token_t token, const void *client_buf, size_t min_len,
                    size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd);
 
+/* A Reply's Prepare by the fast path (slot_only as fast_prepare's), for
+ * the token of the Request being handled that has not replied yet: 1 when
+ * done. */
+static TN_ALWAYS_INLINE int reply_fast_prepare(tern_am_token_t token,
+                                               const void *client_buf, size_t min_len,
+                                               size_t max_len, int nargs, unsigned flags,
+                                               tern_am_sd_t *sd, int slot_only)
+{
+    return token && token == tn_am_token && token->is_request && !token->replied &&
+           !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs, flags,
+                         sd, slot_only);
+}
+
 /* tern_am_prepare_reply_medium for a message that fits_slot (out of
  * line, as prepare_request_slot). */
 static __attribute__((noinline)) int
 prepare_reply_slot(tern_am_token_t token, const void *client_buf, size_t min_len,
                    size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd)
 {
-    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
-                  !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
-                                flags, sd, 1)))
+    if (tn_likely(
+            reply_fast_prepare(token, client_buf, min_len, max_len, nargs, flags, sd, 1)))
         return TERN_OK;
     return prepare_reply_rest(token, client_buf, min_len, max_len, nargs, flags, sd);
 }
@@ -1021,9 +1033,8 @@ static __attribute__((noinline)) int
 prepare_reply_rest(tern_am_token_t token, const void *client_buf, size_t min_len,
                    size_t max_len, int nargs, unsigned flags, tern_am_sd_t *sd)
 {
-    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
-                  !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs,
-                                flags, sd, 0)))
+    if (tn_likely(
+            reply_fast_prepare(token, client_buf, min_len, max_len, nargs, flags, sd, 0)))
         return TERN_OK;
     const char *call = "tern_am_prepare_reply_medium";
     TN_CHECK_INIT(call);
