@@ -105,6 +105,16 @@ void tn_wait_long_step(uint64_t n)
     long_step(n, 0);
 }
 
+/* One pause, or the core's watch of its shared-memory queues that lasts
+ * about as long (tn_wait_relax_hook). */
+static inline void relax(void)
+{
+    if (tn_wait_relax_hook)
+        tn_wait_relax_hook();
+    else
+        tn_cpu_relax();
+}
+
 static void step(uint64_t iter, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
@@ -118,14 +128,11 @@ static void step(uint64_t iter, int can_sleep)
             long_step(cur.long_steps++, can_sleep);
             return;
         }
-        tn_cpu_relax();
+        relax();
         return;
     }
     if (!should_yield(iter)) {
-        if (tn_wait_relax_hook)
-            tn_wait_relax_hook();
-        else
-            tn_cpu_relax();
+        relax();
         return;
     }
     if (tn_wait_policy.mode == TN_WAIT_BLOCK &&

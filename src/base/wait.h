@@ -53,8 +53,8 @@ static inline int tn_wait_only_pauses(void)
  * progress hook, then is cheap when spinning; yields or sleeps briefly
  * (without a wake-up source) when the policy says so. A wait's steps come
  * with iter counting up from where it started; a call with an iter not
- * above the last one's starts a new wait (which spins again in auto mode:
- * tn_wait_long). */
+ * above the last one's starts a new wait (which spins again in auto
+ * mode). */
 void tn_wait_step(uint64_t iter);
 
 /* Auto mode with a CPU for each rank: whether a wait that started spinning
