@@ -10,7 +10,7 @@
 #include "base/compiler.h"
 #include "base/time.h"
 
-tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 50000};
+tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 0};
 int (*tn_wait_progress_hook)(void);
 void (*tn_wait_relax_hook)(void);
 
