@@ -3,8 +3,11 @@
  * message rate, u64 fetch-add latency and nbi rate (an atomic domain
  * against fi_fetch_atomicmsg). Run across nodes (TERN_SHM=off, ternrun --nodes 2, or a
  * real cluster); the baseline opens the same provider directly
- * (raw_ofi.c) with the same completion semantics. */
+ * (raw_ofi.c) with the same completion semantics. The latency rows (put,
+ * get, fadd_u64) interleave Tern and raw in batches of NET_PAIR_OPS inside
+ * each trial and report the median of the paired differences too. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,10 @@
 #include "raw_ofi.h"
 
 #define NET_MAX (4u << 20)
+/* Latency rows: operations per batch; a trial alternates Tern and raw
+ * batches of this many (which goes first alternates too), so both sides
+ * see the same state of the machine within a few milliseconds. */
+#define NET_PAIR_OPS 50
 
 typedef struct net_case {
     const char *op;
@@ -88,6 +95,55 @@ static double raw_trial(tb_raw_ofi_t *r, const net_case_t *c, long ops, int wind
     return v;
 }
 
+/* One batch of Tern operations between two barriers (the peer progresses
+ * in the second): the row's value on rank 0, 0 elsewhere. Collective. */
+static double net_tern_batch(const net_case_t *c, long ops, int window, int peer,
+                             char *remote, char *local)
+{
+    TB_CHECK(tern_barrier());
+    double v = tern_rank() == 0 ? tern_trial(c, ops, window, peer, remote, local) : 0;
+    TB_CHECK(tern_barrier());
+    return v;
+}
+
+/* One batch of raw operations: rank 0 runs them while the peer serves its
+ * raw endpoint until released. The row's value on rank 0, NAN elsewhere. */
+static double net_raw_batch(tb_raw_ofi_t *raw, const net_case_t *c, long ops, int window,
+                            int me, int serve)
+{
+    if (me == 0)
+        return raw_trial(raw, c, ops, window);
+    if (serve)
+        tb_raw_ofi_serve(raw);
+    return NAN;
+}
+
+/* A latency row whose trials interleaved Tern and raw: the usual row
+ * (medians of the trials, tern-raw their difference), then on a line of
+ * its own the median and p10..p90 of the paired differences d, one per
+ * batch of NET_PAIR_OPS (JSON: keys paired_overhead, paired_p10,
+ * paired_p90, pairs, pair_ops added to the row). */
+static void net_paired_print(const tb_opts_t *o, const tb_job_t *job, const tb_row_t *r,
+                             const tb_stats_t *d, int nd)
+{
+    if (o->json) {
+        tb_json_t x;
+        tb_json_begin(&x);
+        tb_json_num(&x, "paired_overhead", d->med);
+        tb_json_num(&x, "paired_p10", d->p10);
+        tb_json_num(&x, "paired_p90", d->p90);
+        tb_json_int(&x, "pairs", nd);
+        tb_json_int(&x, "pair_ops", NET_PAIR_OPS);
+        tb_row_json(o, job, r, &x);
+        return;
+    }
+    tb_row_print(o, job, r);
+    printf("#   %s paired: tern-raw per batch of %d ops, median %.1f ns "
+           "(p10..p90 %.1f..%.1f, %d pairs)\n",
+           r->op, NET_PAIR_OPS, d->med, d->p10, d->p90, nd);
+    fflush(stdout);
+}
+
 static int net_run(tb_opts_t *o, tb_job_t *job)
 {
     if (job->peer_mapped && job->rank == 0)
@@ -105,9 +161,11 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
     if (me == 0) {
         tb_note(o,
                 "columns: Tern and raw libfabric in the same run; latency "
-                "waits for each operation (remote completion), bandwidth "
-                "syncs every %d puts",
-                window);
+                "waits for each operation (remote completion), Tern and raw "
+                "alternating in batches of %d inside each trial (\"paired\": "
+                "median of the batch differences); bandwidth syncs "
+                "every %d puts",
+                NET_PAIR_OPS, window);
     }
     int head = -1;
     for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
@@ -115,15 +173,38 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
         long ops = o->iters_given && o->iters < c->ops ? o->iters : c->ops;
         double vt[64], vr[64];
         int nt = o->trials < 64 ? o->trials : 64;
+        /* Latency rows with a baseline: Tern and raw interleaved by batch. */
+        int paired = raw && (c->kind <= 1 || c->kind == 4);
+        long nb = paired ? (ops + NET_PAIR_OPS - 1) / NET_PAIR_OPS : 0;
+        double *diff = paired ? malloc((size_t)(nt * nb) * sizeof(double)) : NULL;
+        int nd = 0;
         for (int t = -o->warmup; t < nt; t++) {
-            TB_CHECK(tern_barrier()); /* the peer progresses in here */
-            double a = me == 0 ? tern_trial(c, ops, window, job->peer, remote, local) : 0;
-            TB_CHECK(tern_barrier());
-            double b = NAN;
-            if (raw && me == 0)
-                b = raw_trial(raw, c, ops, window);
-            else if (raw && serve)
-                tb_raw_ofi_serve(raw);
+            double a = 0, b = NAN;
+            if (paired) {
+                double st = 0, sr = 0;
+                for (long k = 0; k < nb; k++) {
+                    long n = ops - k * NET_PAIR_OPS < NET_PAIR_OPS
+                                 ? ops - k * NET_PAIR_OPS
+                                 : NET_PAIR_OPS;
+                    double pt = 0, pr = 0;
+                    for (int half = 0; half < 2; half++) {
+                        if ((half == 0) == (k % 2 == 0)) /* even batches: Tern first */
+                            pt = net_tern_batch(c, n, window, job->peer, remote, local);
+                        else
+                            pr = net_raw_batch(raw, c, n, window, me, serve);
+                    }
+                    st += pt * (double)n;
+                    sr += pr * (double)n;
+                    if (t >= 0 && me == 0)
+                        diff[nd++] = pt - pr;
+                }
+                a = st / (double)ops;
+                b = sr / (double)ops;
+            } else {
+                a = net_tern_batch(c, ops, window, job->peer, remote, local);
+                if (raw)
+                    b = net_raw_batch(raw, c, ops, window, me, serve);
+            }
             if (t >= 0) {
                 vt[t] = a;
                 vr[t] = b;
@@ -142,8 +223,15 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
                 tb_stats_of(vr, nt, &row.raw);
             else
                 row.raw = tb_stats_none;
-            tb_row_print(o, job, &row);
+            if (paired) {
+                tb_stats_t d;
+                tb_stats_of(diff, nd, &d);
+                net_paired_print(o, job, &row, &d, nd);
+            } else {
+                tb_row_print(o, job, &row);
+            }
         }
+        free(diff);
     }
     TB_CHECK(tern_barrier());
     tb_raw_ofi_teardown(raw);
