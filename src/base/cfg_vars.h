@@ -105,6 +105,12 @@
       "TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH); above, the pipelined "                  \
       "tree: chunks put straight into each member's dest and forwarded as "              \
       "they arrive.")                                                                    \
+    X(coll_bcast_put, "TERN_COLL_BCAST_PUT", SIZE, "4K", NULL, 0,                        \
+      "Jobs across nodes (or TERN_SHM=off): an eager broadcast above this "              \
+      "size goes to a network child by one write into its ring that carries "            \
+      "its own arrival flag (TERN_OFI_SIGNAL; else the write and an ordered "            \
+      "flag write) instead of active messages, where the provider orders "               \
+      "unacknowledged writes. The same on every rank.")                                  \
     X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, 0,                  \
       "Smallest pipelined broadcast (bytes) of a team of more than 2 members "           \
       "across nodes that runs down a chain (each member sends the data once); "          \
@@ -202,7 +208,7 @@
     X(ofi_signal, "TERN_OFI_SIGNAL", BOOL, "1", NULL, 0,                                 \
       "Let a network write carry its own arrival signal as remote CQ data "              \
       "(one message where a write and a flag write are two: the eager "                  \
-      "broadcast above TERN_COLL_EAGER), where the provider offers 8 bytes of "          \
+      "broadcast above TERN_COLL_BCAST_PUT), where the provider offers 8 bytes of "      \
       "it and reports it at the target (not the sockets provider). 0: "                  \
       "the write and an ordered flag write behind it.")                                  \
     X(order, "TERN_ORDER", ENUM, "strict", "strict|partial|none", 0,                     \

@@ -15,6 +15,11 @@ tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS
 # flag (TERN_OFI_SIGNAL=0): the put, then an ordered flag write.
 tern_mp_test(NAME coll_nosignal SOURCES coll.c RANKS 2 3 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_OFI_SIGNAL=0)
+# Every eager broadcast to a network child by the write that carries its
+# flag (TERN_COLL_BCAST_PUT=0: from 1 byte, within the inject size too),
+# forwarders and late members included.
+tern_mp_test(NAME coll_bcast_put SOURCES coll.c RANKS 3 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_BCAST_PUT=0)
 # The pipelined broadcast of teams across nodes (core/coll_bcast.c) with
 # small bounds: eager up to 2 KiB, chunks of 4 KiB, a chain from 12 KiB
 # (coll.c broadcasts one byte under, at and over each, and 20 chunks).

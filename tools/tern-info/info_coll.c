@@ -39,6 +39,14 @@ void ti_print_coll(FILE *out)
                 "rings (%s per team, %s for the world team; TERN_COLL_BCAST_EAGER, "
                 "TERN_COLL_EAGER[_DEPTH], TERN_COLL_WORLD_RING)\n",
                 eager, ring, wring);
+    char bput[32];
+    tn_cfg_format_size(tn_cfg.coll_bcast_put, bput, sizeof(bput));
+    if (lim)
+        fprintf(out,
+                "                 eager above %s: to a child reached by ordered "
+                "network writes, one write into its ring that carries its flag "
+                "(TERN_COLL_BCAST_PUT, TERN_OFI_SIGNAL); else the ring writes below\n",
+                bput);
     fprintf(out,
             "                 above: pipelined, chunks of %s put into each dest and "
             "forwarded as they arrive (TERN_COLL_PIPE_CHUNK), down a binomial tree, "
