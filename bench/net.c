@@ -167,9 +167,16 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
                 "every %d puts",
                 NET_PAIR_OPS, window);
     }
+    const size_t ncases = sizeof(cases) / sizeof(cases[0]);
+    const char *names[sizeof(cases) / sizeof(cases[0])];
+    for (size_t ci = 0; ci < ncases; ci++)
+        names[ci] = cases[ci].op;
+    tb_rows_check(o, "net", names, ncases);
     int head = -1;
-    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+    for (size_t ci = 0; ci < ncases; ci++) {
         const net_case_t *c = &cases[ci];
+        if (!tb_row_wanted(o, c->op))
+            continue;
         long ops = o->iters_given && o->iters < c->ops ? o->iters : c->ops;
         double vt[64], vr[64];
         int nt = o->trials < 64 ? o->trials : 64;

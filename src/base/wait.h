@@ -24,8 +24,9 @@ extern tn_wait_policy_t tn_wait_policy;
 extern int (*tn_wait_progress_hook)(void);
 
 /* What a waiting step does instead of one pause when it would pause (set
- * by core when it has shared-memory queues to watch: tn_core_wait_relax);
- * NULL: pause. */
+ * by core: tn_core_wait_relax when it has shared-memory queues to watch,
+ * tn_core_wait_polled, nothing, when every step polls a network); NULL:
+ * pause. */
 extern void (*tn_wait_relax_hook)(void);
 
 static inline void tn_cpu_relax(void)

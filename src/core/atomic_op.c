@@ -197,8 +197,13 @@ tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int mode, int 
         return check_fail(call, d, type, rank, addr, op, result, flags);
     size_t size = tn_atype_size(type);
     tn_amo_t o = {.rank = rank, .type = type, .op = __builtin_ctz(op), .remote = addr};
-    memcpy(&o.a1, a1, size);
-    memcpy(&o.a2, a2, size);
+    if (size == 8) { /* constant sizes: moves, not two calls of memcpy */
+        memcpy(&o.a1, a1, 8);
+        memcpy(&o.a2, a2, 8);
+    } else {
+        memcpy(&o.a1, a1, 4);
+        memcpy(&o.a2, a2, 4);
+    }
     char *mapped;
     if (tn_likely(d->impl != TERN_AD_IMPL_NET &&
                   (mapped = tn_core_mapped(rank, addr, size)) != NULL)) {

@@ -386,6 +386,7 @@ int tn_ad_mbox_progress(void);
 int tn_core_progress(void);
 /* base/wait's relax hook (tn_wait_relax_hook): see progress.c. */
 void tn_core_wait_relax(void);
+void tn_core_wait_polled(void);
 /* The progress thread (TERN_PROGRESS_THREAD=1), started when some
  * transport needs polling; stop is a no-op without one. */
 int tn_core_progress_start(void);

@@ -90,6 +90,17 @@ void tn_core_wait_relax(void)
     }
 }
 
+/* The relax hook where each step polls a transport (a manual-progress
+ * network): nothing. That poll is long (about 1500 instructions of
+ * ofi_rxm/tcp and a system call per completion-queue read here), so a
+ * pause after it, or the queue watch that lasts as long, only delays the
+ * next poll: where the reply lands on average half a pause later (on both
+ * sides of a network round trip), and the watch of the direct queues
+ * cost 72 instructions per step (docs/design/atomics.md, "The network
+ * fetch-add's own instructions"). The next step's progress drains the
+ * direct queues first, at once. */
+void tn_core_wait_polled(void) {}
+
 tern_status_t tern_poll(void)
 {
     TN_CHECK_INIT("tern_poll");

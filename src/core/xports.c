@@ -339,7 +339,9 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
      * drives them. */
     if (tn_core.needs_poll)
         tn_wait_progress_hook = tn_core_progress;
-    if (tn_core.msg_nin > 0)
+    if (tn_core.npolled > 0)
+        tn_wait_relax_hook = tn_core_wait_polled;
+    else if (tn_core.msg_nin > 0)
         tn_wait_relax_hook = tn_core_wait_relax;
     rc = tn_core_progress_start();
 out:

@@ -152,12 +152,13 @@ int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned fla
         return TERN_ERR_AGAIN;
     size_t size = tn_atype_size(a->type);
     /* Operand at 0, compare value at 8, result at 16: in the registered
-     * bounce slot where local buffers need registration, else in op. */
+     * bounce slot where local buffers need registration, else in op. All
+     * 8 bytes of each value (libfabric reads size): moves, not calls. */
     char *buf = o->mr_local ? op->bounce : (char *)op->scratch;
     void *desc = o->mr_local ? fi_mr_desc(o->bounce_mr) : NULL;
     tn_aval_t v = a->op == TN_AOP_CSWAP ? a->a2 : operand(a);
-    memcpy(buf, &v, size);
-    memcpy(buf + 8, &a->a1, size);
+    memcpy(buf, &v, sizeof(v));
+    memcpy(buf + 8, &a->a1, sizeof(a->a1));
     op->rank = a->rank;
     op->is_get = 0;
     op->is_amo = 1;
