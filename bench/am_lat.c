@@ -1,11 +1,16 @@
 /* am_lat: active-message round trips between rank 0 and its peer, a
  * Request answered by a Reply of the same category and payload: Short,
- * Medium (fixed payload assembled beforehand; fixed payload generated
- * into the client's buffer, then sent; negotiated payload generated in
- * the buffer Prepare returns) and Long. Half a round trip, against the raw
- * flag ping-pong of put_pingpong carrying the same payload in the same run
- * on shared memory; over the network, a raw libfabric fi_send/fi_recv
- * ping-pong of the same payload between endpoints of the same provider. */
+ * Medium (fixed payload assembled beforehand; the same with handlers that
+ * read their payload; fixed payload generated into the client's buffer,
+ * then sent; negotiated payload generated in the buffer Prepare returns)
+ * and Long. Half a round trip, against the raw flag ping-pong of
+ * put_pingpong carrying the same payload in the same run on shared memory;
+ * over the network, a raw libfabric fi_send/fi_recv ping-pong of the same
+ * payload between endpoints of the same provider. Only the medium_read
+ * rows' handlers read the payload, and only their baselines' receivers
+ * (tb_read_payload, the same function on both sides); in every other row
+ * neither does, so on shared memory no payload line leaves the sender's
+ * cache in either (docs/design/active-messages.md, twelfth pass). */
 #include "bench.h"
 #include "raw_ofi.h"
 
@@ -16,9 +21,9 @@
 #include <tern.h>
 
 enum { H_REQ = 200, H_REP = 201 };
-enum { K_SHORT, K_MEDIUM, K_MEDIUM_GEN, K_NEG_GEN, K_LONG, K_COUNT };
-static const char *const kind_name[K_COUNT] = {"short", "medium", "medium_gen", "neg_gen",
-                                               "long"};
+enum { K_SHORT, K_MEDIUM, K_MEDIUM_READ, K_MEDIUM_GEN, K_NEG_GEN, K_LONG, K_COUNT };
+static const char *const kind_name[K_COUNT] = {"short",      "medium",  "medium_read",
+                                               "medium_gen", "neg_gen", "long"};
 
 typedef struct am_ctx {
     tb_pingpong_t *pp;
@@ -69,6 +74,10 @@ static void on_req(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t
         }
         break;
     }
+    case K_MEDIUM_READ: /* the handler uses the payload before it answers */
+        tb_read_payload(buf, len);
+        rc = tern_am_reply_medium(t, H_REP, ctx.src, len, a, 1, 0);
+        break;
     case K_MEDIUM_GEN: generate(ctx.src, len, ctx.handled); /* fall through */
     default: rc = tern_am_reply_medium(t, H_REP, ctx.src, len, a, 1, 0); break;
     }
@@ -78,7 +87,9 @@ static void on_req(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t
 static void on_rep(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
                    int na)
 {
-    (void)t, (void)buf, (void)len, (void)a, (void)na;
+    (void)t, (void)na;
+    if (a[0] == K_MEDIUM_READ)
+        tb_read_payload(buf, len);
     ctx.replies++;
 }
 
@@ -133,12 +144,17 @@ static uint64_t raw_loop(void *arg, long ops)
 {
     am_ctx_t *c = arg;
     size_t n = c->kind == K_SHORT ? 0 : c->n;
+    int read = c->kind == K_MEDIUM_READ;
     if (!c->raw_ofi)
-        return tb_pingpong_raw(c->pp, n, ops);
+        return read ? tb_pingpong_raw_read(c->pp, n, ops)
+                    : tb_pingpong_raw(c->pp, n, ops);
     if (!c->active)
         return 1;
     uint64_t t0 = tb_now_ns();
-    tb_raw_ofi_pingpong(c->raw_ofi, n, ops);
+    if (read)
+        tb_raw_ofi_pingpong_read(c->raw_ofi, n, ops);
+    else
+        tb_raw_ofi_pingpong(c->raw_ofi, n, ops);
     return tb_now_ns() - t0;
 }
 
@@ -223,9 +239,9 @@ static int am_run(tb_opts_t *o, tb_job_t *job)
 
 const tb_bench_t tb_bench_am_lat = {
     .name = "am_lat",
-    .help =
-        "active-message round trips (Short, Medium fixed/generated/negotiated, Long), "
-        "8 B..8 KiB, vs raw flag ping-pong",
+    .help = "active-message round trips (Short, Medium fixed/read/generated/negotiated, "
+            "Long), "
+            "8 B..8 KiB, vs raw flag ping-pong",
     .with_tern = 1,
     .min_ranks = 2,
     .min_size = 8,

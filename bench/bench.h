@@ -67,6 +67,10 @@ void tb_pingpong_teardown(tb_pingpong_t *pp);
  * other families' baselines; collective like the row), and whether rank 0's
  * peer is mapped so that it can run. */
 uint64_t tb_pingpong_raw(tb_pingpong_t *pp, size_t n, long ops);
+/* The same exchange where each receiver reads the n bytes it was sent
+ * (tb_read_payload) before it answers: the baseline of rows whose handlers
+ * read their payload. */
+uint64_t tb_pingpong_raw_read(tb_pingpong_t *pp, size_t n, long ops);
 int tb_pingpong_raw_ok(const tb_pingpong_t *pp);
 /* Rate of 8 B puts (nbi = 1: tern_put_nbi with one sync at the end;
  * nbi = 0: blocking tern_put). Rank 0 only. */

@@ -118,6 +118,8 @@ static int parse_long(const char *s, long min, long *out)
     return 0;
 }
 
+volatile uint64_t tb_read_sink;
+
 int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #define TB_MAX_SIZES      64
@@ -69,6 +70,26 @@ static inline uint64_t tb_now_ns(void)
  * across it; costs no instruction. Used once per iteration in Tern and raw
  * loops alike, so both are compiled under the same constraint. */
 #define TB_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+/* What a receiver that uses its payload does: reads all n bytes (sums
+ * them as words, then the tail bytes) into tb_read_sink. The Tern rows
+ * that read (am_lat's medium_read) and their raw baselines call this same
+ * function on the receiving side, so both pay the same reading and the
+ * same transfer of the payload's lines from the sender's cache. */
+extern volatile uint64_t tb_read_sink;
+static inline void tb_read_payload(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t s = 0, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, b + i, 8);
+        s += w;
+    }
+    for (; i < n; i++)
+        s += b[i];
+    tb_read_sink += s;
+}
 
 /* Median and the 10th/90th percentiles of a set of trials. */
 typedef struct tb_stats {

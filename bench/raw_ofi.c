@@ -2,6 +2,8 @@
  * libfabric alone - no Tern internals - the way an application would. */
 #include "raw_ofi.h"
 
+#include "harness.h"
+
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -301,7 +303,10 @@ static void post_send(tb_raw_ofi_t *r, size_t n)
     r->outstanding++;
 }
 
-double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
+/* read (a constant at each call): each receiver reads the n bytes it
+ * received (tb_read_payload) before it answers or sends again. */
+static inline __attribute__((always_inline)) double pingpong(tb_raw_ofi_t *r, size_t n,
+                                                             long ops, int read)
 {
     double t0 = now();
     for (long i = 0; i < ops; i++) {
@@ -311,11 +316,25 @@ double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
         else
             while (r->outstanding > 0)
                 drain(r);
+        if (read && r->me != 0)
+            tb_read_payload(r->buf + r->bytes / 2, n);
         if (r->me != 0)
             post_send(r, n);
         wait_all(r);
+        if (read && r->me == 0)
+            tb_read_payload(r->buf + r->bytes / 2, n);
     }
     return (now() - t0) / (double)ops / 2 * 1e9;
+}
+
+double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
+{
+    return pingpong(r, n, ops, 0);
+}
+
+double tb_raw_ofi_pingpong_read(tb_raw_ofi_t *r, size_t n, long ops)
+{
+    return pingpong(r, n, ops, 1);
 }
 
 double tb_raw_ofi_stream(tb_raw_ofi_t *r, size_t n, long ops, int window)
@@ -477,6 +496,11 @@ double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
     return 0;
 }
 double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops)
+{
+    (void)r, (void)n, (void)ops;
+    return 0;
+}
+double tb_raw_ofi_pingpong_read(tb_raw_ofi_t *r, size_t n, long ops)
 {
     (void)r, (void)n, (void)ops;
     return 0;

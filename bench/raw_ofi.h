@@ -30,6 +30,10 @@ double tb_raw_ofi_bw(tb_raw_ofi_t *r, int get, size_t n, long iters, int window)
  * answered by the same from the peer, ops times. What Tern's network
  * active messages are compared with. */
 double tb_raw_ofi_pingpong(tb_raw_ofi_t *r, size_t n, long ops);
+/* The same where each receiver reads the n bytes it received
+ * (tb_read_payload) before it answers: the baseline of rows whose
+ * handlers read their payload. */
+double tb_raw_ofi_pingpong_read(tb_raw_ofi_t *r, size_t n, long ops);
 /* Rank 0 and the peer together: ns per round trip of an 8-byte
  * fi_inject_write answered by the same, each side polling the word in
  * memory (data word 0 of both buffers). No completion anywhere. */
