@@ -104,8 +104,9 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 /* ---- inline fast paths ------------------------------------------------
  * A strided transfer of one level (or of up to TERN_VIS_MAX_DIMS levels
  * that fold into one: the levels whose count is not 1 continue each other
- * on both sides, found inline up to TERN_VIS_INLINE_LEVELS_ levels and by
- * tern_vis_fold_ out of line above), or an indexed one
+ * on both sides, found inline up to TERN_VIS_INLINE_LEVELS_ levels; above,
+ * inline for levels of count 1, a run, levels of count 1, and by
+ * tern_vis_fold_ out of line for other shapes), or an indexed one
  * of at most TERN_VIS_INLINE_PIECES_ pieces, with a rank whose segment is
  * mapped here (self, shared-memory peer), from the default context, whose
  * element size is a constant the compiler sees (as in
@@ -261,13 +262,104 @@ TERN_VIS_INLINE_ int tern_vis_fold_i_(const size_t *count, const ptrdiff_t *dsts
     return 0;
 }
 
+/* Two counts in a vector register (SSE2 on x86-64). */
+typedef size_t tern_vis_c2_ __attribute__((vector_size(2 * sizeof(size_t))));
+
+/* 1 when count[0, m) (m >= 1) are all 1: the OR of count ^ 1, two counts
+ * a vector operation and eight a step, the last step overlapping the one
+ * before it (no loop over a tail); about one instruction a level, and a
+ * quarter of the loads a level-by-level scan makes. */
+TERN_VIS_INLINE_ int tern_vis_ones_(const size_t *count, size_t m)
+{
+    const tern_vis_c2_ one = {1, 1};
+    tern_vis_c2_ a = {0, 0}, b = {0, 0}, v, w;
+    const size_t *e = count + m;
+    if (m < 4) /* levels 0, m / 2 and m - 1 cover 1 to 3 levels, no loop */
+        return ((count[0] ^ 1) | (count[m / 2] ^ 1) | (e[-1] ^ 1)) == 0;
+    /* pointers only: with an index and m, GCC kept one of them on the
+     * stack in a caller's loop with state of its own */
+    for (const size_t *e8 = count + (m & ~(size_t)7); count != e8; count += 8) {
+        memcpy(&v, count, sizeof v);
+        memcpy(&w, count + 2, sizeof w);
+        a |= v ^ one;
+        b |= w ^ one;
+        memcpy(&v, count + 4, sizeof v);
+        memcpy(&w, count + 6, sizeof w);
+        a |= v ^ one;
+        b |= w ^ one;
+    }
+    if (m & 4) {
+        memcpy(&v, count, sizeof v);
+        memcpy(&w, count + 2, sizeof w);
+        a |= v ^ one;
+        b |= w ^ one;
+    }
+    /* the last four, whatever was covered already */
+    memcpy(&v, e - 4, sizeof v);
+    memcpy(&w, e - 2, sizeof w);
+    a |= (v ^ one) | b;
+    a |= w ^ one;
+    return (a[0] | a[1]) == 0;
+}
+
+/* tern_vis_fold_ in the caller's code for the common shape of a
+ * description of many levels (more than TERN_VIS_INLINE_LEVELS_): levels
+ * of count 1, then a run of levels whose count is not 1, each continuing
+ * the one before it on both sides, then levels of count 1 only, which
+ * are tested together (tern_vis_ones_: their strides are not read). The
+ * run is walked level by level (a few compares and two multiplications a
+ * level, each test a branch the CPU predicts); no call, no stores. 0 and
+ * *out exactly as tern_vis_fold_ would give them; -1 for anything else
+ * (a shape with levels of count 1 between levels kept, a broken chain, a
+ * count of 0 or negative, an overflow, a repeat), which the caller then
+ * gives to tern_vis_fold_. The chain is compared on wrapped products
+ * (s * c as unsigned); they are exact when s and t times the final count
+ * fit, which is tested at the end, every partial count being at most the
+ * final one once no count is 0 or negative. */
+TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dststrides,
+                                      const ptrdiff_t *srcstrides, size_t levels,
+                                      tern_vis_fold_t *out)
+{
+    size_t k = 0;
+    while (count[k] == 1)
+        if (++k == levels) {
+            out->count = 1;
+            out->sstride = 0;
+            out->dstride = 0;
+            return 0;
+        }
+    size_t orc = count[k];
+    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[k], t = dststrides[k], ns, nt;
+    while (++k < levels) {
+        size_t ck = count[k];
+        if (ck == 1)
+            break;
+        if (srcstrides[k] != (ptrdiff_t)((size_t)s * (size_t)c) ||
+            dststrides[k] != (ptrdiff_t)((size_t)t * (size_t)c))
+            return -1;
+        orc |= ck;
+        if (__builtin_mul_overflow(c, (ptrdiff_t)ck, &c))
+            return -1;
+    }
+    if (k < levels && !tern_vis_ones_(count + k, levels - k))
+        return -1;
+    if ((ptrdiff_t)orc < 0 || c == 0 || (s | t) == 0 ||
+        __builtin_mul_overflow(s, c, &ns) || __builtin_mul_overflow(t, c, &nt))
+        return -1;
+    out->count = (size_t)c;
+    out->sstride = s;
+    out->dstride = t;
+    return 0;
+}
+
 /* 1 when the strided transfer is done here; 0: the library does it. get:
  * src is remote. One level: about 30 instructions before the copy loop,
  * with no call (scripts/vis-cost.sh). 2 to TERN_VIS_MAX_DIMS levels that
  * fold into one dimension (tern_vis_fold_i_ up to
- * TERN_VIS_INLINE_LEVELS_, else tern_vis_fold_, out of line: about 60
- * instructions for 32 levels, plus 14 a level whose count is not 1),
- * then the same checks and copy loop. */
+ * TERN_VIS_INLINE_LEVELS_; above, tern_vis_fold_r_ inline, about 45
+ * instructions for 27 trailing levels of count 1 plus 13 a level whose
+ * count is not 1, and tern_vis_fold_ out of line for the shapes it
+ * declines), then the same checks and copy loop. */
 TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
                                             const ptrdiff_t *dststrides, const void *src,
                                             const ptrdiff_t *srcstrides, size_t elemsz,
@@ -283,11 +375,17 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
     if (levels == 1)
         return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, count[0],
                                   dststrides[0], srcstrides[0], elemsz);
-    tern_vis_fold_t f;
-    if ((levels <= TERN_VIS_INLINE_LEVELS_
-             ? tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f)
-             : tern_vis_fold_(count, dststrides, srcstrides, levels, &f)) != 0)
-        return 0;
+    tern_vis_fold_t f, g;
+    if (levels <= TERN_VIS_INLINE_LEVELS_) {
+        if (tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f))
+            return 0;
+    } else if (tern_vis_fold_r_(count, dststrides, srcstrides, levels, &f)) {
+        /* other shapes out of line, into g: f, whose address is not
+         * taken, stays in registers (three stores a call otherwise) */
+        if (tern_vis_fold_(count, dststrides, srcstrides, levels, &g))
+            return 0;
+        f = g;
+    }
     return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, f.count,
                               f.dstride, f.sstride, elemsz);
 }

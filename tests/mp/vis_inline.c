@@ -208,9 +208,12 @@ static void nest_copy(char *dst, const ptrdiff_t *dsts, const char *src,
 /* A 1-d motion of c elements (strides ds, ss) described in levels
  * levels: its factors at random levels in order, the other levels of
  * count 1 with strides that must not matter (0, huge), level one_at among
- * them (every position over the rounds). */
+ * them (every position over the rounds). With run, the factors are at
+ * consecutive levels from a random one, levels of count 1 before and
+ * after them (the shape tern_vis_fold_r_ folds inline above 8 levels;
+ * one_at is then ignored). */
 static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size_t one_at,
-                       size_t *cnt, ptrdiff_t *dsts, ptrdiff_t *srcs)
+                       int run, size_t *cnt, ptrdiff_t *dsts, ptrdiff_t *srcs)
 {
     size_t fac[32], nf = 0, left = c, pos[32], np = 0;
     while (left > 1 && nf + 1 < levels) { /* smallest factors first */
@@ -233,6 +236,11 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
         size_t j = i + rnd(np - i), x = pos[i];
         pos[i] = pos[j];
         pos[j] = x;
+    }
+    if (run) {
+        size_t at = rnd(levels - nf + 1);
+        for (size_t i = 0; i < nf; i++)
+            pos[i] = at + i;
     }
     for (size_t i = 1; i < nf; i++)
         for (size_t j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
@@ -260,7 +268,9 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
  * count of 2 to 4 or 8 is given as a constant the compiler sees, so that
  * the header folds it inline with the loop unrolled (tern_vis_fold_i_);
  * otherwise as a variable (tern_vis_fold_i_'s loop up to 8 levels,
- * tern_vis_fold_ out of line above). */
+ * above: tern_vis_fold_r_ inline for the shapes of fold_shape's run,
+ * drawn in two rounds of five, tern_vis_fold_ out of line for the
+ * others). */
 #define BY_LEVELS(X)                          \
     ((t / 4) % 2 == 0 && levels == 2   ? X(2) \
      : (t / 4) % 2 == 0 && levels == 3 ? X(3) \
@@ -279,65 +289,66 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
  * above: BY_LEVELS), elements of E bytes; every
  * fourth round one level of count > 1 is moved off the chain (the
  * library's path, several dimensions). Against the loop nest. */
-#define DEFINE_FOLDED(E)                                                        \
-    static void folded_##E(void)                                                \
-    {                                                                           \
-        enum { E_ = E };                                                        \
-        size_t cnt[32];                                                         \
-        ptrdiff_t dsts[32], srcs[32];                                           \
-        for (int t = 0; t < ROUNDS; t++) {                                      \
-            size_t levels = t < 8        ? 2 + (size_t)t                        \
-                            : t % 3 == 0 ? 32                                   \
-                            : t % 3 == 1 ? 2 + rnd(7)                           \
-                                         : 2 + rnd(31);                         \
-            size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                   \
-            ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);             \
-            fold_shape(levels, c, ds, ss, (size_t)t % levels, cnt, dsts, srcs); \
-            if (t % 4 == 3) { /* an outer level off the chain: spaced twice */  \
-                size_t k = levels;                                              \
-                while (k-- > 0 && cnt[k] == 1)                                  \
-                    ;                                                           \
-                size_t j = k < levels ? k : 0;                                  \
-                while (j-- > 0 && cnt[j] == 1)                                  \
-                    ;                                                           \
-                if (k < levels && j < levels &&                                 \
-                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)             \
-                    dsts[k] *= 2;                                               \
-            }                                                                   \
-            int form = t % 3;                                                   \
-            reset((unsigned)t + 3000 + 100 * (E));                              \
-            for (size_t i = 0; i < LOCAL; i++)                                  \
-                lsrc[i] = (char)mp_pattern(me, i, (unsigned)t + 11);            \
-            char *d0 = rz + MID;                                                \
-            const char *s0 = lsrc + LMID;                                       \
-            if (form == 0) {                                                    \
-                MP_OK(BY_LEVELS(F_PUT));                                        \
-            } else if (form == 1) {                                             \
-                tern_event_t lc, rc;                                            \
-                MP_OK(BY_LEVELS(F_PUT_NB));                                     \
-                MP_OK(tern_event_wait(lc));                                     \
-                MP_OK(tern_event_wait(rc));                                     \
-            } else {                                                            \
-                MP_OK(BY_LEVELS(F_PUT_NBI));                                    \
-                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                         \
-            }                                                                   \
-            nest_copy(img + MID, dsts, s0, srcs, E, cnt, levels);               \
-            verify_zone("folded put", E, c, ds, ss);                            \
-            char *g0 = ldst + LMID;                                             \
-            const char *r0 = rz + MID;                                          \
-            if (form == 0) {                                                    \
-                MP_OK(BY_LEVELS(F_GET));                                        \
-            } else if (form == 1) {                                             \
-                tern_event_t done;                                              \
-                MP_OK(BY_LEVELS(F_GET_NB));                                     \
-                MP_OK(tern_event_wait(done));                                   \
-            } else {                                                            \
-                MP_OK(BY_LEVELS(F_GET_NBI));                                    \
-                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                         \
-            }                                                                   \
-            nest_copy(lexp + LMID, dsts, img + MID, srcs, E, cnt, levels);      \
-            verify_local("folded get", E, c, ds, ss);                           \
-        }                                                                       \
+#define DEFINE_FOLDED(E)                                                             \
+    static void folded_##E(void)                                                     \
+    {                                                                                \
+        enum { E_ = E };                                                             \
+        size_t cnt[32];                                                              \
+        ptrdiff_t dsts[32], srcs[32];                                                \
+        for (int t = 0; t < ROUNDS; t++) {                                           \
+            size_t levels = t < 8        ? 2 + (size_t)t                             \
+                            : t % 3 == 0 ? 32                                        \
+                            : t % 3 == 1 ? 2 + rnd(7)                                \
+                                         : 2 + rnd(31);                              \
+            size_t c = t == 1 ? 1 : 1 + rnd(t < 12 ? 8 : 40);                        \
+            ptrdiff_t ds = dst_stride(E, t), ss = src_stride(E, t);                  \
+            fold_shape(levels, c, ds, ss, (size_t)t % levels, t % 5 >= 3, cnt, dsts, \
+                       srcs);                                                        \
+            if (t % 4 == 3) { /* an outer level off the chain: spaced twice */       \
+                size_t k = levels;                                                   \
+                while (k-- > 0 && cnt[k] == 1)                                       \
+                    ;                                                                \
+                size_t j = k < levels ? k : 0;                                       \
+                while (j-- > 0 && cnt[j] == 1)                                       \
+                    ;                                                                \
+                if (k < levels && j < levels &&                                      \
+                    c * 2 * (size_t)(ds < 0 ? -ds : ds) < MID - 64)                  \
+                    dsts[k] *= 2;                                                    \
+            }                                                                        \
+            int form = t % 3;                                                        \
+            reset((unsigned)t + 3000 + 100 * (E));                                   \
+            for (size_t i = 0; i < LOCAL; i++)                                       \
+                lsrc[i] = (char)mp_pattern(me, i, (unsigned)t + 11);                 \
+            char *d0 = rz + MID;                                                     \
+            const char *s0 = lsrc + LMID;                                            \
+            if (form == 0) {                                                         \
+                MP_OK(BY_LEVELS(F_PUT));                                             \
+            } else if (form == 1) {                                                  \
+                tern_event_t lc, rc;                                                 \
+                MP_OK(BY_LEVELS(F_PUT_NB));                                          \
+                MP_OK(tern_event_wait(lc));                                          \
+                MP_OK(tern_event_wait(rc));                                          \
+            } else {                                                                 \
+                MP_OK(BY_LEVELS(F_PUT_NBI));                                         \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                              \
+            }                                                                        \
+            nest_copy(img + MID, dsts, s0, srcs, E, cnt, levels);                    \
+            verify_zone("folded put", E, c, ds, ss);                                 \
+            char *g0 = ldst + LMID;                                                  \
+            const char *r0 = rz + MID;                                               \
+            if (form == 0) {                                                         \
+                MP_OK(BY_LEVELS(F_GET));                                             \
+            } else if (form == 1) {                                                  \
+                tern_event_t done;                                                   \
+                MP_OK(BY_LEVELS(F_GET_NB));                                          \
+                MP_OK(tern_event_wait(done));                                        \
+            } else {                                                                 \
+                MP_OK(BY_LEVELS(F_GET_NBI));                                         \
+                MP_OK(tern_nbi_sync(TERN_SYNC_REMOTE));                              \
+            }                                                                        \
+            nest_copy(lexp + LMID, dsts, img + MID, srcs, E, cnt, levels);           \
+            verify_local("folded get", E, c, ds, ss);                                \
+        }                                                                            \
     }
 
 DEFINE_FOLDED(1)
@@ -437,6 +448,33 @@ static void bad_input(void)
     MP_EXPECT(tern_put_strided(peer, rz, gd, lsrc, gs, 8, f4, 4, 0), TERN_ERR_INVALID,
               "negative");
     MP_OK(tern_put_strided(peer, rz, gd, lsrc, gs, 8, f0, 4, 0));
+    /* 32 levels, the shape tern_vis_fold_r_ folds inline (levels of count
+     * 1, a run, levels of count 1): a count of 0 or a negative one among
+     * the last levels of count 1 (where only the counts are read, two at
+     * a time), at an odd and an even level; the run past the end */
+    size_t h[32];
+    ptrdiff_t hd[32], hs[32];
+    for (int k = 0; k < 32; k++) {
+        h[k] = 1;
+        hd[k] = k % 3 ? PTRDIFF_MIN : 0;
+        hs[k] = k % 2 ? -1 : PTRDIFF_MAX;
+    }
+    h[3] = 4, hd[3] = 8, hs[3] = 8;
+    h[4] = 2, hd[4] = 32, hs[4] = 32;
+    for (int k = 5; k < 32; k += 13) {
+        h[k] = 0;
+        MP_OK(tern_put_strided(peer, rz, hd, lsrc, hs, 8, h, 32, 0));
+        h[k] = (size_t)-2;
+        MP_EXPECT(tern_put_strided(peer, rz, hd, lsrc, hs, 8, h, 32, 0), TERN_ERR_INVALID,
+                  "negative");
+        MP_EXPECT(tern_get_strided_nbi(ldst, hs, peer, rz, hd, 8, h, 32, 0),
+                  TERN_ERR_INVALID, "negative");
+        h[k] = 1;
+    }
+    MP_EXPECT(tern_put_strided(peer, base + size - 56, hd, lsrc, hs, 8, h, 32, 0),
+              TERN_ERR_RANGE, "the strided destination");
+    MP_EXPECT(tern_get_strided(ldst, hs, peer, base + size - 56, hd, 8, h, 32, 0),
+              TERN_ERR_RANGE, "the strided source");
     verify_zone("refused calls", 8, 0, 0, 0);
     /* a destination stride of 0: the element receives one of its sources */
     ptrdiff_t s0[1] = {0};

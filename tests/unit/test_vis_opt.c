@@ -427,17 +427,26 @@ static int property(int shapes)
     return 0;
 }
 
+static int fold_r_taken; /* shapes tern_vis_fold_r_ folded */
+
 /* tern_vis_fold_ and each implementation it may choose: the same answer
- * from all (-2 when they differ), the result and *out those of the first. */
+ * from all (-2 when they differ), the result and *out those of the first.
+ * The inline fold of the header's common shape (tern_vis_fold_r_) may
+ * decline (-1) where tern_vis_fold_ folds, never fold differently. */
 static int fold_all(const size_t *count, const ptrdiff_t *ds, const ptrdiff_t *ss,
                     size_t levels, tern_vis_fold_t *out)
 {
-    tern_vis_fold_t a = {0}, b = {0};
+    tern_vis_fold_t a = {0}, b = {0}, c = {0};
     int r = tern_vis_fold_(count, ds, ss, levels, out);
     if (tn_vis_fold_sse2(count, ds, ss, levels, &a) != r)
         return -2;
     if (r == 0 && memcmp(&a, out, sizeof a) != 0)
         return -2;
+    if (levels >= 1 && levels <= 32 && tern_vis_fold_r_(count, ds, ss, levels, &c) == 0) {
+        if (r != 0 || memcmp(&c, out, sizeof c) != 0)
+            return -2;
+        fold_r_taken++;
+    }
 #if defined(__x86_64__) && defined(__GNUC__)
     if (__builtin_cpu_supports("avx2")) {
         if (tn_vis_fold_avx2(count, ds, ss, levels, &b) != r)
@@ -483,8 +492,25 @@ static int test_fold(int shapes)
      * levels: its factors at random levels in order, every other level of
      * count 1 with any strides; the fold gives back (c, t, s). Broken
      * chains, a count of 0 or negative, a repeat and an overflow: -1. */
+    /* tern_vis_ones_ against the plain test: 1 to 40 counts, all 1, then
+     * one other value at every position */
+    size_t ones[40];
+    for (size_t m = 1; m <= 40; m++) {
+        for (size_t k = 0; k < m; k++)
+            ones[k] = 1;
+        CHECK(tern_vis_ones_(ones, m) == 1);
+        for (size_t k = 0; k < m; k++) {
+            ones[k] = odd[below(sizeof odd / sizeof odd[0])];
+            CHECK(tern_vis_ones_(ones, m) == 0);
+            ones[k] = 1;
+        }
+    }
+    /* a third of the shapes as tern_vis_fold_r_ takes them: levels of
+     * count 1, the factors at consecutive levels from a random one, levels
+     * of count 1 */
     for (int it = 0; it < shapes; it++) {
         size_t levels = 2 + below(31), c = 1 + below(64), left = c, kept = 0;
+        size_t run = below(3) == 0 ? below(levels) : levels;
         ptrdiff_t s = (ptrdiff_t)below(200) - 100, t = (ptrdiff_t)below(200) - 100;
         if (s == 0 && t == 0)
             t = 8;
@@ -493,7 +519,7 @@ static int test_fold(int shapes)
             size_t f = 1;
             if (k + 1 == levels)
                 f = left;
-            else if (below(3) == 0)
+            else if (k >= run ? left > 1 : below(3) == 0)
                 for (f = 2; f <= left && left % f; f++)
                     ;
             if (f > left)
@@ -556,8 +582,44 @@ static int test_fold(int shapes)
     CHECK(fold_all(big, bt, bs, 2, &bf) == -1);
     CHECK(tern_vis_fold_(count, ds, ss, 0, &(tern_vis_fold_t){0}) == -1);
     CHECK(tern_vis_fold_(count, ds, ss, 33, &(tern_vis_fold_t){0}) == -1);
-    printf("fold: %d shapes, %d of several levels folded\n", shapes, folded);
-    CHECK(folded > shapes / 10);
+    /* tern_vis_fold_r_ at 32 levels: every count 1 (one element); a
+     * count of 0 or negative among the last levels, at every position
+     * (tern_vis_ones_ reads them two at a time); one level of count 2
+     * among them (declined: tern_vis_fold_ takes such shapes) */
+    for (size_t k = 0; k < 32; k++) {
+        count[k] = 1;
+        ss[k] = k % 2 ? PTRDIFF_MIN : 0;
+        ds[k] = k % 3 ? PTRDIFF_MAX : -8;
+    }
+    CHECK(fold_all(count, ds, ss, 32, &bf) == 0 && bf.count == 1);
+    count[2] = 4, ss[2] = 8, ds[2] = -8;
+    count[3] = 2, ss[3] = 32, ds[3] = -32;
+    CHECK(fold_all(count, ds, ss, 32, &bf) == 0 && bf.count == 8 && bf.sstride == 8 &&
+          bf.dstride == -8);
+    CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == 0);
+    for (size_t k = 4; k < 32; k++) {
+        static const size_t bad[] = {0, (size_t)-2, (size_t)PTRDIFF_MAX + 2};
+        for (size_t b = 0; b < 3; b++) {
+            count[k] = bad[b];
+            CHECK(fold_all(count, ds, ss, 32, &bf) == -1);
+            CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == -1);
+        }
+        count[k] = 2; /* off the run: tern_vis_fold_'s, which refuses it
+                         too, its strides not continuing the run's */
+        CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == -1);
+        count[k] = 1;
+    }
+    /* a repeat (both strides 0), and strides 0 on one side (a broadcast) */
+    ss[2] = ds[2] = 0, ss[3] = ds[3] = 0;
+    CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == -1);
+    ds[2] = 8, ds[3] = 32;
+    CHECK(fold_all(count, ds, ss, 32, &bf) == 0 && bf.count == 8 && bf.sstride == 0 &&
+          bf.dstride == 8);
+    CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == 0);
+    printf("fold: %d shapes, %d of several levels folded, %d calls folded by "
+           "tern_vis_fold_r_\n",
+           shapes, folded, fold_r_taken);
+    CHECK(folded > shapes / 10 && fold_r_taken > shapes / 10);
     return 0;
 }
 
