@@ -104,9 +104,12 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
 /* ---- inline fast paths ------------------------------------------------
  * A strided transfer of one level (or of up to TERN_VIS_MAX_DIMS levels
  * that fold into one: the levels whose count is not 1 continue each other
- * on both sides, found inline up to TERN_VIS_INLINE_LEVELS_ levels; above,
- * inline for levels of count 1, a run, levels of count 1, and by
- * tern_vis_fold_ out of line for other shapes), or an indexed one
+ * on both sides, found inline: a level count the compiler sees of at most
+ * TERN_VIS_INLINE_LEVELS_ by tern_vis_fold_i_, unrolled; any other by
+ * tern_vis_fold_r_ for levels of count 1, a run, levels of count 1, and
+ * for other shapes by tern_vis_fold_i_'s loop up to
+ * TERN_VIS_INLINE_LEVELS_ levels, tern_vis_fold_ out of line above), or
+ * an indexed one
  * of at most TERN_VIS_INLINE_PIECES_ pieces, with a rank whose segment is
  * mapped here (self, shared-memory peer), from the default context, whose
  * element size is a constant the compiler sees (as in
@@ -303,7 +306,8 @@ TERN_VIS_INLINE_ int tern_vis_ones_(const size_t *count, size_t m)
 }
 
 /* tern_vis_fold_ in the caller's code for the common shape of a
- * description of many levels (more than TERN_VIS_INLINE_LEVELS_): levels
+ * description whose level count the compiler does not see, or of more
+ * than TERN_VIS_INLINE_LEVELS_ levels: levels
  * of count 1, then a run of levels whose count is not 1, each continuing
  * the one before it on both sides, then levels of count 1 only, which
  * are tested together (tern_vis_ones_: their strides are not read). The
@@ -355,11 +359,14 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
 /* 1 when the strided transfer is done here; 0: the library does it. get:
  * src is remote. One level: about 30 instructions before the copy loop,
  * with no call (scripts/vis-cost.sh). 2 to TERN_VIS_MAX_DIMS levels that
- * fold into one dimension (tern_vis_fold_i_ up to
- * TERN_VIS_INLINE_LEVELS_; above, tern_vis_fold_r_ inline, about 45
- * instructions for 27 trailing levels of count 1 plus 13 a level whose
- * count is not 1, and tern_vis_fold_ out of line for the shapes it
- * declines), then the same checks and copy loop. */
+ * fold into one dimension (tern_vis_fold_i_ unrolled for a constant
+ * level count up to TERN_VIS_INLINE_LEVELS_; otherwise tern_vis_fold_r_,
+ * about 45 instructions for 27 trailing levels of count 1 plus 14 a
+ * level whose count is not 1, and for the shapes it declines
+ * tern_vis_fold_i_'s loop up to TERN_VIS_INLINE_LEVELS_ levels,
+ * tern_vis_fold_ out of line above; tern_vis_fold_r_ before the loop:
+ * tern-bench vis 3-d and 8-d at 256 B 12-16% faster), then the same
+ * checks and copy loop. */
 TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
                                             const ptrdiff_t *dststrides, const void *src,
                                             const ptrdiff_t *srcstrides, size_t elemsz,
@@ -376,15 +383,20 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
         return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, count[0],
                                   dststrides[0], srcstrides[0], elemsz);
     tern_vis_fold_t f, g;
-    if (levels <= TERN_VIS_INLINE_LEVELS_) {
+    if (TERN_VIS_CONST_(levels) && levels <= TERN_VIS_INLINE_LEVELS_) {
         if (tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f))
             return 0;
     } else if (tern_vis_fold_r_(count, dststrides, srcstrides, levels, &f)) {
-        /* other shapes out of line, into g: f, whose address is not
-         * taken, stays in registers (three stores a call otherwise) */
-        if (tern_vis_fold_(count, dststrides, srcstrides, levels, &g))
-            return 0;
-        f = g;
+        if (levels <= TERN_VIS_INLINE_LEVELS_) {
+            if (tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f))
+                return 0;
+        } else {
+            /* other shapes out of line, into g: f, whose address is not
+             * taken, stays in registers (three stores a call otherwise) */
+            if (tern_vis_fold_(count, dststrides, srcstrides, levels, &g))
+                return 0;
+            f = g;
+        }
     }
     return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, f.count,
                               f.dstride, f.sstride, elemsz);

@@ -267,10 +267,10 @@ static void fold_shape(size_t levels, size_t c, ptrdiff_t ds, ptrdiff_t ss, size
 /* The calls of DEFINE_FOLDED. In rounds t with (t / 4) even, a level
  * count of 2 to 4 or 8 is given as a constant the compiler sees, so that
  * the header folds it inline with the loop unrolled (tern_vis_fold_i_);
- * otherwise as a variable (tern_vis_fold_i_'s loop up to 8 levels,
- * above: tern_vis_fold_r_ inline for the shapes of fold_shape's run,
- * drawn in two rounds of five, tern_vis_fold_ out of line for the
- * others). */
+ * otherwise as a variable (tern_vis_fold_r_ inline for the shapes of
+ * fold_shape's run, drawn in two rounds of five; for the others
+ * tern_vis_fold_i_'s loop up to 8 levels, tern_vis_fold_ out of line
+ * above). */
 #define BY_LEVELS(X)                          \
     ((t / 4) % 2 == 0 && levels == 2   ? X(2) \
      : (t / 4) % 2 == 0 && levels == 3 ? X(3) \
