@@ -153,6 +153,11 @@
       "TERN_COLL_PUT_FLAG_MSGS Medium messages a piece travels as messages, "            \
       "above as a put whose remote completion raises the flag. 0: a chunk "              \
       "(1/n of the data) per piece.")                                                    \
+    X(coll_xchg_piece, "TERN_COLL_XCHG_PIECE", SIZE, "512K", NULL, 0,                    \
+      "Bytes per put of the fcollect and all-to-all of a team across nodes "             \
+      "with blocks above the Medium limit: each block goes to its member as "            \
+      "puts of at most this size, its flag behind the last. 0: one put per "             \
+      "block.")                                                                          \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

@@ -76,14 +76,16 @@ void ti_print_coll(FILE *out)
         "next member's dest and forwarded as they arrive; on one node above %d B a "
         "reduce-scatter in place\n",
         tn_cfg.coll_ring_piece ? piece : "1/n of the data", TN_COLL_FAST);
-    char ea[32];
+    char ea[32], xp[32];
     tn_cfg_format_size(e, ea, sizeof(ea));
+    tn_cfg_format_size(tn_cfg.coll_xchg_piece, xp, sizeof(xp));
     fprintf(out,
             "  alltoall       across nodes, result per member up to %s through one "
             "leader per node for teams with 2 or more members on a node, where it takes "
             "half the ring (TERN_COLL_LEADER_MAX); else up to %s eager, every block "
             "with its flag into its member's ring; above, one barrier and every block "
-            "up to %s pushed into its dest, larger blocks read by gets between two "
-            "barriers\n",
-            leader, ea, medium);
+            "up to %s pushed into its dest as one message, larger blocks (fcollect's "
+            "too) put into it in pieces of %s (TERN_COLL_XCHG_PIECE), the flag behind "
+            "the last\n",
+            leader, ea, medium, tn_cfg.coll_xchg_piece ? xp : "the whole block");
 }
