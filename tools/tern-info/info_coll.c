@@ -60,15 +60,19 @@ void ti_print_coll(FILE *out)
         "(TERN_COLL_TREE_MAX); where they do not fit, a pushed binomial tree up to "
         "%d B / ceil(log2 n) per child's region\n",
         leader, tree, 4 * TN_COLL_FAST);
-    char piece[32], rhd[32];
+    char piece[32], rhd[32], pair[32];
     tn_cfg_format_size(tn_cfg.coll_ring_piece, piece, sizeof(piece));
     tn_cfg_format_size(tn_cfg.coll_rhd_max, rhd, sizeof(rhd));
+    tn_cfg_format_size(tn_cfg.coll_rhd_pair_max < tn_cfg.coll_rhd_max
+                           ? tn_cfg.coll_rhd_pair_max
+                           : tn_cfg.coll_rhd_max,
+                       pair, sizeof(pair));
     fprintf(out,
-            "                 across nodes above those, teams of 2^k members up to %s: "
-            "reduce-scatter by recursive halving and allgather by recursive doubling "
-            "into the partners' dests (2 members: one exchange of the whole data; "
-            "TERN_COLL_RHD_MAX)\n",
-            rhd);
+            "                 across nodes above those, teams of 2^k members up to %s "
+            "(TERN_COLL_RHD_MAX): reduce-scatter by recursive halving and allgather by "
+            "recursive doubling into the partners' dests; 2 members up to %s "
+            "(TERN_COLL_RHD_PAIR_MAX): one exchange of the whole data\n",
+            rhd, pair);
     fprintf(
         out,
         "                 across nodes above those: ring reduce-scatter and allgather "
