@@ -146,12 +146,17 @@
       "the ring, above it the exchange of TERN_COLL_RHD_MAX; else a binomial "           \
       "tree up to the fast area's region per child); above, a ring "                     \
       "reduce-scatter and allgather (TERN_COLL_RING_PIECE).")                            \
-    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "256K", NULL, 0,                          \
+    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "4M", NULL, 0,                            \
       "Largest allreduce (bytes) of a team across nodes whose size is a power "          \
       "of two by recursive halving and doubling (above TERN_COLL_TREE_MAX): a "          \
       "reduce-scatter then an allgather in log2(n) steps each, the data put "            \
-      "into the partners' dests (2 members: both exchange the whole data); "             \
-      "above, and for other team sizes, the ring (TERN_COLL_RING_PIECE).")               \
+      "into the partners' dests (2 members: both exchange the whole data, up "           \
+      "to TERN_COLL_RHD_PAIR_MAX); above, and for other team sizes, the ring "           \
+      "(TERN_COLL_RING_PIECE). 0: never.")                                               \
+    X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "256K", NULL, 0,                \
+      "Largest allreduce (bytes) of a 2-member team across nodes by the "                \
+      "exchange of the whole data (also bounded by TERN_COLL_RHD_MAX); above, "          \
+      "the ring, whose pieces overlap the transfer and the combining.")                  \
     X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, 0,                    \
       "Bytes per piece of the ring allreduce of a team across nodes (above "             \
       "TERN_COLL_TREE_MAX): each piece goes into the next member's dest with "           \
@@ -159,6 +164,11 @@
       "TERN_COLL_PUT_FLAG_MSGS Medium messages a piece travels as messages, "            \
       "above as a put whose remote completion raises the flag. 0: a chunk "              \
       "(1/n of the data) per piece.")                                                    \
+    X(coll_xchg_piece, "TERN_COLL_XCHG_PIECE", SIZE, "512K", NULL, 0,                    \
+      "Bytes per put of the fcollect and all-to-all of a team across nodes "             \
+      "with blocks above the Medium limit: each block goes to its member as "            \
+      "puts of at most this size, its flag behind the last. 0: one put per "             \
+      "block.")                                                                          \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

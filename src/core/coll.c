@@ -188,12 +188,15 @@ static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step
 
 /* Pushed exchange above the Medium limit, for teams not all mapped: after
  * one barrier (every dest free, every src ready), member me puts block p
- * (src + src_step * p) straight into member p's dest + me * nbytes by a
- * non-blocking put, starting after itself, at most TN_XCHG_WINDOW in
- * flight, and raises its flag at p behind it: an ordered unacknowledged
- * write right after the put where the transport allows it (as the
- * pipelined broadcast does; the put then has no remote completion at all,
- * tn_core_put_flagged), else a flag once the put completed remotely.
+ * (src + src_step * p) straight into member p's dest + me * nbytes by
+ * non-blocking puts of at most TERN_COLL_XCHG_PIECE bytes (a 1 MiB block
+ * as one put took a 2-rank exchange 1.2-1.45x as long as two of 512 KiB:
+ * docs/design/collectives.md, "Exchanges in pieces"), starting after
+ * itself, at most TN_XCHG_WINDOW in flight, and raises its flag at p
+ * behind the block's last piece: an ordered unacknowledged write right
+ * after that put where the transport allows it (as the pipelined
+ * broadcast does; the puts then have no remote completion at all,
+ * tn_core_put_flagged), else a flag once every piece completed remotely.
  * Its own block is copied while the puts fly. It leaves once every put of
  * its own completed (locally where the flag is ordered behind it: the
  * provider is done with src) and every member's flag says its block is
@@ -210,21 +213,31 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
     tn_coll_barrier(t);
     uint32_t seq = ++t->seq;
     char *mine = dest + (size_t)me * nbytes;
+    /* Each block in pieces of TERN_COLL_XCHG_PIECE; piece q of the call is
+     * piece q % k of the block for member me + 1 + q / k. */
+    size_t pb = (size_t)tn_cfg.coll_xchg_piece;
+    if (!pb || pb > nbytes)
+        pb = nbytes;
+    uint64_t k = (nbytes + pb - 1) / pb, total = (uint64_t)(n - 1) * k, put = 0, done = 0;
     tern_event_t ev[TN_XCHG_WINDOW];
-    int put = 1, done = 1, got = 1, copied = 0; /* steps: member me + s, me - s */
+    int got = 1, copied = 0;
     for (uint64_t iter = 0;;) {
         int moved = 0;
-        while (put < n && put - done < TN_XCHG_WINDOW) {
-            int p = (me + put) % n, g = t->ranks[p];
-            void *to = tern_sym_addr(g, mine);
-            const char *from = src + src_step * (size_t)p;
+        while (put < total && put - done < TN_XCHG_WINDOW) {
+            int p = (me + 1 + (int)(put / k)) % n, g = t->ranks[p];
+            size_t off = (size_t)(put % k) * pb,
+                   len = nbytes - off < pb ? nbytes - off : pb;
+            void *to = tern_sym_addr(g, mine + off);
+            const char *from = src + src_step * (size_t)p + off;
             tern_event_t *e = &ev[put % TN_XCHG_WINDOW];
+            int last = put % k == k - 1;
             if (tn_coll_can_order(t, p)) { /* no remote completion: the flag */
-                must(tn_core_put_flagged("exchange", g, to, from, nbytes, e),
+                must(tn_core_put_flagged("exchange", g, to, from, len, e),
                      "an exchange put");
-                tn_coll_signal_ordered(t, p, seq);
+                if (last)
+                    tn_coll_signal_ordered(t, p, seq);
             } else { /* the flag after remote completion */
-                must(tern_put_nb(g, to, from, nbytes, NULL, e, 0), "an exchange put");
+                must(tern_put_nb(g, to, from, len, NULL, e, 0), "an exchange put");
             }
             put++;
             moved = 1;
@@ -238,8 +251,8 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
             if (rc == TERN_INPROGRESS)
                 break;
             must(rc, "an exchange put");
-            int p = (me + done) % n;
-            if (!tn_coll_can_order(t, p))
+            int p = (me + 1 + (int)(done / k)) % n;
+            if (done % k == k - 1 && !tn_coll_can_order(t, p))
                 tn_coll_signal(t, p, seq);
             done++;
             moved = 1;
@@ -251,7 +264,7 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
             got++;
             moved = 1;
         }
-        if (done == n && got == n)
+        if (done == total && got == n)
             break;
         if (moved)
             iter = 0;

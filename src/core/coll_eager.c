@@ -633,7 +633,8 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
      * together), and the exchange of core/coll_rhd.c, the same one step
      * straight into dest, is faster there (docs/design/collectives.md,
      * "Network allreduce: where the time goes"). */
-    if (n == 2 && 2 * need > fit && bytes <= (size_t)tn_cfg.coll_rhd_max)
+    if (n == 2 && 2 * need > fit && bytes <= (size_t)tn_cfg.coll_rhd_max &&
+        bytes <= (size_t)tn_cfg.coll_rhd_pair_max)
         return 0;
     char *e = claim(t, need);
     char *fold = e + (size_t)rounds * reg;

@@ -1,8 +1,9 @@
 /* Allreduce of power-of-two teams across nodes between TERN_COLL_TREE_MAX
  * and TERN_COLL_RHD_MAX: a reduce-scatter by recursive halving, then an
  * allgather by recursive doubling (Rabenseifner), the data put straight
- * into the partners' dests; with 2 members both exchange their whole src
- * and combine it (one step, as MPI's TCP transport does at this size).
+ * into the partners' dests; with 2 members (up to TERN_COLL_RHD_PAIR_MAX)
+ * both exchange their whole src and combine it (one step, as MPI's TCP
+ * transport does at this size).
  * 2 log2 n data steps where the ring takes 2 (n - 1), the same bytes.
  * docs/design/collectives.md, "Recursive halving and doubling". */
 #include <stdlib.h>
@@ -124,7 +125,8 @@ int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t cou
 {
     int n = t->size, rounds = 0, pos = 0;
     size_t bytes = count * es;
-    if (n < 2 || (n & (n - 1)) || bytes > (size_t)tn_cfg.coll_rhd_max)
+    if (n < 2 || (n & (n - 1)) || bytes > (size_t)tn_cfg.coll_rhd_max ||
+        (n == 2 && bytes > (size_t)tn_cfg.coll_rhd_pair_max))
         return 0;
     while ((1 << rounds) < n)
         rounds++;

@@ -25,6 +25,14 @@ tern_mp_test(NAME coll_bcast_put SOURCES coll.c RANKS 3 CONFIGS net mixed LIBS m
 # (coll.c broadcasts one byte under, at and over each, and 20 chunks).
 tern_mp_test(NAME coll_pipe SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
   ENV TERN_COLL_BCAST_EAGER=2K TERN_COLL_PIPE_CHUNK=4K TERN_COLL_BCAST_CHAIN=12K)
+# Fcollect and all-to-all blocks above the Medium limit (8193 to 20000 B)
+# in puts of 4 KiB (push_large, core/coll.c): several pieces per block,
+# more than the window of 8 in flight; the flag behind the last piece by
+# an ordered write, or (noorder) once every piece completed remotely.
+tern_mp_test(NAME coll_xchg SOURCES coll.c RANKS 2 4 CONFIGS net mixed LIBS m TIMEOUT 180
+  ENV TERN_COLL_XCHG_PIECE=4K)
+tern_mp_test(NAME coll_xchg_noorder SOURCES coll.c RANKS 3 CONFIGS net LIBS m TIMEOUT 180
+  ENV TERN_COLL_XCHG_PIECE=4K TERN_TEST_FAULT=noorder)
 # The ring allreduce of teams across nodes (core/coll_ring.c) from 2 KiB
 # on: pieces of 1 KiB as messages with their flags (many per step, empty
 # ones where a chunk ends), then pieces of 20 KiB as puts whose remote

@@ -68,15 +68,19 @@ void ti_print_coll(FILE *out)
         "(TERN_COLL_TREE_MAX); where they do not fit, a pushed binomial tree up to "
         "%d B / ceil(log2 n) per child's region\n",
         leader, tree, 4 * TN_COLL_FAST);
-    char piece[32], rhd[32];
+    char piece[32], rhd[32], pair[32];
     tn_cfg_format_size(tn_cfg.coll_ring_piece, piece, sizeof(piece));
     tn_cfg_format_size(tn_cfg.coll_rhd_max, rhd, sizeof(rhd));
+    tn_cfg_format_size(tn_cfg.coll_rhd_pair_max < tn_cfg.coll_rhd_max
+                           ? tn_cfg.coll_rhd_pair_max
+                           : tn_cfg.coll_rhd_max,
+                       pair, sizeof(pair));
     fprintf(out,
-            "                 across nodes above those, teams of 2^k members up to %s: "
-            "reduce-scatter by recursive halving and allgather by recursive doubling "
-            "into the partners' dests (2 members: one exchange of the whole data; "
-            "TERN_COLL_RHD_MAX)\n",
-            rhd);
+            "                 across nodes above those, teams of 2^k members up to %s "
+            "(TERN_COLL_RHD_MAX): reduce-scatter by recursive halving and allgather by "
+            "recursive doubling into the partners' dests; 2 members up to %s "
+            "(TERN_COLL_RHD_PAIR_MAX): one exchange of the whole data\n",
+            rhd, pair);
     fprintf(
         out,
         "                 across nodes above those: ring reduce-scatter and allgather "
@@ -84,14 +88,16 @@ void ti_print_coll(FILE *out)
         "next member's dest and forwarded as they arrive; on one node above %d B a "
         "reduce-scatter in place\n",
         tn_cfg.coll_ring_piece ? piece : "1/n of the data", TN_COLL_FAST);
-    char ea[32];
+    char ea[32], xp[32];
     tn_cfg_format_size(e, ea, sizeof(ea));
+    tn_cfg_format_size(tn_cfg.coll_xchg_piece, xp, sizeof(xp));
     fprintf(out,
             "  alltoall       across nodes, result per member up to %s through one "
             "leader per node for teams with 2 or more members on a node, where it takes "
             "half the ring (TERN_COLL_LEADER_MAX); else up to %s eager, every block "
             "with its flag into its member's ring; above, one barrier and every block "
-            "up to %s pushed into its dest, larger blocks read by gets between two "
-            "barriers\n",
-            leader, ea, medium);
+            "up to %s pushed into its dest as one message, larger blocks (fcollect's "
+            "too) put into it in pieces of %s (TERN_COLL_XCHG_PIECE), the flag behind "
+            "the last\n",
+            leader, ea, medium, tn_cfg.coll_xchg_piece ? xp : "the whole block");
 }
