@@ -212,7 +212,7 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
     char *mine = dest + (size_t)me * nbytes;
     tern_event_t ev[TN_XCHG_WINDOW];
     int put = 1, done = 1, got = 1, copied = 0; /* steps: member me + s, me - s */
-    for (uint64_t iter = 0;;) {
+    for (tn_wait_t w = TN_WAIT_FRESH;;) {
         int moved = 0;
         while (put < n && put - done < TN_XCHG_WINDOW) {
             int p = (me + put) % n, g = t->ranks[p];
@@ -254,9 +254,9 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
         if (done == n && got == n)
             break;
         if (moved)
-            iter = 0;
+            tn_wait_progressed(&w);
         else
-            tn_coll_wait_step(t, &iter);
+            tn_coll_wait_step(t, &w);
     }
 }
 
