@@ -68,13 +68,12 @@
       "(yielding between them when oversubscribed).")                                    \
     X(spin_count, "TERN_SPIN_COUNT", INT, "2000", NULL, 0,                               \
       "Polls before a waiting call sleeps (block mode).")                                \
-    X(spin_us, "TERN_SPIN_US", INT, "0", NULL, 0,                                        \
+    X(spin_us, "TERN_SPIN_US", INT, "50", NULL, 0,                                       \
       "Auto mode with a CPU for each rank: microseconds a waiting call spins "           \
       "before it waits as with more ranks than CPUs (yields, then after "                \
       "TERN_YIELD_COUNT yields a barrier's or collective's flag wait sleeps 50 us "      \
-      "between polls); each new wait spins again; 0 (default) spins for ever. "          \
-      "Off by default: at 50 it made back-to-back active-message waits yield "           \
-      "(shm AM Short round trip 66 -> 276 ns).")                                         \
+      "between polls); each new wait, and a wait whose progress completed "              \
+      "something (a handler run, a request served), spins again; 0 spins for ever.")     \
     X(yield_count, "TERN_YIELD_COUNT", INT, "256", NULL, 0,                              \
       "Auto mode with more ranks than CPUs: yields before a waiting call "               \
       "sleeps in the kernel until its flag is written (shared-memory flags "             \

@@ -39,41 +39,22 @@ static int should_yield(uint64_t iter)
     }
 }
 
-/* This thread's wait as tn_wait_step sees it: the iter of its last timed
- * step, when its spinning was first timed, and its steps past
- * TERN_SPIN_US (0: still spinning). */
-static __thread TN_TLS_FAST struct {
-    uint64_t last, t0, long_steps;
-} cur = {UINT64_MAX, 0, 0};
-
 /* Auto mode, not oversubscribed, a step past TERN_SPIN_US or a poll of 64
- * (iter & 63 == 63): whether this step's wait has spun past TERN_SPIN_US.
- * The clock is read once every 64 polls (a vDSO clock_gettime, ~20 ns,
- * beside 64 pauses). A step whose iter is not above the last one seen
- * starts a new wait, which spins again. */
-static int spun_out(uint64_t iter)
+ * (iter & 63 == 63): whether the wait w has spun past TERN_SPIN_US. The
+ * clock is read once every 64 polls (a vDSO clock_gettime, ~20 ns, beside
+ * 64 pauses), first at the wait's 64th poll. */
+static int spun_out(tn_wait_t *w)
 {
-    if (cur.long_steps) {
-        if (iter > cur.last) {
-            cur.last = iter;
-            return 1;
-        }
-        cur.long_steps = 0; /* a new wait */
-        cur.t0 = 0;
-        if ((iter & 63) != 63)
-            return 0;
-    }
-    if (iter <= cur.last) /* a new wait (the first: last is UINT64_MAX) */
-        cur.t0 = 0;
-    cur.last = iter;
+    if (w->long_steps)
+        return 1;
     uint64_t now = tn_time_ns();
-    if (!cur.t0) {
-        cur.t0 = now;
+    if (!w->t0) {
+        w->t0 = now;
         return 0;
     }
-    if (!tn_wait_spun_out(cur.t0, now))
+    if (!tn_wait_spun_out(w->t0, now))
         return 0;
-    cur.long_steps = 1;
+    w->long_steps = 1;
     return 1;
 }
 
@@ -115,17 +96,20 @@ static inline void relax(void)
         tn_cpu_relax();
 }
 
-static void step(uint64_t iter, int can_sleep)
+static void step(tn_wait_t *w, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
-    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0)
+    uint64_t iter = w->iter++;
+    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+        tn_wait_progressed(w);
         return; /* something completed: check again at once */
+    }
     if (p->mode == TN_WAIT_AUTO && !p->oversubscribed) {
         /* Spinning; the clock every 64 polls, and each step once past
          * TERN_SPIN_US. */
-        if (__builtin_expect(((iter & 63) == 63 || cur.long_steps) && p->spin_ns, 0) &&
-            spun_out(iter)) {
-            long_step(cur.long_steps++, can_sleep);
+        if (__builtin_expect(((iter & 63) == 63 || w->long_steps) && p->spin_ns, 0) &&
+            spun_out(w)) {
+            long_step(w->long_steps++, can_sleep);
             return;
         }
         relax();
@@ -145,9 +129,24 @@ static void step(uint64_t iter, int can_sleep)
     sched_yield();
 }
 
+void tn_wait_next(tn_wait_t *w)
+{
+    step(w, 0);
+}
+
+/* The wait of tn_wait_step's callers, and the iter of its last step. */
+static __thread TN_TLS_FAST struct {
+    tn_wait_t w;
+    uint64_t last;
+} legacy = {{0, 0, 0}, UINT64_MAX};
+
 void tn_wait_step(uint64_t iter)
 {
-    step(iter, 0);
+    if (iter <= legacy.last) /* a new wait (the first: last is UINT64_MAX) */
+        tn_wait_start(&legacy.w);
+    legacy.last = iter;
+    legacy.w.iter = iter;
+    step(&legacy.w, 0);
 }
 
 void tn_wait_refused(void)
@@ -183,17 +182,18 @@ static int should_sleep(uint64_t iter)
 
 void tn_wait_u32_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping)
 {
-    uint64_t iter = 0;
+    tn_wait_t w;
+    tn_wait_start(&w);
     while (atomic_load_explicit(word, memory_order_acquire) == old) {
-        if (should_sleep(iter)) {
+        if (should_sleep(w.iter)) {
             atomic_store_explicit(sleeping, 1, memory_order_seq_cst);
             if (atomic_load_explicit(word, memory_order_seq_cst) == old)
                 futex(word, FUTEX_WAIT, old);
             atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+            w.iter++;
         } else {
-            step(iter, 1);
+            step(&w, 1);
         }
-        iter++;
     }
 }
 

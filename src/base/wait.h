@@ -50,12 +50,46 @@ static inline int tn_wait_only_pauses(void)
            (p->mode == TN_WAIT_SPIN || (p->mode == TN_WAIT_AUTO && !p->oversubscribed));
 }
 
-/* One step of waiting after `iter` unsuccessful checks: drives the
- * progress hook, then is cheap when spinning; yields or sleeps briefly
- * (without a wake-up source) when the policy says so. A wait's steps come
- * with iter counting up from where it started; a call with an iter not
- * above the last one's starts a new wait (which spins again in auto
- * mode). */
+/* One waiting call's way through the policy. Each waiting call has its
+ * own, started (tn_wait_start) at the top of its loop, so that nothing of
+ * one wait carries into the next: a wait that has not spun TERN_SPIN_US
+ * never yields. Its clock is read lazily, at its 64th poll, so a wait that
+ * ends within 64 polls never reads it. */
+typedef struct tn_wait {
+    uint64_t iter;       /* failed checks so far */
+    uint64_t t0;         /* when its spinning was first timed; 0: not yet */
+    uint64_t long_steps; /* steps past TERN_SPIN_US; 0: still spinning */
+} tn_wait_t;
+
+#define TN_WAIT_FRESH ((tn_wait_t){0, 0, 0})
+
+static inline void tn_wait_start(tn_wait_t *w)
+{
+    *w = TN_WAIT_FRESH;
+}
+
+/* Something the waiting call drove completed (progress ran a handler,
+ * served a request, moved a collective's data): the peer is running, so
+ * the wait spins again for TERN_SPIN_US from its next timed poll. A rank
+ * that serves requests in one long wait (an AM server, an AMO mailbox
+ * owner) is busy, not idle; without this it yielded at every empty poll
+ * once its first 50 us had passed (shm AM Short round trip 66 -> 283 ns,
+ * docs/design/barrier-and-waiting.md). */
+static inline void tn_wait_progressed(tn_wait_t *w)
+{
+    w->t0 = 0;
+    w->long_steps = 0;
+}
+
+/* One step of the wait w after a failed check: drives the progress hook
+ * (a completion counts as tn_wait_progressed), then is cheap when
+ * spinning; yields or sleeps briefly (without a wake-up source) when the
+ * policy says so. */
+void tn_wait_next(tn_wait_t *w);
+
+/* tn_wait_next for callers that count their own polls (the network
+ * transport's): a call with an iter not above the last one's starts a new
+ * wait, on a context of the thread's. */
 void tn_wait_step(uint64_t iter);
 
 /* Auto mode with a CPU for each rank: whether a wait that started spinning

@@ -356,14 +356,14 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
     const uint64_t *slot =
         (const uint64_t *)(tn_core_peer(tn_core.rank)->ctrl + rep_off + my_slot * LINE);
     uint64_t r[REP_W];
-    for (uint64_t iter = 0;; iter++) {
+    for (tn_wait_t wt = TN_WAIT_FRESH;;) {
         if (atomic_load_explicit((const _Atomic uint64_t *)slot, memory_order_relaxed) ==
             w[0]) {
             load(slot, r, REP_W);
             if (r[0] == w[0] && r[REP_W - 1] == tn_check_word(r, REP_W - 1))
                 break;
         }
-        tn_wait_step(iter); /* drives progress: this rank serves others meanwhile */
+        tn_wait_next(&wt); /* drives progress: this rank serves others meanwhile */
     }
     rc = (int)(uint32_t)r[2];
     if (rc == TERN_OK && op->result)

@@ -221,7 +221,7 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
     uint64_t k = (nbytes + pb - 1) / pb, total = (uint64_t)(n - 1) * k, put = 0, done = 0;
     tern_event_t ev[TN_XCHG_WINDOW];
     int got = 1, copied = 0;
-    for (uint64_t iter = 0;;) {
+    for (tn_wait_t w = TN_WAIT_FRESH;;) {
         int moved = 0;
         while (put < total && put - done < TN_XCHG_WINDOW) {
             int p = (me + 1 + (int)(put / k)) % n, g = t->ranks[p];
@@ -267,9 +267,9 @@ static void push_large(tn_cteam_t *t, char *dest, const char *src, size_t src_st
         if (done == total && got == n)
             break;
         if (moved)
-            iter = 0;
+            tn_wait_progressed(&w);
         else
-            tn_coll_wait_step(t, &iter);
+            tn_coll_wait_step(t, &w);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/comp.h"
+#include "base/wait.h"
 #include "core/core.h"
 
 enum { TN_SLOT_WORLD = 0, TN_SLOT_NODE = 1 };
@@ -160,7 +161,7 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq);
 /* One step of a wait on t's flags (core/coll_sync.c): a failed network
  * write of a flag ends the job; the wait yields or sleeps by the waiting
  * policy and, without a progress hook, polls every 64th step. */
-void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter);
+void tn_coll_wait_step(tn_cteam_t *t, tn_wait_t *w);
 /* Until this rank's flag of team rank j reaches seq. */
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq);
 

@@ -147,7 +147,7 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
      * either word: no later value of this member's comes before it). */
     if (parent >= 0 && !tn_coll_signal_ordered(t, parent, base + 1))
         tn_coll_signal(t, parent, base + 1);
-    for (uint64_t iter = 0;;) {
+    for (tn_wait_t w = TN_WAIT_FRESH;;) {
         int moved = 0;
         if (have < nch) {
             uint32_t h = tn_coll_flag_steps(t, parent, base, nch, from_ordered);
@@ -168,8 +168,8 @@ void tn_coll_pipe_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
         if (!busy)
             break;
         if (moved)
-            iter = 0;
+            tn_wait_progressed(&w);
         else
-            tn_coll_wait_step(t, &iter);
+            tn_coll_wait_step(t, &w);
     }
 }

@@ -122,9 +122,9 @@ static void wait_ordered(tn_cteam_t *t, int j, uint32_t seq)
 {
     tn_coll_flag_t *in =
         (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while ((int32_t)(atomic_load_explicit(&in->sleeping, memory_order_acquire) - seq) < 0)
-        tn_coll_wait_step(t, &iter);
+        tn_coll_wait_step(t, &w);
 }
 
 /* Whether an eager broadcast of nbytes goes between this member and
@@ -737,7 +737,7 @@ static void rec_recv(tn_cteam_t *t, const char *rec, void *out, size_t len, uint
     const _Atomic uint64_t *r = (const _Atomic uint64_t *)(const void *)rec;
     size_t k = (len + 7) / 8;
     uint64_t stamp = seq | (uint64_t)len << 32, w[REC / 8];
-    for (uint64_t iter = 0;;) {
+    for (tn_wait_t wt = TN_WAIT_FRESH;;) {
         if (atomic_load_explicit(&r[k], memory_order_relaxed) == stamp) {
             for (size_t i = 0; i < k + 2; i++)
                 w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
@@ -745,7 +745,7 @@ static void rec_recv(tn_cteam_t *t, const char *rec, void *out, size_t len, uint
             if (w[k] == stamp && w[k + 1] == tn_check_word(w, k + 1))
                 break;
         }
-        tn_coll_wait_step(t, &iter);
+        tn_coll_wait_step(t, &wt);
     }
     memcpy(out, w, len);
 }

@@ -73,9 +73,9 @@ static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint
 /* Until round r's partner's flag says v. */
 static void await(rhd_t *s, int r, uint32_t v)
 {
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while (tn_coll_flag_steps(s->t, s->partner[r], s->base, RHD_STEPS, s->ordered[r]) < v)
-        tn_coll_wait_step(s->t, &iter);
+        tn_coll_wait_step(s->t, &w);
 }
 
 static void finish(rhd_t *s)

@@ -131,7 +131,7 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     int entered = 0;
     uint32_t sent = 0, acked = 0, got = 0, done = 0;
     tern_event_t ev[TN_RING_WINDOW];
-    for (uint64_t iter = 0;;) {
+    for (tn_wait_t w = TN_WAIT_FRESH;;) {
         int moved = 0;
         uint32_t h = tn_coll_flag_steps(t, left, base + 1, r.total, left_ordered);
         if (h != got) {
@@ -195,9 +195,9 @@ void tn_coll_ring_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
         if (done == r.total && acked == r.total)
             break;
         if (moved)
-            iter = 0;
+            tn_wait_progressed(&w);
         else
-            tn_coll_wait_step(t, &iter);
+            tn_coll_wait_step(t, &w);
     }
     free(copy);
 }

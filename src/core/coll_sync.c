@@ -40,14 +40,14 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 
 /* One step of waiting for a team flag: a failed network write of a flag
  * ends the job; without a progress hook the wait polls every 64th step. */
-void tn_coll_wait_step(tn_cteam_t *t, uint64_t *iter)
+void tn_coll_wait_step(tn_cteam_t *t, tn_wait_t *w)
 {
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
                       "logged above)");
-    if (!tn_wait_progress_hook && (*iter & 63) == 63)
-        tn_core_progress();
-    tn_wait_step((*iter)++);
+    if (!tn_wait_progress_hook && (w->iter & 63) == 63 && tn_core_progress() > 0)
+        tn_wait_progressed(w);
+    tn_wait_next(w);
 }
 
 void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
@@ -63,9 +63,9 @@ void tn_coll_wait(tn_cteam_t *t, int j, uint32_t seq)
             tn_wait_u32_change(&in->epoch, v, &in->sleeping);
         }
     }
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - seq) < 0)
-        tn_coll_wait_step(t, &iter);
+        tn_coll_wait_step(t, &w);
 }
 
 /* Barrier flags to network members. A flag message costs its receiver
@@ -125,9 +125,9 @@ static void bar_wait(tn_cteam_t *t, int j, uint32_t seq)
         tn_coll_wait(t, j, seq);
         return;
     }
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while (!bar_arrived(t, j, seq))
-        tn_coll_wait_step(t, &iter);
+        tn_coll_wait_step(t, &w);
 }
 
 /* Dissemination: in round k team rank i signals i + 2^k and waits for
@@ -222,13 +222,13 @@ void tn_coll_progress(void)
 
 void tn_coll_nb_finish(tn_cteam_t *t)
 {
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while (t->nb_active) {
         nb_try(t);
         if (t->nb_active) {
-            if (!tn_wait_progress_hook && (iter & 63) == 63)
-                tn_core_progress();
-            tn_wait_step(iter++);
+            if (!tn_wait_progress_hook && (w.iter & 63) == 63 && tn_core_progress() > 0)
+                tn_wait_progressed(&w);
+            tn_wait_next(&w);
         }
     }
 }

@@ -180,15 +180,16 @@ int tn_comp_wait(tn_comp_t *c)
     tn_ad_agg_kick(1); /* c may count combined atomics still queued */
     if (!tn_comp_busy(c))
         return tn_comp_status(c);
-    uint64_t iter = 0, t0 = tn_stats_on ? tn_time_ns() : 0;
-    /* tn_wait_step drives the transports' progress (its hook); polling
+    uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
+    tn_wait_t w = TN_WAIT_FRESH;
+    /* tn_wait_next drives the transports' progress (its hook); polling
      * here as well would double the network polls per check. */
     while (tn_comp_busy(c)) {
         /* A non-blocking barrier's event is ended by advancing it, which
          * the hook does not do when there is none. */
         if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
             tn_coll_progress();
-        tn_wait_step(iter++);
+        tn_wait_next(&w);
     }
     if (__builtin_expect(tn_stats_on, 0)) {
         tn_stats_t *s = tn_stats_mine();

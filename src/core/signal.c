@@ -255,7 +255,7 @@ static int wait_vec(int mode, const volatile uint64_t *addrs, size_t n, const in
                             "no word to wait for (n is 0 or every status is set): "
                             "this would wait forever");
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addrs;
-    for (uint64_t iter = 0;; iter++) {
+    for (tn_wait_t w = TN_WAIT_FRESH;;) {
         size_t hits = 0;
         for (size_t i = 0; i < n; i++) {
             if (status && status[i])
@@ -274,9 +274,9 @@ static int wait_vec(int mode, const volatile uint64_t *addrs, size_t n, const in
                 *count = hits;
             return TERN_OK;
         }
-        if (!tn_wait_progress_hook && (iter & 63) == 63)
-            tn_core_progress();
-        tn_wait_step(iter);
+        if (!tn_wait_progress_hook && (w.iter & 63) == 63 && tn_core_progress() > 0)
+            tn_wait_progressed(&w);
+        tn_wait_next(&w);
     }
 }
 

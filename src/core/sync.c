@@ -64,49 +64,67 @@ static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_
     }
 }
 
-/* The loop for every policy: each failed poll is a step of tn_wait_step
+/* The loop for every policy: each failed poll is a step of the wait w
  * (progress hook, pause, yield or sleep). */
 static __attribute__((noinline)) tern_status_t
-wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, uint64_t iter)
+wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_wait_t *w)
 {
     while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
-        if (!tn_wait_progress_hook && (iter & 63) == 63)
-            tn_core_progress(); /* tn_wait_step drives it when one is set */
-        tn_wait_step(iter++);
+        /* Without a hook, progress every 64 polls (tn_wait_next drives
+         * the hook when one is set). */
+        if (!tn_wait_progress_hook && (w->iter & 63) == 63 && tn_core_progress() > 0)
+            tn_wait_progressed(w);
+        tn_wait_next(w);
     }
     return TERN_OK;
 }
 
+/* wait_steps of a fresh wait, out of line: the spinning path of
+ * tern_wait_until_u64 keeps no frame for the wait's context. */
+static __attribute__((noinline)) tern_status_t wait_steps_fresh(const _Atomic uint64_t *a,
+                                                                int cmp, uint64_t value)
+{
+    tn_wait_t w = TN_WAIT_FRESH;
+    return wait_steps(a, cmp, value, &w);
+}
+
 /* A wait past TERN_SPIN_US (auto mode): yields, then sleeps briefly
- * (tn_wait_long_step), with progress every 64 polls as wait_steps. */
-static tern_status_t wait_long(const _Atomic uint64_t *a, int cmp, uint64_t value)
+ * (tn_wait_long_step), with progress every 64 polls as wait_steps. 1 once
+ * the word compares true; 0 when progress completed something (the wait
+ * spins again: tn_wait_progressed). */
+static int wait_long(const _Atomic uint64_t *a, int cmp, uint64_t value)
 {
     for (uint64_t n = 1;
          !tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value); n++) {
-        if (!tn_wait_progress_hook && (n & 63) == 0)
-            tn_core_progress();
+        if (!tn_wait_progress_hook && (n & 63) == 0 && tn_core_progress() > 0)
+            return 0;
         tn_wait_long_step(n);
     }
-    return TERN_OK;
+    return 1;
 }
 
 /* A spinning wait past its first 64 polls: progress, then 64 more polls
  * while the policy still only pauses (a handler registered meanwhile
  * brings a progress hook), as wait_steps runs it every 64 polls; past
- * TERN_SPIN_US (the clock read every 64 polls) it waits as wait_long. */
+ * TERN_SPIN_US (the clock read every 64 polls, first now) it waits as
+ * wait_long, and spins again when progress completes something. */
 static __attribute__((noinline)) tern_status_t wait_spin_more(const _Atomic uint64_t *a,
                                                               int cmp, uint64_t value)
 {
-    uint64_t iter = 64, t0 = tn_time_ns();
+    tn_wait_t w = {64, tn_time_ns(), 0};
     for (;;) {
-        tn_core_progress();
+        if (tn_core_progress() > 0)
+            w.t0 = tn_time_ns();
         if (!tn_wait_only_pauses())
-            return wait_steps(a, cmp, value, iter);
+            return wait_steps(a, cmp, value, &w);
         if (spin_cmp(a, cmp, value, 64))
             return TERN_OK;
-        iter += 64;
-        if (tn_wait_spun_out(t0, tn_time_ns()))
-            return wait_long(a, cmp, value);
+        w.iter += 64;
+        if (tn_wait_spun_out(w.t0, tn_time_ns())) {
+            if (wait_long(a, cmp, value))
+                return TERN_OK;
+            w.t0 = tn_time_ns();
+        }
     }
 }
 
@@ -122,7 +140,7 @@ tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64
                             "comparison %d is not a TERN_CMP_* value", cmp);
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addr;
     if (!tn_wait_only_pauses())
-        return wait_steps(a, cmp, value, 0);
+        return wait_steps_fresh(a, cmp, value);
     if (spin_cmp(a, cmp, value, 64))
         return TERN_OK;
     return wait_spin_more(a, cmp, value);

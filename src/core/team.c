@@ -104,13 +104,13 @@ static void wait_flag(tn_team_t *t, tn_team_level_t *l, int k, int from, uint32_
             tn_wait_u32_change(&in->epoch, v, &in->sleeping);
         }
     }
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - epoch) <
            0) {
         if (tn_comp_status(&t->comp) != TERN_OK)
             tern_abort(1, "barrier: a network write to another node's leader "
                           "failed (cause logged above)");
-        tn_wait_step(iter++); /* drives network progress */
+        tn_wait_next(&w); /* drives network progress */
     }
 }
 

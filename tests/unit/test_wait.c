@@ -1,8 +1,9 @@
 /* The wait policy (base/wait.c) in one process: in auto mode on a machine
  * with a CPU per rank, a wait spins (no yield, no sleep) until it has
  * waited TERN_SPIN_US, then yields, and (a flag's wait) past
- * TERN_YIELD_COUNT yields sleeps; a fresh wait spins again; TERN_SPIN_US=0 and spin mode never
- * yield. sched_yield and nanosleep are this file's, counting calls (the
+ * TERN_YIELD_COUNT yields sleeps; a fresh wait, and a long wait whose
+ * progress completed something, spin again; TERN_SPIN_US=0 and spin mode
+ * never yield. sched_yield and nanosleep are this file's, counting calls (the
  * executable's definitions take the library's calls). */
 #include <sched.h>
 #include <stdatomic.h>
@@ -31,14 +32,26 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
     return 0;
 }
 
-/* Steps of one wait (iter from 0) for ns nanoseconds, or until the first
- * yield when stop_at_yield; the time of the first yield (0: none). */
-static uint64_t run_wait(uint64_t ns, int stop_at_yield, uint64_t *steps)
+/* Work the progress hook finds: that many of its next calls complete
+ * something (an AM server's wait running a request's handler). */
+static int hook_work;
+
+static int hook(void)
 {
-    uint64_t t0 = tn_time_ns(), first = 0, iter = 0;
+    if (!hook_work)
+        return 0;
+    hook_work--;
+    return 1;
+}
+
+/* Steps of the wait w for ns nanoseconds, or until the first yield when
+ * stop_at_yield; the time of the first yield (0: none). Counts from 0. */
+static uint64_t steps_of(tn_wait_t *w, uint64_t ns, int stop_at_yield)
+{
+    uint64_t t0 = tn_time_ns(), first = 0;
     yields = sleeps = 0;
     for (;;) {
-        tn_wait_step(iter++);
+        tn_wait_next(w);
         uint64_t now = tn_time_ns();
         if (yields && !first) {
             first = now - t0;
@@ -48,7 +61,16 @@ static uint64_t run_wait(uint64_t ns, int stop_at_yield, uint64_t *steps)
         if (now - t0 > ns)
             break;
     }
-    *steps = iter;
+    return first;
+}
+
+/* steps_of a fresh wait; *steps: its steps. */
+static uint64_t run_wait(uint64_t ns, int stop_at_yield, uint64_t *steps)
+{
+    tn_wait_t w;
+    tn_wait_start(&w);
+    uint64_t first = steps_of(&w, ns, stop_at_yield);
+    *steps = w.iter;
     return first;
 }
 
@@ -61,13 +83,56 @@ int main(void)
 
     /* A 20 ms bound: nothing before it, yields after it, then sleeps. */
     tn_wait_policy.spin_ns = 20 * 1000 * 1000;
-    first = run_wait(2000 * 1000 * 1000ull, 1, &steps);
+    tn_wait_t w;
+    tn_wait_start(&w);
+    first = steps_of(&w, 2000 * 1000 * 1000ull, 1);
     CHECK(first >= 20 * 1000 * 1000);
     CHECK(first < 1000 * 1000 * 1000);
     CHECK(sleeps == 0);
-    for (uint64_t i = 0; i < 16; i++)
-        tn_wait_step(steps + i);
+    for (int i = 0; i < 16; i++)
+        tn_wait_next(&w);
     CHECK(yields == 17 && sleeps == 0); /* only a flag's wait sleeps */
+
+    /* A fresh wait right after that long one spins: 5 ms, no yield. */
+    first = run_wait(5 * 1000 * 1000, 0, &steps);
+    CHECK(first == 0 && yields == 0 && sleeps == 0);
+    CHECK(steps > 64);
+
+    /* A long wait (past the bound, yielding) whose progress completes
+     * something - a request served, as an AM server's one wait does for
+     * every request - spins again: 5 ms of empty polls, no yield, then
+     * yields once 20 ms have passed again. The logic before (a new wait
+     * only where the poll count went down) kept it yielding at every empty
+     * poll: the shm AM Short round trip went 66 -> 283 ns at 50 us. */
+    tn_wait_progress_hook = hook;
+    first = steps_of(&w, 100 * 1000 * 1000, 1);
+    CHECK(first > 0 && first < 1000 * 1000); /* still past the bound */
+    hook_work = 1;
+    uint64_t t_work = tn_time_ns();
+    tn_wait_next(&w); /* the hook completes something */
+    CHECK(hook_work == 0);
+    first = steps_of(&w, 5 * 1000 * 1000, 0);
+    CHECK(first == 0 && yields == 0 && sleeps == 0);
+    uint64_t t_more = tn_time_ns();
+    first = steps_of(&w, 2000 * 1000 * 1000ull, 1);
+    CHECK(first > 0 && t_more + first - t_work >= 20 * 1000 * 1000);
+    CHECK(first < 1000 * 1000 * 1000);
+    tn_wait_progress_hook = NULL;
+
+    /* tn_wait_step (callers counting their own polls): a count that goes
+     * down starts a new wait. */
+    tn_wait_policy.spin_ns = 1000 * 1000;
+    yields = 0;
+    uint64_t t1 = tn_time_ns(), it = 0;
+    while (!yields && tn_time_ns() - t1 < 1000 * 1000 * 1000)
+        tn_wait_step(it++);
+    CHECK(yields == 1 && tn_time_ns() - t1 >= 1000 * 1000);
+    yields = 0;
+    t1 = tn_time_ns();
+    for (it = 0; tn_time_ns() - t1 < 500 * 1000; it++)
+        tn_wait_step(it);
+    CHECK(yields == 0 && it > 64);
+    tn_wait_policy.spin_ns = 20 * 1000 * 1000;
 
     /* A flag's wait (barriers, collectives) sleeps past TERN_YIELD_COUNT
      * yields; the 3rd sleep sets the flag. */

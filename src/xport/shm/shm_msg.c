@@ -164,7 +164,7 @@ static TN_ALWAYS_INLINE int room(tn_shm_t *s, int rank, size_t n, unsigned flags
     size_t dlen = n > TN_MSGQ_INLINE ? n : 0;
     tn_msgq_slot_t *r;
     char *data = NULL;
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     tn_msgq_lock(q);
     while (__builtin_expect((r = tn_msgq_reserve(q, dlen, &data)) == NULL, 0)) {
         /* Full: the receiver has not caught up. Run this rank's own
@@ -183,7 +183,9 @@ static TN_ALWAYS_INLINE int room(tn_shm_t *s, int rank, size_t n, unsigned flags
             return TERN_ERR_AGAIN;
         }
         if (done == 0)
-            tn_wait_step(iter++);
+            tn_wait_next(&w);
+        else
+            tn_wait_progressed(&w);
         tn_msgq_lock(q);
     }
     *qp = q;
