@@ -36,6 +36,17 @@ static double put_lat(long n, size_t size)
     return shb_now() - t0;
 }
 
+static double put_nbi_lat(long n, size_t size)
+{
+    double t0 = shb_now();
+    if (shb_me == 0)
+        for (long i = 0; i < n; i++) {
+            check(tern_put_nbi(1, r_dst, shb_src, size, 0), "tern_put_nbi");
+            check(tern_quiet(), "tern_quiet");
+        }
+    return shb_now() - t0;
+}
+
 static double get_lat(long n, size_t size)
 {
     double t0 = shb_now();
@@ -152,6 +163,8 @@ static double signal_pp(long n, size_t size)
 static const shb_row_t pairs[] = {
     {"native", "put_lat", SHB_LAT_US, 0, put_lat, 1, "tern_put loop, one tern_quiet",
      "tern-native"},
+    {"native", "put_nbi_lat", SHB_LAT_US, 0, put_nbi_lat, 1,
+     "tern_put_nbi, tern_quiet each", "tern-native"},
     {"native", "get_lat", SHB_LAT_US, 0, get_lat, 1, "tern_get loop", "tern-native"},
     {"native", "put_nbi_bw", SHB_BW_MBS, 0, put_nbi_bw, 1,
      "tern_put_nbi, tern_nbi_sync(REMOTE) every 64", "tern-native"},

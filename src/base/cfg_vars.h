@@ -264,7 +264,10 @@
       "For testing error paths: issue:N makes every N-th network fragment "              \
       "fail when issued, complete:N every N-th network completion report "               \
       "an error, noamo:OP makes the provider's atomics lack operation OP "               \
-      "(an op name such as fmult) for every type, peertab:create makes the "             \
+      "(an op name such as fmult) for every type, noorder makes the network "            \
+      "transport report no ordering (every put acknowledged, no flush reads), "          \
+      "noack makes it acknowledge no put (each waits for a flush read, even "            \
+      "one alone before a quiet), peertab:create makes the "                             \
       "node's peer table fail to be created by the node's lowest rank and "              \
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
       "private copies), collseq:N numbers every team's collectives from N "              \

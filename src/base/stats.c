@@ -88,6 +88,11 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
     fprintf(f, "%s atomic mailbox: %llu fetching atomics sent, %llu served\n", prefix,
             (unsigned long long)s->amo_mailbox,
             (unsigned long long)s->amo_mailbox_served);
+    fprintf(f,
+            "%s network puts completed remotely: %llu acknowledged alone, %llu flush "
+            "reads\n",
+            prefix, (unsigned long long)s->net_put_acked,
+            (unsigned long long)s->net_flush_reads);
 }
 
 void tn_stats_fini(void)

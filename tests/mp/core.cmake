@@ -6,6 +6,10 @@ tern_mp_test(NAME rma SOURCES rma.c RANKS 1 2 4 8)
 tern_mp_test(NAME put_flush SOURCES put_flush.c RANKS 3 4)
 tern_mp_test(NAME put_flush_delivery SOURCES put_flush.c RANKS 3 CONFIGS net mixed
   ENV TERN_TEST_FAULT=noorder)
+# The same with no put acknowledged (ofi_rma.c, "The first put
+# acknowledged"): the flush read alone completes a lone put.
+tern_mp_test(NAME put_flush_noack SOURCES put_flush.c RANKS 3 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=noack)
 tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16 TIMEOUT 180)
 tern_mp_test(NAME barrier_block SOURCES barrier.c RANKS 4 8 ENV TERN_WAIT_MODE=block)
 tern_mp_test(NAME barrier_yield SOURCES barrier.c RANKS 8 ENV TERN_WAIT_MODE=yield)

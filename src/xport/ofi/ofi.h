@@ -85,6 +85,9 @@ typedef struct tn_ofi_rkey {
     _Atomic int sent_to;  /* a message went to it since its credits last went
                              back alone: its stream is not one-way */
     int flushing;         /* a flush read to it is in flight (under o->lock) */
+    _Atomic int pending;  /* lazy puts to it whose remote part has not ended:
+                             the next one goes acknowledged when 0 (ofi_rma.c,
+                             "The first put acknowledged") */
 } tn_ofi_rkey_t;
 
 typedef struct tn_ofi_opts {
@@ -107,11 +110,13 @@ typedef struct tn_ofi_opts {
  * amo_hidden: ops the atomics caps leave out (as if the provider lacked
  * them), to test the domains' fallback; no_order: the ordering caps are
  * left out (as if the provider ordered nothing), to test the ordering
- * modes' fallback. */
+ * modes' fallback; no_ack: every lazy put waits for a flush read, none
+ * goes acknowledged, to test that path alone. */
 typedef struct tn_ofi_fault {
     long issue_every, complete_every; /* 0: never */
     uint32_t amo_hidden;              /* TN_AOP_BIT mask */
     int no_order;                     /* TERN_TEST_FAULT=noorder */
+    int no_ack; /* TERN_TEST_FAULT=noack: no put goes acknowledged (ofi_rma.c) */
     _Atomic long issues, completions; /* counted so far */
 } tn_ofi_fault_t;
 
@@ -339,10 +344,11 @@ struct tn_ofi_op {
     struct fid_mr *tmp_mr; /* registration made for this operation */
     int rank;
     int is_get;
-    int ctrl;   /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
-    int is_amo; /* an atomic (for messages) */
-    int lazy;   /* a put whose remote completion waits for a flush read */
-    int flush;  /* the flush read of rank: next chains the puts it covers */
+    int ctrl;    /* TN_XPORT_FLAG_CTRL: exempt from injected faults */
+    int is_amo;  /* an atomic (for messages) */
+    int lazy;    /* a put whose remote completion waits for a flush read */
+    int flush;   /* the flush read of rank: next chains the puts it covers */
+    int counted; /* a lazy put counted in its peer's pending */
     /* An atomic's operand, compare value and result where the provider
      * needs no registered local buffers (else the bounce slot holds them). */
     uint64_t scratch[3];

@@ -118,6 +118,9 @@ void tn_ofi_op_give(tn_ofi_t *o, tn_ofi_op_t *op)
     if (op->tmp_mr)
         tn_ofi_mr_release(o, op->tmp_mr);
     op->tmp_mr = NULL;
+    if (op->counted) /* before its remote part ends: a put after quiet sees 0 */
+        atomic_fetch_sub_explicit(&o->peers[op->rank]->pending, 1, memory_order_release);
+    op->counted = 0;
     op->lc = op->rc = NULL;
     op->copy_out = NULL;
     op->is_amo = 0;
@@ -285,6 +288,7 @@ static void flush_issue(tn_ofi_t *o)
         pthread_mutex_unlock(&o->lock);
         ssize_t r = flush_post(o, carrier);
         if (r == 0) {
+            TN_STAT_ADD(net_flush_reads, 1);
             pthread_mutex_lock(&o->lock);
             continue;
         }
@@ -557,6 +561,21 @@ static int local_desc(tn_ofi_t *o, tn_ofi_op_t *op, const void *buf, size_t len,
     return TERN_OK;
 }
 
+/* The first put acknowledged. A lazy put that is locally complete in the
+ * call (inject size, or copied to its bounce slot) and finds no lazy put
+ * of its rank pending (peer->pending 0: none awaits a flush read, none is
+ * acknowledged yet) goes with FI_DELIVERY_COMPLETE: its completion ends
+ * its remote part, and no flush read is needed for it. Later ones, while
+ * it is pending, go lazy as above. A quiet after one small put thus waits
+ * for one acknowledgement (one round trip: the write, its ack) instead of
+ * an unacknowledged write and a flush read (two messages out, one back:
+ * on loopback tcp about twice the time, docs/design/net-put.md, "The
+ * first put acknowledged"); after several puts it waits for the ack and
+ * one read, in flight side by side. A stream of puts finds its rank
+ * pending nearly always and goes lazy. The count drops in op_give, before
+ * the put's remote part ends, so a put after a quiet finds 0.
+ * TERN_TEST_FAULT=noack leaves every lazy put lazy (the path alone). */
+
 /* One fragment: a write or read of len bytes. Returns TERN_OK or
  * TERN_ERR_AGAIN (IMMEDIATE and the first fragment only) or an error. */
 static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
@@ -612,6 +631,20 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
             silent = 1;
         else /* "Local completion at once" above */
             fl |= FI_INJECT_COMPLETE;
+    }
+    /* "The first put acknowledged" (above): a lazy put that
+     * is locally complete in the call and finds nothing of its rank's
+     * pending goes with FI_DELIVERY_COMPLETE instead. */
+    if (lazy) {
+        int was =
+            atomic_fetch_add_explicit(&o->peers[rank]->pending, 1, memory_order_acq_rel);
+        op->counted = 1;
+        if (was == 0 && early_lc && !o->fault.no_ack) {
+            lazy = 0;
+            silent = 0;
+            fl = (fl & ~FI_INJECT_COMPLETE) | FI_DELIVERY_COMPLETE;
+            TN_STAT_ADD(net_put_acked, 1);
+        }
     }
     /* The op belongs to whichever thread completes it once it is posted:
      * decide before posting that its completion counts remote delivery

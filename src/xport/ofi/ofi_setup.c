@@ -391,7 +391,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 }
 
 /* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1,
- * "noamo:OP" with OP an atomic op's name, or "noorder"; "peertab:..." is
+ * "noamo:OP" with OP an atomic op's name, "noorder" or "noack"; "peertab:..." is
  * core's, not this transport's. */
 static int parse_fault(const char *text, tn_ofi_fault_t *f)
 {
@@ -403,6 +403,10 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f)
         return TERN_OK;
     if (strcmp(text, "noorder") == 0) {
         f->no_order = 1;
+        return TERN_OK;
+    }
+    if (strcmp(text, "noack") == 0) {
+        f->no_ack = 1;
         return TERN_OK;
     }
     char kind[16], name[16];
