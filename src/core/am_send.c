@@ -343,7 +343,9 @@ static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
         return slot_send(q, handler, kind, payload, len, hlen, dest, args, nargs);
     int layout = am_layout(hn, len);
     char *data = NULL;
-    tn_msgq_slot_t *r = tn_msgq_try_begin(q, am_data_bytes(layout, hn, len), &data);
+    tn_msgq_slot_t *r = layout == AM_SPLIT && len >= TN_MSGQ_ACK_MIN
+                            ? tn_msgq_try_begin_ack(q, len, &data)
+                            : tn_msgq_try_begin(q, am_data_bytes(layout, hn, len), &data);
     if (tn_unlikely(!r))
         return 1;
     tn_am_hdr_t *h = (tn_am_hdr_t *)r->bytes;
