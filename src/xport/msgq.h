@@ -219,6 +219,55 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
     return &q->slots[q->seq & q->smask];
 }
 
+/* tn_msgq_reserve for data of at least TN_MSGQ_ACK_MIN bytes, with
+ * tn_msgq_restart_skip inline: the ACK is looked at first (a word of this
+ * side's own line), and when the receiver has drained the ring and the
+ * data fits at its start, they go there with no room check (a drained
+ * ring has room for all of it); the skipped bytes count as consumed at
+ * once, as there. Otherwise as tn_msgq_reserve: the same answer in every
+ * case, with one call fewer. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve_ack(tn_msgq_t *q, size_t dlen,
+                                                            char **data)
+{
+    if (tn_unlikely(q->seq - q->slots_seen > q->smask)) {
+        q->slots_seen = atomic_load_explicit(&q->heads->slots, memory_order_acquire);
+        if (q->seq - q->slots_seen > q->smask)
+            return NULL;
+    }
+    uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1, off = d & q->dmask,
+             to_end = ring - off, need = TN_MSGQ_LINE(dlen), skip;
+    uint64_t a = atomic_load_explicit(&q->acked, memory_order_acquire);
+    if (a > q->data_seen)
+        q->data_seen = a;
+    if (tn_likely(q->data_seen == d && need <= (off ? off : ring))) {
+        skip = off ? to_end : 0;
+        q->data_seen = d + skip;
+    } else {
+        skip = need > to_end ? to_end : 0;
+        if (!skip && dlen >= TN_MSGQ_REUSE_MIN)
+            skip = tn_msgq_restart_skip(q, d, to_end, need, dlen);
+        if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
+            tn_msgq_seen_data(q);
+            if (d + skip + need - q->data_seen > ring)
+                return NULL;
+        }
+    }
+    q->wrap = skip;
+    *data = q->data + ((d + skip) & q->dmask);
+    return &q->slots[q->seq & q->smask];
+}
+
+/* tn_msgq_try_begin with tn_msgq_reserve_ack. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin_ack(tn_msgq_t *q, size_t dlen,
+                                                              char **data)
+{
+    tn_msgq_lock(q);
+    tn_msgq_slot_t *s = tn_msgq_reserve_ack(q, dlen, data);
+    if (tn_unlikely(!s))
+        tn_msgq_unlock(q);
+    return s;
+}
+
 /* The turn and room for a message with dlen bytes in the data ring: the
  * slot, or NULL (turn not held) when the queue is full. */
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin(tn_msgq_t *q, size_t dlen,
