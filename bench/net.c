@@ -184,6 +184,9 @@ static int net_run(tb_opts_t *o, tb_job_t *job)
         int paired = raw && (c->kind <= 1 || c->kind == 4);
         long nb = paired ? (ops + NET_PAIR_OPS - 1) / NET_PAIR_OPS : 0;
         double *diff = paired ? malloc((size_t)(nt * nb) * sizeof(double)) : NULL;
+        if (paired && !diff)
+            tb_die("net: no memory for %ld paired differences of row %s", (long)nt * nb,
+                   c->op);
         int nd = 0;
         for (int t = -o->warmup; t < nt; t++) {
             double a = 0, b = NAN;
