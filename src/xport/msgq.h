@@ -188,6 +188,47 @@ tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need, siz
     return to_end;
 }
 
+/* Sender, with the turn held: whether the next slot is free (the
+ * receiver's head re-read only when the last one seen says full). */
+static TN_ALWAYS_INLINE int tn_msgq_slot_free(tn_msgq_t *q)
+{
+    if (tn_unlikely(q->seq - q->slots_seen > q->smask)) {
+        q->slots_seen = atomic_load_explicit(&q->heads->slots, memory_order_acquire);
+        if (q->seq - q->slots_seen > q->smask)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sender: whether the data ring has room up to position end (the
+ * receiver's consumed position re-read only when the last one seen says
+ * no). */
+static TN_ALWAYS_INLINE int tn_msgq_data_room(tn_msgq_t *q, uint64_t end)
+{
+    uint64_t ring = (uint64_t)q->dmask + 1;
+    if (tn_unlikely(end - q->data_seen > ring)) {
+        tn_msgq_seen_data(q);
+        if (end - q->data_seen > ring)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sender: where need bytes of a dlen-byte message go in the data ring
+ * from position d (to_end bytes before its end): *skip bytes skipped
+ * first (to the ring's start when they do not fit before its end, or by
+ * tn_msgq_restart_skip from restart_min bytes on); whether there is room. */
+static TN_ALWAYS_INLINE int tn_msgq_place(tn_msgq_t *q, uint64_t d, uint64_t to_end,
+                                          size_t need, size_t dlen, size_t restart_min,
+                                          uint64_t *skip)
+{
+    uint64_t k = need > to_end ? to_end : 0;
+    if (!k && dlen >= restart_min)
+        k = tn_msgq_restart_skip(q, d, to_end, need, dlen);
+    *skip = k;
+    return tn_msgq_data_room(q, d + k + need);
+}
+
 /* Sender, with the turn held: a slot, and room for dlen bytes in the data
  * ring (*data, line-aligned; skipping to the ring's start when they would
  * not fit before its end). NULL when the receiver has not freed enough yet.
@@ -195,24 +236,16 @@ tn_msgq_restart_skip(tn_msgq_t *q, uint64_t d, uint64_t to_end, size_t need, siz
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dlen,
                                                         char **data)
 {
-    if (tn_unlikely(q->seq - q->slots_seen > q->smask)) {
-        q->slots_seen = atomic_load_explicit(&q->heads->slots, memory_order_acquire);
-        if (q->seq - q->slots_seen > q->smask)
-            return NULL;
-    }
+    if (!tn_msgq_slot_free(q))
+        return NULL;
     q->wrap = 0;
     if (dlen) {
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
         size_t need = TN_MSGQ_LINE(dlen);
-        uint64_t skip = need > to_end ? to_end : 0;
-        if (dlen >= TN_MSGQ_ACK_MIN && !skip)
-            skip = tn_msgq_restart_skip(q, d, to_end, need, dlen);
-        if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
-            tn_msgq_seen_data(q);
-            if (d + skip + need - q->data_seen > ring)
-                return NULL;
-        }
+        uint64_t skip;
+        if (!tn_msgq_place(q, d, to_end, need, dlen, TN_MSGQ_ACK_MIN, &skip))
+            return NULL;
         q->wrap = skip;
         *data = q->data + ((d + skip) & q->dmask);
     }
@@ -229,11 +262,8 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve_ack(tn_msgq_t *q, size_t dlen,
                                                             char **data)
 {
-    if (tn_unlikely(q->seq - q->slots_seen > q->smask)) {
-        q->slots_seen = atomic_load_explicit(&q->heads->slots, memory_order_acquire);
-        if (q->seq - q->slots_seen > q->smask)
-            return NULL;
-    }
+    if (!tn_msgq_slot_free(q))
+        return NULL;
     uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1, off = d & q->dmask,
              to_end = ring - off, need = TN_MSGQ_LINE(dlen), skip;
     uint64_t a = atomic_load_explicit(&q->acked, memory_order_acquire);
@@ -243,41 +273,39 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve_ack(tn_msgq_t *q, size_t
         skip = off ? to_end : 0;
         q->data_seen = d + skip;
     } else {
-        skip = need > to_end ? to_end : 0;
-        if (!skip && dlen >= TN_MSGQ_REUSE_MIN)
-            skip = tn_msgq_restart_skip(q, d, to_end, need, dlen);
-        if (tn_unlikely(d + skip + need - q->data_seen > ring)) {
-            tn_msgq_seen_data(q);
-            if (d + skip + need - q->data_seen > ring)
-                return NULL;
-        }
+        if (!tn_msgq_place(q, d, to_end, need, dlen, TN_MSGQ_REUSE_MIN, &skip))
+            return NULL;
     }
     q->wrap = skip;
     *data = q->data + ((d + skip) & q->dmask);
     return &q->slots[q->seq & q->smask];
 }
 
-/* tn_msgq_try_begin with tn_msgq_reserve_ack. */
-static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin_ack(tn_msgq_t *q, size_t dlen,
-                                                              char **data)
+/* The turn and room for a message with dlen bytes in the data ring: the
+ * slot, or NULL (turn not held) when the queue is full; ack (a constant):
+ * reserved by tn_msgq_reserve_ack (dlen >= TN_MSGQ_ACK_MIN). */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin_as(tn_msgq_t *q, size_t dlen,
+                                                             char **data, int ack)
 {
     tn_msgq_lock(q);
-    tn_msgq_slot_t *s = tn_msgq_reserve_ack(q, dlen, data);
+    tn_msgq_slot_t *s =
+        ack ? tn_msgq_reserve_ack(q, dlen, data) : tn_msgq_reserve(q, dlen, data);
     if (tn_unlikely(!s))
         tn_msgq_unlock(q);
     return s;
 }
 
-/* The turn and room for a message with dlen bytes in the data ring: the
- * slot, or NULL (turn not held) when the queue is full. */
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin(tn_msgq_t *q, size_t dlen,
                                                           char **data)
 {
-    tn_msgq_lock(q);
-    tn_msgq_slot_t *s = tn_msgq_reserve(q, dlen, data);
-    if (tn_unlikely(!s))
-        tn_msgq_unlock(q);
-    return s;
+    return tn_msgq_try_begin_as(q, dlen, data, 0);
+}
+
+/* tn_msgq_try_begin with tn_msgq_reserve_ack. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_try_begin_ack(tn_msgq_t *q, size_t dlen,
+                                                              char **data)
+{
+    return tn_msgq_try_begin_as(q, dlen, data, 1);
 }
 
 /* The slot's fields for a message of n bytes (inl of them in the slot) of
