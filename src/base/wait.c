@@ -134,21 +134,6 @@ void tn_wait_next(tn_wait_t *w)
     step(w, 0);
 }
 
-/* The wait of tn_wait_step's callers, and the iter of its last step. */
-static __thread TN_TLS_FAST struct {
-    tn_wait_t w;
-    uint64_t last;
-} legacy = {{0, 0, 0}, UINT64_MAX};
-
-void tn_wait_step(uint64_t iter)
-{
-    if (iter <= legacy.last) /* a new wait (the first: last is UINT64_MAX) */
-        tn_wait_start(&legacy.w);
-    legacy.last = iter;
-    legacy.w.iter = iter;
-    step(&legacy.w, 0);
-}
-
 void tn_wait_refused(void)
 {
     if (should_yield(0))

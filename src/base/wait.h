@@ -38,7 +38,7 @@ static inline void tn_cpu_relax(void)
 #endif
 }
 
-/* 1 when every step of waiting would only pause (tn_wait_step does
+/* 1 when every step of waiting would only pause (tn_wait_next does
  * nothing else): no progress hook, and a policy that never yields (spin;
  * auto on a machine that is not oversubscribed). A waiting loop may then
  * pause inline, as a hand-written spin does, and look again every few
@@ -86,11 +86,6 @@ static inline void tn_wait_progressed(tn_wait_t *w)
  * spinning; yields or sleeps briefly (without a wake-up source) when the
  * policy says so. */
 void tn_wait_next(tn_wait_t *w);
-
-/* tn_wait_next for callers that count their own polls (the network
- * transport's): a call with an iter not above the last one's starts a new
- * wait, on a context of the thread's. */
-void tn_wait_step(uint64_t iter);
 
 /* Auto mode with a CPU for each rank: whether a wait that started spinning
  * at t0 (tn_time_ns) has spun past TERN_SPIN_US, no healthy hand-off being

@@ -35,7 +35,7 @@ tern_status_t tern_barrier(void)
  * (tn_wait_only_pauses), for a comparison the caller makes constant:
  * load, compare, pause, as in a hand-written spin. The loop of
  * wait_steps has the comparison's switch, the hook test and a call to
- * tn_wait_step in each poll, and a put-with-signal ping-pong paid them on
+ * tn_wait_next in each poll, and a put-with-signal ping-pong paid them on
  * its critical path (docs/design/atomics.md, "The waiting side"). 1 once
  * the word compares true, 0 after n polls that found it false. */
 static TN_ALWAYS_INLINE int spin_u64(const _Atomic uint64_t *a, int cmp, uint64_t value,

@@ -119,21 +119,6 @@ int main(void)
     CHECK(first < 1000 * 1000 * 1000);
     tn_wait_progress_hook = NULL;
 
-    /* tn_wait_step (callers counting their own polls): a count that goes
-     * down starts a new wait. */
-    tn_wait_policy.spin_ns = 1000 * 1000;
-    yields = 0;
-    uint64_t t1 = tn_time_ns(), it = 0;
-    while (!yields && tn_time_ns() - t1 < 1000 * 1000 * 1000)
-        tn_wait_step(it++);
-    CHECK(yields == 1 && tn_time_ns() - t1 >= 1000 * 1000);
-    yields = 0;
-    t1 = tn_time_ns();
-    for (it = 0; tn_time_ns() - t1 < 500 * 1000; it++)
-        tn_wait_step(it);
-    CHECK(yields == 0 && it > 64);
-    tn_wait_policy.spin_ns = 20 * 1000 * 1000;
-
     /* A flag's wait (barriers, collectives) sleeps past TERN_YIELD_COUNT
      * yields; the 3rd sleep sets the flag. */
     _Atomic uint32_t word = 0, sleeping = 0;

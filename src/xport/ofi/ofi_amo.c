@@ -180,7 +180,8 @@ int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned fla
     /* IMMEDIATE (and every issue from a handler or the queue): one more
      * try after a poll that only reads completions, then refused; never a
      * loop of polls. */
-    uint64_t iter = 0;
+    uint64_t iter = 0; /* retries */
+    tn_wait_t w = TN_WAIT_FRESH;
     for (;;) {
         ssize_t r = post(o, a, op, buf, desc);
         if (r == 0)
@@ -197,7 +198,7 @@ int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned fla
             return TERN_ERR_AGAIN;
         }
         if (!(flags & TERN_FLAG_IMMEDIATE) && tn_ofi_poll(&o->base) == 0)
-            tn_wait_step(iter);
+            tn_wait_next(&w);
         iter++;
     }
     tn_trace("ofi: atomic %s (%s) to rank %d at %p issued", tn_aop_name(a->op),

@@ -504,7 +504,7 @@ static int send_slow(tn_ofi_t *o, int rank, const void *head, size_t hn,
  * (after one poll unless NOPOLL), else one round of progress (the peer
  * returns credits as its handlers run; everything this rank is owed runs
  * here, the hook drives all). */
-static int wait_room(tn_xport_t *x, unsigned flags, uint64_t *iter, int *polled)
+static int wait_room(tn_xport_t *x, unsigned flags, tn_wait_t *w, int *polled)
 {
     if (flags & TERN_FLAG_IMMEDIATE) {
         if (flags & TN_XPORT_FLAG_NOPOLL)
@@ -518,7 +518,7 @@ static int wait_room(tn_xport_t *x, unsigned flags, uint64_t *iter, int *polled)
     }
     int done = tn_wait_progress_hook ? tn_wait_progress_hook() : tn_ofi_poll(x);
     if (done == 0)
-        tn_wait_step((*iter)++);
+        tn_wait_next(w);
     return TERN_OK;
 }
 
@@ -577,10 +577,10 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
     if (rc != TERN_OK)
         return rc;
     tn_ofi_buf_t *b;
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     int polled = 0;
     while (!packing_gone(o, rank) || !(b = reserve(o, rank)))
-        if ((rc = wait_room(x, flags, &iter, &polled)) != TERN_OK)
+        if ((rc = wait_room(x, flags, &w, &polled)) != TERN_OK)
             return rc;
     b->rank = rank;
     m->buf = b->mem + HDR;
@@ -610,7 +610,7 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
     if (HDR + n <= o->inject_size && HDR + n <= INJECT_MAX &&
         try_inject(o, rank, head, hn, payload, len))
         return TERN_OK;
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     int polled = 0;
     for (;;) {
         tn_ofi_buf_t *b;
@@ -627,7 +627,7 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
         int st = send_slow(o, rank, head, hn, payload, len);
         if (st == SENT)
             return TERN_OK;
-        if (st == WAIT && (rc = wait_room(x, flags, &iter, &polled)) != TERN_OK)
+        if (st == WAIT && (rc = wait_room(x, flags, &w, &polled)) != TERN_OK)
             return rc;
     }
 }

@@ -491,7 +491,7 @@ int tn_ofi_poll(tn_xport_t *x)
  * before this caller can, for as long as peers keep sending. */
 tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
 {
-    uint64_t iter = 0;
+    tn_wait_t w = TN_WAIT_FRESH;
     tn_ofi_op_t *op;
     int held = 0;
     while (!(op = op_take(o))) {
@@ -507,7 +507,7 @@ tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
             held = 1;
         }
         if (done == 0)
-            tn_wait_step(iter++);
+            tn_wait_next(&w);
     }
     if (held)
         tn_ofi_msg_hold(o, 0);
@@ -653,7 +653,8 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     if (early_lc)
         op->lc = NULL;
     op->lazy = lazy;
-    uint64_t iter = 0;
+    uint64_t iter = 0; /* retries */
+    tn_wait_t w = TN_WAIT_FRESH;
     if (!(flags & TN_XPORT_FLAG_CTRL) &&
         tn_ofi_fault_now(&o->fault.issues, o->fault.issue_every)) {
         tn_ofi_op_give(o, op);
@@ -697,7 +698,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         }
         TN_STAT_ADD(net_retries, 1);
         if (!(flags & TERN_FLAG_IMMEDIATE) && tn_ofi_poll(&o->base) == 0)
-            tn_wait_step(iter);
+            tn_wait_next(&w);
         iter++;
     }
     if (silent == 1) /* no completion will come: it waits for a flush now */
@@ -740,6 +741,7 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t
         return pst;
     uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote, op->region);
     uint64_t key = tn_ofi_rkey(o, op->rank, op->region);
+    tn_wait_t w = TN_WAIT_FRESH;
     for (uint64_t iter = 0;; iter++) {
         fi_addr_t to = tn_ofi_faddr(o, op->rank);
         ssize_t r =
@@ -763,7 +765,7 @@ static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t
         }
         TN_STAT_ADD(net_retries, 1);
         if (tn_ofi_poll(&o->base) == 0)
-            tn_wait_step(iter);
+            tn_wait_next(&w);
     }
 }
 
