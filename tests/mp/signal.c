@@ -108,6 +108,41 @@ int main(int argc, char **argv)
              "signal op 7 accepted");
     MP_CHECK(tern_put_signal(n, buf, src, 8, rs, 1, TERN_SIGNAL_SET, 0) == TERN_ERR_RANK,
              "rank %d accepted", n);
+    /* Signal words at and just past the edges of right's segment, NULL
+     * and the top of the address space: refused with a message naming
+     * the segment, blocking and nbi, with data and alone (each path of
+     * every configuration: the inline and library paths of a job on one
+     * node, the domain's and the message's across nodes); the last word
+     * of the segment is accepted. */
+    void *rbase;
+    size_t rsize;
+    MP_OK(tern_segment_query(right, &rbase, &rsize));
+    char *re = (char *)rbase + rsize;
+    uint64_t *bad[] = {NULL, (uint64_t *)re, (uint64_t *)((char *)rbase - 8),
+                       (uint64_t *)(re + 4096),
+                       (uint64_t *)(UINTPTR_MAX & ~(uintptr_t)7)};
+    unsigned char *rb = tern_sym_addr(right, buf);
+    for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++)
+        for (size_t len = 0; len <= 8; len += 8) {
+            MP_EXPECT(tern_put_signal(right, rb, src, len, bad[b], 1, TERN_SIGNAL_ADD, 0),
+                      TERN_ERR_RANGE, "outside the segment of rank");
+            MP_EXPECT(
+                tern_put_signal_nbi(right, rb, src, len, bad[b], 1, TERN_SIGNAL_SET, 0),
+                TERN_ERR_RANGE, "outside the segment of rank");
+        }
+    MP_OK(tern_barrier()); /* the last words: nobody reads them but here */
+    uint64_t *last = (uint64_t *)(re - 8);
+    MP_OK(tern_put_signal(right, rb, src, 8, last, 5, TERN_SIGNAL_SET, 0));
+    MP_OK(tern_put_signal_nbi(right, rb, src, 0, last, 2, TERN_SIGNAL_ADD, 0));
+    MP_OK(tern_quiet());
+    MP_OK(tern_barrier());
+    void *mybase;
+    size_t mysize;
+    MP_OK(tern_segment_query(me, &mybase, &mysize));
+    uint64_t got_last =
+        __atomic_load_n((uint64_t *)((char *)mybase + mysize - 8), __ATOMIC_ACQUIRE);
+    MP_CHECK(got_last == 7, "the segment's last word: %llu, expected 7",
+             (unsigned long long)got_last);
     MP_CHECK(sig[0] == ITERS, "a refused signal changed the word");
     return mp_finish("signal");
 }
