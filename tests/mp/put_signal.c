@@ -15,7 +15,9 @@
  * - bad use, refused by the transport with a message and nothing issued:
  *   a get, 0 bytes, more than one fragment (TERN_OFI_MAX_MSG=4K in a
  *   second test), a misaligned or missing signal word, the static region,
- *   from a handler;
+ *   from a handler; over the network also a word the remote CQ data
+ *   cannot name (TN_XPORT_SIGNAL_SPAN past the mapping's start, or below
+ *   it: never wrapped into the span);
  * - errors: MP_FAULT=complete (TERN_TEST_FAULT=complete:1, every network
  *   completion failing): every signalled put above the inject size
  *   reports its failure through its local completion; MP_FAULT=issue
@@ -101,6 +103,13 @@ static void bad_use(const tn_peer_t *p, int to, unsigned char *land, unsigned ch
               "from a message handler");
     if (big.n) /* TERN_OFI_MAX_MSG=4K: a put of two fragments */
         MP_EXPECT(rma(x, &big, &both, f), TERN_ERR_INVALID, "within one fragment");
+    if (!mp_mapped(to)) { /* shm and self leave the word to their caller */
+        tn_rma_t far = put, below = put;
+        far.signal = (char *)rw + TN_XPORT_SIGNAL_SPAN;
+        below.signal = (void *)(uintptr_t)4096;
+        MP_EXPECT(rma(x, &far, &both, f), TERN_ERR_INVALID, "beyond the");
+        MP_EXPECT(rma(x, &below, &both, f), TERN_ERR_INVALID, "beyond the");
+    }
     MP_CHECK(atomic_load(&lc.pending) == 1 && atomic_load(&rc.pending) == 1,
              "a refused put touched its completion objects");
 }
