@@ -99,31 +99,48 @@ int tern_am_source(tern_am_token_t token, int *rank)
     return TERN_OK;
 }
 
+/* The queue back to q's sender, where the ACKs of its messages are
+ * recorded: q->answer, set up with the queue; when several threads may
+ * send on it (answer NULL), the peer's in core's table. */
+static TN_NOINLINE tn_msgq_t *ack_queue_threads(const tn_msgq_t *q)
+{
+    unsigned i = (unsigned)(q->peer - tn_core.span_first);
+    return i < (unsigned)tn_core.span ? tn_core.peers[i].msgq : NULL;
+}
+
 int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
 {
+    tn_msgq_t *out = q->answer ? q->answer : ack_queue_threads(q);
     do {
+        /* Header and arguments at head, a Medium payload at pay (NULL:
+         * after the arguments); the data part's place found once, for the
+         * dispatch and for the consume. */
         size_t len = r->len, inl = r->inl;
-        tn_am_held.slot = NULL;
-        if (len == inl) {
-            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
-        } else {
-            if (r->kind & TN_MSGQ_ACK) {
-                unsigned i = (unsigned)(q->peer - tn_core.span_first);
-                tn_msgq_t *out =
-                    i < (unsigned)tn_core.span ? tn_core.peers[i].msgq : NULL;
-                if (out)
-                    tn_msgq_note_ack(out, r);
-            }
-            int hold = len - inl >= TN_MSGQ_ACK_MIN;
+        char *head = r->bytes, *pay = NULL;
+        uint64_t d = q->dpos;
+        int hold = 0;
+        if (len != inl) {
+            d = tn_msgq_data_pos(q, r);
+            char *p = q->data + (d & q->dmask);
+            if ((r->kind & TN_MSGQ_ACK) && out)
+                tn_msgq_note_ack(out, r);
+            hold = len - inl >= TN_MSGQ_ACK_MIN;
             if (inl)
-                tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, hold);
+                pay = p;
             else
-                tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, hold);
+                head = p;
+            d += TN_MSGQ_LINE(len - inl);
         }
-        tn_msgq_consume(q, r);
-        /* The handler is done with the payload: the count includes it. */
-        if (tn_am_held.slot)
-            tn_msgq_publish_held(tn_am_held.slot, tn_am_held.seq, q->dpos);
+        tn_am_dispatch_at(q->peer, head, pay, len, hold);
+        q->dpos = d;
+        q->seq++;
+        /* The handler is done with the payload: the count includes it. A
+         * held Reply (only ever set by this message's handler) is published
+         * and the slot cleared, so that it is NULL outside this loop. */
+        if (tn_am_held.slot) {
+            tn_msgq_publish_held(tn_am_held.slot, tn_am_held.seq, d);
+            tn_am_held.slot = NULL;
+        }
         n++;
     } while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL);
     tn_msgq_release(q);

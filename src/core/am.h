@@ -47,7 +47,9 @@ struct tern_am_token_s {
 
 /* A Reply by a direct queue, written but held back until its Request has
  * been consumed (tn_am_drain_large): the slot and its sequence number, or
- * slot NULL. One per thread: handlers never run inside handlers. */
+ * slot NULL (always, outside that function's handlers: it publishes the
+ * slot and clears it). One per thread: handlers never run inside
+ * handlers. */
 typedef struct tn_am_held {
     tn_msgq_slot_t *slot;
     uint64_t seq;

@@ -113,10 +113,11 @@ typedef struct tn_msgq {
      * read). Set at set-up. */
     const struct tn_msgq *back;
     /* Receiver side: this process's queue back to the sender, whose next
-     * slot tn_msgq_prefetch_answer asks for; NULL when several threads may
-     * send on it (its count is then not the drainer's to read). Set at
-     * set-up. */
-    const struct tn_msgq *answer;
+     * slot tn_msgq_prefetch_answer asks for and where the ACKs of the
+     * sender's messages are recorded (tn_msgq_note_ack); NULL when several
+     * threads may send on it (its count is then not the drainer's to
+     * read). Set at set-up. */
+    struct tn_msgq *answer;
 } tn_msgq_t;
 _Static_assert(sizeof(tn_msgq_t) == 128, "two lines per queue side");
 
@@ -448,27 +449,31 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
     return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq ? s : NULL;
 }
 
-/* Receiver: where the data-ring part of s's message starts (meaningful
- * when s->len > s->inl). */
-static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slot_t *s)
+/* Receiver: the data-ring position (a count, as dpos) where the data part
+ * of s's message starts (meaningful when s->len > s->inl). */
+static TN_ALWAYS_INLINE uint64_t tn_msgq_data_pos(const tn_msgq_t *q,
+                                                  const tn_msgq_slot_t *s)
 {
     uint64_t d = q->dpos;
     if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
         d += (uint64_t)q->dmask + 1 - (d & q->dmask);
-    return q->data + (d & q->dmask);
+    return d;
+}
+
+/* Receiver: where the data-ring part of s's message starts (meaningful
+ * when s->len > s->inl). */
+static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slot_t *s)
+{
+    return q->data + (tn_msgq_data_pos(q, s) & q->dmask);
 }
 
 /* Receiver: the data bytes consumed once s's message is. */
 static TN_ALWAYS_INLINE uint64_t tn_msgq_dpos_after(const tn_msgq_t *q,
                                                     const tn_msgq_slot_t *s)
 {
-    uint64_t d = q->dpos;
-    if (s->len > s->inl) {
-        if (tn_unlikely(s->kind & TN_MSGQ_WRAP))
-            d += (uint64_t)q->dmask + 1 - (d & q->dmask);
-        d += TN_MSGQ_LINE(s->len - s->inl);
-    }
-    return d;
+    if (s->len > s->inl)
+        return tn_msgq_data_pos(q, s) + TN_MSGQ_LINE(s->len - s->inl);
+    return q->dpos;
 }
 
 /* Receiver: s's message is done with (after its handler ran); its room is
