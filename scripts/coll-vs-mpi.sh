@@ -8,7 +8,10 @@
 # instead, job after job in one run.
 # COLL_EAGER_OFF=no skips the TERN_COLL_EAGER=0 jobs (one job per row).
 # COLL_RANKS lists the job sizes (default "2 4"; mixed needs 4 or more).
+# COLL_ENV="VAR=VALUE ..." sets those variables in every rank of every job
+# (mpirun -x), e.g. COLL_ENV=TERN_COLL_XCHG_PIECE=0 for an A/B of a setting.
 #   [COLL_BEFORE=DIR] [COLL_CONFIGS="shm net mixed"] [COLL_RANKS="2 4 8"] \
+#   [COLL_ENV="TERN_X=1 ..."] \
 #   scripts/coll-vs-mpi.sh [--sizes 8,1K,4K] [more tern-bench options]
 # MPI: shm uses its shared-memory BTL; net uses TCP only (pml ob1, btl
 # tcp,self), as Tern with TERN_SHM=off; mixed simulates 2 nodes for Tern
@@ -30,8 +33,9 @@ run() { # cfg n eager bench-binary label
     net) set -- $bind --mca pml ob1 --mca btl tcp,self -x TERN_SHM=off "$bench" coll "$@" ;;
     mixed) set -- $bind scripts/mpirun-nodes.sh 2 "$bench" coll "$@" ;;
   esac
-  echo "== $cfg, $n ranks, TERN_COLL_EAGER=${eager:-default}$label"
+  echo "== $cfg, $n ranks, TERN_COLL_EAGER=${eager:-default}${COLL_ENV:+, $COLL_ENV}$label"
   [ -n "$eager" ] && set -- -x TERN_COLL_EAGER="$eager" "$@"
+  for v in $COLL_ENV; do set -- -x "$v" "$@"; done
   "$mpirun" -n "$n" --mca plm_rsh_agent false --mca oob_tcp_if_include lo "$@" 2>&1 |
     grep -v '^#'
 }

@@ -190,8 +190,10 @@ static void push_all(tn_cteam_t *t, char *dest, const char *src, size_t src_step
  * one barrier (every dest free, every src ready), member me puts block p
  * (src + src_step * p) straight into member p's dest + me * nbytes by
  * non-blocking puts of at most TERN_COLL_XCHG_PIECE bytes (a 1 MiB block
- * as one put took a 2-rank exchange 1.2-1.45x as long as two of 512 KiB:
- * docs/design/collectives.md, "Exchanges in pieces"), starting after
+ * as one put took a 2-rank exchange 1.2-1.45x as long as two of 512 KiB;
+ * at 4 members whole blocks and 512 KiB are level, 256 KiB slower, so one
+ * size serves every team: docs/design/collectives.md, "Exchanges in
+ * pieces" and "Piece size by team size"), starting after
  * itself, at most TN_XCHG_WINDOW in flight, and raises its flag at p
  * behind the block's last piece: an ordered unacknowledged write right
  * after that put where the transport allows it (as the pipelined
