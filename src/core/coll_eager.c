@@ -678,7 +678,7 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
 }
 
 /* Small exchanges by stamped records (tn_coll_small_*). A record is one
- * 64-byte line of the receiver's claim, written by one sender: the data
+ * 128-byte line of the receiver's claim, written by one sender: the data
  * (len bytes, zero-padded to words), then a stamp (the call's sequence
  * number and len), then a check word over both, as one unacknowledged
  * inject write. The receiver polls the stamp, then reads the record and
@@ -689,8 +689,12 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * earlier call at the same bytes carries another stamp; the ring reuses
  * bytes only once every member has read them (claim). No message, so no
  * completion at either end: over tcp a message costs its receiver the
- * provider's completion signal (2.2 us, shmem-atomics.md). */
-#define REC 64
+ * provider's completion signal (2.2 us, shmem-atomics.md). A record is
+ * at most the transport's unacknowledged write (caps.unacked: over
+ * tcp;ofi_rxm 128 bytes, asked for at start-up, xport/ofi/ofi_setup.c
+ * widen_inject), so up to 112 bytes of data; more goes by message
+ * (collectives.md, "Stamped records of 112 bytes"). */
+#define REC 128
 
 int tn_coll_small_max(const tn_cteam_t *t)
 {
@@ -706,8 +710,8 @@ int tn_coll_small_max(const tn_cteam_t *t)
         const tn_peer_t *peer = tn_core_peer(g);
         if (!tn_core_flag_unacked(peer))
             return 0;
-        if (peer->xport->caps.inject < inject)
-            inject = peer->xport->caps.inject;
+        if (peer->xport->caps.unacked < inject)
+            inject = peer->xport->caps.unacked;
     }
     return inject < 3 * sizeof(uint64_t) ? 0 : (int)((inject & ~(size_t)7) - 16);
 }

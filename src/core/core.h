@@ -309,7 +309,7 @@ static inline int tn_core_flag_unacked(const tn_peer_t *p)
 }
 
 /* Writes the n bytes at buf to remote address raddr of rank (its peer p,
- * for which tn_core_flag_unacked holds, n within its inject size) by such
+ * for which tn_core_flag_unacked holds, n within its caps.unacked) by such
  * a write; buf is copied by the call (inject). A failed write ends the
  * job: a flag or record lost would hang its reader. what names the caller
  * and kind what was written ("flag", "record") in the message. */

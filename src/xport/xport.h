@@ -63,7 +63,7 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
 /* With TERN_FLAG_IMMEDIATE: refuse without polling first (a message sent
  * from inside a message handler must not run other handlers). */
 #define TN_XPORT_FLAG_NOPOLL 0x40000000u
-/* A put of at most caps.inject bytes, done's objects both NULL, to a
+/* A put of at most caps.unacked bytes, done's objects both NULL, to a
  * transport with TN_XCAP_PUT_UNACKED: issued without a completion at
  * either end and without the target's acknowledgement (the source is
  * copied in the call; the data lands some time later, and the caller
@@ -194,6 +194,8 @@ typedef struct tn_xport_caps {
     size_t rma_max;                   /* largest n one rma call takes (it fragments) */
     size_t rma_frag;                  /* largest piece moved at once */
     size_t inject;                    /* puts of this size or less end lc in the call */
+    size_t unacked;                   /* largest TN_XPORT_FLAG_UNACKED put (at least
+                                         inject; 0 without TN_XCAP_PUT_UNACKED) */
     size_t msg_max;                   /* largest message (0: no messages) */
     size_t msg_depth;                 /* messages one sender may have queued at one
                                          receiver before it must wait (0: none) */

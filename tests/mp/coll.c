@@ -495,15 +495,17 @@ static void check_team(tern_team_t team, const char *tname)
         }
     }
     /* Small exchanges of teams with one member per node as stamped records
-     * (core/coll_eager.c, tn_coll_small_*: up to 48 bytes per record over
-     * tcp), back to back without a barrier: sizes around the record's
-     * limit changing call after call (records of another length at the
-     * same ring bytes one ring later), allreduce in place every other time,
-     * a member late now and then while its partners already write into its
-     * ring for the next call. */
+     * (core/coll_eager.c, tn_coll_small_*: up to 112 bytes per record over
+     * tcp;ofi_rxm, which grants 128-byte inject writes when asked, 48 where
+     * it does not), back to back without a barrier: sizes around the
+     * record's limits changing call after call (records of another length
+     * at the same ring bytes one ring later), allreduce in place every
+     * other time, a member late now and then while its partners already
+     * write into its ring for the next call. */
     for (int it = 0; it < 400; it++) {
-        static const size_t rsz[] = {1, 48, 7, 49, 8, 40, 47, 16, 56, 4};
-        size_t nb = rsz[it % 10];
+        static const size_t rsz[] = {1,   48, 7,   49, 8,   112, 40,
+                                     113, 47, 111, 16, 104, 56,  4};
+        size_t nb = rsz[it % (sizeof(rsz) / sizeof(rsz[0]))];
         unsigned tag = 2000 + (unsigned)it;
         if (me == (it / 50) % n && it % 50 == 17)
             usleep(1500);

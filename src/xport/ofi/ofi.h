@@ -148,6 +148,11 @@ typedef struct tn_ofi {
     int virt_addr; /* FI_MR_VIRT_ADDR: remote addresses are virtual */
     int mr_local;  /* local buffers need descriptors */
     size_t inject_size, max_msg;
+    /* Largest TN_XPORT_FLAG_UNACKED write (an fi_inject_write): the
+     * endpoint's inject size, which get_info asks to be at least
+     * TN_OFI_UNACKED_WANT; inject_size (every other path's) stays the
+     * provider's default (ofi_setup.c, widen_inject). */
+    size_t unacked_max;
     int atomics_off;                   /* TERN_OFI_ATOMICS=am */
     uint32_t amo_caps[TN_ATYPE_COUNT]; /* ops the amo op carries out, per type */
     /* Operation descriptors: bounded in-flight operations. */
@@ -329,6 +334,7 @@ static inline uint64_t tn_ofi_rkey(const tn_ofi_t *o, int rank, int region)
 #define TN_OFI_RX_WARM 16
 
 #define TN_OFI_BOUNCE         4096      /* below this, FI_MR_LOCAL buffers are copied */
+#define TN_OFI_UNACKED_WANT   128       /* inject size asked for unacknowledged writes */
 #define TN_OFI_PUT_BOUNCE_MAX (1 << 20) /* TERN_OFI_PUT_BOUNCE at most */
 
 /* One operation in flight (ofi_rma.c owns the pool; ofi_amo.c issues

@@ -831,7 +831,7 @@ int tn_ofi_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
     int is_get = op->kind == TN_RMA_GET;
     tn_comp_t *lc = done->lc, *rc = done->rc;
     if ((flags & TN_XPORT_FLAG_UNACKED) && !is_get && !lc && !rc && op->n &&
-        op->n <= o->inject_size)
+        op->n <= o->unacked_max)
         return put_unacked(o, op, flags, data);
     if (op->n == 0) {
         end_part(lc, TERN_OK);

@@ -104,12 +104,57 @@ static int list_names(const char *provider, int domains, char *buf, size_t len)
     return count;
 }
 
+/* Unacknowledged writes (TN_XPORT_FLAG_UNACKED: the collectives' stamped
+ * records, barrier flags, the atomic mailbox) are fi_inject_write, at
+ * most the endpoint's inject size. A provider whose default is below
+ * TN_OFI_UNACKED_WANT is asked again, the same provider and domain, with
+ * that inject size in the hints: libfabric 1.17's tcp;ofi_rxm offers 64 B
+ * by default (its tcp endpoints' 128 less the header of rxm's messages,
+ * which an RMA inject does not carry; rxm_info_to_rxm) and grants 128
+ * when asked (the hint reaches tcp, whose limit is 128). Where the
+ * provider refuses, *info stays as it was. *base keeps the default inject
+ * size, which every other path goes on using (messages and lazy puts: not
+ * measured with more). docs/design/collectives.md, "Stamped records of
+ * 112 bytes". */
+static void widen_inject(const tn_ofi_opts_t *opts, int want, struct fi_info **info,
+                         size_t *base)
+{
+    struct fi_info *cur = *info, *got = NULL;
+    *base = cur->tx_attr->inject_size;
+    if (*base >= TN_OFI_UNACKED_WANT)
+        return;
+    tn_ofi_opts_t same = *opts;
+    same.provider = cur->fabric_attr->prov_name;
+    same.domain = cur->domain_attr->name;
+    struct fi_info *h = make_hints(&same, want);
+    if (!h)
+        return;
+    h->tx_attr->inject_size = TN_OFI_UNACKED_WANT;
+    if (tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &got) == 0)
+        for (struct fi_info *i = got; i; i = i->next) {
+            const char *d = i->domain_attr->name;
+            if (strcmp(i->fabric_attr->prov_name, cur->fabric_attr->prov_name) != 0 ||
+                !d || !cur->domain_attr->name || strcmp(d, cur->domain_attr->name) != 0 ||
+                i->tx_attr->inject_size < TN_OFI_UNACKED_WANT)
+                continue;
+            struct fi_info *dup = tn_fi.dupinfo(i);
+            if (dup) {
+                tn_fi.freeinfo(cur);
+                *info = dup;
+            }
+            break;
+        }
+    tn_fi.freeinfo(got);
+    tn_fi.freeinfo(h);
+}
+
 /* The best fi_info for opts: with messages and atomics if a provider has
  * them (for the AM and atomics work), else RMA alone; on the domain asked
  * for. The domain is matched here, not only hinted: libfabric 1.17's tcp,
  * udp, sockets and net providers ignore the hints' domain name and would
- * open their first interface instead. */
-static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out)
+ * open their first interface instead. *inject: the default inject size
+ * (widen_inject). */
+static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out, size_t *inject)
 {
     const char *dom = opts->domain && *opts->domain ? opts->domain : NULL;
     int rc = -FI_ENODATA;
@@ -125,7 +170,10 @@ static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out)
         if (i) {
             *out = tn_fi.dupinfo(i); /* this one (the best) only */
             tn_fi.freeinfo(info);
-            return *out ? TERN_OK : TERN_ERR_NOMEM;
+            if (!*out)
+                return TERN_ERR_NOMEM;
+            widen_inject(opts, want, out, inject);
+            return TERN_OK;
         }
         tn_fi.freeinfo(info);
         if (rc == 0)
@@ -456,7 +504,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     int rc = parse_fault(opts->fault, &o->fault);
     size_t rss0 = tn_mem_rss_anon(); /* the provider's opening */
     if (rc == TERN_OK)
-        rc = get_info(opts, &o->info);
+        rc = get_info(opts, &o->info, &o->inject_size);
     if (rc == TERN_OK)
         rc = open_endpoint(o);
     if (rc == TERN_OK)
@@ -465,7 +513,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     if (rc == TERN_OK) {
         o->mr_local =
             (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
-        o->inject_size = o->info->tx_attr->inject_size;
+        o->unacked_max = o->info->tx_attr->inject_size; /* inject_size: get_info */
         o->max_msg =
             o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
         if (opts->max_msg && opts->max_msg < o->max_msg)
@@ -568,11 +616,12 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const tn_ofi_t *o = (const tn_ofi_t *)x;
     const struct fi_info *i = o->info;
     snprintf(buf, len,
-             "ofi: provider %s, domain %s, inject %zu B, %ld ops in flight, "
+             "ofi: provider %s, domain %s, inject %zu B (unacknowledged writes %zu B), "
+             "%ld ops in flight, "
              "%s addressing, %s progress%s, %s, write order kept for %s, puts up to "
              "%zu B done at issue, provider sized by %s, addresses %s",
-             i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size, o->nops,
-             o->virt_addr ? "virtual" : "offset",
+             i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size,
+             o->unacked_max, o->nops, o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
              o->mr_local ? ", local buffers registered" : "",
              o->atomics_off           ? "atomics off (TERN_OFI_ATOMICS=am)"
@@ -598,9 +647,10 @@ int tn_ofi_describe(FILE *out)
     fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
             o.provider, o.domain);
     struct fi_info *info = NULL;
+    size_t inject = 0;
     int rc = tn_fi_load();
     if (rc == TERN_OK)
-        rc = get_info(&o, &info);
+        rc = get_info(&o, &info, &inject);
     if (rc != TERN_OK) {
         fprintf(out, "  (no usable provider: see the message above)\n");
         return rc;
@@ -611,10 +661,13 @@ int tn_ofi_describe(FILE *out)
     char maxmsg[32] = "no limit"; /* the provider says SIZE_MAX */
     if (info->ep_attr->max_msg_size != SIZE_MAX)
         tn_cfg_format_size(info->ep_attr->max_msg_size, maxmsg, sizeof(maxmsg));
-    fprintf(out, "  caps      RMA%s%s, inject %zu B, max message %s, tx depth %zu\n",
-            info->caps & FI_MSG ? ", messages" : "",
-            info->caps & FI_ATOMIC ? ", atomics" : "", info->tx_attr->inject_size, maxmsg,
-            info->tx_attr->size);
+    fprintf(
+        out,
+        "  caps      RMA%s%s, inject %zu B (unacknowledged writes %zu B), max message "
+        "%s, tx depth %zu\n",
+        info->caps & FI_MSG ? ", messages" : "",
+        info->caps & FI_ATOMIC ? ", atomics" : "", inject, info->tx_attr->inject_size,
+        maxmsg, info->tx_attr->size);
     fprintf(out, "  mr_mode  %s%s%s%s%s\n",
             info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? " virt_addr" : " offset",
             info->domain_attr->mr_mode & FI_MR_PROV_KEY ? " prov_key" : "",
@@ -701,6 +754,7 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     out->rma_max = SIZE_MAX;
     out->rma_frag = o->max_msg;
     out->inject = o->inject_size;
+    out->unacked = o->unacked_max;
     out->msg_max = o->msg_max;
     out->msg_depth = o->msg_max ? (size_t)o->credit_init : 0;
     memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
