@@ -152,7 +152,7 @@
       "into the partners' dests (2 members: both exchange the whole data, up "           \
       "to TERN_COLL_RHD_PAIR_MAX); above, and for other team sizes, the ring "           \
       "(TERN_COLL_RING_PIECE). 0: never.")                                               \
-    X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "2M", NULL, 0,                  \
+    X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "256K", NULL, 0,                \
       "Largest allreduce (bytes) of a 2-member team across nodes by the "                \
       "exchange of the whole data in pieces (TERN_COLL_PAIR_PIECE; also "                \
       "bounded by TERN_COLL_RHD_MAX); above, the ring, which combines half "             \
