@@ -154,8 +154,14 @@
       "(TERN_COLL_RING_PIECE). 0: never.")                                               \
     X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "256K", NULL, 0,                \
       "Largest allreduce (bytes) of a 2-member team across nodes by the "                \
-      "exchange of the whole data (also bounded by TERN_COLL_RHD_MAX); above, "          \
-      "the ring, whose pieces overlap the transfer and the combining.")                  \
+      "exchange of the whole data in pieces (TERN_COLL_PAIR_PIECE; also "                \
+      "bounded by TERN_COLL_RHD_MAX); above, the ring, which combines half "             \
+      "the data per member instead of all of it.")                                       \
+    X(coll_pair_piece, "TERN_COLL_PAIR_PIECE", SIZE, "256K", NULL, 0,                    \
+      "Bytes per piece of the exchange of a 2-member allreduce across nodes "            \
+      "(up to TERN_COLL_RHD_PAIR_MAX): each piece goes into the partner's dest "         \
+      "with its flag and is combined there as soon as it arrived, while later "          \
+      "pieces travel (at most 64 pieces). 0: the whole data as one piece.")              \
     X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, 0,                    \
       "Bytes per piece of the ring allreduce of a team across nodes (above "             \
       "TERN_COLL_TREE_MAX): each piece goes into the next member's dest with "           \

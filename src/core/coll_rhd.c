@@ -2,8 +2,8 @@
  * and TERN_COLL_RHD_MAX: a reduce-scatter by recursive halving, then an
  * allgather by recursive doubling (Rabenseifner), the data put straight
  * into the partners' dests; with 2 members (up to TERN_COLL_RHD_PAIR_MAX)
- * both exchange their whole src and combine it (one step, as MPI's TCP
- * transport does at this size).
+ * both exchange their whole src in pieces (TERN_COLL_PAIR_PIECE) and
+ * combine each piece as it arrives (one step each way).
  * 2 log2 n data steps where the ring takes 2 (n - 1), the same bytes.
  * docs/design/collectives.md, "Recursive halving and doubling". */
 #include <stdlib.h>
@@ -104,20 +104,70 @@ static void start(rhd_t *s, tn_cteam_t *t, int pos, int rounds)
     }
 }
 
-/* Two members: each puts its whole src into the other's dest and combines
- * it with its own, the lower member's data first on both (rfn: acc = in
- * op acc), so both compute the same operands in the same order. */
-static void exchange(rhd_t *s, char *dest, const char *own, size_t count, size_t es,
-                     tn_red_fn fn, tn_red_fn rfn, int lower)
+/* Pieces of a 2-member exchange at most (the events of its puts). */
+#define PAIR_MAX_PIECES 64
+
+/* Two members: each puts its whole src into the other's dest in pieces of
+ * TERN_COLL_PAIR_PIECE, each with its flag, both directions at once, and
+ * combines every piece that arrived with its own straight in dest while
+ * later pieces are still on their way; the lower member's data first on
+ * both (rfn: acc = in op acc), so both compute the same operands in the
+ * same order. Flag values above the call's base: 1 this member's dest is
+ * free, 2 + p pieces 0..p are in the partner's dest. */
+static void pair(tn_cteam_t *t, int j, char *dest, const char *own, size_t count,
+                 size_t es, tn_red_fn fn, tn_red_fn rfn, int lower)
 {
-    await(s, 0, RHD_ENTERED);
-    send(s, 0, dest, own, count * es, RHD_PART);
-    await(s, 0, RHD_PART);
-    if (lower)
-        rfn(dest, own, count); /* mine op theirs */
-    else
-        fn(dest, own, count); /* theirs op mine */
-    finish(s);
+    int g = t->ranks[j], ordered = tn_coll_can_order(t, j);
+    size_t pe = (size_t)tn_cfg.coll_pair_piece / es,
+           min = (count + PAIR_MAX_PIECES - 1) / PAIR_MAX_PIECES;
+    if (!pe || pe > count)
+        pe = count;
+    if (pe < min)
+        pe = min;
+    uint32_t k = (uint32_t)((count + pe - 1) / pe), sent = 0, done = 0;
+    uint32_t base = t->seq;
+    t->seq += 1 + k;
+    if (!ordered || !tn_coll_signal_ordered(t, j, base + 1))
+        tn_coll_signal(t, j, base + 1);
+    tern_event_t ev[PAIR_MAX_PIECES];
+    int entered = 0;
+    for (tn_wait_t w = TN_WAIT_FRESH; sent < k || done < k;) {
+        uint32_t h = tn_coll_flag_steps(t, j, base, 1 + k, ordered);
+        int moved = 0;
+        if (!entered && h >= 1)
+            entered = moved = 1;
+        if (entered && sent < k) { /* the next piece and its flag */
+            size_t lo = (size_t)sent * pe, m = count - lo < pe ? count - lo : pe;
+            char *to = dest + lo * es;
+            const char *from = own + lo * es;
+            ev[sent] = TERN_EVENT_DONE;
+            if (!ordered) {
+                tn_coll_put_flag(t, j, to, from, m * es, base + 2 + sent);
+            } else {
+                must(tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from,
+                                         m * es, &ev[sent]),
+                     "a put");
+                tn_coll_signal_ordered(t, j, base + 2 + sent);
+            }
+            sent++;
+            moved = 1;
+        }
+        if (done < k && h >= 2 + done) { /* piece done is here: combine it */
+            size_t lo = (size_t)done * pe, m = count - lo < pe ? count - lo : pe;
+            if (lower)
+                rfn(dest + lo * es, own + lo * es, m); /* mine op theirs */
+            else
+                fn(dest + lo * es, own + lo * es, m); /* theirs op mine */
+            done++;
+            moved = 1;
+        }
+        if (moved)
+            tn_wait_progressed(&w);
+        else
+            tn_coll_wait_step(t, &w);
+    }
+    for (uint32_t p = 0; p < k; p++)
+        must(tern_event_wait(ev[p]), "a put");
 }
 
 int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
@@ -170,13 +220,13 @@ int tn_coll_rhd_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t cou
         memcpy(copy, src, bytes);
         own = copy;
     }
-    rhd_t s;
-    start(&s, t, pos, rounds);
     if (n == 2) {
-        exchange(&s, d, own, count, es, fn, rfn, pos == 0);
+        pair(t, t->bynode[pos ^ 1], d, own, count, es, fn, rfn, pos == 0);
         free(copy);
         return 1;
     }
+    rhd_t s;
+    start(&s, t, pos, rounds);
     /* Reduce-scatter. Round 0: the other half of src into the partner's
      * dest, then mine combined into what it sent me; round r: my partial
      * of the half I give into the partner's landing area, then its partial

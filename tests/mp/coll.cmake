@@ -48,6 +48,11 @@ tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIB
 # team and its splits; 3 and 7 take the ring).
 tern_mp_test(NAME coll_rhd SOURCES coll.c RANKS 4 8 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K)
+# The 2-member exchange in pieces (core/coll_rhd.c, pair) from 2 KiB on, with
+# pieces of 1 KiB: many pieces, a short last one, and the cap of 64 pieces
+# (9001 doubles); teams of 2 in the world team and in the splits of 4.
+tern_mp_test(NAME coll_pair SOURCES coll.c RANKS 2 4 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K TERN_COLL_PAIR_PIECE=1K)
 # Waiters that sleep on a futex while not oversubscribed (block mode): the
 # small broadcasts and exchanges of teams on one node wake members asleep
 # on a stamp of their lines (core/coll_node.c).

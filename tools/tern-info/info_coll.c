@@ -68,8 +68,9 @@ void ti_print_coll(FILE *out)
         "(TERN_COLL_TREE_MAX); where they do not fit, a pushed binomial tree up to "
         "%d B / ceil(log2 n) per child's region\n",
         leader, tree, 4 * TN_COLL_FAST);
-    char piece[32], rhd[32], pair[32];
+    char piece[32], rhd[32], pair[32], ppiece[32];
     tn_cfg_format_size(tn_cfg.coll_ring_piece, piece, sizeof(piece));
+    tn_cfg_format_size(tn_cfg.coll_pair_piece, ppiece, sizeof(ppiece));
     tn_cfg_format_size(tn_cfg.coll_rhd_max, rhd, sizeof(rhd));
     tn_cfg_format_size(tn_cfg.coll_rhd_pair_max < tn_cfg.coll_rhd_max
                            ? tn_cfg.coll_rhd_pair_max
@@ -79,8 +80,10 @@ void ti_print_coll(FILE *out)
             "                 across nodes above those, teams of 2^k members up to %s "
             "(TERN_COLL_RHD_MAX): reduce-scatter by recursive halving and allgather by "
             "recursive doubling into the partners' dests; 2 members up to %s "
-            "(TERN_COLL_RHD_PAIR_MAX): one exchange of the whole data\n",
-            rhd, pair);
+            "(TERN_COLL_RHD_PAIR_MAX): both put their whole data into the other's "
+            "dest in pieces of %s (TERN_COLL_PAIR_PIECE), each combined there as it "
+            "arrives\n",
+            rhd, pair, tn_cfg.coll_pair_piece ? ppiece : "the whole data");
     fprintf(
         out,
         "                 across nodes above those: ring reduce-scatter and allgather "
