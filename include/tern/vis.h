@@ -156,6 +156,9 @@ TERN_API int tern_vis_fold_(const size_t *count, const ptrdiff_t *dststrides,
                                        vectorised check */
 
 #if defined(__GNUC__)
+/* Two 8-byte elements in a vector register (SSE2 on x86-64). */
+typedef uint64_t tern_vis_q2_ __attribute__((vector_size(2 * sizeof(uint64_t))));
+
 /* c >= 1 elements of n bytes (a constant once inlined) from s, stride ss,
  * to d, stride ds; four a step (a loop of one a step runs at about two
  * thirds of the speed for 8-byte elements). Written as pointer steps:
@@ -173,6 +176,27 @@ TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdif
 {
     for (size_t r = c & 3; r; r--, d += ds, s += ss)
         memcpy(d, s, n);
+    if (n == 8 && ss == 8) {
+        /* a packed source (a put from a packed buffer): two elements a
+         * 16-byte load, each stored from its half of the vector register
+         * (movq, movhps), in order */
+        for (c >>= 2; c; c--, s += 32) {
+            tern_vis_q2_ a, b;
+            memcpy(&a, s, sizeof a);
+            memcpy(&b, s + 16, sizeof b);
+            TERN_VIS_VREG_(a);
+            TERN_VIS_VREG_(b);
+            memcpy(d, &a[0], 8);
+            d += ds;
+            memcpy(d, &a[1], 8);
+            d += ds;
+            memcpy(d, &b[0], 8);
+            d += ds;
+            memcpy(d, &b[1], 8);
+            d += ds;
+        }
+        return;
+    }
     for (c >>= 2; c; c--) {
         memcpy(d, s, n);
         d += ds, s += ss;
@@ -188,6 +212,10 @@ TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdif
 /* c elements of the constant size elemsz, element i from src + i*ss to
  * dst + i*ds, with a mapped rank (p): 1 when checked and copied here, 0
  * when the library is to do it. get: src is remote. */
+TERN_VIS_INLINE_ int tern_vis_row_go_(int get, int rank, const tern_peer_fast_t *p,
+                                      void *dst, const void *src, size_t c, ptrdiff_t ds,
+                                      ptrdiff_t ss, ptrdiff_t rspan, size_t elemsz);
+
 TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_t *p,
                                         void *dst, const void *src, size_t c,
                                         ptrdiff_t ds, ptrdiff_t ss, size_t elemsz)
@@ -202,6 +230,31 @@ TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_
         __builtin_mul_overflow((ptrdiff_t)(c - 1), get ? ds : ss, &lspan))
         return 0;
     (void)lspan;
+    return tern_vis_row_go_(get, rank, p, dst, src, c, ds, ss, rspan, elemsz);
+}
+
+/* The same for a row a fold gave: c >= 1 and c times either stride fit
+ * (what every fold checks), so the spans (c - 1) * stride fit too and are
+ * not tested again; the remote stride of 0 and the NULL local pointer
+ * are. */
+TERN_VIS_INLINE_ int tern_vis_row_folded_(int get, int rank, const tern_peer_fast_t *p,
+                                          void *dst, const void *src,
+                                          const tern_vis_fold_t *f, size_t elemsz)
+{
+    ptrdiff_t rs = get ? f->sstride : f->dstride;
+    if (rs == 0 || !(get ? dst : src))
+        return 0;
+    ptrdiff_t rspan = (ptrdiff_t)((f->count - 1) * (size_t)rs);
+    return tern_vis_row_go_(get, rank, p, dst, src, f->count, f->dstride, f->sstride,
+                            rspan, elemsz);
+}
+
+/* tern_vis_row_fast_ once the count and the spans are checked: the range
+ * test and the copy. */
+TERN_VIS_INLINE_ int tern_vis_row_go_(int get, int rank, const tern_peer_fast_t *p,
+                                      void *dst, const void *src, size_t c, ptrdiff_t ds,
+                                      ptrdiff_t ss, ptrdiff_t rspan, size_t elemsz)
+{
     /* The remote bytes [r + min(rspan, 0), r + max(rspan, 0) + elemsz):
      * |rspan| <= 2^63 and elemsz <= 64, so the length does not wrap. */
     uintptr_t off =
@@ -334,13 +387,17 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
         }
     size_t orc = count[k];
     ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[k], t = dststrides[k], ns, nt;
+    /* the strides the next level must have, s * c and t * c (wrapped),
+     * carried: two multiplications in place a level, no copies */
+    size_t es = (size_t)s * orc, et = (size_t)t * orc;
     while (++k < levels) {
         size_t ck = count[k];
         if (ck == 1)
             break;
-        if (srcstrides[k] != (ptrdiff_t)((size_t)s * (size_t)c) ||
-            dststrides[k] != (ptrdiff_t)((size_t)t * (size_t)c))
+        if ((size_t)srcstrides[k] != es || (size_t)dststrides[k] != et)
             return -1;
+        es *= ck;
+        et *= ck;
         orc |= ck;
         if (__builtin_mul_overflow(c, (ptrdiff_t)ck, &c))
             return -1;
@@ -398,8 +455,7 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
             f = g;
         }
     }
-    return tern_vis_row_fast_(get, rank, &tern_fast_.peer[rank], dst, src, f.count,
-                              f.dstride, f.sstride, elemsz);
+    return tern_vis_row_folded_(get, rank, &tern_fast_.peer[rank], dst, src, &f, elemsz);
 }
 
 /* Two addresses in a vector register (SSE2 on x86-64, part of its base;
