@@ -179,20 +179,23 @@ TERN_VIS_INLINE_ void tern_vis_row_(char *d, ptrdiff_t ds, const char *s, ptrdif
     if (n == 8 && ss == 8) {
         /* a packed source (a put from a packed buffer): two elements a
          * 16-byte load, each stored from its half of the vector register
-         * (movq, movhps), in order */
+         * (movq, movhps), in order. The halves are taken by value: clang
+         * refuses the address of a vector element (GCC's code is the
+         * same either way) */
         for (c >>= 2; c; c--, s += 32) {
             tern_vis_q2_ a, b;
             memcpy(&a, s, sizeof a);
             memcpy(&b, s + 16, sizeof b);
             TERN_VIS_VREG_(a);
             TERN_VIS_VREG_(b);
-            memcpy(d, &a[0], 8);
+            uint64_t e0 = a[0], e1 = a[1], e2 = b[0], e3 = b[1];
+            memcpy(d, &e0, 8);
             d += ds;
-            memcpy(d, &a[1], 8);
+            memcpy(d, &e1, 8);
             d += ds;
-            memcpy(d, &b[0], 8);
+            memcpy(d, &e2, 8);
             d += ds;
-            memcpy(d, &b[1], 8);
+            memcpy(d, &e3, 8);
             d += ds;
         }
         return;
