@@ -1,14 +1,15 @@
 #!/bin/sh
 # Installs what Tern needs to build and test on Debian 12 (run as root, or
 # with sudo available): compiler, CMake, hwloc, libfabric, PMIx, Open MPI
-# (its mpirun is the PMIx launcher used by the tests) and Slurm (the tests
+# (its mpirun is the PMIx launcher used by the tests), clang (the public
+# headers are checked with it too: unit.header_clang) and Slurm (the tests
 # start a private slurmctld and slurmd to run srun --mpi=pmix). Installs
 # only what is missing: with everything installed it changes nothing and
 # asks for no privileges, so scripts/test.sh runs it every time.
 set -e
 pkgs="build-essential cmake ninja-build pkg-config python3 \
   libhwloc-dev hwloc libfabric-dev libfabric-bin libpmix-dev libnuma-dev \
-  openmpi-bin libopenmpi-dev procps iproute2 clang-format \
+  openmpi-bin libopenmpi-dev procps iproute2 clang-format clang \
   slurmctld slurmd slurm-client"
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps: not a Debian-like system (no dpkg-query or apt-get), so" \

@@ -32,7 +32,7 @@ stub rm "echo \"rm \$*\" >>'$tmp/log'"
 stub sudo "echo 0 >'$tmp/uid'; exec /usr/bin/env -i PATH=\"\$PATH\" \"\$@\""
 all="build-essential cmake ninja-build pkg-config python3 libhwloc-dev hwloc
 libfabric-dev libfabric-bin libpmix-dev libnuma-dev openmpi-bin libopenmpi-dev
-procps iproute2 clang-format slurmctld slurmd slurm-client"
+procps iproute2 clang-format clang slurmctld slurmd slurm-client"
 
 deps() { # uid, installed packages; runs install-deps, output in $tmp/out
   echo "$1" >"$tmp/uid"
