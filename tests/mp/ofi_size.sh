@@ -14,7 +14,21 @@ out=$("$info" 2>&1) || fail "tern-info failed: $out"
 echo "$out" | grep -q "sizing    by Tern" || fail "tern-info: no sizing: $out"
 echo "$out" | grep -Eq "FI_OFI_RXM_BUFFER_SIZE +[0-9]+  " || fail "tern-info: buffer size: $out"
 echo "$out" | grep -Eq "FI_OFI_RXM_TX_SIZE +320 " || fail "tern-info: tx size: $out"
+echo "$out" | grep -Eq "FI_SOCKETS_PE_WAITTIME +0 " || fail "tern-info: sockets wait time: $out"
 echo "ok: tern-info shows Tern's sizing"
+# The sockets provider's progress thread sleeps at once (default: spins 10
+# ms after its last work, which starved 4 ranks on 2 cores: mp.coll over
+# sockets past 180 s; transports.md); a user's value wins.
+out=$(TERN_OFI_PROVIDER=sockets "$info" 2>&1)
+if echo "$out" | grep -q "provider  sockets"; then
+  echo "$out" | grep -Eq "FI_SOCKETS_PE_WAITTIME +0 " || fail "sockets: wait time: $out"
+  out=$(FI_SOCKETS_PE_WAITTIME=10 TERN_OFI_PROVIDER=sockets "$info" 2>&1)
+  echo "$out" | grep -Eq "FI_SOCKETS_PE_WAITTIME +10  the user's setting \(Tern's: 0" \
+    || fail "sockets: user's wait time not shown: $out"
+  echo "ok: sockets: FI_SOCKETS_PE_WAITTIME 0, a user's 10 kept"
+else
+  echo "skip: sockets not offered here"
+fi
 
 # Sized by Tern: a few MB per rank.
 out=$(MP_MAX_ANON_KB=$limit timeout 60 "$ternrun" -n 4 "$mem" 2>&1) || fail "sized: $out"

@@ -96,6 +96,14 @@ static void plan(tn_ofi_sizing_t *s)
     add(s, "FI_OFI_RXM_MSG_TX_SIZE", msg_tx, 0, "per connection: operations in flight");
     add(s, "FI_OFI_RXM_MSG_RX_SIZE", msg_rx, 0,
         "per connection: 2 x TERN_AM_NET_CREDITS messages outstanding");
+    /* The sockets provider's progress thread spins this many ms after its
+     * last work before it sleeps (default 10): beside Tern's own spinning
+     * waiter that is two busy threads per rank, and with more ranks than
+     * cores a collective then waits for time slices (mp.coll over sockets,
+     * 4 ranks on 2 cores: past 180 s with 10, 94 and 100 s with 0; an AM
+     * round trip with 2 ranks 9-10 ms against 72-77 us; transports.md). */
+    add(s, "FI_SOCKETS_PE_WAITTIME", 0, 0,
+        "sockets provider: its progress thread sleeps at once instead of spinning 10 ms");
 }
 
 int tn_ofi_size_apply(int warn)
