@@ -38,31 +38,47 @@ static void must(int rc, const char *what)
     }
 }
 
-/* bytes from "from" into round r's partner's copy of "to" (this rank's
- * symmetric address), then this rank's flag there raised to base + v:
- * where the transport keeps puts in order, a put with no remote
- * completion (tn_core_put_flagged: no acknowledgement) and an
- * unacknowledged flag write behind it, which tells the partner that the
- * data is there (no round trip, no message for the partner to handle;
- * the puts are locally complete, their sources free, before the call
- * returns, and *lc when asked for); else a message with its flag, a put
- * and the flag, or a copy and a store. */
+/* bytes from "from" into member j's copy of "to" (this rank's symmetric
+ * address), then this rank's flag there raised to value: where the
+ * transport keeps puts in order (ordered), a put with no remote completion
+ * (tn_core_put_flagged: no acknowledgement; *ev its local completion) and
+ * an unacknowledged flag write behind it, which tells the partner that the
+ * data is there (no round trip, no message for the partner to handle);
+ * else a message with its flag, a put and the flag, or a copy and a store.
+ * ev is used only when ordered and bytes. */
+static void put_then_flag(tn_cteam_t *t, int j, int ordered, void *to, const void *from,
+                          size_t bytes, uint32_t value, tern_event_t *ev)
+{
+    int g = t->ranks[j];
+    if (!ordered) {
+        tn_coll_put_flag(t, j, to, from, bytes, value);
+        return;
+    }
+    if (bytes)
+        must(tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, bytes, ev),
+             "a put");
+    tn_coll_signal_ordered(t, j, value);
+}
+
+/* Tells member j that this member's dest is free (flag value). */
+static void signal_entered(tn_cteam_t *t, int j, int ordered, uint32_t value)
+{
+    if (!ordered || !tn_coll_signal_ordered(t, j, value))
+        tn_coll_signal(t, j, value);
+}
+
+/* put_then_flag to round r's partner, flag base + v; the put is locally
+ * complete, its source free, before finish() returns, or *lc when asked
+ * for (the caller waits for it). */
 static void send_lc(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v,
                     tern_event_t *lc)
 {
-    int j = s->partner[r], g = s->t->ranks[j];
     if (lc)
         *lc = TERN_EVENT_DONE;
-    if (!s->ordered[r]) {
-        tn_coll_put_flag(s->t, j, to, from, bytes, s->base + v);
-        return;
-    }
-    if (bytes) { /* the caller waits for lc; finish() for the others */
-        tern_event_t *ev = lc ? lc : &s->ev[s->nev++];
-        must(tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, bytes, ev),
-             "a put");
-    }
-    tn_coll_signal_ordered(s->t, j, s->base + v);
+    tern_event_t *ev = lc;
+    if (!ev && s->ordered[r] && bytes)
+        ev = &s->ev[s->nev++];
+    put_then_flag(s->t, s->partner[r], s->ordered[r], to, from, bytes, s->base + v, ev);
 }
 
 static void send(rhd_t *s, int r, void *to, const void *from, size_t bytes, uint32_t v)
@@ -99,8 +115,7 @@ static void start(rhd_t *s, tn_cteam_t *t, int pos, int rounds)
         s->partner[r] = j;
         /* The same transport both ways: the partner's choice is ours. */
         s->ordered[r] = tn_coll_can_order(t, j);
-        if (!s->ordered[r] || !tn_coll_signal_ordered(t, j, s->base + RHD_ENTERED))
-            tn_coll_signal(t, j, s->base + RHD_ENTERED);
+        signal_entered(t, j, s->ordered[r], s->base + RHD_ENTERED);
     }
 }
 
@@ -117,7 +132,7 @@ static void start(rhd_t *s, tn_cteam_t *t, int pos, int rounds)
 static void pair(tn_cteam_t *t, int j, char *dest, const char *own, size_t count,
                  size_t es, tn_red_fn fn, tn_red_fn rfn, int lower)
 {
-    int g = t->ranks[j], ordered = tn_coll_can_order(t, j);
+    int ordered = tn_coll_can_order(t, j);
     size_t pe = (size_t)tn_cfg.coll_pair_piece / es,
            min = (count + PAIR_MAX_PIECES - 1) / PAIR_MAX_PIECES;
     if (!pe || pe > count)
@@ -127,8 +142,7 @@ static void pair(tn_cteam_t *t, int j, char *dest, const char *own, size_t count
     uint32_t k = (uint32_t)((count + pe - 1) / pe), sent = 0, done = 0;
     uint32_t base = t->seq;
     t->seq += 1 + k;
-    if (!ordered || !tn_coll_signal_ordered(t, j, base + 1))
-        tn_coll_signal(t, j, base + 1);
+    signal_entered(t, j, ordered, base + 1);
     tern_event_t ev[PAIR_MAX_PIECES];
     int entered = 0;
     for (tn_wait_t w = TN_WAIT_FRESH; sent < k || done < k;) {
@@ -141,14 +155,7 @@ static void pair(tn_cteam_t *t, int j, char *dest, const char *own, size_t count
             char *to = dest + lo * es;
             const char *from = own + lo * es;
             ev[sent] = TERN_EVENT_DONE;
-            if (!ordered) {
-                tn_coll_put_flag(t, j, to, from, m * es, base + 2 + sent);
-            } else {
-                must(tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from,
-                                         m * es, &ev[sent]),
-                     "a put");
-                tn_coll_signal_ordered(t, j, base + 2 + sent);
-            }
+            put_then_flag(t, j, ordered, to, from, m * es, base + 2 + sent, &ev[sent]);
             sent++;
             moved = 1;
         }
