@@ -132,8 +132,7 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
             d += TN_MSGQ_LINE(len - inl);
         }
         tn_am_dispatch_at(q->peer, head, pay, len, hold);
-        q->dpos = d;
-        q->seq++;
+        tn_msgq_consume_to(q, d);
         /* The handler is done with the payload: the count includes it. A
          * held Reply (only ever set by this message's handler) is published
          * and the slot cleared, so that it is NULL outside this loop. */

@@ -476,12 +476,19 @@ static TN_ALWAYS_INLINE uint64_t tn_msgq_dpos_after(const tn_msgq_t *q,
     return q->dpos;
 }
 
-/* Receiver: s's message is done with (after its handler ran); its room is
- * given back to the sender by tn_msgq_release. */
+/* Receiver: the message at the head is done with, the data ring consumed
+ * up to position dpos (tn_msgq_dpos_after); its room is given back to the
+ * sender by tn_msgq_release. */
+static TN_ALWAYS_INLINE void tn_msgq_consume_to(tn_msgq_t *q, uint64_t dpos)
+{
+    q->dpos = dpos;
+    q->seq++;
+}
+
+/* Receiver: s's message is done with (after its handler ran). */
 static TN_ALWAYS_INLINE void tn_msgq_consume(tn_msgq_t *q, const tn_msgq_slot_t *s)
 {
-    q->dpos = tn_msgq_dpos_after(q, s);
-    q->seq++;
+    tn_msgq_consume_to(q, tn_msgq_dpos_after(q, s));
 }
 
 /* Receiver: gives the room of every consumed message back (once per
