@@ -72,9 +72,10 @@ int tn_xport_no_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *do
 }
 
 int tn_xport_signal_check(const char *who, const tn_rma_t *op, unsigned flags,
-                          size_t frag)
+                          size_t frag, uint64_t map_base, uint64_t map_size)
 {
     const char *why = NULL;
+    uint64_t off = (uint64_t)(uintptr_t)op->signal - map_base; /* below: wraps */
     if (op->kind != TN_RMA_PUT)
         why = "it was a get";
     else if (op->n == 0 || op->n > frag)
@@ -85,6 +86,15 @@ int tn_xport_signal_check(const char *who, const tn_rma_t *op, unsigned flags,
         why = "its signal word is not a 4-byte aligned address";
     else if (flags & TN_XPORT_FLAG_HANDLER)
         why = "it was started from a message handler";
+    else if (off >= map_size || map_size - off < sizeof(uint32_t)) {
+        tn_error("%s: a put with its own signal (TN_XPORT_FLAG_SIGNAL) to rank %d "
+                 "refused: its signal word %p is outside that rank's mapping (%llu B "
+                 "from %#llx): the signal could not be raised and its waiter would "
+                 "wait for ever",
+                 who, op->rank, op->signal, (unsigned long long)map_size,
+                 (unsigned long long)map_base);
+        return TERN_ERR_INVALID;
+    }
     if (!why)
         return TERN_OK;
     tn_error("%s: a put with its own signal (TN_XPORT_FLAG_SIGNAL) of %zu B to rank %d "

@@ -102,11 +102,14 @@ enum { TN_RMA_PUT = 0, TN_RMA_GET = 1 };
  * caps.rma_frag, op->region TN_REGION_SEG; not from a handler
  * (TN_XPORT_FLAG_HANDLER). Anything else, or a transport without the
  * capability: TERN_ERR_INVALID (TERN_ERR_UNSUPPORTED for the capability)
- * with a message, nothing issued. That the word lies inside the target's
- * mapping is the caller's to ensure (core's own flag words): shm and self
- * do not check it, ofi checks only the span, and a target that finds a
- * word beyond its mapping logs it and drops the signal. For the
- * collectives' eager broadcast over the network (core/coll_eager.c). */
+ * with a message, nothing issued. A word outside the target's mapping
+ * (control area and segment, as its owner published it) is refused the
+ * same way by every transport; ofi also refuses one that its remote CQ
+ * data cannot name (TN_XPORT_SIGNAL_SPAN). A word that reaches a target
+ * beyond its mapping all the same ends the target's process with a
+ * message (ofi's poll): a signal dropped would leave its waiter waiting
+ * for ever. For the collectives' eager broadcast over the network
+ * (core/coll_eager.c). */
 #define TN_XPORT_FLAG_SIGNAL 0x04000000u
 /* The signal word's offset from the start of the target's mapping (its
  * control area) is below this: the offset travels as 32 bits of 4-byte
@@ -335,11 +338,12 @@ tn_msgq_t *tn_xport_no_msg_queue(tn_xport_t *x, int rank);                /* NUL
 int tn_xport_no_msg_inqueues(tn_xport_t *x, tn_msgq_t **in);              /* 0 */
 
 /* TN_XPORT_FLAG_SIGNAL's checks before anything is issued (one fragment of
- * at most frag bytes, a put into the segment mapping, an aligned word, not
- * from a handler; who names the transport in the message): TERN_OK, or
- * TERN_ERR_INVALID with the cause logged. */
+ * at most frag bytes, a put into the segment mapping, an aligned word
+ * inside the target's mapping of map_size bytes from map_base, both in
+ * the target's address space, not from a handler; who names the transport
+ * in the message): TERN_OK, or TERN_ERR_INVALID with the cause logged. */
 int tn_xport_signal_check(const char *who, const tn_rma_t *op, unsigned flags,
-                          size_t frag);
+                          size_t frag, uint64_t map_base, uint64_t map_size);
 
 /* The target's side of TN_XPORT_FLAG_SIGNAL, where the data is in place:
  * raises *w to v unless it holds v or later (wraparound order), with

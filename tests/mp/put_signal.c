@@ -15,9 +15,11 @@
  * - bad use, refused by the transport with a message and nothing issued:
  *   a get, 0 bytes, more than one fragment (TERN_OFI_MAX_MSG=4K in a
  *   second test), a misaligned or missing signal word, the static region,
- *   from a handler; over the network also a word the remote CQ data
- *   cannot name (TN_XPORT_SIGNAL_SPAN past the mapping's start, or below
- *   it: never wrapped into the span);
+ *   from a handler; a word outside the target's mapping (its first word
+ *   past the end and 1 GiB past it, which the network's remote CQ data
+ *   could name but the target could not raise; TN_XPORT_SIGNAL_SPAN past
+ *   the word; below the mapping: never wrapped into it), in every
+ *   transport;
  * - errors: MP_FAULT=complete (TERN_TEST_FAULT=complete:1, every network
  *   completion failing): every signalled put above the inject size
  *   reports its failure through its local completion; MP_FAULT=issue
@@ -103,13 +105,21 @@ static void bad_use(const tn_peer_t *p, int to, unsigned char *land, unsigned ch
               "from a message handler");
     if (big.n) /* TERN_OFI_MAX_MSG=4K: a put of two fragments */
         MP_EXPECT(rma(x, &big, &both, f), TERN_ERR_INVALID, "within one fragment");
-    if (!mp_mapped(to)) { /* shm and self leave the word to their caller */
-        tn_rma_t far = put, below = put;
-        far.signal = (char *)rw + TN_XPORT_SIGNAL_SPAN;
-        below.signal = (void *)(uintptr_t)4096;
-        MP_EXPECT(rma(x, &far, &both, f), TERN_ERR_INVALID, "beyond the");
-        MP_EXPECT(rma(x, &below, &both, f), TERN_ERR_INVALID, "beyond the");
-    }
+    /* A word outside the target's mapping, refused by every transport:
+     * past its end (the first word after it, and 1 GiB after it, inside
+     * the span the network's remote CQ data can name, which the target
+     * would otherwise drop), 16 GiB past the word, below the mapping. */
+    const tn_peer_info_t *ti = tn_core_info(to);
+    char *end = (char *)(uintptr_t)(ti->data_base - ti->ctrl_size) + tn_core.seg.map_size;
+    tn_rma_t far = put, below = put, past = put, gib = put;
+    far.signal = (char *)rw + TN_XPORT_SIGNAL_SPAN;
+    below.signal = (void *)(uintptr_t)4096;
+    past.signal = end;
+    gib.signal = end + ((size_t)1 << 30);
+    MP_EXPECT(rma(x, &past, &both, f), TERN_ERR_INVALID, "outside that rank's mapping");
+    MP_EXPECT(rma(x, &gib, &both, f), TERN_ERR_INVALID, "outside that rank's mapping");
+    MP_EXPECT(rma(x, &far, &both, f), TERN_ERR_INVALID, "outside that rank's mapping");
+    MP_EXPECT(rma(x, &below, &both, f), TERN_ERR_INVALID, "outside that rank's mapping");
     MP_CHECK(atomic_load(&lc.pending) == 1 && atomic_load(&rc.pending) == 1,
              "a refused put touched its completion objects");
 }

@@ -75,6 +75,7 @@ typedef struct tn_ofi_addr {
 typedef struct tn_ofi_rkey {
     fi_addr_t fi_addr;
     uint64_t map_base;
+    uint64_t map_size; /* its mapping's bytes: where a signal word may be */
     uint64_t key;
     uint64_t static_base; /* its static region (TN_REGION_STATIC) */
     uint64_t static_key;

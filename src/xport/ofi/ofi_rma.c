@@ -318,16 +318,20 @@ static void flush_issue(tn_ofi_t *o)
  * the word of this rank's mapping raised: the write's data is in place
  * (the provider reports the completion after it). The data: the word's
  * offset from the mapping's start in 4-byte words (high half), the
- * value (low half); see signal_data. */
+ * value (low half); see signal_data. A word beyond the mapping ends this
+ * process (its launcher then ends the job): the signal cannot be raised,
+ * and dropping it would leave its waiter waiting for ever. The sender
+ * refuses such a word (signal_data, against the size this rank
+ * published), so only a corrupted write gets here. */
 static TN_NOINLINE void signal_arrived(tn_ofi_t *o, uint64_t data)
 {
     uint64_t off = (data >> 32) * 4;
-    if (off + sizeof(uint32_t) > o->map_size) {
-        tn_error("ofi: a signalled write's signal word is at byte %llu, beyond this "
-                 "rank's mapping of %zu B: ignored",
+    if (off + sizeof(uint32_t) > o->map_size)
+        tn_fatal(1,
+                 "ofi: a signalled write's signal word is at byte %llu, beyond this "
+                 "rank's mapping of %zu B: the signal cannot be raised and its "
+                 "waiter would wait for ever; ending the job",
                  (unsigned long long)off, o->map_size);
-        return;
-    }
     tn_xport_signal_raise((_Atomic uint32_t *)((char *)o->map + off), (uint32_t)data);
 }
 
@@ -787,10 +791,12 @@ static int signal_data(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t
             op->rank, o->info->fabric_attr->prov_name, o->signal_off);
         return TERN_ERR_UNSUPPORTED;
     }
-    int st = tn_xport_signal_check("ofi", op, flags, o->max_msg);
+    const tn_ofi_rkey_t *peer = o->peers[op->rank];
+    int st = tn_xport_signal_check("ofi", op, flags, o->max_msg, peer->map_base,
+                                   peer->map_size);
     if (st != TERN_OK)
         return st;
-    uint64_t off = (uint64_t)(uintptr_t)op->signal - o->peers[op->rank]->map_base;
+    uint64_t off = (uint64_t)(uintptr_t)op->signal - peer->map_base;
     if (off >= TN_XPORT_SIGNAL_SPAN) {
         tn_error("ofi: a put with its own signal to rank %d refused: the signal word is "
                  "%llu B into that rank's mapping, beyond the %llu B a signal reaches",

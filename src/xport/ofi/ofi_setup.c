@@ -307,6 +307,7 @@ static int insert(tn_ofi_t *o, int rank, const tn_ofi_addr_t *a)
         return TERN_ERR_SYS;
     }
     e->map_base = a->map_base;
+    e->map_size = a->map_size;
     e->key = a->key;
     e->static_base = a->static_base;
     e->static_key = a->static_key;

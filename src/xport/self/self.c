@@ -13,6 +13,7 @@
 typedef struct tn_self {
     tn_xport_t base;
     int rank;
+    uint64_t map_base, map_size; /* this rank's mapping (signal words) */
 } tn_self_t;
 
 static void self_query(tn_xport_t *x, tn_xport_caps_t *out)
@@ -26,10 +27,12 @@ static void self_query(tn_xport_t *x, tn_xport_caps_t *out)
 static int self_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                     unsigned flags)
 {
-    if (op->rank != ((tn_self_t *)x)->rank)
+    const tn_self_t *s = (const tn_self_t *)x;
+    if (op->rank != s->rank)
         return TERN_ERR_RANK;
     if (flags & TN_XPORT_FLAG_SIGNAL) {
-        int st = tn_xport_signal_check("self", op, flags, SIZE_MAX);
+        int st =
+            tn_xport_signal_check("self", op, flags, SIZE_MAX, s->map_base, s->map_size);
         if (st != TERN_OK)
             return st;
     }
@@ -95,6 +98,8 @@ int tn_self_create(const tn_xport_job_t *job, tn_xport_t **out)
         return TERN_ERR_NOMEM;
     s->base.ops = &self_ops;
     s->rank = job->rank;
+    s->map_base = (uint64_t)(uintptr_t)job->map;
+    s->map_size = job->map_size;
     *out = &s->base;
     return TERN_OK;
 }

@@ -69,14 +69,17 @@ static int shm_copy_info(tn_xport_t *x, int rank, tern_copy_info_t *out)
 static int shm_rma(tn_xport_t *x, const tn_rma_t *op, const tn_xport_done_t *done,
                    unsigned flags)
 {
-    if (flags & TN_XPORT_FLAG_SIGNAL) {
-        int st = tn_xport_signal_check("shm", op, flags, SIZE_MAX);
-        if (st != TERN_OK)
-            return st;
-    }
+    tn_shm_t *s = (tn_shm_t *)x;
     tn_xport_map_t m;
     if (shm_peer_map(x, op->rank, &m) != TERN_OK)
         return TERN_ERR_RANK;
+    if (flags & TN_XPORT_FLAG_SIGNAL) { /* the word inside the peer's mapping */
+        int li = tn_shm_local_index(s, op->rank);
+        int st = tn_xport_signal_check("shm", op, flags, SIZE_MAX, s->ctrl_bases[li],
+                                       s->map_sizes[li]);
+        if (st != TERN_OK)
+            return st;
+    }
     if (op->region == TN_REGION_STATIC && !m.static_mapped)
         return TERN_ERR_RANGE; /* core checks first: not reached */
     intptr_t delta = op->region == TN_REGION_STATIC ? m.static_delta : m.delta;
@@ -189,6 +192,7 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
     for (int i = 0; i < n; i++) {
         const tn_seg_info_t *in = &job->segs[s->ranks[i]];
         s->ctrl_bases[i] = in->data_base - in->ctrl_size;
+        s->map_sizes[i] = in->map_size; /* this rank's own: never unmapped */
         if (i == s->me) {
             s->maps[i] = job->map;
             continue;
@@ -201,7 +205,6 @@ int tn_shm_create(const tn_xport_job_t *job, tn_xport_t **out)
             shm_destroy(&s->base);
             return rc;
         }
-        s->map_sizes[i] = in->map_size;
     }
     /* The static regions (core publishes them only when every rank has
      * one of the same size): this rank's own at its own addresses, the
