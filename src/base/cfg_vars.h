@@ -195,6 +195,10 @@
     X(ofi_domain, "TERN_OFI_DOMAIN", STRING, "", NULL, 0,                                \
       "libfabric domain (device or interface, such as eth0 or mlx5_0); "                 \
       "empty: the provider's first.")                                                    \
+    X(ofi_fabric, "TERN_OFI_FABRIC", STRING, "", NULL, 0,                                \
+      "libfabric fabric (the tcp provider's IP network of the interface, such "          \
+      "as 192.0.2.0/24 or fd00::/64, where one interface has several); empty: "          \
+      "the first of the domain.")                                                        \
     X(ofi_tx_depth, "TERN_OFI_TX_DEPTH", INT, "0", NULL, 0,                              \
       "Network operations in flight per rank at most; more wait (or return "             \
       "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: 256 with TERN_OFI_SIZE=tern, "       \

@@ -19,6 +19,12 @@ tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed
 add_test(NAME mp.net_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/net_errors.sh
   $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_pingpong>)
 set_tests_properties(mp.net_errors PROPERTIES TIMEOUT 90 LABELS "mp;net")
+# The interface asked for (TERN_OFI_DOMAIN, TERN_OFI_FABRIC) is the one
+# opened, also after the provider is asked again for a larger inject size.
+add_test(NAME mp.ofi_iface COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_iface.sh
+  $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_coll>)
+set_tests_properties(mp.ofi_iface PROPERTIES TIMEOUT 120 LABELS "mp;net"
+  SKIP_RETURN_CODE 77)
 
 # Two simulated nodes in separate network namespaces (root only).
 foreach(prog rma barrier pingpong)

@@ -94,6 +94,7 @@ typedef struct tn_ofi_rkey {
 typedef struct tn_ofi_opts {
     const char *provider; /* TERN_OFI_PROVIDER ("" = best available) */
     const char *domain;   /* TERN_OFI_DOMAIN ("" = provider's first) */
+    const char *fabric;   /* TERN_OFI_FABRIC ("" = the domain's first) */
     long tx_depth;        /* operations in flight at most (0 = provider's) */
     int force_mr_local;   /* treat local buffers as FI_MR_LOCAL needs them */
     size_t max_msg;       /* TERN_OFI_MAX_MSG: fragment cap (0: provider's) */

@@ -56,7 +56,35 @@ static struct fi_info *make_hints(const tn_ofi_opts_t *opts, int want_msg_atomic
         h->fabric_attr->prov_name = strdup(opts->provider);
     if (opts->domain && *opts->domain)
         h->domain_attr->name = strdup(opts->domain);
+    if (opts->fabric && *opts->fabric)
+        h->fabric_attr->name = strdup(opts->fabric);
     return h;
+}
+
+/* Whether a and b name the same interface: provider, fabric, domain and
+ * source address (libfabric 1.17's tcp offers one entry per IP network of
+ * an interface, so that eth0 may be 192.0.2.0/24, fe80::/64 and fd00::/64,
+ * all of one provider and domain). */
+static int same_iface(const struct fi_info *a, const struct fi_info *b)
+{
+    const char *an = a->fabric_attr->name, *bn = b->fabric_attr->name;
+    const char *ad = a->domain_attr->name, *bd = b->domain_attr->name;
+    return strcmp(a->fabric_attr->prov_name, b->fabric_attr->prov_name) == 0 && an &&
+           bn && strcmp(an, bn) == 0 && ad && bd && strcmp(ad, bd) == 0 &&
+           a->addr_format == b->addr_format && a->src_addrlen == b->src_addrlen &&
+           (a->src_addrlen == 0 ||
+            (a->src_addr && b->src_addr &&
+             memcmp(a->src_addr, b->src_addr, a->src_addrlen) == 0));
+}
+
+/* Whether i is on the domain and fabric opts asks for (empty: any). The
+ * names are matched here, not only hinted: libfabric 1.17's tcp, udp,
+ * sockets and net providers ignore the hints' domain name. */
+static int asked_for(const tn_ofi_opts_t *opts, const struct fi_info *i)
+{
+    const char *d = i->domain_attr->name, *f = i->fabric_attr->name;
+    return (!opts->domain || !*opts->domain || (d && strcmp(d, opts->domain) == 0)) &&
+           (!opts->fabric || !*opts->fabric || (f && strcmp(f, opts->fabric) == 0));
 }
 
 /* Whether name is one of the ", "-separated names in list. */
@@ -75,19 +103,27 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-/* The distinct provider names (domain names with domains set) that offer
- * RDM endpoints with RMA here, of provider only if it is not empty,
- * ", "-separated into buf ("(none)" for none). Returns how many. */
-static int list_names(const char *provider, int domains, char *buf, size_t len)
+enum { LIST_PROVIDERS, LIST_DOMAINS, LIST_FABRICS };
+
+/* The distinct names of what (LIST_*) that offer RDM endpoints with RMA
+ * here, of provider only if it is not empty (fabrics: of domain only if
+ * it is not empty), ", "-separated into buf ("(none)" for none). Returns
+ * how many. */
+static int list_names(const char *provider, const char *domain, int what, char *buf,
+                      size_t len)
 {
-    tn_ofi_opts_t any = {.provider = provider};
+    tn_ofi_opts_t any = {.provider = provider, .domain = domain};
     struct fi_info *h = make_hints(&any, 0), *info = NULL;
     int count = 0;
     buf[0] = '\0';
     if (h && tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info) == 0) {
         size_t used = 0;
         for (struct fi_info *i = info; i; i = i->next) {
-            const char *p = domains ? i->domain_attr->name : i->fabric_attr->prov_name;
+            if (what == LIST_FABRICS && !asked_for(&any, i))
+                continue;
+            const char *p = what == LIST_DOMAINS   ? i->domain_attr->name
+                            : what == LIST_FABRICS ? i->fabric_attr->name
+                                                   : i->fabric_attr->prov_name;
             if (!p || listed(buf, p))
                 continue;
             int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
@@ -107,8 +143,10 @@ static int list_names(const char *provider, int domains, char *buf, size_t len)
 /* Unacknowledged writes (TN_XPORT_FLAG_UNACKED: the collectives' stamped
  * records, barrier flags, the atomic mailbox) are fi_inject_write, at
  * most the endpoint's inject size. A provider whose default is below
- * TN_OFI_UNACKED_WANT is asked again, the same provider and domain, with
- * that inject size in the hints: libfabric 1.17's tcp;ofi_rxm offers 64 B
+ * TN_OFI_UNACKED_WANT is asked again for the same interface (provider,
+ * fabric, domain and source address, in the hints and matched in the
+ * answer: one domain may have several fabrics, same_iface) with that
+ * inject size in the hints: libfabric 1.17's tcp;ofi_rxm offers 64 B
  * by default (its tcp endpoints' 128 less the header of rxm's messages,
  * which an RMA inject does not carry; rxm_info_to_rxm) and grants 128
  * when asked (the hint reaches tcp, whose limit is 128). Where the
@@ -126,16 +164,19 @@ static void widen_inject(const tn_ofi_opts_t *opts, int want, struct fi_info **i
     tn_ofi_opts_t same = *opts;
     same.provider = cur->fabric_attr->prov_name;
     same.domain = cur->domain_attr->name;
+    same.fabric = cur->fabric_attr->name;
     struct fi_info *h = make_hints(&same, want);
     if (!h)
         return;
     h->tx_attr->inject_size = TN_OFI_UNACKED_WANT;
+    if (cur->src_addr && cur->src_addrlen && (h->src_addr = malloc(cur->src_addrlen))) {
+        memcpy(h->src_addr, cur->src_addr, cur->src_addrlen); /* fi_freeinfo frees it */
+        h->src_addrlen = cur->src_addrlen;
+        h->addr_format = cur->addr_format;
+    }
     if (tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &got) == 0)
         for (struct fi_info *i = got; i; i = i->next) {
-            const char *d = i->domain_attr->name;
-            if (strcmp(i->fabric_attr->prov_name, cur->fabric_attr->prov_name) != 0 ||
-                !d || !cur->domain_attr->name || strcmp(d, cur->domain_attr->name) != 0 ||
-                i->tx_attr->inject_size < TN_OFI_UNACKED_WANT)
+            if (!same_iface(i, cur) || i->tx_attr->inject_size < TN_OFI_UNACKED_WANT)
                 continue;
             struct fi_info *dup = tn_fi.dupinfo(i);
             if (dup) {
@@ -149,14 +190,14 @@ static void widen_inject(const tn_ofi_opts_t *opts, int want, struct fi_info **i
 }
 
 /* The best fi_info for opts: with messages and atomics if a provider has
- * them (for the AM and atomics work), else RMA alone; on the domain asked
- * for. The domain is matched here, not only hinted: libfabric 1.17's tcp,
- * udp, sockets and net providers ignore the hints' domain name and would
- * open their first interface instead. *inject: the default inject size
- * (widen_inject). */
+ * them (for the AM and atomics work), else RMA alone; on the domain and
+ * fabric asked for (asked_for: libfabric 1.17's tcp, udp, sockets and net
+ * providers ignore the hints' domain name and would open their first
+ * interface instead). *inject: the default inject size (widen_inject). */
 static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out, size_t *inject)
 {
     const char *dom = opts->domain && *opts->domain ? opts->domain : NULL;
+    const char *fab = opts->fabric && *opts->fabric ? opts->fabric : NULL;
     int rc = -FI_ENODATA;
     for (int want = 1; want >= 0 && rc == -FI_ENODATA; want--) {
         struct fi_info *h = make_hints(opts, want), *info = NULL, *i;
@@ -165,7 +206,7 @@ static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out, size_t *inj
         rc = tn_fi.getinfo(TN_FI_VERSION, NULL, NULL, 0, h, &info);
         tn_fi.freeinfo(h);
         for (i = rc == 0 ? info : NULL; i; i = i->next)
-            if (!dom || (i->domain_attr->name && strcmp(i->domain_attr->name, dom) == 0))
+            if (asked_for(opts, i))
                 break;
         if (i) {
             *out = tn_fi.dupinfo(i); /* this one (the best) only */
@@ -177,18 +218,26 @@ static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out, size_t *inj
         }
         tn_fi.freeinfo(info);
         if (rc == 0)
-            rc = -FI_ENODATA; /* offered, but not on that domain */
+            rc = -FI_ENODATA; /* offered, but not on that domain or fabric */
     }
     char avail[512];
     const char *prov = opts->provider && *opts->provider ? opts->provider : NULL;
-    if (dom && list_names(prov, 1, avail, sizeof(avail)) > 0) {
+    if (fab && list_names(prov, dom, LIST_FABRICS, avail, sizeof(avail)) > 0) {
+        tn_error("libfabric fabric '%s' is not offered%s%s%s%s%s%s for RDM RMA here: set "
+                 "TERN_OFI_FABRIC to one of: %s (or leave it empty for the domain's "
+                 "first)",
+                 fab, prov ? " by provider '" : "", prov ? prov : "", prov ? "'" : "",
+                 dom ? " on domain '" : "", dom ? dom : "", dom ? "'" : "", avail);
+        return TERN_ERR_CONFIG;
+    }
+    if (dom && list_names(prov, NULL, LIST_DOMAINS, avail, sizeof(avail)) > 0) {
         tn_error("libfabric domain '%s' is not offered%s%s%s for RDM RMA here: set "
                  "TERN_OFI_DOMAIN to one of: %s (or leave it empty for the %s first)",
                  dom, prov ? " by provider '" : "", prov ? prov : "", prov ? "'" : "",
                  avail, prov ? "provider's" : "best provider's");
         return TERN_ERR_CONFIG;
     }
-    list_names(NULL, 0, avail, sizeof(avail));
+    list_names(NULL, NULL, LIST_PROVIDERS, avail, sizeof(avail));
     if (prov)
         tn_error("libfabric provider '%s'%s%s%s is not available for RDM RMA "
                  "here (%s): set TERN_OFI_PROVIDER to one of: %s",
@@ -415,6 +464,7 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
     tn_ofi_opts_t o = {
         .provider = tn_cfg.ofi_provider,
         .domain = tn_cfg.ofi_domain,
+        .fabric = tn_cfg.ofi_fabric,
         .tx_depth = tn_ofi_sizing()->tx_depth,
         .force_mr_local = tn_cfg.ofi_mr_local,
         .max_msg = tn_cfg.ofi_max_msg,
@@ -617,11 +667,12 @@ void tn_ofi_summary(tn_xport_t *x, char *buf, size_t len)
     const tn_ofi_t *o = (const tn_ofi_t *)x;
     const struct fi_info *i = o->info;
     snprintf(buf, len,
-             "ofi: provider %s, domain %s, inject %zu B (unacknowledged writes %zu B), "
-             "%ld ops in flight, "
+             "ofi: provider %s, domain %s, fabric %s, inject %zu B (unacknowledged "
+             "writes %zu B), %ld ops in flight, "
              "%s addressing, %s progress%s, %s, write order kept for %s, puts up to "
              "%zu B done at issue, provider sized by %s, addresses %s",
-             i->fabric_attr->prov_name, i->domain_attr->name, o->inject_size,
+             i->fabric_attr->prov_name, i->domain_attr->name,
+             i->fabric_attr->name ? i->fabric_attr->name : "(unnamed)", o->inject_size,
              o->unacked_max, o->nops, o->virt_addr ? "virtual" : "offset",
              i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
              o->mr_local ? ", local buffers registered" : "",
@@ -642,11 +693,15 @@ int tn_ofi_describe(FILE *out)
 {
     /* The environment, not tn_cfg: tern-info runs without tern_init. */
     const char *prov = getenv("TERN_OFI_PROVIDER"), *dom = getenv("TERN_OFI_DOMAIN");
-    tn_ofi_opts_t o = {.provider = prov ? prov : "", .domain = dom ? dom : ""};
+    const char *fab = getenv("TERN_OFI_FABRIC");
+    tn_ofi_opts_t o = {
+        .provider = prov ? prov : "", .domain = dom ? dom : "", .fabric = fab ? fab : ""};
     /* The sizing reads tn_cfg, which tern-info loaded (quietly). */
     tn_ofi_size_apply(1);
-    fprintf(out, "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s')\n",
-            o.provider, o.domain);
+    fprintf(out,
+            "\nNetwork (ofi, with TERN_OFI_PROVIDER='%s' TERN_OFI_DOMAIN='%s' "
+            "TERN_OFI_FABRIC='%s')\n",
+            o.provider, o.domain, o.fabric);
     struct fi_info *info = NULL;
     size_t inject = 0;
     int rc = tn_fi_load();
@@ -659,6 +714,8 @@ int tn_ofi_describe(FILE *out)
     fprintf(out, "  provider  %s (libfabric %u.%u)\n", info->fabric_attr->prov_name,
             FI_MAJOR(tn_fi.version()), FI_MINOR(tn_fi.version()));
     fprintf(out, "  domain    %s\n", info->domain_attr->name);
+    fprintf(out, "  fabric    %s\n",
+            info->fabric_attr->name ? info->fabric_attr->name : "(unnamed)");
     char maxmsg[32] = "no limit"; /* the provider says SIZE_MAX */
     if (info->ep_attr->max_msg_size != SIZE_MAX)
         tn_cfg_format_size(info->ep_attr->max_msg_size, maxmsg, sizeof(maxmsg));
