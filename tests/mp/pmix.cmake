@@ -9,11 +9,15 @@ set(TERN_MPIRUN_SH ${CMAKE_CURRENT_SOURCE_DIR}/run_mpirun.sh)
 # tern_pmix_test(NAME name RANKS n... COMMAND prog args... [EXPECT_FAIL ...]
 #                [ENV VAR=value...])
 # Test mp.<name>.n<N> runs "run_mpirun.sh [--expect-fail ...] N prog args";
-# the literal @N@ in args is replaced by N.
+# the literal @N@ in args is replaced by N. Segments of 16 MiB unless ENV
+# sets a size, as in tern_mp_test.
 function(tern_pmix_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "RANKS;COMMAND;EXPECT_FAIL;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
+  endif()
+  if(NOT T_ENV MATCHES "TERN_SEGMENT_SIZE=") # 16 MiB segments, as tern_mp_test
+    list(APPEND T_ENV TERN_SEGMENT_SIZE=16M)
   endif()
   set(fail)
   if(T_EXPECT_FAIL)
@@ -62,7 +66,7 @@ foreach(cfg ${TERN_MP_CONFIGS})
     add_test(NAME ${tn} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_config.sh ${cfg}
       ${TERN_MPIRUN_SH} ${n} $<TARGET_FILE:mp_pmix_api> ${n} basic ${nodes})
     set_tests_properties(${tn} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-      LABELS "mp;pmix;${cfg}")
+      LABELS "mp;pmix;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
   endforeach()
 endforeach()
 tern_pmix_test(NAME pmix_api_abort RANKS 4

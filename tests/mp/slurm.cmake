@@ -9,9 +9,10 @@ endif()
 
 set(TERN_SRUN_SH ${CMAKE_CURRENT_SOURCE_DIR}/run_srun.sh)
 
+# Segments of 16 MiB, as in tern_mp_test (srun passes the environment on).
 function(tern_slurm_test name)
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-    LABELS "mp;pmix;slurm;${ARGN}")
+    LABELS "mp;pmix;slurm;${ARGN}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
 endfunction()
 
 # Bootstrap level, below tern_init: identity, node keys, allgather, barrier.
