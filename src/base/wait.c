@@ -10,9 +10,15 @@
 #include "base/compiler.h"
 #include "base/time.h"
 
-tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 0};
+tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 0, 1};
 int (*tn_wait_progress_hook)(void);
 void (*tn_wait_relax_hook)(void);
+int (*tn_wait_local_hook)(void);
+
+/* Spinning steps of this thread's waits since its last network poll, over
+ * all its waits: a thread whose waits each end within a few steps (a
+ * shared-memory ping-pong) still polls the network every net_every steps. */
+static TN_TLS_FAST _Thread_local unsigned local_steps;
 
 static int should_yield(uint64_t iter)
 {
@@ -96,27 +102,75 @@ static inline void relax(void)
         tn_cpu_relax();
 }
 
+/* The pause after a step that drove the whole progress hook: none in a
+ * mixed job, whose hook polled the network (longer than a pause; the
+ * relax hook there watches the shared-memory queues, for node-local
+ * steps). */
+static inline void relax_after_hook(void)
+{
+    if (!tn_wait_local_hook || !tn_wait_progress_hook)
+        relax();
+}
+
+/* A spinning step of a wait in a mixed job (tn_wait_local_hook): the
+ * node-local progress alone, or the whole hook every net_every-th step of
+ * the thread, and at once again after a whole hook that found work (a
+ * network flood keeps its pace). No pause after the whole hook: the
+ * network poll took longer than one (tn_core_wait_polled). 1 when
+ * something completed. */
+static int mixed_step(void)
+{
+    if (++local_steps < tn_wait_policy.net_every) {
+        if (tn_wait_local_hook() > 0)
+            return 1;
+        relax();
+        return 0;
+    }
+    int done = tn_wait_progress_hook();
+    local_steps = done > 0 ? tn_wait_policy.net_every : 0;
+    return done > 0;
+}
+
 static void step(tn_wait_t *w, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
     uint64_t iter = w->iter++;
-    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
-        tn_wait_progressed(w);
-        return; /* something completed: check again at once */
-    }
     if (p->mode == TN_WAIT_AUTO && !p->oversubscribed) {
         /* Spinning; the clock every 64 polls, and each step once past
          * TERN_SPIN_US. */
         if (__builtin_expect(((iter & 63) == 63 || w->long_steps) && p->spin_ns, 0) &&
             spun_out(w)) {
+            if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+                tn_wait_progressed(w);
+                return;
+            }
             long_step(w->long_steps++, can_sleep);
             return;
         }
-        relax();
+        if (tn_wait_local_hook && tn_wait_progress_hook && !w->net) {
+            if (mixed_step())
+                tn_wait_progressed(w);
+            return;
+        }
+        if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+            tn_wait_progressed(w);
+            return; /* something completed: check again at once */
+        }
+        relax_after_hook();
         return;
     }
+    if (p->mode == TN_WAIT_SPIN && tn_wait_local_hook && tn_wait_progress_hook &&
+        !w->net) {
+        if (mixed_step())
+            tn_wait_progressed(w);
+        return;
+    }
+    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+        tn_wait_progressed(w);
+        return; /* something completed: check again at once */
+    }
     if (!should_yield(iter)) {
-        relax();
+        relax_after_hook();
         return;
     }
     if (tn_wait_policy.mode == TN_WAIT_BLOCK &&

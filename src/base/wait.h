@@ -15,6 +15,8 @@ typedef struct tn_wait_policy {
     long spin_count;    /* polls before yielding/sleeping */
     long yield_count;   /* auto, oversubscribed: yields before sleeping; 0 never */
     uint64_t spin_ns;   /* auto, not oversubscribed: spinning before yielding; 0 never */
+    unsigned net_every; /* with tn_wait_local_hook: a spinning step of a node-local
+                           wait polls the network every net_every-th step */
 } tn_wait_policy_t;
 
 extern tn_wait_policy_t tn_wait_policy;
@@ -28,6 +30,18 @@ extern int (*tn_wait_progress_hook)(void);
  * tn_core_wait_polled, nothing, when every step polls a network); NULL:
  * pause. */
 extern void (*tn_wait_relax_hook)(void);
+
+/* The node-local part of the progress hook (shared-memory queues, no
+ * network poll), set by core in a job with both (a mixed job): a spinning
+ * step of a wait not marked as a network wait (TN_WAIT_NET) drives it, and
+ * the whole hook only every tn_wait_policy.net_every-th step of the
+ * thread (counted across its waits), at once again after a network poll
+ * that found work, and at every step that yields or sleeps
+ * (docs/design/barrier-and-waiting.md, "Polling cadence"). The relax hook
+ * then watches the shared-memory queues after a node-local step; after a
+ * step that polled the network it does nothing (that poll was the pause).
+ * NULL: every step drives the whole hook. */
+extern int (*tn_wait_local_hook)(void);
 
 static inline void tn_cpu_relax(void)
 {
@@ -59,9 +73,14 @@ typedef struct tn_wait {
     uint64_t iter;       /* failed checks so far */
     uint64_t t0;         /* when its spinning was first timed; 0: not yet */
     uint64_t long_steps; /* steps past TERN_SPIN_US; 0: still spinning */
+    int net;             /* 1: what it waits for comes over the network (a
+                            network completion, a flag a network write
+                            raises): every step drives the whole hook */
 } tn_wait_t;
 
-#define TN_WAIT_FRESH ((tn_wait_t){0, 0, 0})
+#define TN_WAIT_FRESH ((tn_wait_t){0, 0, 0, 0})
+/* A fresh wait for a network event (tn_wait_t.net). */
+#define TN_WAIT_NET ((tn_wait_t){0, 0, 0, 1})
 
 static inline void tn_wait_start(tn_wait_t *w)
 {

@@ -3,7 +3,10 @@
  * waited TERN_SPIN_US, then yields, and (a flag's wait) past
  * TERN_YIELD_COUNT yields sleeps; a fresh wait, and a long wait whose
  * progress completed something, spin again; TERN_SPIN_US=0 and spin mode
- * never yield. sched_yield and nanosleep are this file's, counting calls (the
+ * never yield; in a mixed job (a node-local hook) a spinning node-local wait
+ * polls the network every net_every-th step of the thread, at once again
+ * after a poll that found work, and at every step of a network wait or of
+ * a yielding one. sched_yield and nanosleep are this file's, counting calls (the
  * executable's definitions take the library's calls). */
 #include <sched.h>
 #include <stdatomic.h>
@@ -42,6 +45,44 @@ static int hook(void)
         return 0;
     hook_work--;
     return 1;
+}
+
+/* A mixed job's hooks: the whole progress (network poll) and its
+ * node-local part, counting calls; full_work of the whole hook's next
+ * calls find something. relaxes: the relax hook's calls. */
+static unsigned long full_calls, local_calls, relaxes;
+static int full_work;
+
+static int full_hook(void)
+{
+    full_calls++;
+    if (!full_work)
+        return 0;
+    full_work--;
+    return 1;
+}
+
+static int local_hook(void)
+{
+    local_calls++;
+    return 0;
+}
+
+static void relax_hook(void)
+{
+    relaxes++;
+}
+
+/* n steps of each of waits fresh waits (network waits when net); the
+ * counts start from 0. */
+static void mixed_steps(int waits, int n, int net)
+{
+    full_calls = local_calls = relaxes = yields = 0;
+    for (int i = 0; i < waits; i++) {
+        tn_wait_t w = net ? TN_WAIT_NET : TN_WAIT_FRESH;
+        for (int k = 0; k < n; k++)
+            tn_wait_next(&w);
+    }
 }
 
 /* Steps of the wait w for ns nanoseconds, or until the first yield when
@@ -157,5 +198,51 @@ int main(void)
     tn_wait_policy.oversubscribed = 1;
     first = run_wait(1000 * 1000, 1, &steps);
     CHECK(first > 0 && steps == 1);
+
+    /* Mixed job, TERN_NET_POLL_EVERY=16 (docs/design/barrier-and-waiting.md,
+     * "Polling cadence"). Spin mode: one step in 16 polls the network
+     * (the whole hook) and pauses no more; the others drive the node-local
+     * part and watch (the relax hook). */
+    tn_wait_policy.oversubscribed = 0;
+    tn_wait_policy.mode = TN_WAIT_SPIN;
+    tn_wait_policy.net_every = 16;
+    tn_wait_progress_hook = full_hook;
+    tn_wait_local_hook = local_hook;
+    tn_wait_relax_hook = relax_hook;
+    mixed_steps(1, 16, 0); /* to the thread's first network poll */
+    CHECK(full_calls == 1 && local_calls == 15 && relaxes == 15);
+    mixed_steps(1, 160, 0);
+    CHECK(full_calls == 10 && local_calls == 150 && relaxes == 150 && yields == 0);
+    /* Counted across the thread's waits: 40 waits of 4 steps. */
+    mixed_steps(40, 4, 0);
+    CHECK(full_calls == 10 && local_calls == 150);
+    /* A network wait polls it at every step, with no pause after it. */
+    mixed_steps(1, 50, 1);
+    CHECK(full_calls == 50 && local_calls == 0 && relaxes == 0);
+    /* A network poll that finds work: the next step polls again (3 finds,
+     * then an empty poll), then 15 node-local steps. */
+    mixed_steps(1, 16, 0); /* the thread's count back to a network poll */
+    CHECK(full_calls == 1);
+    full_work = 3;
+    mixed_steps(1, 15, 0); /* the next network poll is the 16th step */
+    CHECK(full_calls == 0 && local_calls == 15);
+    mixed_steps(1, 4 + 15, 0);
+    CHECK(full_calls == 4 && full_work == 0 && local_calls == 15);
+    /* Auto mode with a CPU per rank: the same cadence while spinning. */
+    tn_wait_policy.mode = TN_WAIT_AUTO;
+    tn_wait_policy.spin_ns = 0;
+    mixed_steps(1, 160, 0);
+    CHECK(full_calls == 10 && local_calls == 150 && yields == 0);
+    /* A step that yields (oversubscribed) polls the network each time. */
+    tn_wait_policy.oversubscribed = 1;
+    mixed_steps(1, 40, 0);
+    CHECK(full_calls == 40 && local_calls == 0 && yields == 40);
+    /* TERN_NET_POLL_EVERY=1 (core sets no node-local hook): each step. */
+    tn_wait_policy.oversubscribed = 0;
+    tn_wait_local_hook = NULL;
+    mixed_steps(1, 40, 0);
+    CHECK(full_calls == 40 && local_calls == 0);
+    tn_wait_progress_hook = NULL;
+    tn_wait_relax_hook = NULL;
     return 0;
 }
