@@ -60,6 +60,19 @@ int tn_core_progress_local(void)
     return progress_of(0);
 }
 
+/* The waits' network progress in a mixed job (base/wait's
+ * tn_wait_net_hook): the polled transports' polls alone; work found here
+ * keeps the thread's waits polling the network at every step. */
+int tn_core_progress_net(void)
+{
+    if (tn_am_in_handler)
+        return 0;
+    int done = 0;
+    for (int i = 0; i < tn_core.npolled; i++)
+        done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
+    return done;
+}
+
 /* Rounds of tn_core_wait_relax: about one pause's time on the CPU measured
  * (a round of two loads and lfence 7 ns, pause 25 ns: Zen 4). */
 #define WAIT_RELAX_ROUNDS 4

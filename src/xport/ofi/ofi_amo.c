@@ -147,6 +147,7 @@ static ssize_t post(tn_ofi_t *o, const tn_amo_t *a, tn_ofi_op_t *op, char *buf,
 
 int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned flags)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;

@@ -592,6 +592,7 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
 
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_t *o = (tn_ofi_t *)x;
     tn_ofi_buf_t *b = m->slot;
     seal(o, b, n, 0);
@@ -602,6 +603,7 @@ int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_t *o = (tn_ofi_t *)x;
     size_t n = hn + len;
     int rc = check_send(o, rank, n);

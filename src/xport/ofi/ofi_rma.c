@@ -582,6 +582,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                  uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags,
                  uint64_t data)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
@@ -736,6 +737,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
  * for the data to land. */
 static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t data)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     int pst = tn_ofi_peer(o, op->rank);
     if (pst != TERN_OK)
         return pst;
