@@ -162,6 +162,9 @@ int tb_opts_parse(tb_opts_t *o, int argc, char **argv)
         } else if (!strcmp(a, "--nodes")) {
             bad = parse_long(v, 1, &n) || n > 4096;
             o->nodes = (int)n;
+        } else if (!strcmp(a, "--peer")) {
+            bad = parse_long(v, 1, &n) || n > 4095;
+            o->peer = (int)n;
         } else if (!strcmp(a, "--ranks")) {
             bad = parse_ranks(o, v);
             o->ranks_given = 1;

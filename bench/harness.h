@@ -29,6 +29,7 @@ typedef struct tb_opts {
     int ranks[TB_MAX_RANKS_LIST]; /* --ranks: startup rank counts */
     int nranks;
     int nodes; /* --nodes: startup's simulated nodes (ternrun --nodes), 1: none */
+    int peer;  /* --peer: rank 0's peer (default 1; 0 when alone) */
     const char
         *rows; /* --rows: comma-separated row names to run (amo, coll); NULL: all */
     int trials_given, warmup_given, window_given, size_given, ranks_given;

@@ -46,6 +46,8 @@ static void usage(FILE *f)
         "  --ranks a,b     startup: rank counts (default 2,16)\n"
         "  --nodes K       startup: ternrun --nodes K (simulated nodes: the mixed\n"
         "                  configuration; TERN_SHM=off for network only)\n"
+        "  --peer R        rank 0's peer in two-rank rows (default 1): e.g. a rank\n"
+        "                  of another simulated node in a mixed job\n"
         "\nEvery row shows Tern's figure and the raw baseline measured in the same\n"
         "run; see docs/bench.md. With --json the first line records host, CPU,\n"
         "version, commit, date and TERN_* settings. Plots (matplotlib): tern-bench\n"

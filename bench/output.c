@@ -196,6 +196,10 @@ void tb_job_header(const tb_opts_t *o, tb_job_t *job, const char *baseline)
     job->size = tern_size();
     job->nodes = tern_node_count();
     job->peer = job->size > 1 ? 1 : 0;
+    if (o->peer > 0 && o->peer < job->size)
+        job->peer = o->peer; /* --peer: e.g. a network peer of a mixed job */
+    else if (o->peer > 0)
+        tb_die("--peer %d: the job has %d ranks", o->peer, job->size);
     TB_CHECK(tern_segment_query(job->rank, &base, &size));
     job->seg_size = size;
     TB_CHECK(tern_segment_query(job->peer, &base, &size));

@@ -79,6 +79,14 @@
       "sleeps in the kernel until its flag is written (shared-memory flags "             \
       "of barriers and collectives); past TERN_SPIN_US likewise, then 50 us "            \
       "sleeps; 0 never sleeps.")                                                         \
+    X(net_poll_ns, "TERN_NET_POLL_NS", INT, "1000", NULL, 0,                             \
+      "Jobs with shared-memory peers and a polled network (a mixed job): a "             \
+      "spinning wait (tern_wait_until_*, shared-memory waits) polls the network at "     \
+      "every step while its thread has sent or received over it in the last 256 "        \
+      "times this many ns, and otherwise once this many ns have passed since its "       \
+      "last poll: a network write after a quiet spell is seen at most about this "       \
+      "much later. Waits for network completions, and steps that yield, poll it at "     \
+      "every step. 0 or less: every step.")                                              \
     X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, 0,                               \
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \

@@ -10,9 +10,36 @@
 #include "base/compiler.h"
 #include "base/time.h"
 
-tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 0};
+tn_wait_policy_t tn_wait_policy = {TN_WAIT_AUTO, 0, 2000, 256, 0, 0};
 int (*tn_wait_progress_hook)(void);
 void (*tn_wait_relax_hook)(void);
+int (*tn_wait_local_hook)(void);
+int (*tn_wait_net_hook)(void);
+
+/* When this thread's next network poll is due (tn_ticks), over all its
+ * waits: a thread whose waits each end within a few steps (a shared-memory
+ * ping-pong) still polls the network once per TERN_NET_POLL_NS of
+ * spinning. 0: at its first step. */
+static TN_TLS_FAST _Thread_local uint64_t net_due;
+/* Until when this thread counts the network as busy (tn_ticks): it sent
+ * over the network (tn_wait_net_used), or a network poll found work, less
+ * than tn_wait_policy.net_quiet_ticks before. */
+static TN_TLS_FAST _Thread_local uint64_t net_busy;
+
+uint64_t tn_wait_ticks_of_ns(uint64_t ns)
+{
+    if (!ns)
+        return 0;
+    /* Both clocks count the same wall time, preempted or not: the error is
+     * one read's skew (~25 ns) in 20 us. */
+    uint64_t c0 = tn_ticks(), t0 = tn_time_ns(), c1, t1;
+    do {
+        c1 = tn_ticks();
+        t1 = tn_time_ns();
+    } while (t1 - t0 < 20000);
+    uint64_t r = (uint64_t)((double)ns * (double)(c1 - c0) / (double)(t1 - t0));
+    return r ? r : 1;
+}
 
 static int should_yield(uint64_t iter)
 {
@@ -96,27 +123,90 @@ static inline void relax(void)
         tn_cpu_relax();
 }
 
+/* The pause after a step that drove the whole progress hook: none in a
+ * mixed job, whose hook polled the network (longer than a pause; the
+ * relax hook there watches the shared-memory queues, for node-local
+ * steps). */
+static inline void relax_after_hook(void)
+{
+    if (!tn_wait_local_hook || !tn_wait_progress_hook)
+        relax();
+}
+
+void tn_wait_net_used(void)
+{
+    if (tn_wait_net_hook) {
+        net_busy = tn_ticks() + tn_wait_policy.net_quiet_ticks;
+        net_due = 0; /* the next step polls */
+    }
+}
+
+/* A spinning step of a wait in a mixed job (tn_wait_local_hook): the
+ * node-local progress, and a network poll (tn_wait_net_hook) at every step
+ * while the network is busy (net_busy: the thread sent over it, or a poll
+ * found work, within net_quiet_ticks), otherwise once net_ticks have
+ * passed since the thread's last poll ended (TERN_NET_POLL_NS). No pause
+ * after a network poll: it took longer than one (tn_core_wait_polled). 1
+ * when something completed. */
+static int mixed_step(void)
+{
+    uint64_t now = tn_ticks();
+    if ((int64_t)(now - net_due) < 0) {
+        if (tn_wait_local_hook() > 0)
+            return 1;
+        relax();
+        return 0;
+    }
+    int nd = tn_wait_net_hook();
+    int done = nd + tn_wait_local_hook();
+    uint64_t end = tn_ticks();
+    if (nd > 0)
+        net_busy = end + tn_wait_policy.net_quiet_ticks; /* as tn_wait_net_used */
+    net_due =
+        nd > 0 || (int64_t)(end - net_busy) < 0 ? end : end + tn_wait_policy.net_ticks;
+    return done > 0;
+}
+
 static void step(tn_wait_t *w, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
     uint64_t iter = w->iter++;
-    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
-        tn_wait_progressed(w);
-        return; /* something completed: check again at once */
-    }
     if (p->mode == TN_WAIT_AUTO && !p->oversubscribed) {
         /* Spinning; the clock every 64 polls, and each step once past
          * TERN_SPIN_US. */
         if (__builtin_expect(((iter & 63) == 63 || w->long_steps) && p->spin_ns, 0) &&
             spun_out(w)) {
+            if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+                tn_wait_progressed(w);
+                return;
+            }
             long_step(w->long_steps++, can_sleep);
             return;
         }
-        relax();
+        if (tn_wait_local_hook && tn_wait_progress_hook && !w->net) {
+            if (mixed_step())
+                tn_wait_progressed(w);
+            return;
+        }
+        if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+            tn_wait_progressed(w);
+            return; /* something completed: check again at once */
+        }
+        relax_after_hook();
         return;
     }
+    if (p->mode == TN_WAIT_SPIN && tn_wait_local_hook && tn_wait_progress_hook &&
+        !w->net) {
+        if (mixed_step())
+            tn_wait_progressed(w);
+        return;
+    }
+    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
+        tn_wait_progressed(w);
+        return; /* something completed: check again at once */
+    }
     if (!should_yield(iter)) {
-        relax();
+        relax_after_hook();
         return;
     }
     if (tn_wait_policy.mode == TN_WAIT_BLOCK &&

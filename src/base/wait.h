@@ -15,6 +15,12 @@ typedef struct tn_wait_policy {
     long spin_count;    /* polls before yielding/sleeping */
     long yield_count;   /* auto, oversubscribed: yields before sleeping; 0 never */
     uint64_t spin_ns;   /* auto, not oversubscribed: spinning before yielding; 0 never */
+    uint64_t net_ticks; /* with tn_wait_local_hook: a spinning step of a node-local
+                           wait polls the network once net_ticks (tn_ticks) have
+                           passed since the thread's last poll ended */
+    uint64_t net_quiet_ticks; /* ... unless the thread sent over the network, or
+                                 a poll found network work, less than this long
+                                 ago: then every step polls */
 } tn_wait_policy_t;
 
 extern tn_wait_policy_t tn_wait_policy;
@@ -28,6 +34,30 @@ extern int (*tn_wait_progress_hook)(void);
  * tn_core_wait_polled, nothing, when every step polls a network); NULL:
  * pause. */
 extern void (*tn_wait_relax_hook)(void);
+
+/* The node-local part of the progress hook (shared-memory queues, no
+ * network poll), set by core in a job with both (a mixed job): a spinning
+ * step of a wait not marked as a network wait (TN_WAIT_NET) drives it, and
+ * the network part (tn_wait_net_hook) at every step while the thread's
+ * network is busy (tn_wait_net_used), otherwise once
+ * tn_wait_policy.net_ticks have passed since the thread's last network
+ * poll ended (TERN_NET_POLL_NS, across its waits); every step that yields
+ * or sleeps drives the whole hook
+ * (docs/design/barrier-and-waiting.md, "Polling cadence"). The relax hook
+ * then watches the shared-memory queues after a node-local step; after a
+ * step that polled the network it does nothing (that poll was the pause).
+ * NULL: every step drives the whole hook. */
+extern int (*tn_wait_local_hook)(void);
+/* The network part (the polled transports' polls), set with it. */
+extern int (*tn_wait_net_hook)(void);
+/* This thread sent something over the network (a polled transport calls
+ * it as it posts): as after a poll that found work, its waits poll the
+ * network at every step until tn_wait_policy.net_quiet_ticks pass without
+ * either (a reply is likely). Nothing without tn_wait_net_hook. */
+void tn_wait_net_used(void);
+/* ns nanoseconds in tn_ticks (at least 1; 0 for 0), from a 20 us
+ * calibration against the monotonic clock (base/wait.c). */
+uint64_t tn_wait_ticks_of_ns(uint64_t ns);
 
 static inline void tn_cpu_relax(void)
 {
@@ -59,9 +89,14 @@ typedef struct tn_wait {
     uint64_t iter;       /* failed checks so far */
     uint64_t t0;         /* when its spinning was first timed; 0: not yet */
     uint64_t long_steps; /* steps past TERN_SPIN_US; 0: still spinning */
+    int net;             /* 1: what it waits for comes over the network (a
+                            network completion, a flag a network write
+                            raises): every step drives the whole hook */
 } tn_wait_t;
 
-#define TN_WAIT_FRESH ((tn_wait_t){0, 0, 0})
+#define TN_WAIT_FRESH ((tn_wait_t){0, 0, 0, 0})
+/* A fresh wait for a network event (tn_wait_t.net). */
+#define TN_WAIT_NET ((tn_wait_t){0, 0, 0, 1})
 
 static inline void tn_wait_start(tn_wait_t *w)
 {

@@ -45,6 +45,7 @@ void tn_coll_wait_step(tn_cteam_t *t, tn_wait_t *w)
     if (tn_comp_status(&t->comp) != TERN_OK)
         tern_abort(1, "collective: a network write of a team flag failed (cause "
                       "logged above)");
+    w->net = 1; /* the flag may come over the network: poll it each step */
     if (!tn_wait_progress_hook && (w->iter & 63) == 63 && tn_core_progress() > 0)
         tn_wait_progressed(w);
     tn_wait_next(w);
@@ -222,7 +223,7 @@ void tn_coll_progress(void)
 
 void tn_coll_nb_finish(tn_cteam_t *t)
 {
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     while (t->nb_active) {
         nb_try(t);
         if (t->nb_active) {

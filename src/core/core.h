@@ -384,6 +384,11 @@ int tn_ad_mbox_progress(void);
 /* Progress on every transport; returns completions handled
  * (core/progress.c). */
 int tn_core_progress(void);
+/* base/wait's node-local hook in a mixed job (tn_wait_local_hook): progress
+ * without the polled transports' polls. */
+int tn_core_progress_local(void);
+/* ... and its network part (tn_wait_net_hook): the polled transports. */
+int tn_core_progress_net(void);
 /* base/wait's relax hook (tn_wait_relax_hook): see progress.c. */
 void tn_core_wait_relax(void);
 void tn_core_wait_polled(void);

@@ -181,7 +181,9 @@ int tn_comp_wait(tn_comp_t *c)
     if (!tn_comp_busy(c))
         return tn_comp_status(c);
     uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
-    tn_wait_t w = TN_WAIT_FRESH;
+    /* A completion that has not come at once is a network operation's
+     * (or a reply's): each step polls the network (TN_WAIT_NET). */
+    tn_wait_t w = TN_WAIT_NET;
     /* tn_wait_next drives the transports' progress (its hook); polling
      * here as well would double the network polls per check. */
     while (tn_comp_busy(c)) {

@@ -199,6 +199,11 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_wait_policy.spin_count = tn_cfg.spin_count;
     tn_wait_policy.yield_count = tn_cfg.yield_count;
     tn_wait_policy.spin_ns = tn_cfg.spin_us > 0 ? (uint64_t)tn_cfg.spin_us * 1000 : 0;
+    tn_wait_policy.net_ticks =
+        tn_cfg.net_poll_ns > 0 ? tn_wait_ticks_of_ns((uint64_t)tn_cfg.net_poll_ns) : 0;
+    /* Every step polls for 256 intervals after network traffic: a reply
+     * over tcp comes back well within that (a round trip 12-75 us here). */
+    tn_wait_policy.net_quiet_ticks = tn_wait_policy.net_ticks * 256;
 
     int rc = tn_boot_create(tn_cfg.boot_timeout, &tn_core.boot);
     if (rc != TERN_OK)

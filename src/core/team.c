@@ -104,7 +104,7 @@ static void wait_flag(tn_team_t *t, tn_team_level_t *l, int k, int from, uint32_
             tn_wait_u32_change(&in->epoch, v, &in->sleeping);
         }
     }
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET; /* a network write raises it */
     while ((int32_t)(atomic_load_explicit(&in->epoch, memory_order_acquire) - epoch) <
            0) {
         if (tn_comp_status(&t->comp) != TERN_OK)

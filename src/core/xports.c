@@ -339,10 +339,17 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
      * drives them. */
     if (tn_core.needs_poll)
         tn_wait_progress_hook = tn_core_progress;
-    if (tn_core.npolled > 0)
-        tn_wait_relax_hook = tn_core_wait_polled;
-    else if (tn_core.msg_nin > 0)
+    if (tn_core.npolled > 0 && tn_core.msg_nin > 0 && tn_cfg.net_poll_ns > 0) {
+        /* A mixed job: node-local waits poll the network once per
+         * TERN_NET_POLL_NS of spinning (base/wait.h, tn_wait_local_hook). */
+        tn_wait_local_hook = tn_core_progress_local;
+        tn_wait_net_hook = tn_core_progress_net;
         tn_wait_relax_hook = tn_core_wait_relax;
+    } else if (tn_core.npolled > 0) {
+        tn_wait_relax_hook = tn_core_wait_polled;
+    } else if (tn_core.msg_nin > 0) {
+        tn_wait_relax_hook = tn_core_wait_relax;
+    }
     rc = tn_core_progress_start();
 out:
     tn_core_tmp_free(all, all_bytes);
@@ -354,6 +361,8 @@ void tn_core_xports_destroy(void)
     tn_core_progress_stop();
     tn_wait_progress_hook = NULL;
     tn_wait_relax_hook = NULL;
+    tn_wait_local_hook = NULL;
+    tn_wait_net_hook = NULL;
     tn_core.msg_nin = 0;
     tn_core.msg_in = NULL;
     tn_core.npolled = 0;

@@ -13,6 +13,13 @@ tern_mp_test(NAME put_flush_noack SOURCES put_flush.c RANKS 3 CONFIGS net mixed
 tern_mp_test(NAME barrier SOURCES barrier.c RANKS 1 2 3 4 8 16 TIMEOUT 180)
 tern_mp_test(NAME barrier_block SOURCES barrier.c RANKS 4 8 ENV TERN_WAIT_MODE=block)
 tern_mp_test(NAME barrier_yield SOURCES barrier.c RANKS 8 ENV TERN_WAIT_MODE=yield)
+# A wait for a node-local word still serves network peers: a get and an
+# active message to the waiting rank (barrier-and-waiting.md, "Polling
+# cadence in a mixed job"); spinning, with and without the progress thread.
+tern_mp_test(NAME wait_mixed SOURCES wait_mixed.c RANKS 3 4 TIMEOUT 60
+  ENV TERN_WAIT_MODE=spin)
+tern_mp_test(NAME wait_mixed_pt SOURCES wait_mixed.c RANKS 3 4 TIMEOUT 60
+  ENV TERN_WAIT_MODE=spin TERN_PROGRESS_THREAD=1)
 tern_mp_test(NAME alloc SOURCES alloc.c RANKS 1 2 4)
 tern_mp_test(NAME launcher_wait SOURCES launcher_wait.c RANKS 2 3 TIMEOUT 120)
 tern_mp_test(NAME threads SOURCES threads.c RANKS 2 4)

@@ -147,6 +147,7 @@ static ssize_t post(tn_ofi_t *o, const tn_amo_t *a, tn_ofi_op_t *op, char *buf,
 
 int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned flags)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
@@ -181,7 +182,7 @@ int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned fla
      * try after a poll that only reads completions, then refused; never a
      * loop of polls. */
     uint64_t iter = 0; /* retries */
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     for (;;) {
         ssize_t r = post(o, a, op, buf, desc);
         if (r == 0)

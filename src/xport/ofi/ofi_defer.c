@@ -174,7 +174,7 @@ static int wait_queue(tn_ofi_t *o, unsigned flags)
     /* Appended under the lock before ndefer is seen: the count read here
      * covers every operation this thread can have seen queued. */
     uint64_t mine = atomic_load_explicit(&o->defer_appended, memory_order_acquire);
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     int st = TERN_OK;
     tn_ofi_msg_hold(o, 1);
     while (atomic_load_explicit(&o->defer_retired, memory_order_acquire) < mine) {

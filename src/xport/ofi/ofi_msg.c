@@ -577,7 +577,7 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
     if (rc != TERN_OK)
         return rc;
     tn_ofi_buf_t *b;
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     int polled = 0;
     while (!packing_gone(o, rank) || !(b = reserve(o, rank)))
         if ((rc = wait_room(x, flags, &w, &polled)) != TERN_OK)
@@ -592,6 +592,7 @@ int tn_ofi_msg_prepare(tn_xport_t *x, int rank, size_t n, unsigned flags,
 
 int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_t *o = (tn_ofi_t *)x;
     tn_ofi_buf_t *b = m->slot;
     seal(o, b, n, 0);
@@ -602,6 +603,7 @@ int tn_ofi_msg_commit(tn_xport_t *x, tn_xport_msg_t *m, size_t n)
 int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
                     const void *payload, size_t len, unsigned flags)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_t *o = (tn_ofi_t *)x;
     size_t n = hn + len;
     int rc = check_send(o, rank, n);
@@ -610,7 +612,7 @@ int tn_ofi_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
     if (HDR + n <= o->inject_size && HDR + n <= INJECT_MAX &&
         try_inject(o, rank, head, hn, payload, len))
         return TERN_OK;
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     int polled = 0;
     for (;;) {
         tn_ofi_buf_t *b;

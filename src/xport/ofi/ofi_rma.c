@@ -495,7 +495,7 @@ int tn_ofi_poll(tn_xport_t *x)
  * before this caller can, for as long as peers keep sending. */
 tn_ofi_op_t *tn_ofi_op_wait(tn_ofi_t *o, unsigned flags)
 {
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     tn_ofi_op_t *op;
     int held = 0;
     while (!(op = op_take(o))) {
@@ -586,6 +586,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                  uint64_t key, size_t len, tn_comp_t *lc, tn_comp_t *rc, unsigned flags,
                  uint64_t data)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     tn_ofi_op_t *op = tn_ofi_op_wait(o, flags);
     if (!op)
         return TERN_ERR_AGAIN;
@@ -658,7 +659,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
         op->lc = NULL;
     op->lazy = lazy;
     uint64_t iter = 0; /* retries */
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     if (!(flags & TN_XPORT_FLAG_CTRL) &&
         tn_ofi_fault_now(&o->fault.issues, o->fault.issue_every)) {
         tn_ofi_op_give(o, op);
@@ -740,12 +741,13 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
  * for the data to land. */
 static int put_unacked(tn_ofi_t *o, const tn_rma_t *op, unsigned flags, uint64_t data)
 {
+    tn_wait_net_used(); /* a reply may follow: the waits poll at every step */
     int pst = tn_ofi_peer(o, op->rank);
     if (pst != TERN_OK)
         return pst;
     uint64_t raddr = tn_ofi_raddr(o, op->rank, op->remote, op->region);
     uint64_t key = tn_ofi_rkey(o, op->rank, op->region);
-    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_t w = TN_WAIT_NET;
     for (uint64_t iter = 0;; iter++) {
         fi_addr_t to = tn_ofi_faddr(o, op->rank);
         ssize_t r =
