@@ -151,7 +151,11 @@ void tn_wait_net_used(void)
 static int mixed_step(void)
 {
     uint64_t now = tn_ticks();
-    if ((int64_t)(now - net_due) < 0) {
+    /* Not due: net_due lies ahead, by at most net_ticks (it is set no
+     * further from a later reading). Further ahead means the clock went
+     * back (a thread moved to a CPU whose counter is behind): poll now
+     * rather than wait for it to catch up. */
+    if ((int64_t)(now - net_due) < 0 && net_due - now <= tn_wait_policy.net_ticks) {
         if (tn_wait_local_hook() > 0)
             return 1;
         relax();
