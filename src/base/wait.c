@@ -171,45 +171,41 @@ static int mixed_step(void)
     return done > 0;
 }
 
+/* The whole progress hook, if any: 1 when something completed (noted in
+ * w: check again at once). */
+static inline int hook_progressed(tn_wait_t *w)
+{
+    if (!tn_wait_progress_hook || tn_wait_progress_hook() <= 0)
+        return 0;
+    tn_wait_progressed(w);
+    return 1;
+}
+
 static void step(tn_wait_t *w, int can_sleep)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
     uint64_t iter = w->iter++;
-    if (p->mode == TN_WAIT_AUTO && !p->oversubscribed) {
-        /* Spinning; the clock every 64 polls, and each step once past
-         * TERN_SPIN_US. */
-        if (__builtin_expect(((iter & 63) == 63 || w->long_steps) && p->spin_ns, 0) &&
-            spun_out(w)) {
-            if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
-                tn_wait_progressed(w);
-                return;
-            }
+    int auto_spin = p->mode == TN_WAIT_AUTO && !p->oversubscribed;
+    /* Spinning in auto mode; the clock every 64 polls, and each step once
+     * past TERN_SPIN_US. */
+    if (auto_spin &&
+        __builtin_expect(((iter & 63) == 63 || w->long_steps) && p->spin_ns, 0) &&
+        spun_out(w)) {
+        if (!hook_progressed(w))
             long_step(w->long_steps++, can_sleep);
-            return;
-        }
-        if (tn_wait_local_hook && tn_wait_progress_hook && !w->net) {
-            if (mixed_step())
-                tn_wait_progressed(w);
-            return;
-        }
-        if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
-            tn_wait_progressed(w);
-            return; /* something completed: check again at once */
-        }
-        relax_after_hook();
         return;
     }
-    if (p->mode == TN_WAIT_SPIN && tn_wait_local_hook && tn_wait_progress_hook &&
-        !w->net) {
+    /* A spinning step of a node-local wait in a mixed job: the network on
+     * its cadence (mixed_step). */
+    if ((auto_spin || p->mode == TN_WAIT_SPIN) && tn_wait_local_hook &&
+        tn_wait_progress_hook && !w->net) {
         if (mixed_step())
             tn_wait_progressed(w);
         return;
     }
-    if (tn_wait_progress_hook && tn_wait_progress_hook() > 0) {
-        tn_wait_progressed(w);
-        return; /* something completed: check again at once */
-    }
-    if (!should_yield(iter)) {
+    if (hook_progressed(w))
+        return;
+    if (auto_spin || !should_yield(iter)) {
         relax_after_hook();
         return;
     }
