@@ -285,7 +285,8 @@
       "(an op name such as fmult) for every type, noorder makes the network "            \
       "transport report no ordering (every put acknowledged, no flush reads), "          \
       "noack makes it acknowledge no put (each waits for a flush read, even "            \
-      "one alone before a quiet), peertab:create makes the "                             \
+      "one alone before a quiet), nowiden makes its unacknowledged writes "              \
+      "keep the provider's default inject size, peertab:create makes the "               \
       "node's peer table fail to be created by the node's lowest rank and "              \
       "peertab:map fail to be mapped by the node's other ranks (they keep "              \
       "private copies), collseq:N numbers every team's collectives from N "              \

@@ -693,12 +693,16 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * at most the transport's unacknowledged write (caps.unacked: over
  * tcp;ofi_rxm 128 bytes, asked for at start-up, xport/ofi/ofi_setup.c
  * widen_inject), so up to 112 bytes of data; more goes by message
- * (collectives.md, "Stamped records of 112 bytes"). */
+ * (collectives.md, "Stamped records of 112 bytes"). Sender and receiver
+ * must choose the same form, so the size is the job's smallest
+ * (tn_core.unacked_job, from every rank's at start-up: core/xports.c),
+ * not this rank's own: a member whose provider grants less (or lacks
+ * ordered unacknowledged writes: 0) lowers it for every member. */
 #define REC 128
 
 int tn_coll_small_max(const tn_cteam_t *t)
 {
-    size_t inject = REC;
+    size_t inject = tn_core.unacked_job < REC ? tn_core.unacked_job : REC;
     if (!t->ring || t->size < 2 || tn_teams.depth * tn_teams.eager < 4 * REC)
         return 0;
     for (int p = 0; p < t->size; p++) {
@@ -708,10 +712,8 @@ int tn_coll_small_max(const tn_cteam_t *t)
         if (g == tn_core.rank)
             continue;
         const tn_peer_t *peer = tn_core_peer(g);
-        if (!tn_core_flag_unacked(peer))
-            return 0;
-        if (peer->xport->caps.unacked < inject)
-            inject = peer->xport->caps.unacked;
+        if (!tn_core_flag_unacked(peer) || peer->xport->caps.unacked < inject)
+            return 0; /* not as planned: the job's size overstates this rank's */
     }
     return inject < 3 * sizeof(uint64_t) ? 0 : (int)((inject & ~(size_t)7) - 16);
 }

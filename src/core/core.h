@@ -90,6 +90,10 @@ typedef struct tn_core {
     int local_rank, local_size; /* among the ranks sharing memory */
     int host_ranks;             /* ranks on this host (shm or not) */
     int largest_node;           /* ranks of the job's largest node */
+    size_t unacked_job;         /* the smallest of every rank's largest ordered
+                                   unacknowledged network write (tn_seg_info_t
+                                   .unacked; 0: some rank has none): the
+                                   collectives' record size (coll_eager.c) */
     int *local_ranks;           /* [local_size] global ranks of this node */
     tn_seg_t seg;
     tn_static_t stat;        /* this rank's global variables (static.c) */

@@ -244,6 +244,30 @@ static void fill_peer(int r, const tn_seg_info_t *info)
     }
 }
 
+/* The network transport as created offers the ordered unacknowledged
+ * writes it planned (tn_xport_entry_t.unacked_plan): the job's record
+ * size was agreed from the plans, so a transport that offered less would
+ * make this rank choose another record form than its peers. */
+static int check_unacked(uint32_t planned)
+{
+    for (int i = 0; i < tn_core.nxports; i++) {
+        const tn_core_xport_t *xp = &tn_core.xports[i];
+        if (!(xp->entry->reach & TN_REACH_NET) || !xp->entry->unacked_plan)
+            continue;
+        unsigned need = TN_XCAP_PUT_UNACKED | TN_XCAP_ORDER_PUT;
+        size_t got = (xp->caps.flags & need) == need && xp->caps.inject >= 4
+                         ? xp->caps.unacked
+                         : 0;
+        if (got != planned) {
+            tn_error("internal: transport %s offers unacknowledged writes of %zu B, "
+                     "but planned %u B before it was created",
+                     xp->entry->name, got, planned);
+            return TERN_ERR_MISMATCH;
+        }
+    }
+    return TERN_OK;
+}
+
 int tn_core_xports_init(const int *node_of, const int *view_of)
 {
     int n = tn_core.size;
@@ -273,9 +297,23 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
     rc = tn_peertab_prepare(view_of, &mine.ptab_fd);
     if (rc != TERN_OK)
         goto out;
+    /* This rank's largest ordered unacknowledged write, travelling with
+     * its segment: every rank then knows the job's smallest. */
+    for (size_t i = 0; i < tn_xport_count(); i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        if (created(e) && (e->reach & TN_REACH_NET) && e->unacked_plan) {
+            size_t u = e->unacked_plan();
+            mine.unacked = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+            break;
+        }
+    }
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
+    tn_core.unacked_job = mine.unacked;
+    for (int r = 0; r < n; r++)
+        if (all[r].unacked < tn_core.unacked_job)
+            tn_core.unacked_job = all[r].unacked;
     tn_core_static_agree(all);
     rc = tn_peertab_fill(all, node_of, view_of);
     if (rc != TERN_OK)
@@ -297,6 +335,9 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
         .threads = tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_cfg.progress_thread,
     };
     rc = create_all(&job);
+    if (rc != TERN_OK)
+        goto out;
+    rc = check_unacked(mine.unacked);
     if (rc != TERN_OK)
         goto out;
     /* Every local peer holds its own mapping now, and the node's peer

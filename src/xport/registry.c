@@ -21,7 +21,8 @@ static const tn_xport_entry_t entries[] = {
      tn_shm_ctrl_bytes},
 #ifdef TERN_HAVE_OFI
     {"ofi", "ranks on other nodes: libfabric RDM endpoints", TN_REACH_NET,
-     TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe, tn_ofi_prefetch},
+     TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe, tn_ofi_prefetch, NULL,
+     tn_ofi_unacked_plan},
 #endif
 };
 

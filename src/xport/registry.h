@@ -63,6 +63,14 @@ typedef struct tn_xport_entry {
      * largest node has node_ranks ranks (claimed by core before the
      * segment exists, the offset given in job->ctrl_off). NULL: none. */
     size_t (*ctrl_bytes)(int node_ranks);
+    /* The largest ordered unacknowledged write (TN_XPORT_FLAG_UNACKED with
+     * TN_XCAP_ORDER_PUT, at least 4 bytes of caps.inject) the transport
+     * will offer once created here, 0 for none: caps.unacked as create
+     * will report it. Called before create (before the job-wide exchange
+     * of segment descriptions, which carries it: core/xports.c), on every
+     * rank that will create the transport; an error that create would
+     * meet gives 0 (create then reports it). NULL: none. */
+    size_t (*unacked_plan)(void);
 } tn_xport_entry_t;
 
 /* Calls prepare of every entry that serves a peer class in reach. */
@@ -81,5 +89,6 @@ size_t tn_shm_ctrl_bytes(int node_ranks);
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_ofi_describe(FILE *out);
 void tn_ofi_prefetch(void);
+size_t tn_ofi_unacked_plan(void);
 
 #endif

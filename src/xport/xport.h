@@ -42,8 +42,14 @@ typedef struct tn_seg_info {
     int32_t static_fd; /* memfd backing it for node-local peers, or -1 */
     int32_t ptab_fd;   /* the node-shared peer table's memfd (its node's
                           leader only, core/peertab.c), or -1 */
+    /* The largest ordered unacknowledged write its network transport will
+     * take (tn_xport_entry_t.unacked_plan; 0: none, or no network
+     * transport): the members of a team agree on the collectives' record
+     * size from every rank's (core/xports.c). */
+    uint32_t unacked;
+    uint32_t reserved; /* 0 */
 } tn_seg_info_t;
-_Static_assert(sizeof(tn_seg_info_t) == 64,
+_Static_assert(sizeof(tn_seg_info_t) == 72,
                "tn_seg_info_t is exchanged between processes");
 
 /* Completion objects of one operation, created by core. Before calling an

@@ -79,3 +79,17 @@ tern_mp_test(NAME coll_seqzero SOURCES coll_seqzero.c RANKS 2 3 4 TIMEOUT 60
 # 64): the refresh every 2^28 calls writes both words of each flag.
 tern_mp_test(NAME coll_ordstale SOURCES coll_ordstale.c RANKS 2 3 4 CONFIGS net mixed
   TIMEOUT 60 ENV TERN_TEST_FAULT=collstale:2147483584)
+
+# Members whose unacknowledged network writes differ (one rank with
+# TERN_TEST_FAULT=nowiden) agree on the records' size.
+if(TERN_WITH_OFI)
+  foreach(case "net;2" "net;3" "mixed;2" "mixed;4")
+    list(GET case 0 cfg)
+    list(GET case 1 n)
+    add_test(NAME mp.coll_unacked.${cfg}.n${n}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/coll_unacked.sh ${cfg}
+      $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_coll> ${n})
+    set_tests_properties(mp.coll_unacked.${cfg}.n${n} PROPERTIES TIMEOUT 150
+      LABELS "mp;${cfg}")
+  endforeach()
+endif()

@@ -213,7 +213,10 @@ static int get_info(const tn_ofi_opts_t *opts, struct fi_info **out, size_t *inj
             tn_fi.freeinfo(info);
             if (!*out)
                 return TERN_ERR_NOMEM;
-            widen_inject(opts, want, out, inject);
+            if (opts->fault && strcmp(opts->fault, "nowiden") == 0)
+                *inject = (*out)->tx_attr->inject_size; /* TERN_TEST_FAULT */
+            else
+                widen_inject(opts, want, out, inject);
             return TERN_OK;
         }
         tn_fi.freeinfo(info);
@@ -456,12 +459,21 @@ static int exchange(tn_ofi_t *o, tn_boot_t *boot, int lazy)
 
 static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts_t *opts,
                   tn_ofi_t **out);
+static int parse_fault(const char *text, tn_ofi_fault_t *f, int quiet);
 
-int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
+/* The provider entry chosen ahead of create by tn_ofi_unacked_plan, which
+ * create then opens (taken: info NULL again), and get_info's status. */
+static struct {
+    int done, rc;
+    struct fi_info *info;
+    size_t inject;
+    size_t growth; /* the heap the choice took (provider_bytes) */
+} planned;
+
+/* The options of the TERN_OFI_* variables (not the static region). */
+static void cfg_opts(tn_ofi_opts_t *o)
 {
-    tn_ofi_prefetch_wait();
-    tn_ofi_size_apply(1);
-    tn_ofi_opts_t o = {
+    *o = (tn_ofi_opts_t){
         .provider = tn_cfg.ofi_provider,
         .domain = tn_cfg.ofi_domain,
         .fabric = tn_cfg.ofi_fabric,
@@ -473,9 +485,52 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
         .atomics = tn_cfg.ofi_atomics != TN_AMO_CFG_AM,
         .lazy_addr = tn_cfg.ofi_lazy_addr,
         .fault = tn_cfg.test_fault,
-        .static_base = (void *)(uintptr_t)job->segs[job->rank].static_base,
-        .static_size = (size_t)job->segs[job->rank].static_size,
     };
+}
+
+/* The fragment cap create sets (o->max_msg). */
+static size_t max_msg_of(const struct fi_info *info, const tn_ofi_opts_t *opts)
+{
+    size_t m = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
+    return opts->max_msg && opts->max_msg < m ? opts->max_msg : m;
+}
+
+size_t tn_ofi_unacked_plan(void)
+{
+    tn_ofi_prefetch_wait();
+    tn_ofi_size_apply(1);
+    tn_ofi_opts_t o;
+    cfg_opts(&o);
+    if (planned.info) /* a plan no create took (a start-up that failed) */
+        tn_fi.freeinfo(planned.info);
+    planned.info = NULL;
+    planned.done = 1;
+    planned.rc = tn_fi_load();
+    size_t rss0 = tn_mem_rss_anon();
+    if (planned.rc == TERN_OK)
+        planned.rc = get_info(&o, &planned.info, &planned.inject);
+    planned.growth = tn_mem_growth(rss0);
+    tn_ofi_t probe = {.info = planned.info};
+    if (planned.rc != TERN_OK || !planned.info ||
+        parse_fault(o.fault, &probe.fault, 1) != TERN_OK)
+        return 0;
+    /* As create and ofi_query will: caps.unacked, the order caps (their
+     * max_msg and TERN_TEST_FAULT=noorder), caps.inject. */
+    probe.max_msg = max_msg_of(planned.info, &o);
+    if (!(tn_ofi_order_caps(&probe) & TN_XCAP_ORDER_PUT) ||
+        planned.inject < sizeof(uint32_t))
+        return 0;
+    return planned.info->tx_attr->inject_size;
+}
+
+int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
+{
+    tn_ofi_prefetch_wait();
+    tn_ofi_size_apply(1);
+    tn_ofi_opts_t o;
+    cfg_opts(&o);
+    o.static_base = (void *)(uintptr_t)job->segs[job->rank].static_base;
+    o.static_size = (size_t)job->segs[job->rank].static_size;
     tn_ofi_t *ofi;
     size_t rss0 = tn_mem_rss_anon(); /* loading, when no prefetch did */
     int rc = tn_fi_load();
@@ -490,9 +545,9 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 }
 
 /* TERN_TEST_FAULT: "" (none), "issue:N" or "complete:N" with N >= 1,
- * "noamo:OP" with OP an atomic op's name, "noorder" or "noack"; "peertab:..." is
- * core's, not this transport's. */
-static int parse_fault(const char *text, tn_ofi_fault_t *f)
+ * "noamo:OP" with OP an atomic op's name, "noorder", "noack" or "nowiden";
+ * "peertab:..." is core's, not this transport's. quiet: no message. */
+static int parse_fault(const char *text, tn_ofi_fault_t *f, int quiet)
 {
     if (!text || !*text)
         return TERN_OK;
@@ -506,6 +561,10 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f)
     }
     if (strcmp(text, "noack") == 0) {
         f->no_ack = 1;
+        return TERN_OK;
+    }
+    if (strcmp(text, "nowiden") == 0) { /* get_info reads it */
+        f->no_widen = 1;
         return TERN_OK;
     }
     char kind[16], name[16];
@@ -527,11 +586,14 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f)
             return TERN_OK;
         }
     }
-    tn_error("TERN_TEST_FAULT='%s' is not issue:N, complete:N (N >= 1), noamo:OP "
-             "(OP an atomic op such as fmult) or noorder: set it to make every N-th "
-             "network fragment fail at issue or at completion, the provider's atomics "
-             "lack OP, or the provider order nothing, or unset it",
-             text);
+    if (!quiet)
+        tn_error("TERN_TEST_FAULT='%s' is not issue:N, complete:N (N >= 1), noamo:OP "
+                 "(OP an atomic op such as fmult), noorder, noack or nowiden: set it to "
+                 "make every N-th network fragment fail at issue or at completion, the "
+                 "provider's atomics lack OP, the provider order nothing, no put go "
+                 "acknowledged, or unacknowledged writes keep the default inject "
+                 "size, or unset it",
+                 text);
     return TERN_ERR_CONFIG;
 }
 
@@ -552,10 +614,19 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     pthread_mutex_init(&o->addr_lock, NULL);
     o->tx_queue_tail = &o->tx_queue;
     o->defer_tail = &o->defer_head;
-    int rc = parse_fault(opts->fault, &o->fault);
+    int rc = parse_fault(opts->fault, &o->fault, 0);
     size_t rss0 = tn_mem_rss_anon(); /* the provider's opening */
-    if (rc == TERN_OK)
+    if (rc == TERN_OK && planned.done) {
+        /* The entry tn_ofi_unacked_plan chose (and reported) is opened. */
+        rc = planned.rc;
+        o->info = planned.info;
+        o->inject_size = planned.inject;
+        o->provider_bytes += planned.growth;
+        planned.done = 0;
+        planned.info = NULL;
+    } else if (rc == TERN_OK) {
         rc = get_info(opts, &o->info, &o->inject_size);
+    }
     if (rc == TERN_OK)
         rc = open_endpoint(o);
     if (rc == TERN_OK)
@@ -565,10 +636,7 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
         o->mr_local =
             (o->info->domain_attr->mr_mode & FI_MR_LOCAL) || opts->force_mr_local;
         o->unacked_max = o->info->tx_attr->inject_size; /* inject_size: get_info */
-        o->max_msg =
-            o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : SIZE_MAX;
-        if (opts->max_msg && opts->max_msg < o->max_msg)
-            o->max_msg = opts->max_msg;
+        o->max_msg = max_msg_of(o->info, opts);
         o->nops = opts->tx_depth > 0       ? opts->tx_depth
                   : o->info->tx_attr->size ? (long)o->info->tx_attr->size
                                            : 256;
