@@ -317,6 +317,41 @@ void tn_cfg_format(const tn_config_t *cfg, const tn_cfg_var_t *var, char *buf, s
     }
 }
 
+uint64_t tn_cfg_job_fingerprint(const tn_config_t *cfg)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over "NAME=value;" */
+    char val[256];
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table); i++) {
+        const tn_cfg_var_t *v = &cfg_table[i];
+        if (!(v->flags & TN_CFG_JOB))
+            continue;
+        tn_cfg_format(cfg, v, val, sizeof(val));
+        for (const char *parts[] = {v->name, "=", val, ";"}, **q = parts; q < parts + 4;
+             q++)
+            for (const unsigned char *c = (const unsigned char *)*q; *c; c++)
+                h = (h ^ *c) * 1099511628211ull;
+    }
+    return h;
+}
+
+void tn_cfg_job_list(const tn_config_t *cfg, char *buf, size_t len)
+{
+    size_t used = 0;
+    char val[256];
+    buf[0] = '\0';
+    for (size_t i = 0; i < TN_ARRAY_LEN(cfg_table) && used < len; i++) {
+        const tn_cfg_var_t *v = &cfg_table[i];
+        if (!(v->flags & TN_CFG_JOB))
+            continue;
+        tn_cfg_format(cfg, v, val, sizeof(val));
+        int w =
+            snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", v->name, val);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
 int tn_cfg_is_set(const tn_cfg_var_t *var)
 {
     return getenv(var->name) != NULL;
@@ -366,6 +401,9 @@ void tn_cfg_write_markdown(FILE *out)
         md_cell(out, tn_cfg_type_name(v));
         fprintf(out, " | `%s` | ", v->def[0] ? v->def : "(empty)");
         md_cell(out, v->help);
+        if (v->flags & TN_CFG_JOB)
+            fprintf(out, " The same on every rank: tern_init stops on every rank "
+                         "when they differ.");
         fprintf(out, " |\n");
     }
     fprintf(out, "\nSet by launchers (not for users):");

@@ -6,6 +6,7 @@
 #define TN_CFG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum {
@@ -19,6 +20,7 @@ typedef enum {
 
 #define TN_CFG_INTERNAL 0x1u /* set by launchers, not by users */
 #define TN_CFG_SIGNED   0x2u /* INT/DOUBLE may be negative */
+#define TN_CFG_JOB      0x4u /* the same on every rank (checked at tern_init) */
 
 typedef struct tn_cfg_var {
     const char *name;
@@ -82,6 +84,14 @@ const char *tn_cfg_type_name(const tn_cfg_var_t *var);
 
 /* Writes the reference page (docs/configuration.md) for the whole table. */
 void tn_cfg_write_markdown(FILE *out);
+
+/* A fingerprint of the TN_CFG_JOB variables' values in cfg (their
+ * formatted text, so "1M" and "1024K" agree): ranks whose fingerprints
+ * differ were started with different settings that must agree. */
+uint64_t tn_cfg_job_fingerprint(const tn_config_t *cfg);
+
+/* The TN_CFG_JOB variables of cfg as "NAME=value ..." into buf. */
+void tn_cfg_job_list(const tn_config_t *cfg, char *buf, size_t len);
 
 /* Size for people to read ("24.1 GiB", "64 MiB", "512 B"). */
 void tn_format_bytes(size_t v, char *buf, size_t len);

@@ -87,46 +87,46 @@
       "last poll: a network write after a quiet spell is seen at most about this "       \
       "much later. Waits for network completions, and steps that yield, poll it at "     \
       "every step. 0 or less: every step.")                                              \
-    X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, 0,                               \
+    X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, TN_CFG_JOB,                      \
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \
       "data travels with its flags into a ring of receive space in each "                \
       "member's team slot (no waiting for the receivers to enter); above, a "            \
       "team barrier comes first. Each of the 32 team slots holds a ring of "             \
       "TERN_COLL_EAGER_DEPTH times this size; 0: no ring.")                              \
-    X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "2", NULL, 0,                      \
+    X(coll_eager_depth, "TERN_COLL_EAGER_DEPTH", INT, "2", NULL, TN_CFG_JOB,             \
       "Size of the eager ring in units of TERN_COLL_EAGER (at least 1): each "           \
       "eager call takes its bytes rounded up to 64, and a team barrier comes "           \
       "once per ring's worth of them (one 8-byte broadcast in 512 by default).")         \
-    X(coll_world_ring, "TERN_COLL_WORLD_RING", SIZE, "512K", NULL, 0,                    \
+    X(coll_world_ring, "TERN_COLL_WORLD_RING", SIZE, "512K", NULL, TN_CFG_JOB,           \
       "Jobs across nodes (or TERN_SHM=off): bytes of the world team's eager "            \
       "ring where larger than TERN_COLL_EAGER times TERN_COLL_EAGER_DEPTH "              \
       "(every other team's): a team barrier comes once per ring's worth of "             \
       "eager calls, so back-to-back broadcasts of the world team stop for one "          \
       "16 times less often with the default, and its broadcasts up to an "               \
       "eighth of it are eager. Segment memory per rank; at most 1T.")                    \
-    X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, 0,                   \
+    X(coll_bcast_eager, "TERN_COLL_BCAST_EAGER", SIZE, "64K", NULL, TN_CFG_JOB,          \
       "Largest broadcast (bytes) of a team across nodes that goes through "              \
       "the eager ring (where it fits TERN_COLL_EAGER, or an eighth of the "              \
       "team's ring: the world team's TERN_COLL_WORLD_RING, others' "                     \
       "TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH); above, the pipelined "                  \
       "tree: chunks put straight into each member's dest and forwarded as "              \
       "they arrive.")                                                                    \
-    X(coll_bcast_put, "TERN_COLL_BCAST_PUT", SIZE, "4K", NULL, 0,                        \
+    X(coll_bcast_put, "TERN_COLL_BCAST_PUT", SIZE, "4K", NULL, TN_CFG_JOB,               \
       "Jobs across nodes (or TERN_SHM=off): an eager broadcast above this "              \
       "size goes to a network child by one write into its ring that carries "            \
       "its own arrival flag (TERN_OFI_SIGNAL; else the write and an ordered "            \
       "flag write) instead of active messages, where the provider orders "               \
-      "unacknowledged writes. The same on every rank.")                                  \
-    X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, 0,                  \
+      "unacknowledged writes.")                                                          \
+    X(coll_bcast_chain, "TERN_COLL_BCAST_CHAIN", SIZE, "256K", NULL, TN_CFG_JOB,         \
       "Smallest pipelined broadcast (bytes) of a team of more than 2 members "           \
       "across nodes that runs down a chain (each member sends the data once); "          \
       "below, a binomial tree.")                                                         \
-    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "1M", NULL, 0,                      \
+    X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "1M", NULL, TN_CFG_JOB,             \
       "Bytes per chunk of a pipelined broadcast across nodes: a member "                 \
       "forwards each chunk as soon as it arrived; 0: the whole broadcast in "            \
       "one chunk.")                                                                      \
-    X(coll_put_flag_msgs, "TERN_COLL_PUT_FLAG_MSGS", INT, "2", NULL, 0,                  \
+    X(coll_put_flag_msgs, "TERN_COLL_PUT_FLAG_MSGS", INT, "2", NULL, TN_CFG_JOB,         \
       "Most active messages (of TERN_AM_MEDIUM_MAX bytes each) that carry one "          \
       "piece of a collective's data with its flag to a network member, the "             \
       "flag on the last (eager ring entries above the Medium limit); larger "            \
@@ -134,7 +134,7 @@
       "(the eager allreduce's regions above TERN_COLL_EAGER, to members "                \
       "reached by ordered writes: a put without remote completion and an "               \
       "ordered flag write behind it).")                                                  \
-    X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, 0,                      \
+    X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, TN_CFG_JOB,             \
       "Largest allreduce (bytes) of a team with 3 or more members on some "              \
       "node of a job across nodes that goes through one leader per node "                \
       "(members to their leader through shared memory, leaders exchange "                \
@@ -145,7 +145,7 @@
       "members on some node that goes through one leader per node (one "                 \
       "message per pair of nodes), where it takes at most half the ring; "               \
       "above, every member sends every block. 0: never.")                                \
-    X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "64K", NULL, 0,                         \
+    X(coll_tree_max, "TERN_COLL_TREE_MAX", SIZE, "64K", NULL, TN_CFG_JOB,                \
       "Largest allreduce (bytes) of a team across nodes by recursive doubling "          \
       "in the eager ring, where its log2(n) regions fit (the world team, its "           \
       "members each on their own node: in half of "                                      \
@@ -153,31 +153,31 @@
       "the ring, above it the exchange of TERN_COLL_RHD_MAX; else a binomial "           \
       "tree up to the fast area's region per child); above, a ring "                     \
       "reduce-scatter and allgather (TERN_COLL_RING_PIECE).")                            \
-    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "4M", NULL, 0,                            \
+    X(coll_rhd_max, "TERN_COLL_RHD_MAX", SIZE, "4M", NULL, TN_CFG_JOB,                   \
       "Largest allreduce (bytes) of a team across nodes whose size is a power "          \
       "of two by recursive halving and doubling (above TERN_COLL_TREE_MAX): a "          \
       "reduce-scatter then an allgather in log2(n) steps each, the data put "            \
       "into the partners' dests (2 members: both exchange the whole data, up "           \
       "to TERN_COLL_RHD_PAIR_MAX); above, and for other team sizes, the ring "           \
       "(TERN_COLL_RING_PIECE). 0: never.")                                               \
-    X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "256K", NULL, 0,                \
+    X(coll_rhd_pair_max, "TERN_COLL_RHD_PAIR_MAX", SIZE, "256K", NULL, TN_CFG_JOB,       \
       "Largest allreduce (bytes) of a 2-member team across nodes by the "                \
       "exchange of the whole data in pieces (TERN_COLL_PAIR_PIECE; also "                \
       "bounded by TERN_COLL_RHD_MAX); above, the ring, which combines half "             \
       "the data per member instead of all of it.")                                       \
-    X(coll_pair_piece, "TERN_COLL_PAIR_PIECE", SIZE, "256K", NULL, 0,                    \
+    X(coll_pair_piece, "TERN_COLL_PAIR_PIECE", SIZE, "256K", NULL, TN_CFG_JOB,           \
       "Bytes per piece of the exchange of a 2-member allreduce across nodes "            \
       "(up to TERN_COLL_RHD_PAIR_MAX): each piece goes into the partner's dest "         \
       "with its flag and is combined there as soon as it arrived, while later "          \
       "pieces travel (at most 64 pieces). 0: the whole data as one piece.")              \
-    X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, 0,                    \
+    X(coll_ring_piece, "TERN_COLL_RING_PIECE", SIZE, "256K", NULL, TN_CFG_JOB,           \
       "Bytes per piece of the ring allreduce of a team across nodes (above "             \
       "TERN_COLL_TREE_MAX): each piece goes into the next member's dest with "           \
       "its flag and is combined and forwarded as soon as it arrived. Up to "             \
       "TERN_COLL_PUT_FLAG_MSGS Medium messages a piece travels as messages, "            \
       "above as a put whose remote completion raises the flag. 0: a chunk "              \
       "(1/n of the data) per piece.")                                                    \
-    X(coll_xchg_piece, "TERN_COLL_XCHG_PIECE", SIZE, "512K", NULL, 0,                    \
+    X(coll_xchg_piece, "TERN_COLL_XCHG_PIECE", SIZE, "512K", NULL, TN_CFG_JOB,           \
       "Bytes per put of the fcollect and all-to-all of a team across nodes "             \
       "with blocks above the Medium limit: each block goes to its member as "            \
       "puts of at most this size, its flag behind the last. 0: one put per "             \

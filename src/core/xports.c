@@ -268,6 +268,38 @@ static int check_unacked(uint32_t planned)
     return TERN_OK;
 }
 
+/* The settings that must be the same on every rank (TN_CFG_JOB: the
+ * collectives' thresholds and piece sizes, from which each member derives
+ * the same algorithm and sequence numbers) agree across the job's
+ * segment descriptions; else TERN_ERR_CONFIG on every rank, after rank 0
+ * and the first rank that differs have listed theirs. */
+static int agree_cfg(const tn_seg_info_t *all, int n)
+{
+    int r = 1;
+    while (r < n && all[r].cfg_job == all[0].cfg_job)
+        r++;
+    if (r == n)
+        return TERN_OK;
+    int others = 0;
+    for (int i = r; i < n; i++)
+        others += all[i].cfg_job != all[0].cfg_job;
+    char list[2048];
+    tn_cfg_job_list(&tn_cfg, list, sizeof(list));
+    if (tn_core.rank == 0)
+        tn_error("settings that must be the same on every rank differ: rank %d's "
+                 "(and %d rank(s) in all) from rank 0's; set them alike in every "
+                 "rank's environment. Rank 0 has: %s",
+                 r, others, list);
+    else if (tn_core.rank == r)
+        tn_error("settings that must be the same on every rank differ from rank 0's; "
+                 "rank %d has: %s",
+                 r, list);
+    /* Every rank is here: let both messages out before any rank's failed
+     * start-up ends the job. */
+    (void)tn_core.boot->ops->barrier(tn_core.boot);
+    return TERN_ERR_CONFIG;
+}
+
 int tn_core_xports_init(const int *node_of, const int *view_of)
 {
     int n = tn_core.size;
@@ -307,7 +339,11 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
             break;
         }
     }
+    mine.cfg_job = (uint32_t)tn_cfg_job_fingerprint(&tn_cfg);
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
+    if (rc != TERN_OK)
+        goto out;
+    rc = agree_cfg(all, n);
     if (rc != TERN_OK)
         goto out;
     tn_core.unacked_job = mine.unacked;

@@ -93,3 +93,13 @@ if(TERN_WITH_OFI)
       LABELS "mp;${cfg}")
   endforeach()
 endif()
+
+# Settings that must be the same on every rank (TERN_COLL_*): one rank
+# started with another value stops tern_init on every rank, naming it.
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.cfg_agree.${cfg}.n3
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_coll> 3)
+  set_tests_properties(mp.cfg_agree.${cfg}.n3 PROPERTIES TIMEOUT 150
+    LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
+endforeach()
