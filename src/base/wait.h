@@ -43,7 +43,7 @@ extern void (*tn_wait_relax_hook)(void);
  * tn_wait_policy.net_ticks have passed since the thread's last network
  * poll ended (TERN_NET_POLL_NS, across its waits); every step that yields
  * or sleeps drives the whole hook
- * (docs/design/barrier-and-waiting.md, "Polling cadence"). The relax hook
+ * (docs/design/barrier-and-waiting.md, "Polling cadence in a mixed job"). The relax hook
  * then watches the shared-memory queues after a node-local step; after a
  * step that polled the network it does nothing (that poll was the pause).
  * NULL: every step drives the whole hook. */
