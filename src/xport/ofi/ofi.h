@@ -113,17 +113,15 @@ typedef struct tn_ofi_opts {
  * them), to test the domains' fallback; no_order: the ordering caps are
  * left out (as if the provider ordered nothing), to test the ordering
  * modes' fallback; no_ack: every lazy put waits for a flush read, none
- * goes acknowledged, to test that path alone; no_widen: unacknowledged
- * writes keep the default inject size, as on a rank whose provider grants
- * less (set on some ranks only, to test that the members of a team agree
- * on the collectives' record size, core/xports.c). */
+ * goes acknowledged, to test that path alone. (nowiden is get_info's,
+ * read from the option text before this is parsed: unacknowledged writes
+ * keep the default inject size, as on a rank whose provider grants less,
+ * to test that a team's members agree on the collectives' record size.) */
 typedef struct tn_ofi_fault {
     long issue_every, complete_every; /* 0: never */
     uint32_t amo_hidden;              /* TN_AOP_BIT mask */
     int no_order;                     /* TERN_TEST_FAULT=noorder */
-    int no_ack;   /* TERN_TEST_FAULT=noack: no put goes acknowledged (ofi_rma.c) */
-    int no_widen; /* TERN_TEST_FAULT=nowiden: the provider not asked again for
-                     a larger inject size (as one that refuses it) */
+    int no_ack; /* TERN_TEST_FAULT=noack: no put goes acknowledged (ofi_rma.c) */
     _Atomic long issues, completions; /* counted so far */
 } tn_ofi_fault_t;
 

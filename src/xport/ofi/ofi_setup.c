@@ -563,10 +563,8 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f, int quiet)
         f->no_ack = 1;
         return TERN_OK;
     }
-    if (strcmp(text, "nowiden") == 0) { /* get_info reads it */
-        f->no_widen = 1;
+    if (strcmp(text, "nowiden") == 0) /* get_info's: nothing here */
         return TERN_OK;
-    }
     char kind[16], name[16];
     long every = 0;
     char end;
