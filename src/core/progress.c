@@ -15,6 +15,15 @@
 #include "core/core.h"
 #include "core/event.h"
 
+/* The polled transports' polls (the network's): what they completed. */
+static TN_ALWAYS_INLINE int poll_polled(void)
+{
+    int done = 0;
+    for (int i = 0; i < tn_core.npolled; i++)
+        done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
+    return done;
+}
+
 /* Progress without the handler check. An empty poll of a job on one node:
  * a load and compare per local rank's queue (drained inline, tn_am_drain)
  * and a few loads. net: the polled transports too (tn_core_progress_local
@@ -25,8 +34,8 @@ static TN_ALWAYS_INLINE int progress_of(int net)
     tn_msgq_t *in = tn_core.msg_in;
     for (int i = 0, n = tn_core.msg_nin; i < n; i++)
         done += tn_am_drain(&in[i]);
-    for (int i = 0; net && i < tn_core.npolled; i++)
-        done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
+    if (net)
+        done += poll_polled();
     if (atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
         tn_coll_progress(); /* non-blocking barriers */
     done += tn_am_progress();
@@ -67,10 +76,7 @@ int tn_core_progress_net(void)
 {
     if (tn_am_in_handler)
         return 0;
-    int done = 0;
-    for (int i = 0; i < tn_core.npolled; i++)
-        done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
-    return done;
+    return poll_polled();
 }
 
 /* Rounds of tn_core_wait_relax: about one pause's time on the CPU measured
