@@ -268,13 +268,19 @@ static int check_unacked(uint32_t planned)
     return TERN_OK;
 }
 
-/* The settings that must be the same on every rank (TN_CFG_JOB: the
- * collectives' thresholds and piece sizes, from which each member derives
- * the same algorithm and sequence numbers) agree across the job's
- * segment descriptions; else TERN_ERR_CONFIG on every rank, after rank 0
- * and the first rank that differs have listed theirs. */
-static int agree_cfg(const tn_seg_info_t *all, int n)
+/* What every rank takes from all the segment descriptions alike: the
+ * collectives' record size, the job's smallest unacknowledged write
+ * (tn_core.unacked_job); and the settings that must be the same on every
+ * rank (TN_CFG_JOB: the collectives' thresholds and piece sizes, from
+ * which each member derives the same algorithm and sequence numbers),
+ * else TERN_ERR_CONFIG on every rank, after rank 0 and the first rank
+ * that differs have listed theirs. */
+static int agree_job(const tn_seg_info_t *all, int n)
 {
+    tn_core.unacked_job = all[0].unacked;
+    for (int i = 1; i < n; i++)
+        if (all[i].unacked < tn_core.unacked_job)
+            tn_core.unacked_job = all[i].unacked;
     int r = 1;
     while (r < n && all[r].cfg_job == all[0].cfg_job)
         r++;
@@ -343,13 +349,9 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
-    rc = agree_cfg(all, n);
+    rc = agree_job(all, n);
     if (rc != TERN_OK)
         goto out;
-    tn_core.unacked_job = mine.unacked;
-    for (int r = 0; r < n; r++)
-        if (all[r].unacked < tn_core.unacked_job)
-            tn_core.unacked_job = all[r].unacked;
     tn_core_static_agree(all);
     rc = tn_peertab_fill(all, node_of, view_of);
     if (rc != TERN_OK)

@@ -2,7 +2,7 @@
 # Settings that must be the same on every rank (TN_CFG_JOB: the TERN_COLL_*
 # thresholds and piece sizes, from which every member derives the same
 # algorithm and sequence numbers) are compared at tern_init (core/xports.c
-# agree_cfg). One rank started with another TERN_COLL_PAIR_PIECE: tern_init
+# agree_job). One rank started with another TERN_COLL_PAIR_PIECE: tern_init
 # fails on every rank, no rank hangs, and the message names the variable
 # with both values. The same value written otherwise (262144 for 256K) is
 # no difference: the job runs its collectives.
