@@ -86,7 +86,7 @@
       "times this many ns, and otherwise once this many ns have passed since its "       \
       "last poll: a network write after a quiet spell is seen at most about this "       \
       "much later. Waits for network completions, and steps that yield, poll it at "     \
-      "every step. 0 or less: every step.")                                              \
+      "every step. 0: every step.")                                                      \
     X(coll_eager, "TERN_COLL_EAGER", SIZE, "16K", NULL, TN_CFG_JOB,                      \
       "Jobs across nodes (or TERN_SHM=off): largest broadcast, and largest "             \
       "fcollect or all-to-all result per rank, of a team across nodes whose "            \
