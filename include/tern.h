@@ -73,8 +73,10 @@ static inline tern_status_t tern_init(int *argc, char ***argv, int thread_level)
     return tern_init_abi_(argc, argv, thread_level, TERN_ABI_VERSION);
 }
 
-/* Collective: waits for all ranks, then releases everything tern_init made.
- * Returns TERN_OK or TERN_ERR_NOT_INIT. */
+/* Collective: waits until the active-message Requests this rank sent
+ * through the network transport have been handled (tern/am.h), then for
+ * all ranks, then releases everything tern_init made. Returns TERN_OK,
+ * TERN_ERR_NOT_INIT, or the first error met on the way (the rest is done). */
 TERN_API tern_status_t tern_finalize(void);
 
 /* Ends the whole job at once: prints msg (may be NULL) naming this rank and

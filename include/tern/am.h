@@ -41,7 +41,9 @@
  * later Replies. A Long's data lands before its own handler runs, but a
  * later Long's may land before an earlier handler runs: do not reuse a
  * Long destination until its handler has run. Every message is delivered
- * exactly once.
+ * exactly once, also one sent just before tern_finalize: that call first
+ * waits until the Requests this rank sent through the network transport
+ * (and the Replies of their handlers) have been handled.
  *
  * Completion: a Request or Reply call returns when its source buffer may be
  * reused (the payload has been copied or written); the handler runs later.

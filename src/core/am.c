@@ -73,9 +73,70 @@ static void on_done(tern_am_token_t token, void *buf, size_t len, const tern_am_
         tn_comp_done((tn_comp_t *)(uintptr_t)a[1], (int)(uint32_t)a[0]);
 }
 
-void tn_am_done_init(void)
+_Atomic unsigned char *tn_am_requested;
+/* TN_AMH_FIN Replies handled by this rank in its tn_am_quiesce. */
+static _Atomic long fin_acks;
+
+/* A rank's last Request before its barrier in tern_finalize: handled
+ * after every earlier one from it. The Reply goes behind the Replies
+ * queued for room (tn_am_progress_deferred sends them in order), so that
+ * it does not overtake one to the same rank. */
+static void on_fin(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
+                   int nargs)
+{
+    (void)buf, (void)len, (void)a, (void)nargs;
+    if (!atomic_load(&tn_am_ndeferred)) {
+        (void)tn_am_reply_internal("tern_finalize", token, TN_AMH_FIN_ACK, TN_AM_SHORT,
+                                   NULL, 0, NULL, NULL, 0, 0); /* queued if no room */
+        return;
+    }
+    tn_am_hdr_t h = {.handler = TN_AMH_FIN_ACK, .kind = TN_AM_SHORT | TN_AM_REPLY};
+    if (tn_am_defer(token->src, &h, sizeof(h), NULL, 0) != TERN_OK)
+        tn_error("tern_finalize: no memory to queue the Reply to rank %d's last "
+                 "Request: it waits for ever",
+                 token->src);
+    token->replied = 1;
+}
+
+static void on_fin_ack(tern_am_token_t token, void *buf, size_t len,
+                       const tern_am_arg_t *a, int nargs)
+{
+    (void)token, (void)buf, (void)len, (void)a, (void)nargs;
+    atomic_fetch_add_explicit(&fin_acks, 1, memory_order_release);
+}
+
+int tn_am_done_init(void)
 {
     tn_am_register_internal(TN_AMH_DONE, on_done, "tern request done");
+    tn_am_register_internal(TN_AMH_FIN, on_fin, "tern finalize");
+    tn_am_register_internal(TN_AMH_FIN_ACK, on_fin_ack, "tern finalize reply");
+    if (!tn_am_requested)
+        tn_am_requested = calloc((size_t)tn_core.size, sizeof(*tn_am_requested));
+    return tn_am_requested ? TERN_OK : TERN_ERR_NOMEM;
+}
+
+int tn_am_quiesce(const char *call)
+{
+    if (!tn_am_requested)
+        return TERN_OK;
+    int first = TERN_OK;
+    long want = 0;
+    atomic_store(&fin_acks, 0);
+    for (int r = 0; r < tn_core.size; r++) {
+        if (!atomic_load_explicit(&tn_am_requested[r], memory_order_relaxed))
+            continue;
+        atomic_store_explicit(&tn_am_requested[r], 0, memory_order_relaxed);
+        int rc = tn_am_request_internal(call, r, TN_AMH_FIN, TN_AM_SHORT, NULL, 0, NULL,
+                                        NULL, 0, 0);
+        if (rc == TERN_OK)
+            want++;
+        else if (first == TERN_OK)
+            first = rc;
+    }
+    tn_wait_t w = TN_WAIT_NET; /* the Replies come over the network */
+    while (atomic_load_explicit(&fin_acks, memory_order_acquire) < want)
+        tn_wait_next(&w);
+    return first;
 }
 
 int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
@@ -282,6 +343,8 @@ void tn_am_fini(void)
     defer_tail = &defer_head;
     atomic_store(&tn_am_ndeferred, 0);
     pthread_mutex_unlock(&defer_lock);
+    free((void *)tn_am_requested);
+    tn_am_requested = NULL;
     for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) { /* the client's; not Tern's */
         atomic_store(&tn_am_handlers[i].fn, NULL);
         tn_am_handlers[i].name[0] = '\0';

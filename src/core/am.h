@@ -67,6 +67,8 @@ enum {
     TN_AMH_SIGNAL = TN_AMH_SHMEM + 8,
     TN_AMH_CORE = TN_AMH_SIGNAL + 8,
     TN_AMH_DONE = TN_AMH_CORE, /* tn_am_reply_done */
+    TN_AMH_FIN,                /* tn_am_quiesce: a rank's last Request */
+    TN_AMH_FIN_ACK,            /* its Reply */
     TN_AM_HANDLER_SLOTS = TN_AMH_CORE + 8
 };
 
@@ -76,8 +78,35 @@ enum {
  * Reply is sent). Its handler completes comp with the status. */
 int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
                      tern_am_arg_t comp);
-/* Registers the TN_AMH_DONE handler (with the modules' handlers). */
-void tn_am_done_init(void);
+/* Registers the TN_AMH_DONE and TN_AMH_FIN handlers (with the modules'
+ * handlers, in a job with network peers) and starts noting the ranks this
+ * one sends Requests to (tn_am_note_request). TERN_OK or TERN_ERR_NOMEM. */
+int tn_am_done_init(void);
+
+/* Per rank, 1 when this rank sent it a Request by a transport's messages
+ * (not a direct queue) since tn_am_quiesce last ran; NULL in a job without
+ * network peers (nothing noted). */
+extern _Atomic unsigned char *tn_am_requested;
+
+/* A Request to rank went by a transport's messages (am_send.c's general
+ * path): tern_finalize waits for it to be handled (tn_am_quiesce). */
+static inline void tn_am_note_request(int rank)
+{
+    _Atomic unsigned char *q = tn_am_requested;
+    if (q && !atomic_load_explicit(&q[rank], memory_order_relaxed))
+        atomic_store_explicit(&q[rank], 1, memory_order_relaxed);
+}
+
+/* tern_finalize, before its barrier: sends a Request (TN_AMH_FIN) to every
+ * rank this one sent Requests to by a transport's messages and waits for
+ * each one's Reply. Requests from one rank to another are handled in the
+ * order sent, and the Reply is queued behind the Replies that wait for
+ * room there, so once all have come back every Request this rank sent
+ * has been handled and every Reply to it has arrived: what was still
+ * packed or in flight is not lost when the peer leaves the barrier and
+ * closes its endpoint. Returns the first error of a send (the others
+ * still wait). */
+int tn_am_quiesce(const char *call);
 
 /* Put with signal across nodes (core/signal.c): registers its handlers. */
 void tn_signal_am_init(void);

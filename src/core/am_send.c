@@ -145,6 +145,8 @@ static int finish(const am_send_t *s, tn_xport_msg_t *m, void *deferred, size_t 
                              : tn_core_fail(rc, s->call, "no memory to queue a Reply");
     }
     tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
+    if (!s->is_reply)
+        tn_am_note_request(s->rank);
     return xp->ops.msg_commit(xp->x, m, n);
 }
 
@@ -161,8 +163,11 @@ static TN_ALWAYS_INLINE int send_one(const am_send_t *s, int cat,
     tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
     unsigned fl = s->is_reply ? TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL : s->flags;
     int rc = xp->ops.msg_send(xp->x, s->rank, head, hn, inline_payload, pn, fl);
-    if (__builtin_expect(rc == TERN_OK, 1))
+    if (__builtin_expect(rc == TERN_OK, 1)) {
+        if (!s->is_reply)
+            tn_am_note_request(s->rank);
         return TERN_OK;
+    }
     if (rc == TERN_ERR_AGAIN && s->is_reply && !(s->flags & TERN_FLAG_IMMEDIATE)) {
         rc = tn_am_defer(s->rank, head, hn, inline_payload, pn);
         return rc == TERN_OK ? TERN_OK

@@ -267,7 +267,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
      * every wait drive progress, which shared memory alone does not need. */
     for (int r = 0; r < tn_core.size; r++)
         if (tn_core_peer(r)->kind == TN_PEER_NET) {
-            tn_am_done_init();
+            rc = tn_am_done_init();
             tn_ad_am_init();
             tn_acc_am_init();
             tn_vis_am_init();
@@ -275,6 +275,8 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
             tn_signal_am_init();
             break;
         }
+    if (rc != TERN_OK)
+        goto fail;
 
     rc = tn_core.boot->ops->init_done(tn_core.boot);
     if (rc == TERN_OK)
@@ -341,7 +343,12 @@ tern_status_t tern_finalize(void)
     TN_CHECK_INIT("tern_finalize");
     TN_NOT_IN_HANDLER("tern_finalize");
     int rc = tn_ctx_fini();
-    int brc = tern_barrier();
+    /* Every Request sent before is handled before any rank leaves the
+     * barrier and closes its endpoints (tn_am_quiesce). */
+    int brc = tn_am_quiesce("tern_finalize");
+    if (rc == TERN_OK)
+        rc = brc;
+    brc = tern_barrier();
     if (rc == TERN_OK)
         rc = brc;
     /* Every rank's last network writes (the barrier's flags) must have

@@ -62,6 +62,9 @@ tern_mp_test(NAME am_flood SOURCES am.c RANKS 2 8 TIMEOUT 400 LABELS flood
 # go back to the data ring's start when the receiver has drained it.
 tern_mp_test(NAME am_big SOURCES am.c RANKS 2 4 TIMEOUT 120 ENV TERN_AM_MEDIUM_MAX=64K)
 tern_mp_test(NAME am_threads SOURCES am_threads.c RANKS 1 2 3 TIMEOUT 120)
+# Requests still packed or in flight when their sender calls tern_finalize
+# are handled before it returns anywhere (tests/mp/am_finalize.c).
+tern_mp_test(NAME am_finalize SOURCES am_finalize.c RANKS 2 4 TIMEOUT 120)
 # Per-pair order of Requests (am.h, "Order"): 10^5 numbered Requests per
 # pair of every send path, sleeping receivers (credits run out: packing);
 # then with handlers on several threads (two polling threads per rank, or
