@@ -44,8 +44,17 @@ static inline size_t mp_pattern_misses(const unsigned char *buf, size_t n, int r
     return bad;
 }
 
-/* Capture what this process writes to stderr between begin and end (up to
- * len-1 bytes into buf), to check error messages. */
+/* Capture what this process writes to stderr between begin and end, to
+ * check error messages; end returns the text (up to 8191 bytes, in a
+ * buffer of the calling thread's, valid until its next capture ends).
+ * Safe from several threads, handlers on the progress thread included:
+ * fd 2 is the process's, so captures take turns, a thread that begins
+ * while another captures waits for it to end. Hence the call between
+ * begin and end must not wait for another thread of this rank (for a
+ * message whose handler that thread may be running, blocked in begin):
+ * capture calls that fail at once, as the refusals MP_EXPECT checks do.
+ * Such a cycle fails the rank after 10 s, saying so. A handler that the
+ * captured call runs on the same thread may capture too (nested). */
 void mp_capture_begin(void);
 const char *mp_capture_end(void);
 
