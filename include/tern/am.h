@@ -13,13 +13,17 @@
  *
  * Handlers run inside tern_poll and every waiting call (barrier, event
  * waits, nbi sync, tern_wait_until_u64, a send that waits for room), on the
- * calling thread, and on the progress thread when TERN_PROGRESS_THREAD=1.
- * With TERN_THREAD_MULTIPLE, handlers of messages from different senders
- * may run at once on different threads; those of one sender run one at a
- * time. To wait for a Reply (or any message), wait on a word its handler
- * sets with tern_wait_until_u64, which runs handlers and pauses the CPU
- * between checks that found nothing; a loop of tern_poll calls without a
- * pause asks for the line the sender is writing again and again (on
+ * calling thread, and on the progress thread when TERN_PROGRESS_THREAD=1
+ * (which starts only where a transport needs polling: with network peers).
+ * With TERN_THREAD_MULTIPLE, or with the progress thread at any thread
+ * level (TERN_THREAD_SINGLE too: it polls while the application's thread
+ * does), handlers of messages from different senders may run at once on
+ * different threads, so handlers that share data must synchronize; those
+ * of one sender run one at a time. To wait for a Reply (or any message),
+ * wait on a word its handler sets with tern_wait_until_u64, which runs
+ * handlers and pauses the CPU between checks that found nothing; a loop
+ * of tern_poll calls without a pause asks for the line the sender is
+ * writing again and again (on
  * shared memory, measured: Medium 1 KiB about 10% slower per message). A
  * handler must not wait: a Request, a waiting call, tern_poll,
  * an allocation or tern_am_register made from a handler returns
