@@ -22,6 +22,11 @@ typedef enum {
 #define TN_CFG_SIGNED   0x2u /* INT/DOUBLE may be negative */
 #define TN_CFG_JOB      0x4u /* the same on every rank (checked at tern_init) */
 
+/* The largest TERN_COLL_WIDE_MAX taken (mem/validate.c refuses more):
+ * the collectives keep a wide record and its partials on the stack
+ * (core/coll_eager.c). */
+#define TN_COLL_WIDE_LIMIT 2048
+
 typedef struct tn_cfg_var {
     const char *name;
     tn_cfg_type_t type;

@@ -102,6 +102,9 @@ typedef struct tn_cteam {
     int xmax;          /* bytes of data a stamped record carries to every
                           other member (one node each, unacknowledged writes),
                           0: none (core/coll_eager.c, tn_coll_small_*) */
+    int wmax;          /* bytes of data an allreduce's wide record carries (one
+                          write with local completion only), above xmax; 0:
+                          none (core/coll_eager.c, tn_coll_wide_max) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t barseq;   /* seq of its last barrier (its first at creation, as the flags) */
     char *staging;     /* private, scratch bytes: network gets land here */
@@ -250,7 +253,9 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * as one stamped record (data, the call's stamp, a check word) by an
  * unacknowledged inject write into the receiver's ring, which polls its
  * memory; no message, so no completion at either end. Allreduce by
- * recursive doubling up to t->xmax bytes, fcollect (step 0) and all-to-all
+ * recursive doubling up to t->xmax bytes (up to t->wmax as wide records:
+ * the same, each record one write with local completion only, waited for
+ * before the call returns), fcollect (step 0) and all-to-all
  * (step nbytes) direct up to t->xmax bytes per block and
  * TN_COLL_XNET_MEMBERS members. Each returns 0 without doing anything
  * when it does not apply. */
@@ -261,6 +266,8 @@ int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t st
                            size_t nbytes);
 /* The xmax of a team just claimed (core/coll_eager.c). */
 int tn_coll_small_max(const tn_cteam_t *t);
+/* The wmax of a team just claimed, its xmax set (core/coll_eager.c). */
+int tn_coll_wide_max(const tn_cteam_t *t);
 
 /* Allreduce of teams not all mapped above TERN_COLL_TREE_MAX
  * (core/coll_ring.c): ring reduce-scatter and allgather over the members

@@ -27,6 +27,7 @@
 
 #include "base/cfg.h"
 #include "core/coll.h"
+#include "core/event.h"
 
 /* len bytes (rounded up to 64) of the ring for this team's next eager
  * collective: positions ecount .. ecount + len of an endless byte stream
@@ -692,13 +693,30 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * provider's completion signal (2.2 us, shmem-atomics.md). A record is
  * at most the transport's unacknowledged write (caps.unacked: over
  * tcp;ofi_rxm 128 bytes, asked for at start-up, xport/ofi/ofi_setup.c
- * widen_inject), so up to 112 bytes of data; more goes by message
+ * widen_inject), so up to 112 bytes of data; more goes as a wide record
+ * (an allreduce up to TERN_COLL_WIDE_MAX, below) or by message
  * (collectives.md, "Stamped records of 112 bytes"). Sender and receiver
  * must choose the same form, so the size is the job's smallest
  * (tn_core.unacked_job, from every rank's at start-up: core/xports.c),
  * not this rank's own: a member whose provider grants less (or lacks
  * ordered unacknowledged writes: 0) lowers it for every member. */
 #define REC 128
+/* Wide records (an allreduce of more than xmax bytes, up to t->wmax:
+ * TERN_COLL_WIDE_MAX, at most TN_COLL_WIDE_LIMIT): the same layout (data,
+ * stamp, check word) in a line of the record's size rounded up to 64,
+ * written as one put with local completion only
+ * (TN_XPORT_FLAG_NOREMOTE: over tcp;ofi_rxm one fi_writemsg with
+ * FI_INJECT_COMPLETE, no acknowledgement from the receiver), which the
+ * receiver polls in its memory as a record; no message, so none of the
+ * receiver's message handling. The sender keeps the record until its
+ * local completion (wide_wait). Over tcp;ofi_rxm a write above 128 B
+ * completes at its sender (the provider's completion signal there), so
+ * the gain is the receiver's message path only (collectives.md, "512 B
+ * over tcp;ofi_rxm: the wide record"). The receiver does not rely on
+ * the bytes of one write landing in order (tcp;ofi_rxm's comp_order is
+ * FI_ORDER_NONE, no FI_ORDER_DATA): the check word tells a whole record
+ * from a torn one, as for the small records. */
+#define WREC (TN_COLL_WIDE_LIMIT + 16)
 
 int tn_coll_small_max(const tn_cteam_t *t)
 {
@@ -718,13 +736,39 @@ int tn_coll_small_max(const tn_cteam_t *t)
     return inject < 3 * sizeof(uint64_t) ? 0 : (int)((inject & ~(size_t)7) - 16);
 }
 
-/* Data of len bytes with stamp seq into record rec (this rank's address)
- * of member j. */
-static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t len,
-                     uint32_t seq)
+/* Every member decides alike: xmax is the job's (tn_core.unacked_job),
+ * TERN_COLL_WIDE_MAX is the same on every rank (TN_CFG_JOB), and every
+ * other member is a network peer (xmax > 0: one member per node) whose
+ * transport takes puts without remote completion (ofi always). */
+int tn_coll_wide_max(const tn_cteam_t *t)
 {
-    uint64_t w[REC / 8] = {0};
+    size_t w = tn_cfg.coll_wide_max & ~(size_t)7;
+    if (!t->xmax || w <= (size_t)t->xmax || w > TN_COLL_WIDE_LIMIT)
+        return 0;
+    for (int p = 0; p < t->size; p++) {
+        int g = t->ranks[p];
+        if (g == tn_core.rank)
+            continue;
+        const tn_peer_t *peer = tn_core_peer(g);
+        if (peer->kind != TN_PEER_NET ||
+            !(peer->xport->caps.flags & TN_XCAP_PUT_NOREMOTE))
+            return 0;
+    }
+    return (int)w;
+}
+
+/* Data of len bytes with stamp seq into record rec (this rank's address)
+ * of member j. A small record (lc NULL) is built on the stack and goes
+ * as one unacknowledged inject write. A wide one is built in out
+ * (WREC bytes, left alone until lc has no part outstanding) and goes as
+ * one put without remote completion, counted in lc. */
+static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t len,
+                     uint32_t seq, uint64_t *out, tn_comp_t *lc)
+{
+    uint64_t small[REC / 8], *w = lc ? out : small;
     size_t k = (len + 7) / 8;
+    if (k)
+        w[k - 1] = 0; /* the padding of the last word */
     memcpy(w, data, len);
     w[k] = seq | (uint64_t)len << 32;
     w[k + 1] = tn_check_word(w, k + 1);
@@ -732,78 +776,130 @@ static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t l
     const tn_peer_t *p = tn_core_peer(g);
     uintptr_t raddr =
         tn_core_info(g)->data_base + (uintptr_t)(rec - (char *)tn_core.seg.data);
-    tn_core_write_unacked(p, g, raddr, w, (k + 2) * sizeof(uint64_t), "collective",
-                          "record");
+    if (!lc) {
+        tn_core_write_unacked(p, g, raddr, w, (k + 2) * sizeof(uint64_t), "collective",
+                              "record");
+        return;
+    }
+    tn_rma_t op = {TN_RMA_PUT,   g, w, (void *)raddr, (k + 2) * sizeof(uint64_t),
+                   TN_REGION_SEG};
+    tn_xport_done_t done = {lc, NULL};
+    tn_comp_add(lc, 1);
+    int rc = tn_core_xport_rma(p->xport, &op, &done, TN_XPORT_FLAG_NOREMOTE);
+    if (rc != TERN_OK) {
+        char msg[160];
+        tn_comp_add(lc, -1);
+        snprintf(msg, sizeof(msg),
+                 "allreduce: the network write of a record to rank %d "
+                 "failed: %s",
+                 g, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* Until every wide record counted in lc is locally complete (its buffer
+ * free); a failed write ends the job (its reader would wait for ever). */
+static void wide_wait(tn_comp_t *lc)
+{
+    int rc = tn_comp_wait(lc);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "allreduce: the network write of a record failed: %s",
+                 tern_strerror(rc));
+        tern_abort(1, msg);
+    }
 }
 
 /* Waits, driving progress, for record rec of this call (seq, len bytes)
- * and copies its data to out. */
-static void rec_recv(tn_cteam_t *t, const char *rec, void *out, size_t len, uint32_t seq)
+ * and reads it into w (at least len + 16 bytes rounded up to words): its
+ * data in w's first len bytes. lc (or NULL): this member's wide records
+ * in flight; one that failed ends the job here, not after this wait (its
+ * partner may be waiting for it too). */
+static void rec_recv(tn_cteam_t *t, const char *rec, uint64_t *w, size_t len,
+                     uint32_t seq, tn_comp_t *lc)
 {
     const _Atomic uint64_t *r = (const _Atomic uint64_t *)(const void *)rec;
     size_t k = (len + 7) / 8;
-    uint64_t stamp = seq | (uint64_t)len << 32, w[REC / 8];
+    uint64_t stamp = seq | (uint64_t)len << 32;
     for (tn_wait_t wt = TN_WAIT_FRESH;;) {
         if (atomic_load_explicit(&r[k], memory_order_relaxed) == stamp) {
             for (size_t i = 0; i < k + 2; i++)
                 w[i] = atomic_load_explicit(&r[i], memory_order_relaxed);
             atomic_thread_fence(memory_order_acquire);
             if (w[k] == stamp && w[k + 1] == tn_check_word(w, k + 1))
-                break;
+                return;
         }
+        if (lc && tn_unlikely(tn_comp_status(lc) != TERN_OK))
+            wide_wait(lc);
         tn_coll_wait_step(t, &wt);
     }
-    memcpy(out, w, len);
 }
 
 /* Recursive doubling over the largest power of two p <= n as in
  * tn_coll_eager_allreduce, each partial one record: round r's into record
  * r, a member p..'s src into record rounds of member i - p (the fold), its
  * result into record rounds + 1 of it. The same operands in the same
- * order on both partners, so every member ends with the same bits. */
+ * order on both partners, so every member ends with the same bits. Above
+ * xmax (up to wmax) the records are wide: lines of the record's size, and
+ * each member waits for its last record's local completion before it
+ * builds the next one and before it returns. */
 int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn)
 {
     size_t bytes = count * es;
     int n = t->size, me = t->rank, p = 1, rounds = 0;
-    if (!t->xmax || bytes > (size_t)t->xmax || es > 16)
+    int wide = bytes > (size_t)t->xmax;
+    if (!t->xmax || bytes > (size_t)(wide ? t->wmax : t->xmax) || es > 16)
         return 0;
+    size_t line = wide ? ((((bytes + 7) & ~(size_t)7) + 16 + 63) & ~(size_t)63) : REC;
     while (2 * p <= n) {
         p *= 2;
         rounds++;
     }
     int extra = n - p;
-    if (2 * (size_t)(rounds + 2) * REC > (size_t)tn_teams.depth * tn_teams.eager)
+    if (2 * (size_t)(rounds + 2) * line > (size_t)tn_teams.depth * tn_teams.eager)
         return 0; /* at most half the ring, as the exchanges' claims */
-    char *e = claim(t, (size_t)(rounds + 2) * REC);
-    char *fold = e + (size_t)rounds * REC, *res = fold + REC;
+    char *e = claim(t, (size_t)(rounds + 2) * line);
+    char *fold = e + (size_t)rounds * line, *res = fold + line;
     uint32_t seq = ++t->seq;
+    /* out: the wide record being sent; in: the record read (data first). */
+    _Alignas(16) uint64_t out[WREC / 8], in[WREC / 8];
+    tn_comp_t lcs, *lc = wide ? &lcs : NULL;
+    tn_comp_init(&lcs, 0);
     if (me >= p) {
-        rec_send(t, me - p, fold, src, bytes, seq);
-        rec_recv(t, res, dest, bytes, seq);
+        rec_send(t, me - p, fold, src, bytes, seq, out, lc);
+        rec_recv(t, res, in, bytes, seq, lc);
+        memcpy(dest, in, bytes);
+        if (lc)
+            wide_wait(lc);
         all_entered(t);
         return 1;
     }
-    _Alignas(16) char acc[REC], in[REC];
-    memcpy(acc, src, bytes);
+    char *acc = dest; /* free since this member entered; src is read once */
+    if (dest != src)
+        memcpy(dest, src, bytes);
     if (me < extra) {
-        rec_recv(t, fold, in, bytes, seq);
+        rec_recv(t, fold, in, bytes, seq, lc);
         fn(acc, in, count);
     }
     for (int r = 0; r < rounds; r++) {
         int peer = me ^ (1 << r);
-        rec_send(t, peer, e + (size_t)r * REC, acc, bytes, seq);
-        rec_recv(t, e + (size_t)r * REC, in, bytes, seq);
+        rec_send(t, peer, e + (size_t)r * line, acc, bytes, seq, out, lc);
+        rec_recv(t, e + (size_t)r * line, in, bytes, seq, lc);
         if (peer > me) {
             fn(acc, in, count);
         } else {
             fn(in, acc, count);
             memcpy(acc, in, bytes);
         }
+        if (lc)
+            wide_wait(lc); /* out is built again next round */
     }
-    memcpy(dest, acc, bytes);
-    if (me < extra)
-        rec_send(t, me + p, res, acc, bytes, seq);
+    if (me < extra) {
+        rec_send(t, me + p, res, acc, bytes, seq, out, lc);
+        if (lc)
+            wide_wait(lc);
+    }
     all_entered(t);
     return 1;
 }
@@ -819,16 +915,19 @@ int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t st
         2 * (size_t)n * REC > (size_t)tn_teams.depth * tn_teams.eager)
         return 0;
     char *e = claim(t, (size_t)n * REC), *d = dest;
+    uint64_t w[REC / 8];
     const char *s = src;
     uint32_t seq = ++t->seq;
     for (int k = 1; k < n; k++) {
         int j = (me + k) % n;
-        rec_send(t, j, e + (size_t)me * REC, s + step * (size_t)j, nbytes, seq);
+        rec_send(t, j, e + (size_t)me * REC, s + step * (size_t)j, nbytes, seq, NULL,
+                 NULL);
     }
     memcpy(d + (size_t)me * nbytes, s + step * (size_t)me, nbytes);
     for (int k = 1; k < n; k++) {
         int j = (me - k + n) % n;
-        rec_recv(t, e + (size_t)j * REC, d + (size_t)j * nbytes, nbytes, seq);
+        rec_recv(t, e + (size_t)j * REC, w, nbytes, seq, NULL);
+        memcpy(d + (size_t)j * nbytes, w, nbytes);
     }
     all_entered(t);
     return 1;

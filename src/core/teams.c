@@ -143,6 +143,7 @@ static int claim(int slot, const int *ranks, int size, int rank)
     memset(t->bline, 0, sizeof(t->bline));
     memset(t->bquarter, 0, sizeof(t->bquarter));
     t->xmax = tn_coll_small_max(t);
+    t->wmax = tn_coll_wide_max(t);
     int stale;
     t->seq = t->barseq = first_seq(&stale);
     if (stale)

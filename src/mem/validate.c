@@ -140,6 +140,15 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
         if (first == TERN_OK)
             first = TERN_ERR_CONFIG;
     }
+    if (cfg->coll_wide_max > TN_COLL_WIDE_LIMIT) {
+        add(out, "TERN_COLL_WIDE_MAX", TERN_ERR_CONFIG,
+            "TERN_COLL_WIDE_MAX=%zu is above %d: a wide record of the collectives "
+            "carries at most %d bytes; lower TERN_COLL_WIDE_MAX (0 turns wide "
+            "records off)",
+            (size_t)cfg->coll_wide_max, TN_COLL_WIDE_LIMIT, TN_COLL_WIDE_LIMIT);
+        if (first == TERN_OK)
+            first = TERN_ERR_CONFIG;
+    }
     return first;
 }
 

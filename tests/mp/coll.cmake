@@ -103,3 +103,18 @@ foreach(cfg ${TERN_MP_CONFIGS})
   set_tests_properties(mp.cfg_agree.${cfg}.n3 PROPERTIES TIMEOUT 150
     LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
 endforeach()
+# Allreduce as wide records (core/coll_eager.c, 113 B to TERN_COLL_WIDE_MAX
+# as one write with local completion only, polled by the receiver) around
+# their limits, back to back, in place, a member late (coll_wide.c); with a
+# 1K limit, with none (the message path, same sums), with team sequence
+# numbers crossing 2^31, and with every write's completion failing: the
+# job ends with a message (coll_wide.sh).
+tern_mp_test(NAME coll_wide SOURCES coll_wide.c RANKS 1 2 3 4 TIMEOUT 120)
+tern_mp_test(NAME coll_wide_1k SOURCES coll_wide.c RANKS 2 3 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_COLL_WIDE_MAX=1K)
+tern_mp_test(NAME coll_wide_off SOURCES coll_wide.c RANKS 2 CONFIGS net mixed TIMEOUT 120
+  ENV TERN_COLL_WIDE_MAX=0)
+tern_mp_test(NAME coll_wide_seqwrap SOURCES coll_wide.c RANKS 2 3 CONFIGS net mixed
+  TIMEOUT 120 ENV TERN_TEST_FAULT=collseq:2147483520)
+tern_mp_script_test(NAME coll_wide_faults SCRIPT coll_wide.sh PROGRAM mp_coll_wide
+  RANKS 2 CONFIGS net mixed TIMEOUT 90)

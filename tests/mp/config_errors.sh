@@ -30,6 +30,8 @@ expect_fail TERN_SIGNAL_MSG_MAX=big "TERN_SIGNAL_MSG_MAX='big' is not a size"
 # 2^64 - 4096: the team pool's sum wrapped, the world ring ran past it.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=18446744073709547520" "TERN_COLL_WORLD_RING=18446744073709547520 is above 1099511627776 (1 TiB): lower TERN_COLL_WORLD_RING"
 expect_fail TERN_COLL_WORLD_RING=2T "TERN_COLL_WORLD_RING=2199023255552 is above"
+# A wide record of the collectives is kept on the stack: at most 2 KiB.
+expect_fail TERN_COLL_WIDE_MAX=4K "TERN_COLL_WIDE_MAX=4096 is above 2048"
 # Below the 1 TiB bound but beyond memory: the error names the ring too.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or TERN_COLL_WORLD_RING"
 # Above 32768 credits the provider's receive queue (twice as many) stalled

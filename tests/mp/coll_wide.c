@@ -1,0 +1,69 @@
+/* Allreduce around the collectives' record sizes (core/coll_eager.c): 8 to
+ * 112 B as stamped records, 113 B to TERN_COLL_WIDE_MAX (2K) as wide
+ * records (one write with local completion only, polled by the receiver)
+ * in a team whose members are each on their own node, above by message;
+ * on one node the node paths. Back to back without a barrier: sizes
+ * changing call after call (records of another length at the same ring
+ * bytes one ring later), byte sums (lengths not a multiple of 8: the last
+ * word's padding) and int64 sums, in place every other time, a member late
+ * now and then while its partners already write into its ring. Run also
+ * with TERN_COLL_WIDE_MAX=1K and 0, team sequence numbers crossing 2^31
+ * (TERN_TEST_FAULT=collseq) and injected write failures (coll_wide.sh).
+ * Prints "coll_wide: rank R: N calls" for the scripts. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "mp_util.h"
+
+#define CALLS 500
+
+int main(int argc, char **argv)
+{
+    int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
+    int n = tern_size();
+    static const size_t sz[] = {512,  8,    113, 1024, 1025, 120, 1000, 2048, 112,
+                                2049, 1023, 520, 4,    768,  129, 2040, 1,    600};
+    const int nsz = (int)(sizeof(sz) / sizeof(sz[0]));
+    unsigned char *src, *dst;
+    MP_OK(tern_alloc_sym(4096, (void **)&src));
+    MP_OK(tern_alloc_sym(4096, (void **)&dst));
+    for (int it = 0; it < CALLS; it++) {
+        size_t nb = sz[it % nsz];
+        int inplace = (it / nsz) % 2;
+        unsigned char *out = inplace ? src : dst;
+        if (me == (it / 60) % n && it % 60 == 23)
+            usleep(2000);
+        if (nb % 8 == 0) {
+            int64_t *x = (int64_t *)src, *y = (int64_t *)out;
+            size_t count = nb / 8;
+            for (size_t i = 0; i < count; i++)
+                x[i] = (int64_t)(me + 1) * (it + 1) - (int64_t)i * me;
+            MP_OK(tern_allreduce(TERN_TEAM_WORLD, y, x, count, TERN_TYPE_INT64,
+                                 TERN_RED_SUM));
+            for (size_t i = 0; i < count; i++) {
+                int64_t want = (int64_t)n * (n + 1) / 2 * (it + 1) -
+                               (int64_t)i * ((int64_t)n * (n - 1) / 2);
+                MP_CHECK(y[i] == want,
+                         "call %d, int64 allreduce of %zu B%s: [%zu] = %lld, "
+                         "expected %lld",
+                         it, nb, inplace ? " in place" : "", i, (long long)y[i],
+                         (long long)want);
+            }
+        } else {
+            for (size_t i = 0; i < nb; i++)
+                src[i] = (unsigned char)(me * 37 + it + i);
+            MP_OK(tern_allreduce(TERN_TEAM_WORLD, out, src, nb, TERN_TYPE_UINT8,
+                                 TERN_RED_SUM));
+            for (size_t i = 0; i < nb; i++) {
+                unsigned want = 0;
+                for (int r = 0; r < n; r++)
+                    want += (unsigned char)(r * 37 + it + i);
+                MP_CHECK(out[i] == (unsigned char)want,
+                         "call %d, byte allreduce of %zu B%s: [%zu] = %u, expected %u",
+                         it, nb, inplace ? " in place" : "", i, out[i], want & 255u);
+            }
+        }
+    }
+    printf("coll_wide: rank %d: %d calls\n", me, CALLS);
+    return mp_finish("coll_wide");
+}
