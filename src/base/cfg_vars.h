@@ -306,7 +306,7 @@
       "for long stretches without calling Tern.")                                        \
     X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL, TN_CFG_SIGNED,   \
       "CPU to pin the progress thread to; -1: not pinned.")                              \
-    X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, 0,                          \
+    X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, TN_CFG_JOB,                 \
       "Largest active-message Medium payload (and Long Reply over the "                  \
       "network); shared-memory queues hold at least two such messages.")                 \
     X(signal_msg_max, "TERN_SIGNAL_MSG_MAX", SIZE, "8K", NULL, 0,                        \
@@ -321,7 +321,7 @@
       "many bytes (on average) are packed into active messages and "                     \
       "unpacked by the target, instead of one RMA per piece (bounded by "                \
       "TERN_AM_MEDIUM_MAX). 0: never pack. Default from tern-bench vis_elem.")           \
-    X(am_shm_queue, "TERN_AM_SHM_QUEUE", SIZE, "32K", NULL, 0,                           \
+    X(am_shm_queue, "TERN_AM_SHM_QUEUE", SIZE, "32K", NULL, TN_CFG_JOB,                  \
       "Bytes of the data ring of the shared-memory queue that carries "                  \
       "active messages from one rank of a node to another (raised to hold "              \
       "two of the largest messages; plus a 64-byte slot per 256 bytes, at "              \

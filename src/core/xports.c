@@ -272,7 +272,9 @@ static int check_unacked(uint32_t planned)
  * collectives' record size, the job's smallest unacknowledged write
  * (tn_core.unacked_job); and the settings that must be the same on every
  * rank (TN_CFG_JOB: the collectives' thresholds and piece sizes, from
- * which each member derives the same algorithm and sequence numbers),
+ * which each member derives the same algorithm and sequence numbers; the
+ * Medium limit and shared-memory queue size, from which the receive
+ * buffers and the queues' layout in each receiver's control area follow),
  * else TERN_ERR_CONFIG on every rank, after rank 0 and the first rank
  * that differs have listed theirs. */
 static int agree_job(const tn_seg_info_t *all, int n)

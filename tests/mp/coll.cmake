@@ -94,13 +94,24 @@ if(TERN_WITH_OFI)
   endforeach()
 endif()
 
-# Settings that must be the same on every rank (TERN_COLL_*): one rank
-# started with another value stops tern_init on every rank, naming it.
+# Settings that must be the same on every rank (TERN_COLL_*,
+# TERN_AM_MEDIUM_MAX, TERN_AM_SHM_QUEUE): one rank started with another
+# value stops tern_init on every rank, naming it. Before the two TERN_AM_*
+# were compared, one rank with TERN_AM_MEDIUM_MAX=1K hung mp_am over the
+# network and a 4 KiB fcollect (net, mixed; 4 ranks), and one with
+# TERN_AM_SHM_QUEUE=256K hung mp_am on shm (3 ranks).
 foreach(cfg ${TERN_MP_CONFIGS})
   add_test(NAME mp.cfg_agree.${cfg}.n3
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
     $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_coll> 3)
-  set_tests_properties(mp.cfg_agree.${cfg}.n3 PROPERTIES TIMEOUT 150
+  add_test(NAME mp.cfg_agree_am_medium.${cfg}.n3
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_AM_MEDIUM_MAX 1K 8K 8192)
+  add_test(NAME mp.cfg_agree_shm_queue.${cfg}.n3
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_AM_SHM_QUEUE 256K 32K 32768)
+  set_tests_properties(mp.cfg_agree.${cfg}.n3 mp.cfg_agree_am_medium.${cfg}.n3
+    mp.cfg_agree_shm_queue.${cfg}.n3 PROPERTIES TIMEOUT 150
     LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
 endforeach()
 # Allreduce as wide records (core/coll_eager.c, 113 B to TERN_COLL_WIDE_MAX
