@@ -8,12 +8,19 @@
  * checked to be the same bits on every member. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mp_util.h"
 
 static char *sym_src, *sym_dst; /* symmetric, BUF bytes each */
 #define BUF (1 << 19)
+
+/* The parts of check_team to run: all of them, or those named in the
+ * program's argument ("allreduce"), for the tests whose settings only
+ * change what one collective does (coll.cmake). */
+enum { PART_BARRIER = 1, PART_BCAST = 2, PART_ALLREDUCE = 4, PART_EXCHANGE = 8 };
+static unsigned parts = PART_BARRIER | PART_BCAST | PART_ALLREDUCE | PART_EXCHANGE;
 
 static const size_t tsize[TERN_TYPE_COUNT_] = {
     1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double), sizeof(long double)};
@@ -330,16 +337,9 @@ static void check_sized(tern_team_t team, const char *tname, size_t nb, int root
     MP_OK(tern_team_barrier(team));
 }
 
-static void check_team(tern_team_t team, const char *tname)
+static void check_barriers(tern_team_t team, const char *tname)
 {
     int me = tern_team_rank(team), n = tern_team_size(team);
-    MP_CHECK(me >= 0 && me < n, "%s: team rank %d of %d", tname, me, n);
-    MP_CHECK(tern_team_translate(team, me, TERN_TEAM_WORLD) == tern_rank(),
-             "%s: team rank %d translates to world rank %d, not %d", tname, me,
-             tern_team_translate(team, me, TERN_TEAM_WORLD), tern_rank());
-    MP_CHECK(tern_team_translate(TERN_TEAM_WORLD, tern_rank(), team) == me,
-             "%s: world rank does not translate back", tname);
-
     /* Barrier: each member writes the round into its slot on every member. */
     uint64_t *slots = (uint64_t *)sym_dst;
     for (uint64_t round = 1; round <= 20; round++) {
@@ -413,11 +413,11 @@ static void check_team(tern_team_t team, const char *tname)
         MP_OK(tern_team_barrier(team)); /* sym_src is rewritten */
     }
     MP_OK(tern_team_barrier(team));
+}
 
-    /* One left pending: the next collective completes it first. */
-    tern_event_t pending;
-    MP_OK(tern_team_barrier_nb(team, &pending));
-
+static void check_bcasts(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
     /* Broadcast from every root, small and large (and into src on root). */
     static const size_t bsz[] = {1, 8, 1000, 100000};
     for (int root = 0; root < n; root++)
@@ -497,6 +497,11 @@ static void check_team(tern_team_t team, const char *tname)
         bcast_call(team, tname, "ring-wrapping", it, root, esz[it % 14],
                    (unsigned)(1100 + it), late ? 1500 : 0);
     }
+}
+
+static void check_allreduces(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
     /* Small exchanges back to back without a barrier: allreduce, fcollect
      * and all-to-all whose src is up to 120 bytes go through the stamped
      * exchange slots of a team on one node (60 bytes per line: blocks
@@ -618,8 +623,6 @@ static void check_team(tern_team_t team, const char *tname)
     }
     MP_OK(tern_team_barrier(team));
 
-    MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
-
     /* Every type and operation, a short and a chunked count, in place. */
     for (int type = 0; type < TERN_TYPE_COUNT_; type++)
         for (int op = 0; op < TERN_RED_COUNT_; op++) {
@@ -663,7 +666,11 @@ static void check_team(tern_team_t team, const char *tname)
     for (size_t k = 0; k < sizeof(rsz) / sizeof(rsz[0]); k++)
         if (rsz[k] % 8 == 0)
             check_allreduce(team, tname, TERN_TYPE_INT64, TERN_RED_MAX, rsz[k] / 8, 0);
+}
 
+static void check_exchanges(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
     /* fcollect and collect. */
     static const size_t fsz[] = {8, 1000, 5000};
     for (size_t k = 0; k < 3; k++) {
@@ -803,10 +810,54 @@ static void check_team(tern_team_t team, const char *tname)
     }
 }
 
+static void check_team(tern_team_t team, const char *tname)
+{
+    int me = tern_team_rank(team), n = tern_team_size(team);
+    MP_CHECK(me >= 0 && me < n, "%s: team rank %d of %d", tname, me, n);
+    MP_CHECK(tern_team_translate(team, me, TERN_TEAM_WORLD) == tern_rank(),
+             "%s: team rank %d translates to world rank %d, not %d", tname, me,
+             tern_team_translate(team, me, TERN_TEAM_WORLD), tern_rank());
+    MP_CHECK(tern_team_translate(TERN_TEAM_WORLD, tern_rank(), team) == me,
+             "%s: world rank does not translate back", tname);
+
+    if (parts & PART_BARRIER)
+        check_barriers(team, tname);
+    /* One left pending: the next collective completes it first. */
+    tern_event_t pending;
+    MP_OK(tern_team_barrier_nb(team, &pending));
+    if (parts & PART_BCAST)
+        check_bcasts(team, tname);
+    if (parts & PART_ALLREDUCE)
+        check_allreduces(team, tname);
+    if (parts & PART_EXCHANGE)
+        check_exchanges(team, tname);
+    MP_OK(tern_event_wait(pending)); /* completed by the collectives above */
+    MP_OK(tern_team_barrier(team));
+}
+
 int main(int argc, char **argv)
 {
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
+    if (argc > 1) {
+        static const struct {
+            const char *name;
+            unsigned part;
+        } names[] = {{"barrier", PART_BARRIER},
+                     {"bcast", PART_BCAST},
+                     {"allreduce", PART_ALLREDUCE},
+                     {"exchange", PART_EXCHANGE}};
+        parts = 0;
+        for (int a = 1; a < argc; a++) {
+            unsigned part = 0;
+            for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+                if (strcmp(argv[a], names[k].name) == 0)
+                    part = names[k].part;
+            MP_CHECK(part != 0, "unknown part '%s' (barrier, bcast, allreduce, exchange)",
+                     argv[a]);
+            parts |= part;
+        }
+    }
     MP_OK(tern_alloc_sym(BUF, (void **)&sym_src));
     MP_OK(tern_alloc_sym(BUF, (void **)&sym_dst));
     MP_CHECK(tern_team_size(TERN_TEAM_WORLD) == n &&

@@ -1,6 +1,19 @@
 # Teams and collectives (tests/mp/coll.c, coll_bad.c): every collective on
 # the world, node and split teams, in every configuration.
 tern_mp_test(NAME coll SOURCES coll.c RANKS 1 2 3 4 7 8 16 LIBS m TIMEOUT 180)
+# The variants below run coll.c with settings that move the bounds of one
+# algorithm. Those whose settings are read by one collective's code only run
+# the parts of coll.c that call it (ARGS: barrier, bcast, allreduce,
+# exchange; none: all): TERN_COLL_RING_PIECE, _PAIR_PIECE, _RHD_MAX and
+# _TREE_MAX are read only under tern_allreduce (core/coll_reduce.c,
+# coll_ring.c, coll_rhd.c, coll_eager.c's eager allreduce);
+# TERN_COLL_BCAST_EAGER, _PIPE_CHUNK, _BCAST_CHAIN and _BCAST_PUT only under
+# tern_broadcast (core/coll.c, coll_bcast.c, coll_eager.c's eager broadcast),
+# which the barrier and exchange parts call too; TERN_COLL_XCHG_PIECE only
+# by fcollect and all-to-all above the Medium limit (the exchange part). The
+# other parts run in mp.coll at the same rank counts and configurations with
+# the defaults; the settings that change every collective (the eager ring's
+# size, TERN_OFI_SIGNAL, TERN_TEST_FAULT=noorder, block mode) run them all.
 tern_mp_test(NAME coll_bad SOURCES coll_bad.c RANKS 1 2 4 TIMEOUT 120)
 # The eager ring of teams across nodes (core/coll_eager.c) with two entries
 # of 8 KiB: reused every other call, and entries above the largest active
@@ -19,18 +32,18 @@ tern_mp_test(NAME coll_nosignal SOURCES coll.c RANKS 2 3 CONFIGS net mixed LIBS 
 # flag (TERN_COLL_BCAST_PUT=0: from 1 byte, within the inject size too),
 # forwarders and late members included.
 tern_mp_test(NAME coll_bcast_put SOURCES coll.c RANKS 3 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_BCAST_PUT=0)
+  TIMEOUT 180 ARGS barrier bcast exchange ENV TERN_COLL_BCAST_PUT=0)
 # The pipelined broadcast of teams across nodes (core/coll_bcast.c) with
 # small bounds: eager up to 2 KiB, chunks of 4 KiB, a chain from 12 KiB
 # (coll.c broadcasts one byte under, at and over each, and 20 chunks).
 tern_mp_test(NAME coll_pipe SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS m TIMEOUT 180
-  ENV TERN_COLL_BCAST_EAGER=2K TERN_COLL_PIPE_CHUNK=4K TERN_COLL_BCAST_CHAIN=12K)
+  ARGS barrier bcast exchange ENV TERN_COLL_BCAST_EAGER=2K TERN_COLL_PIPE_CHUNK=4K TERN_COLL_BCAST_CHAIN=12K)
 # Fcollect and all-to-all blocks above the Medium limit (8193 to 20000 B)
 # in puts of 4 KiB (push_large, core/coll.c): several pieces per block,
 # more than the window of 8 in flight; the flag behind the last piece by
 # an ordered write, or (noorder) once every piece completed remotely.
 tern_mp_test(NAME coll_xchg SOURCES coll.c RANKS 2 4 CONFIGS net mixed LIBS m TIMEOUT 180
-  ENV TERN_COLL_XCHG_PIECE=4K)
+  ARGS exchange ENV TERN_COLL_XCHG_PIECE=4K)
 tern_mp_test(NAME coll_xchg_noorder SOURCES coll.c RANKS 3 CONFIGS net LIBS m TIMEOUT 180
   ENV TERN_COLL_XCHG_PIECE=4K TERN_TEST_FAULT=noorder)
 # The ring allreduce of teams across nodes (core/coll_ring.c) from 2 KiB
@@ -39,20 +52,20 @@ tern_mp_test(NAME coll_xchg_noorder SOURCES coll.c RANKS 3 CONFIGS net LIBS m TI
 # completion raises the flag (more than the window of 8 in flight).
 # TERN_COLL_RHD_MAX=0: teams of 2^k members take the ring too.
 tern_mp_test(NAME coll_ring SOURCES coll.c RANKS 2 3 4 7 8 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K TERN_COLL_RHD_MAX=0)
+  TIMEOUT 180 ARGS allreduce ENV TERN_COLL_RING_PIECE=1K TERN_COLL_TREE_MAX=2K TERN_COLL_RHD_MAX=0)
 tern_mp_test(NAME coll_ring_put SOURCES coll.c RANKS 2 3 4 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_RING_PIECE=20K TERN_COLL_RHD_MAX=0)
+  TIMEOUT 180 ARGS allreduce ENV TERN_COLL_RING_PIECE=20K TERN_COLL_RHD_MAX=0)
 # Recursive halving and doubling (core/coll_rhd.c) from 2 KiB on: every
 # type and operation at 3000 elements, small and uneven halves, landing
 # regions of a few hundred bytes (teams of 2, 4 and 8 members in the world
 # team and its splits; 3 and 7 take the ring).
 tern_mp_test(NAME coll_rhd SOURCES coll.c RANKS 4 8 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K)
+  TIMEOUT 180 ARGS allreduce ENV TERN_COLL_TREE_MAX=2K)
 # The 2-member exchange in pieces (core/coll_rhd.c, pair) from 2 KiB on, with
 # pieces of 1 KiB: many pieces, a short last one, and the cap of 64 pieces
 # (9001 doubles); teams of 2 in the world team and in the splits of 4.
 tern_mp_test(NAME coll_pair SOURCES coll.c RANKS 2 4 CONFIGS net mixed LIBS m
-  TIMEOUT 180 ENV TERN_COLL_TREE_MAX=2K TERN_COLL_PAIR_PIECE=1K)
+  TIMEOUT 180 ARGS allreduce ENV TERN_COLL_TREE_MAX=2K TERN_COLL_PAIR_PIECE=1K)
 # Waiters that sleep on a futex while not oversubscribed (block mode): the
 # small broadcasts and exchanges of teams on one node wake members asleep
 # on a stamp of their lines (core/coll_node.c).
