@@ -66,8 +66,8 @@ static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_
 
 /* The loop for every policy: each failed poll is a step of the wait w
  * (progress hook, pause, yield or sleep). */
-static __attribute__((noinline)) tern_status_t
-wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_wait_t *w)
+static TN_ALWAYS_INLINE tern_status_t steps_u64(const _Atomic uint64_t *a, int cmp,
+                                                uint64_t value, tn_wait_t *w)
 {
     while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
         /* Without a hook, progress every 64 polls (tn_wait_next drives
@@ -77,6 +77,24 @@ wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_wait_t *w)
         tn_wait_next(w);
     }
     return TERN_OK;
+}
+
+/* steps_u64 with the comparison made constant, one loop each, as
+ * spin_cmp: the check that ends a wait whose step ran the awaited
+ * handler (an AM Reply's) no longer goes through the comparison's switch
+ * (scripts/am-cost.sh, loop_wait_rt; docs/design/active-messages.md,
+ * sixteenth pass). */
+static __attribute__((noinline)) tern_status_t
+wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_wait_t *w)
+{
+    switch (cmp) {
+    case TERN_CMP_EQ: return steps_u64(a, TERN_CMP_EQ, value, w);
+    case TERN_CMP_NE: return steps_u64(a, TERN_CMP_NE, value, w);
+    case TERN_CMP_GT: return steps_u64(a, TERN_CMP_GT, value, w);
+    case TERN_CMP_GE: return steps_u64(a, TERN_CMP_GE, value, w);
+    case TERN_CMP_LT: return steps_u64(a, TERN_CMP_LT, value, w);
+    default: return steps_u64(a, TERN_CMP_LE, value, w);
+    }
 }
 
 /* wait_steps of a fresh wait, out of line: the spinning path of
