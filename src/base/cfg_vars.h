@@ -192,7 +192,7 @@
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \
-    X(shm, "TERN_SHM", BOOL, "1", NULL, 0,                                               \
+    X(shm, "TERN_SHM", BOOL, "1", NULL, TN_CFG_JOB,                                      \
       "Use shared memory between ranks of one node; 0 sends everything, "                \
       "even to a rank on the same node, through the network transport (the "             \
       "nodes that tern_node_* and tern_local_* report do not change).")                  \

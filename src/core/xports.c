@@ -274,7 +274,8 @@ static int check_unacked(uint32_t planned)
  * rank (TN_CFG_JOB: the collectives' thresholds and piece sizes, from
  * which each member derives the same algorithm and sequence numbers; the
  * Medium limit and shared-memory queue size, from which the receive
- * buffers and the queues' layout in each receiver's control area follow),
+ * buffers and the queues' layout in each receiver's control area follow;
+ * TERN_SHM, which groups the ranks into nodes),
  * else TERN_ERR_CONFIG on every rank, after rank 0 and the first rank
  * that differs have listed theirs. */
 static int agree_job(const tn_seg_info_t *all, int n)

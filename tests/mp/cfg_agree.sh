@@ -3,7 +3,8 @@
 # thresholds and piece sizes, from which every member derives the same
 # algorithm and sequence numbers; TERN_AM_MEDIUM_MAX and TERN_AM_SHM_QUEUE,
 # from which the receive buffers, the shared-memory queues' layout and the
-# collectives' message sizes follow) are compared at tern_init
+# collectives' message sizes follow; TERN_SHM, which groups the ranks into
+# nodes for the transports) are compared at tern_init
 # (core/xports.c agree_job). One rank started with another value of VAR:
 # tern_init fails on every rank, no rank hangs, and the message names the
 # variable with both values. The same value written otherwise (SAME, e.g.
