@@ -29,6 +29,22 @@
 #include "core/coll.h"
 #include "core/event.h"
 
+/* A network write of a collective failed: its reader would wait for
+ * ever, so the job ends here with "<what> to rank <rank> failed: <cause>"
+ * (rank -1, not known at a wait: "<what> failed: <cause>"). */
+static __attribute__((noinline, noreturn)) void write_failed(const char *what, int rank,
+                                                             int rc)
+{
+    char msg[160];
+    if (rank >= 0)
+        snprintf(msg, sizeof(msg), "%s to rank %d failed: %s", what, rank,
+                 tern_strerror(rc));
+    else
+        snprintf(msg, sizeof(msg), "%s failed: %s", what, tern_strerror(rc));
+    tern_abort(1, msg);
+    __builtin_unreachable();
+}
+
 /* len bytes (rounded up to 64) of the ring for this team's next eager
  * collective: positions ecount .. ecount + len of an endless byte stream
  * laid over the ring (depth x eager bytes). A claim that would run past
@@ -106,11 +122,8 @@ static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t 
         (noremote ? TN_XPORT_FLAG_NOREMOTE : 0) | (signal ? TN_XPORT_FLAG_SIGNAL : 0);
     int rc = tn_core_xport_rma(p->xport, &op, &done, flags);
     if (rc != TERN_OK) {
-        char msg[160];
         tn_comp_add(&t->comp, -1);
-        snprintf(msg, sizeof(msg), "broadcast: the network write to rank %d failed: %s",
-                 g, tern_strerror(rc));
-        tern_abort(1, msg);
+        write_failed("broadcast: the network write", g, rc);
     }
     if (!signal)
         tn_coll_signal_ordered(t, j, seq);
@@ -548,12 +561,8 @@ static void region_send(tn_cteam_t *t, int j, void *to, const void *from, size_t
     }
     int g = t->ranks[j];
     int rc = tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, n, lc);
-    if (rc != TERN_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "allreduce: the network write to rank %d failed: %s",
-                 g, tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    if (rc != TERN_OK)
+        write_failed("allreduce: the network write", g, rc);
     tn_coll_signal_ordered(t, j, seq);
 }
 
@@ -566,12 +575,8 @@ static void region_wait(tn_cteam_t *t, int j, size_t n, uint32_t seq, tern_event
     else
         tn_coll_wait(t, j, seq);
     int rc = tern_event_wait(lc);
-    if (rc != TERN_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "allreduce: a network write to rank %d failed: %s",
-                 t->ranks[j], tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    if (rc != TERN_OK)
+        write_failed("allreduce: a network write", t->ranks[j], rc);
 }
 
 /* Whether no two members of t share a node. */
@@ -787,13 +792,8 @@ static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t l
     tn_comp_add(lc, 1);
     int rc = tn_core_xport_rma(p->xport, &op, &done, TN_XPORT_FLAG_NOREMOTE);
     if (rc != TERN_OK) {
-        char msg[160];
         tn_comp_add(lc, -1);
-        snprintf(msg, sizeof(msg),
-                 "allreduce: the network write of a record to rank %d "
-                 "failed: %s",
-                 g, tern_strerror(rc));
-        tern_abort(1, msg);
+        write_failed("allreduce: the network write of a record", g, rc);
     }
 }
 
@@ -802,12 +802,8 @@ static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t l
 static void wide_wait(tn_comp_t *lc)
 {
     int rc = tn_comp_wait(lc);
-    if (rc != TERN_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "allreduce: the network write of a record failed: %s",
-                 tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    if (rc != TERN_OK)
+        write_failed("allreduce: the network write of a record", -1, rc);
 }
 
 /* Waits, driving progress, for record rec of this call (seq, len bytes)
