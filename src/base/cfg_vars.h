@@ -255,7 +255,7 @@
       "orders them; none: they return when their source is reusable and "                \
       "only tern_fence/tern_quiet order them. Shared-memory peers are in "               \
       "program order in every mode.")                                                    \
-    X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", 0,                   \
+    X(ofi_atomics, "TERN_OFI_ATOMICS", ENUM, "auto", "auto|net|am", TN_CFG_JOB,          \
       "How atomic domains of a job that spans nodes run: auto uses the "                 \
       "provider's atomics where it carries out every op of the domain's set "            \
       "(fi_query_atomic) in the NIC, and active messages otherwise, also "               \

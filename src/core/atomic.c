@@ -86,7 +86,8 @@ static int choose_am(struct tern_ad_s *d, const char *set, const char *why_am)
 
 /* The implementation for d (type and ops set), from facts every rank
  * shares: the number of nodes of the transports' grouping, the network
- * provider, TERN_OFI_ATOMICS (the same on every rank) and the flags
+ * provider, TERN_OFI_ATOMICS (TN_CFG_JOB: tern_init checks it is the
+ * same on every rank) and the flags
  * (TERN_AD_PROVIDER: the same on every rank that shares a word). */
 static int choose(struct tern_ad_s *d, tern_flags_t flags)
 {

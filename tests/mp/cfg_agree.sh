@@ -4,7 +4,9 @@
 # algorithm and sequence numbers; TERN_AM_MEDIUM_MAX and TERN_AM_SHM_QUEUE,
 # from which the receive buffers, the shared-memory queues' layout and the
 # collectives' message sizes follow; TERN_SHM, which groups the ranks into
-# nodes for the transports) are compared at tern_init
+# nodes for the transports; TERN_OFI_ATOMICS, from which every rank picks
+# an atomic domain's mechanism, coherent only when all pick the same) are
+# compared at tern_init
 # (core/xports.c agree_job). One rank started with another value of VAR:
 # tern_init fails on every rank, no rank hangs, and the message names the
 # variable with both values. The same value written otherwise (SAME, e.g.

@@ -108,7 +108,7 @@ if(TERN_WITH_OFI)
 endif()
 
 # Settings that must be the same on every rank (TERN_COLL_*,
-# TERN_AM_MEDIUM_MAX, TERN_AM_SHM_QUEUE): one rank started with another
+# TERN_AM_MEDIUM_MAX, TERN_AM_SHM_QUEUE, TERN_OFI_ATOMICS): one rank started with another
 # value stops tern_init on every rank, naming it. Before the two TERN_AM_*
 # were compared, one rank with TERN_AM_MEDIUM_MAX=1K hung mp_am over the
 # network and a 4 KiB fcollect (net, mixed; 4 ranks), and one with
@@ -123,8 +123,15 @@ foreach(cfg ${TERN_MP_CONFIGS})
   add_test(NAME mp.cfg_agree_shm_queue.${cfg}.n3
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
     $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_AM_SHM_QUEUE 256K 32K 32768)
+  # An atomic domain's mechanism (CPU atomics, the provider's, active
+  # messages) is chosen on every rank from TERN_OFI_ATOMICS: one rank with
+  # am among ranks with auto would mix mechanisms on one domain, which
+  # atomics.md allows only where they are coherent with each other.
+  add_test(NAME mp.cfg_agree_atomics.${cfg}.n3
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_atomic> 3 TERN_OFI_ATOMICS am auto AUTO)
   set_tests_properties(mp.cfg_agree.${cfg}.n3 mp.cfg_agree_am_medium.${cfg}.n3
-    mp.cfg_agree_shm_queue.${cfg}.n3 PROPERTIES TIMEOUT 150
+    mp.cfg_agree_shm_queue.${cfg}.n3 mp.cfg_agree_atomics.${cfg}.n3 PROPERTIES TIMEOUT 150
     LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
 endforeach()
 # TERN_SHM decides which ranks share a node (the transports' grouping):
