@@ -34,11 +34,20 @@ unset TERN_BOOT_ADDR TERN_BOOT_RANK TERN_BOOT_SIZE TERN_BOOT_NODE TERN_BOOT_JOBI
 # --bind-to none: the tests do not depend on binding, and binding
 # oversubscribed ranks is refused. The MCA settings keep mpirun on this
 # host and its loopback, quick in a container without a network.
+# Each job gets a session directory of its own: Open MPI 4 makes
+# /tmp/ompi.<host>.<uid> by a check, then a mkdir, and a second mpirun
+# starting at that moment (ctest -j) fails in orte_init with "A call to
+# mkdir was unable to create the desired directory ... File exists"
+# (seen in CI: mp.pmix_boot.n2 under ASan, 2026-11-28).
+sess=$(mktemp -d "${TMPDIR:-/tmp}/tern_ompi.XXXXXX") || exit 1
+trap 'rm -rf "$sess"' EXIT
 set -- "$mpirun" -n "$n" --oversubscribe --bind-to none \
-  --mca plm_rsh_agent false --mca oob_tcp_if_include lo "$@"
+  --mca plm_rsh_agent false --mca oob_tcp_if_include lo \
+  --mca orte_tmpdir_base "$sess" "$@"
 
 if [ -z "$expect_status" ]; then
-  exec "$@"
+  "$@"
+  exit
 fi
 
 out=$(mktemp "${TMPDIR:-/tmp}/tern_mpirun.XXXXXX") || exit 1
