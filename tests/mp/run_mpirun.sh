@@ -41,6 +41,11 @@ unset TERN_BOOT_ADDR TERN_BOOT_RANK TERN_BOOT_SIZE TERN_BOOT_NODE TERN_BOOT_JOBI
 # (seen in CI: mp.pmix_boot.n2 under ASan, 2026-11-28).
 sess=$(mktemp -d "${TMPDIR:-/tmp}/tern_ompi.XXXXXX") || exit 1
 trap 'rm -rf "$sess"' EXIT
+# A timeout's TERM (or INT, HUP) ends the script through exit, so the
+# EXIT trap removes the directory then too (after mpirun has ended).
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 set -- "$mpirun" -n "$n" --oversubscribe --bind-to none \
   --mca plm_rsh_agent false --mca oob_tcp_if_include lo \
   --mca orte_tmpdir_base "$sess" "$@"
