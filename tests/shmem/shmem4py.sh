@@ -30,15 +30,19 @@ prepare() {
         python3 -m venv --system-site-packages "$WORK/venv" >"$WORK/venv.log" 2>&1 ||
             skip "python3 -m venv failed (see $WORK/venv.log)"
     fi
-    if ! "$py" -c 'import cffi, numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) >= 2)' \
-        2>/dev/null; then
-        timeout 600 "$py" -m pip install -q cffi 'numpy<2' >"$WORK/pip.log" 2>&1 ||
-            skip "cannot install cffi and numpy<2 into $WORK/venv (see $WORK/pip.log)"
+    # setuptools and wheel too, so that pip download below prepares the
+    # sdist's metadata with them (--no-build-isolation) instead of filling an
+    # isolated environment from the index first (docs/design/ci-time.md,
+    # tenth round).
+    if ! "$py" -c 'import cffi, numpy, setuptools, wheel, sys
+sys.exit(int(numpy.__version__.split(".")[0]) >= 2)' 2>/dev/null; then
+        timeout 600 "$py" -m pip install -q cffi 'numpy<2' setuptools wheel >"$WORK/pip.log" 2>&1 ||
+            skip "cannot install cffi, numpy<2, setuptools and wheel into $WORK/venv (see $WORK/pip.log)"
     fi
     sdist=${SHMEM4PY_SDIST:-$WORK/shmem4py-$VER.tar.gz}
     if ! [ -f "$sdist" ]; then
-        timeout 300 "$py" -m pip download -q --no-deps --no-binary :all: -d "$WORK" \
-            "shmem4py==$VER" >"$WORK/download.log" 2>&1 ||
+        timeout 300 "$py" -m pip download -q --no-deps --no-build-isolation --no-binary :all: \
+            -d "$WORK" "shmem4py==$VER" >"$WORK/download.log" 2>&1 ||
             skip "cannot download shmem4py $VER (see $WORK/download.log; or set SHMEM4PY_SDIST)"
     fi
     src=$WORK/src
