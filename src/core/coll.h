@@ -257,9 +257,13 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * the same, each record one write with local completion only, waited for
  * before the call returns), fcollect (step 0) and all-to-all
  * (step nbytes) direct up to t->xmax bytes per block and
- * TN_COLL_XNET_MEMBERS members. Each returns 0 without doing anything
- * when it does not apply. */
+ * TN_COLL_XNET_MEMBERS members, except fcollect of more than
+ * TN_COLL_XNET_DIRECT members: Bruck's allgather, one record per round
+ * (any team size), where its largest round (up to half the blocks) fits
+ * a record. Each returns 0 without doing anything when it does not
+ * apply. */
 #define TN_COLL_XNET_MEMBERS 8
+#define TN_COLL_XNET_DIRECT  4
 int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
 int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,

@@ -900,13 +900,62 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     return 1;
 }
 
+/* Fcollect of more than TN_COLL_XNET_DIRECT members by Bruck's
+ * allgather, each round one record: position p holds member me + p's
+ * block; in the round of distance d (1, 2, 4, ...) member me sends its
+ * first min(d, n - d) blocks as record r of member me - d and reads
+ * record r, from member me + d, into positions d... ceil(log2 n) writes
+ * sent and received per member where the direct exchange takes n - 1 of
+ * each: with 8 members on 2 cores the team's CPU per call, not its
+ * latencies, sets the time (collectives.md, "Small fcollect of 5 to 16
+ * members over the network"). Taken where the largest round (most
+ * blocks) fits a record; the positions a later round sends (below most)
+ * are kept in held, so src is read once and dest only written. */
+static int small_bruck(tn_cteam_t *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->size, me = t->rank, rounds = 0;
+    size_t most = 0;
+    for (int d = 1; d < n; d <<= 1, rounds++)
+        if ((size_t)(d < n - d ? d : n - d) > most)
+            most = (size_t)(d < n - d ? d : n - d);
+    if (most * nbytes > (size_t)t->xmax ||
+        2 * (size_t)rounds * REC > (size_t)tn_teams.depth * tn_teams.eager)
+        return 0;
+    char *e = claim(t, (size_t)rounds * REC), *out = dest;
+    char held[REC];
+    uint64_t w[REC / 8];
+    uint32_t seq = ++t->seq;
+    memcpy(held, src, nbytes);
+    memcpy(out + (size_t)me * nbytes, src, nbytes);
+    for (int d = 1, r = 0; d < n; d <<= 1, r++) {
+        size_t cnt = (size_t)(d < n - d ? d : n - d), len = cnt * nbytes;
+        rec_send(t, (me - d + n) % n, e + (size_t)r * REC, held, len, seq, NULL, NULL);
+        rec_recv(t, e + (size_t)r * REC, w, len, seq, NULL);
+        const char *in = (const char *)w;
+        size_t first = (size_t)((me + d) % n), run = (size_t)n - first;
+        if (run > cnt)
+            run = cnt; /* members me + d.. up to the team's end, then 0.. */
+        memcpy(out + first * nbytes, in, run * nbytes);
+        memcpy(out, in + run * nbytes, (cnt - run) * nbytes);
+        if ((size_t)d < most)
+            memcpy(held + (size_t)d * nbytes, in,
+                   ((size_t)d + cnt > most ? most - (size_t)d : cnt) * nbytes);
+    }
+    all_entered(t);
+    return 1;
+}
+
 /* Direct: member me sends block j (src + step * j) as record me of member
  * j, all at once (one network latency), copies its own, then reads
- * record j into dest + j * nbytes as each arrives. */
+ * record j into dest + j * nbytes as each arrives. Fcollect (step 0) of
+ * more than TN_COLL_XNET_DIRECT members: small_bruck where it fits. */
 int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,
                            size_t nbytes)
 {
     int n = t->size, me = t->rank;
+    if (step == 0 && n > TN_COLL_XNET_DIRECT && t->xmax && nbytes &&
+        small_bruck(t, dest, src, nbytes))
+        return 1;
     if (!t->xmax || nbytes > (size_t)t->xmax || n > TN_COLL_XNET_MEMBERS || !nbytes ||
         2 * (size_t)n * REC > (size_t)tn_teams.depth * tn_teams.eager)
         return 0;
