@@ -327,7 +327,7 @@
       "two of the largest messages; plus a 64-byte slot per 256 bytes, at "              \
       "least 64 and at most 128). Each rank holds one per rank of the largest "          \
       "node.")                                                                           \
-    X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, 0,                          \
+    X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, TN_CFG_JOB,                 \
       "Active messages one rank may have outstanding at one network peer "               \
       "before the peer's handlers have run (flow control; at least 2, at most "          \
       "32768). A peer that streams to a rank which sends nothing back gets up "          \

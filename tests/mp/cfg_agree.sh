@@ -5,7 +5,9 @@
 # from which the receive buffers, the shared-memory queues' layout and the
 # collectives' message sizes follow; TERN_SHM, which groups the ranks into
 # nodes for the transports; TERN_OFI_ATOMICS, from which every rank picks
-# an atomic domain's mechanism, coherent only when all pick the same) are
+# an atomic domain's mechanism, coherent only when all pick the same;
+# TERN_AM_NET_CREDITS, the network messages a sender may have outstanding,
+# returned by the receiver after half its own value) are
 # compared at tern_init
 # (core/xports.c agree_job). One rank started with another value of VAR:
 # tern_init fails on every rank, no rank hangs, and the message names the

@@ -148,6 +148,22 @@ foreach(cfg shm mixed)
       LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
   endif()
 endforeach()
+# TERN_AM_NET_CREDITS: a sender has that many messages outstanding at a
+# network peer, and the peer returns them when half its own value has been
+# handled (xport/ofi/ofi_msg.c, return_due). One rank with 2 among ranks
+# with 8 hung mp_am (net, 2 and 3 ranks: its one-way stream stopped at 2
+# messages, the peer waiting for 4), one with 64 hung mp_am, mp_am_order
+# and mp_coll (net, mixed). Shared memory does not read it (not tested
+# there; it is compared all the same).
+foreach(cfg net mixed)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    add_test(NAME mp.cfg_agree_net_credits.${cfg}.n3
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+      $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_AM_NET_CREDITS 2 8 08)
+    set_tests_properties(mp.cfg_agree_net_credits.${cfg}.n3 PROPERTIES TIMEOUT 150
+      LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
+  endif()
+endforeach()
 # Allreduce as wide records (core/coll_eager.c, 113 B to TERN_COLL_WIDE_MAX
 # as one write with local completion only, polled by the receiver) around
 # their limits, back to back, in place, a member late (coll_wide.c); with a
