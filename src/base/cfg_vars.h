@@ -12,7 +12,7 @@
       "transfers, errors) with its arguments, one per rank: %r in the "                  \
       "name is replaced by the rank, else .RANK is appended. Empty: no file "            \
       "(TERN_VERBOSE=3 traces to standard error).")                                      \
-    X(stats, "TERN_STATS", BOOL, "0", NULL, 0,                                           \
+    X(stats, "TERN_STATS", BOOL, "0", NULL, TN_CFG_JOB,                                  \
       "Count operations (by kind and transport), bytes, copies, "                        \
       "out-of-line calls, waits and network retries, and print a table per "             \
       "rank and one for the job at tern_finalize. Routes shared-memory "                 \
@@ -204,7 +204,7 @@
       "the network transport. 0: only the segment is remotely accessible "               \
       "(for programs that fork children which must not share their "                     \
       "parent's variables).")                                                            \
-    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
+    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, TN_CFG_JOB,                   \
       "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
       "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \
     X(ofi_domain, "TERN_OFI_DOMAIN", STRING, "", NULL, 0,                                \
@@ -279,7 +279,7 @@
       "by message. A target serves 64 (initiator, thread) pairs this way, "              \
       "the first to ask; 4.25 KiB of every rank's control area. 0: by "                  \
       "message.")                                                                        \
-    X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, 0,                           \
+    X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, TN_CFG_JOB,                  \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \
       "address vector then: start-up moves no address table. 0: every "                  \

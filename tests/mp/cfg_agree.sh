@@ -7,21 +7,25 @@
 # nodes for the transports; TERN_OFI_ATOMICS, from which every rank picks
 # an atomic domain's mechanism, coherent only when all pick the same;
 # TERN_AM_NET_CREDITS, the network messages a sender may have outstanding,
-# returned by the receiver after half its own value) are
+# returned by the receiver after half its own value; TERN_OFI_PROVIDER and
+# TERN_OFI_LAZY_ADDR, without which ranks cannot reach each other or make
+# other start-up exchanges; TERN_STATS, for which tern_finalize gathers
+# every rank's counts) are
 # compared at tern_init
 # (core/xports.c agree_job). One rank started with another value of VAR:
 # tern_init fails on every rank, no rank hangs, and the message names the
 # variable with both values. The same value written otherwise (SAME, e.g.
-# 262144 for 256K) is no difference: the job runs PROG.
+# 262144 for 256K; an empty DEFAULT and SAME: unset) is no difference: the
+# job runs PROG.
 # Usage: cfg_agree.sh CONFIG TERNRUN HELLO PROG RANKS [VAR BAD DEFAULT SAME]
 # (default: TERN_COLL_PAIR_PIECE 1K 256K 262144)
 cfg=$1 ternrun=$2 hello=$3 prog=$4 n=$5
-var=${6:-TERN_COLL_PAIR_PIECE} bad=${7:-1K} def=${8:-256K} same=${9:-262144}
+var=${6:-TERN_COLL_PAIR_PIECE} bad=${7:-1K} def=${8-256K} same=${9-262144}
 here=$(dirname "$0")
 fail() { echo "cfg_agree: FAIL: $*"; exit 1; }
 last=$((n - 1))
 run() { # VALUE PROGRAM: the last rank alone gets VAR=VALUE
-  wrap="[ \"\$TERN_BOOT_RANK\" = $last ] && export $var=$1; exec \"\$@\""
+  wrap="[ \"\$TERN_BOOT_RANK\" = $last ] && export $var='$1'; exec \"\$@\""
   timeout 60 "$here/run_config.sh" "$cfg" "$ternrun" -n "$n" sh -c "$wrap" sh "$2" 2>&1
 }
 out=$(run "$bad" "$hello"); rc=$?

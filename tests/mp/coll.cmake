@@ -162,6 +162,20 @@ foreach(cfg net mixed)
       $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_AM_NET_CREDITS 2 8 08)
     set_tests_properties(mp.cfg_agree_net_credits.${cfg}.n3 PROPERTIES TIMEOUT 150
       LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
+    # One rank with TERN_OFI_LAZY_ADDR=0 made an address exchange the
+    # others did not: the job ended with "ranks disagree in bootstrap
+    # collective #6: rank 2 contributed 304 bytes, others 0"; one with
+    # TERN_OFI_PROVIDER=sockets (the others tcp;ofi_rxm) hung mp_hello
+    # after "operation with rank -1 failed: Input/output error" (net, 3
+    # ranks). Now tern_init names the setting.
+    add_test(NAME mp.cfg_agree_lazy_addr.${cfg}.n3
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+      $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_coll> 3 TERN_OFI_LAZY_ADDR 0 1 on)
+    add_test(NAME mp.cfg_agree_provider.${cfg}.n3
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+      $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_hello> 3 TERN_OFI_PROVIDER sockets "" "")
+    set_tests_properties(mp.cfg_agree_lazy_addr.${cfg}.n3 mp.cfg_agree_provider.${cfg}.n3
+      PROPERTIES TIMEOUT 150 LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
   endif()
 endforeach()
 # Allreduce as wide records (core/coll_eager.c, 113 B to TERN_COLL_WIDE_MAX
@@ -179,3 +193,16 @@ tern_mp_test(NAME coll_wide_seqwrap SOURCES coll_wide.c RANKS 2 3 CONFIGS net mi
   TIMEOUT 120 ENV TERN_TEST_FAULT=collseq:2147483520)
 tern_mp_script_test(NAME coll_wide_faults SCRIPT coll_wide.sh PROGRAM mp_coll_wide
   RANKS 2 CONFIGS net mixed TIMEOUT 90)
+# TERN_STATS: tern_finalize gathers every rank's counts for the job's
+# table. One rank with TERN_STATS=1 (shm, net, mixed; 3 ranks) ended a job
+# that had run well with "ranks disagree in bootstrap collective #8: rank 2
+# contributed 288 bytes, others 0"; now tern_init names TERN_STATS.
+foreach(cfg shm net)
+  if(cfg IN_LIST TERN_MP_CONFIGS)
+    add_test(NAME mp.cfg_agree_stats.${cfg}.n3
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+      $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_hello> 3 TERN_STATS 1 0 off)
+    set_tests_properties(mp.cfg_agree_stats.${cfg}.n3 PROPERTIES TIMEOUT 150
+      LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
+  endif()
+endforeach()
