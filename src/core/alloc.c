@@ -1,7 +1,9 @@
 /* tern_alloc / tern_alloc_sym: allocation inside this rank's segment. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "base/cfg.h"
 #include "base/compiler.h"
 #include "base/log.h"
 #include "core/core.h"
@@ -79,6 +81,28 @@ tern_status_t tern_free(void *ptr)
  * offsets (start-up path speed: one launcher round trip). A rank that
  * succeeded frees the block again when another failed, which restores its
  * heap exactly (tn_heap_alloc), so the ranks stay in step. */
+/* The symmetric arena's place in the heap follows the segment's size, so
+ * ranks whose segments differ (TERN_SEGMENT_SIZE set otherwise on some
+ * rank) put the same block at different offsets. Says so in buf, naming
+ * the first such rank, or returns 0 when every segment is this rank's size. */
+static int seg_sizes_differ(char *buf, size_t len)
+{
+    for (int r = 0; r < tn_core.size; r++) {
+        uint64_t s = tn_core_info(r)->size;
+        if (s == tn_core.seg.size)
+            continue;
+        char theirs[32], mine[32];
+        tn_format_bytes((size_t)s, theirs, sizeof(theirs));
+        tn_format_bytes(tn_core.seg.size, mine, sizeof(mine));
+        snprintf(buf, len,
+                 "offsets differ: rank %d's segment is %s, this rank's %s (set "
+                 "TERN_SEGMENT_SIZE alike on every rank for symmetric allocation)",
+                 r, theirs, mine);
+        return 1;
+    }
+    return 0;
+}
+
 tern_status_t tern_alloc_sym(size_t size, void **out)
 {
     TN_CHECK_INIT("tern_alloc_sym");
@@ -96,6 +120,7 @@ tern_status_t tern_alloc_sym(size_t size, void **out)
     tn_core_unlock();
     int status = grc;
     const char *why = "the exchange failed";
+    char sizes[192];
     for (int r = 0; status == TERN_OK && r < tn_core.size; r++) {
         if (all[2 * r] != size) {
             status = TERN_ERR_MISMATCH;
@@ -105,7 +130,9 @@ tern_status_t tern_alloc_sym(size_t size, void **out)
             why = "a rank's segment is full";
         } else if (all[2 * r + 1] != off) {
             status = TERN_ERR_MISMATCH;
-            why = "offsets differ: some rank made other symmetric calls";
+            why = seg_sizes_differ(sizes, sizeof(sizes))
+                      ? sizes
+                      : "offsets differ: some rank made other symmetric calls";
         }
     }
     free(all);

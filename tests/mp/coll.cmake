@@ -206,3 +206,16 @@ foreach(cfg shm net)
       LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
   endif()
 endforeach()
+# Settings a rank may set alone, but which some calls need alike
+# (cfg_differ.sh: the job ends, naming the setting). Symmetric allocation
+# places blocks by the segment's size: one rank with TERN_SEGMENT_SIZE=32M
+# among ranks with 16M failed every tern_alloc_sym with "offsets differ:
+# some rank made other symmetric calls", which it had not.
+foreach(cfg ${TERN_MP_CONFIGS})
+  add_test(NAME mp.cfg_differ_segment.${cfg}.n3
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_differ.sh ${cfg} $<TARGET_FILE:ternrun>
+    $<TARGET_FILE:mp_alloc> 3 TERN_SEGMENT_SIZE 32M
+    "rank [0-9]*'s segment is .* (set TERN_SEGMENT_SIZE alike on every rank")
+  set_tests_properties(mp.cfg_differ_segment.${cfg}.n3 PROPERTIES TIMEOUT 90
+    LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
+endforeach()
