@@ -14,8 +14,8 @@
 # builds them this way while the plain suite runs). TEST_JOBS tests at a
 # time (default 3 for asan, as scripts/test.sh: every 8th test of its
 # selection, alternated, 56.8 and 57.8 s at 2, 44.5 and 45.6 s at 3;
-# 3 for tsan too: with the floods left out, 115 and 122 s against 144 and
-# 138 s at 2 with them; docs/design/ci-time.md). Needs what
+# 2 for tsan: without the floods, 107.8 and 110.5 s at 2 against 112.3
+# and 113.8 s at 3 in one sitting; docs/design/ci-time.md). Needs what
 # scripts/install-deps.sh installs (gcc brings the sanitizer run-time
 # libraries).
 set -e
@@ -105,7 +105,7 @@ if [ "$which" = tsan ] || [ "$which" = all ]; then
   # the progress thread, 2 and 3 ranks, every configuration), which sends
   # 10^5 per job: more per sender (5 x 10^4 at 2 ranks) than the 8-rank
   # flood (2.5 x 10^4), with the same two threads per rank on each side.
-  suite tsan build-tsan thread tern-threads-tests "${TEST_JOBS:-3}" -L threads -LE flood "$@"
+  suite tsan build-tsan thread tern-threads-tests "${TEST_JOBS:-2}" -L threads -LE flood "$@"
 fi
 printf '== sanitizers:\n%s' "$summary"
 exit $status
