@@ -14,6 +14,7 @@ tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
 TN_TLS_FAST _Thread_local int tn_am_in_handler;
 TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
+TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
 
 /* Replies waiting for room: a list under a lock, taken with trylock by
  * progress so that no poller ever waits for another. */

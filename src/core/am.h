@@ -143,6 +143,12 @@ int tn_am_commit_request_internal(tern_am_sd_t *sd, int id, size_t len,
 int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
                                 const tern_am_arg_t *args);
 
+/* The direct queue in which this thread last found a message
+ * (tn_am_drain), or NULL: the queue a waiting call watches first, where
+ * the answer to what this thread just sent comes in a ping-pong
+ * (core/sync.c, watch_direct). */
+extern TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
+
 /* The token of the innermost handler running on this thread, or NULL. */
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 
@@ -244,6 +250,7 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
         return 0;
     }
     tn_msgq_prefetch_answer(q);
+    tn_am_last_in = q;
     int n = 0;
     do {
         size_t len = r->len, inl = r->inl;

@@ -5,6 +5,7 @@
 #include "base/stats.h"
 #include "base/time.h"
 #include "base/wait.h"
+#include "core/am.h"
 #include "core/core.h"
 #include "core/event.h"
 
@@ -64,12 +65,74 @@ static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_
     }
 }
 
+/* Looks of watch_direct between two whole steps of a wait. */
+#define DIRECT_ROUNDS 8
+
+/* The direct queue a wait watches between its steps (watch_direct): the
+ * one in which this thread last found a message (tn_am_last_in), when this
+ * thread alone drains it, every step would drive the whole progress hook
+ * and then only pause or watch (a job with no network to poll, a policy
+ * that spins), or NULL. */
+static TN_ALWAYS_INLINE tn_msgq_t *direct_queue(void)
+{
+    const tn_wait_policy_t *p = &tn_wait_policy;
+    tn_msgq_t *q = tn_am_last_in;
+    if (!q || q->threads || !tn_wait_progress_hook || tn_wait_local_hook ||
+        tn_core.npolled)
+        return NULL;
+    return p->mode == TN_WAIT_SPIN || (p->mode == TN_WAIT_AUTO && !p->oversubscribed)
+               ? q
+               : NULL;
+}
+
+/* tn_am_drain of the watched queue, out of line: one copy for the six
+ * loops of wait_steps. */
+static __attribute__((noinline)) int drain_direct(tn_msgq_t *q)
+{
+    return tn_am_drain(q);
+}
+
+/* Between two whole steps of a wait, DIRECT_ROUNDS looks at the next slot
+ * of the direct queue q and at the word: a message there is handled at
+ * once (tn_am_drain: the same checks, order and turns as progress), with
+ * no way through the step, the progress hook and the loop over every
+ * queue; the word is checked after it and in each round, so that a store
+ * by another rank ends the wait as soon as before. The rounds are kept
+ * one at a time (lfence, as tn_core_wait_relax), so that a slot written
+ * meanwhile does not flush the pipeline. The other queues, the network
+ * and everything else progress does still run at each whole step, every
+ * DIRECT_ROUNDS looks (about 60 ns here). What this takes off a ping-pong's
+ * critical path: docs/design/active-messages.md, seventeenth pass. 1 once
+ * the word compares true. */
+static TN_ALWAYS_INLINE int watch_direct(const _Atomic uint64_t *a, int cmp,
+                                         uint64_t value, tn_msgq_t *q, tn_wait_t *w)
+{
+    for (int k = 0; k < DIRECT_ROUNDS; k++) {
+        if (atomic_load_explicit(&q->slots[q->seq & q->smask].seq,
+                                 memory_order_relaxed) == q->seq &&
+            drain_direct(q) > 0)
+            tn_wait_progressed(w);
+        if (tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value))
+            return 1;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_lfence();
+#else
+        tn_cpu_relax();
+#endif
+    }
+    return 0;
+}
+
 /* The loop for every policy: each failed poll is a step of the wait w
- * (progress hook, pause, yield or sleep). */
+ * (progress hook, pause, yield or sleep), with watch_direct between the
+ * steps where a direct queue is watched. */
 static TN_ALWAYS_INLINE tern_status_t steps_u64(const _Atomic uint64_t *a, int cmp,
                                                 uint64_t value, tn_wait_t *w)
 {
+    tn_msgq_t *q = direct_queue();
     while (!tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value)) {
+        if (q && watch_direct(a, cmp, value, q, w))
+            break;
         /* Without a hook, progress every 64 polls (tn_wait_next drives
          * the hook when one is set). */
         if (!tn_wait_progress_hook && (w->iter & 63) == 63 && tn_core_progress() > 0)
