@@ -263,7 +263,7 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * a record. Each returns 0 without doing anything when it does not
  * apply. */
 #define TN_COLL_XNET_MEMBERS 8
-#define TN_COLL_XNET_DIRECT  4
+#define TN_COLL_XNET_DIRECT  3
 int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn);
 int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,

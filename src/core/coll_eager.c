@@ -907,8 +907,8 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * record r, from member me + d, into positions d... ceil(log2 n) writes
  * sent and received per member where the direct exchange takes n - 1 of
  * each: with 8 members on 2 cores the team's CPU per call, not its
- * latencies, sets the time (collectives.md, "Small fcollect of 5 to 16
- * members over the network"). Taken where the largest round (most
+ * latencies, sets the time (collectives.md, "Small fcollect of 4 to 16
+ * members"). Taken where the largest round (most
  * blocks) fits a record; the positions a later round sends (below most)
  * are kept in held, so src is read once and dest only written. */
 static int small_bruck(tn_cteam_t *t, void *dest, const void *src, size_t nbytes)

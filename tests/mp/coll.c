@@ -537,10 +537,10 @@ static void check_allreduces(tern_team_t team, const char *tname)
      * record's limits changing call after call (records of another length
      * at the same ring bytes one ring later), allreduce in place every
      * other time, a member late now and then while its partners already
-     * write into its ring for the next call. Fcollect of more than 4
+     * write into its ring for the next call. Fcollect of 4 or more
      * members goes by Bruck's allgather in records where its largest round
-     * fits one: up to 14 B per block at 16 members, 28 at 8, 37 at 7
-     * (20 sizes: each meets all three collectives). */
+     * fits one: up to 14 B per block at 16 members, 28 at 8, 37 at 7, 56
+     * at 4 (20 sizes: each meets all three collectives). */
     for (int it = 0; it < 400; it++) {
         static const size_t rsz[] = {1,  48, 7,   49, 8,  112, 40, 113, 47, 111,
                                      16, 14, 104, 15, 56, 28,  4,  29,  37, 38};
