@@ -75,12 +75,6 @@ tern_status_t tern_free(void *ptr)
     return TERN_OK;
 }
 
-/* Symmetric allocation: from the heap's symmetric arena, whose placement
- * depends only on the symmetric calls, so it is identical on every rank
- * when the ranks make the same ones; an allgather verifies sizes and
- * offsets (start-up path speed: one launcher round trip). A rank that
- * succeeded frees the block again when another failed, which restores its
- * heap exactly (tn_heap_alloc), so the ranks stay in step. */
 /* The symmetric arena's place in the heap follows the segment's size, so
  * ranks whose segments differ (TERN_SEGMENT_SIZE set otherwise on some
  * rank) put the same block at different offsets. Says so in buf, naming
@@ -103,6 +97,12 @@ static int seg_sizes_differ(char *buf, size_t len)
     return 0;
 }
 
+/* Symmetric allocation: from the heap's symmetric arena, whose placement
+ * depends only on the symmetric calls, so it is identical on every rank
+ * when the ranks make the same ones; an allgather verifies sizes and
+ * offsets (start-up path speed: one launcher round trip). A rank that
+ * succeeded frees the block again when another failed, which restores its
+ * heap exactly (tn_heap_alloc), so the ranks stay in step. */
 tern_status_t tern_alloc_sym(size_t size, void **out)
 {
     TN_CHECK_INIT("tern_alloc_sym");
