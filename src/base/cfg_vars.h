@@ -218,7 +218,7 @@
       "Network operations in flight per rank at most; more wait (or return "             \
       "TERN_ERR_AGAIN with TERN_FLAG_IMMEDIATE). 0: 256 with TERN_OFI_SIZE=tern, "       \
       "the provider's queue size with TERN_OFI_SIZE=provider.")                          \
-    X(ofi_size, "TERN_OFI_SIZE", ENUM, "tern", "tern|provider", 0,                       \
+    X(ofi_size, "TERN_OFI_SIZE", ENUM, "tern", "tern|provider", TN_CFG_JOB,              \
       "Who sizes the network provider's buffers and queues: tern sets the "              \
       "provider's variables (FI_OFI_RXM_BUFFER_SIZE, _TX_SIZE, _RX_SIZE, ...) "          \
       "from Tern's needs where the user has not set them (a user's FI_* "                \

@@ -7,9 +7,10 @@
 # nodes for the transports; TERN_OFI_ATOMICS, from which every rank picks
 # an atomic domain's mechanism, coherent only when all pick the same;
 # TERN_AM_NET_CREDITS, the network messages a sender may have outstanding,
-# returned by the receiver after half its own value; TERN_OFI_PROVIDER and
-# TERN_OFI_LAZY_ADDR, without which ranks cannot reach each other or make
-# other start-up exchanges; TERN_STATS, for which tern_finalize gathers
+# returned by the receiver after half its own value; TERN_OFI_PROVIDER,
+# TERN_OFI_LAZY_ADDR and TERN_OFI_SIZE, without which ranks cannot reach
+# each other, make other start-up exchanges or agree on the provider's
+# eager sizes; TERN_STATS, for which tern_finalize gathers
 # every rank's counts) are
 # compared at tern_init
 # (core/xports.c agree_job). One rank started with another value of VAR:

@@ -174,7 +174,14 @@ foreach(cfg net mixed)
     add_test(NAME mp.cfg_agree_provider.${cfg}.n3
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
       $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_hello> 3 TERN_OFI_PROVIDER sockets "" "")
+    # One rank with TERN_OFI_SIZE=provider (ofi_rxm's buffer and eager
+    # sizes left at libfabric's defaults, the others' set by Tern) hung
+    # mp_am_order (net, 3 ranks; 30 and 40 s timeouts, 6.5 s alike).
+    add_test(NAME mp.cfg_agree_ofi_size.${cfg}.n3
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
+      $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_am> 3 TERN_OFI_SIZE provider tern TERN)
     set_tests_properties(mp.cfg_agree_lazy_addr.${cfg}.n3 mp.cfg_agree_provider.${cfg}.n3
+      mp.cfg_agree_ofi_size.${cfg}.n3
       PROPERTIES TIMEOUT 150 LABELS "mp;${cfg}" ENVIRONMENT TERN_SEGMENT_SIZE=16M)
   endif()
 endforeach()
