@@ -183,12 +183,13 @@
       "puts of at most this size, its flag behind the last. 0: one put per "             \
       "block.")                                                                          \
     X(coll_wide_max, "TERN_COLL_WIDE_MAX", SIZE, "2K", NULL, TN_CFG_JOB,                 \
-      "Largest allreduce (bytes) of a team whose members are each on their "             \
-      "own node that goes as wide records: above the stamped record's 112 "              \
-      "bytes (tcp;ofi_rxm), each partial with its stamp and a check word as "            \
-      "one network write with local completion only, which the receiver "                \
-      "polls in its memory, instead of one active message. At most 2K (the "             \
-      "default); 0: never.")                                                             \
+      "Largest allreduce, and fcollect or all-to-all block (bytes), of a "               \
+      "team whose members are each on their own node that goes as wide "                 \
+      "records: above the stamped record's 112 bytes (tcp;ofi_rxm), each "               \
+      "partial or block with its stamp and a check word as one network "                 \
+      "write with local completion only, which the receiver polls in its "               \
+      "memory, instead of one active message. At most 2K (the default); "                \
+      "0: never.")                                                                       \
     X(boot_timeout, "TERN_BOOT_TIMEOUT", DOUBLE, "60", NULL, 0,                          \
       "Seconds the job may spend in start-up (every rank reaching and "                  \
       "finishing tern_init) before it is ended with an error; 0: no limit.")             \

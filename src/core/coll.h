@@ -102,9 +102,10 @@ typedef struct tn_cteam {
     int xmax;          /* bytes of data a stamped record carries to every
                           other member (one node each, unacknowledged writes),
                           0: none (core/coll_eager.c, tn_coll_small_*) */
-    int wmax;          /* bytes of data an allreduce's wide record carries (one
-                          write with local completion only), above xmax; 0:
-                          none (core/coll_eager.c, tn_coll_wide_max) */
+    int wmax;          /* bytes of data a wide record carries (one write with
+                          local completion only: an allreduce's partial or an
+                          fcollect or all-to-all block), above xmax; 0: none
+                          (core/coll_eager.c, tn_coll_wide_max) */
     uint32_t seq;      /* collectives run on this team (every member the same) */
     uint32_t barseq;   /* seq of its last barrier (its first at creation, as the flags) */
     char *staging;     /* private, scratch bytes: network gets land here */
@@ -256,12 +257,12 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * recursive doubling up to t->xmax bytes (up to t->wmax as wide records:
  * the same, each record one write with local completion only, waited for
  * before the call returns), fcollect (step 0) and all-to-all
- * (step nbytes) direct up to t->xmax bytes per block and
- * TN_COLL_XNET_MEMBERS members, except fcollect of more than
- * TN_COLL_XNET_DIRECT members: Bruck's allgather, one record per round
- * (any team size), where its largest round (up to half the blocks) fits
- * a record. Each returns 0 without doing anything when it does not
- * apply. */
+ * (step nbytes) direct up to t->xmax bytes per block (up to t->wmax as
+ * wide records) and TN_COLL_XNET_MEMBERS members, except fcollect of
+ * more than TN_COLL_XNET_DIRECT members: Bruck's allgather, one record
+ * per round (any team size), where its largest round (up to half the
+ * blocks) fits a record. Each returns 0 without doing anything when it
+ * does not apply. */
 #define TN_COLL_XNET_MEMBERS 8
 #define TN_COLL_XNET_DIRECT  3
 int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,

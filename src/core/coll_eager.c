@@ -699,14 +699,16 @@ int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
  * at most the transport's unacknowledged write (caps.unacked: over
  * tcp;ofi_rxm 128 bytes, asked for at start-up, xport/ofi/ofi_setup.c
  * widen_inject), so up to 112 bytes of data; more goes as a wide record
- * (an allreduce up to TERN_COLL_WIDE_MAX, below) or by message
+ * (an allreduce, or fcollect or all-to-all blocks, up to
+ * TERN_COLL_WIDE_MAX, below) or by message
  * (collectives.md, "Stamped records of 112 bytes"). Sender and receiver
  * must choose the same form, so the size is the job's smallest
  * (tn_core.unacked_job, from every rank's at start-up: core/xports.c),
  * not this rank's own: a member whose provider grants less (or lacks
  * ordered unacknowledged writes: 0) lowers it for every member. */
 #define REC 128
-/* Wide records (an allreduce of more than xmax bytes, up to t->wmax:
+/* Wide records (an allreduce, or fcollect or all-to-all blocks, of more
+ * than xmax bytes, up to t->wmax:
  * TERN_COLL_WIDE_MAX, at most TN_COLL_WIDE_LIMIT): the same layout (data,
  * stamp, check word) in a line of the record's size rounded up to 64,
  * written as one put with local completion only
@@ -768,7 +770,7 @@ int tn_coll_wide_max(const tn_cteam_t *t)
  * (WREC bytes, left alone until lc has no part outstanding) and goes as
  * one put without remote completion, counted in lc. */
 static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t len,
-                     uint32_t seq, uint64_t *out, tn_comp_t *lc)
+                     uint32_t seq, uint64_t *out, tn_comp_t *lc, const char *what)
 {
     uint64_t small[REC / 8], *w = lc ? out : small;
     size_t k = (len + 7) / 8;
@@ -793,17 +795,18 @@ static void rec_send(tn_cteam_t *t, int j, char *rec, const void *data, size_t l
     int rc = tn_core_xport_rma(p->xport, &op, &done, TN_XPORT_FLAG_NOREMOTE);
     if (rc != TERN_OK) {
         tn_comp_add(lc, -1);
-        write_failed("allreduce: the network write of a record", g, rc);
+        write_failed(what, g, rc);
     }
 }
 
 /* Until every wide record counted in lc is locally complete (its buffer
- * free); a failed write ends the job (its reader would wait for ever). */
-static void wide_wait(tn_comp_t *lc)
+ * free); a failed write ends the job (its reader would wait for ever),
+ * naming what: "<collective>: the network write of a record". */
+static void wide_wait(tn_comp_t *lc, const char *what)
 {
     int rc = tn_comp_wait(lc);
     if (rc != TERN_OK)
-        write_failed("allreduce: the network write of a record", -1, rc);
+        write_failed(what, -1, rc);
 }
 
 /* Waits, driving progress, for record rec of this call (seq, len bytes)
@@ -812,7 +815,7 @@ static void wide_wait(tn_comp_t *lc)
  * in flight; one that failed ends the job here, not after this wait (its
  * partner may be waiting for it too). */
 static void rec_recv(tn_cteam_t *t, const char *rec, uint64_t *w, size_t len,
-                     uint32_t seq, tn_comp_t *lc)
+                     uint32_t seq, tn_comp_t *lc, const char *what)
 {
     const _Atomic uint64_t *r = (const _Atomic uint64_t *)(const void *)rec;
     size_t k = (len + 7) / 8;
@@ -826,9 +829,18 @@ static void rec_recv(tn_cteam_t *t, const char *rec, uint64_t *w, size_t len,
                 return;
         }
         if (lc && tn_unlikely(tn_comp_status(lc) != TERN_OK))
-            wide_wait(lc);
+            wide_wait(lc, what);
         tn_coll_wait_step(t, &wt);
     }
+}
+
+#define AR_REC "allreduce: the network write of a record"
+
+/* The line of a wide record of len bytes of data: the data in words, the
+ * stamp and the check word, rounded up to 64 bytes. */
+static size_t wide_line(size_t len)
+{
+    return (((len + 7) & ~(size_t)7) + 16 + 63) & ~(size_t)63;
 }
 
 /* Recursive doubling over the largest power of two p <= n as in
@@ -847,7 +859,7 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     int wide = bytes > (size_t)t->xmax;
     if (!t->xmax || bytes > (size_t)(wide ? t->wmax : t->xmax) || es > 16)
         return 0;
-    size_t line = wide ? ((((bytes + 7) & ~(size_t)7) + 16 + 63) & ~(size_t)63) : REC;
+    size_t line = wide ? wide_line(bytes) : REC;
     while (2 * p <= n) {
         p *= 2;
         rounds++;
@@ -863,11 +875,11 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     tn_comp_t lcs, *lc = wide ? &lcs : NULL;
     tn_comp_init(&lcs, 0);
     if (me >= p) {
-        rec_send(t, me - p, fold, src, bytes, seq, out, lc);
-        rec_recv(t, res, in, bytes, seq, lc);
+        rec_send(t, me - p, fold, src, bytes, seq, out, lc, AR_REC);
+        rec_recv(t, res, in, bytes, seq, lc, AR_REC);
         memcpy(dest, in, bytes);
         if (lc)
-            wide_wait(lc);
+            wide_wait(lc, AR_REC);
         all_entered(t);
         return 1;
     }
@@ -875,13 +887,13 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
     if (dest != src)
         memcpy(dest, src, bytes);
     if (me < extra) {
-        rec_recv(t, fold, in, bytes, seq, lc);
+        rec_recv(t, fold, in, bytes, seq, lc, AR_REC);
         fn(acc, in, count);
     }
     for (int r = 0; r < rounds; r++) {
         int peer = me ^ (1 << r);
-        rec_send(t, peer, e + (size_t)r * line, acc, bytes, seq, out, lc);
-        rec_recv(t, e + (size_t)r * line, in, bytes, seq, lc);
+        rec_send(t, peer, e + (size_t)r * line, acc, bytes, seq, out, lc, AR_REC);
+        rec_recv(t, e + (size_t)r * line, in, bytes, seq, lc, AR_REC);
         if (peer > me) {
             fn(acc, in, count);
         } else {
@@ -889,12 +901,12 @@ int tn_coll_small_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
             memcpy(acc, in, bytes);
         }
         if (lc)
-            wide_wait(lc); /* out is built again next round */
+            wide_wait(lc, AR_REC); /* out is built again next round */
     }
     if (me < extra) {
-        rec_send(t, me + p, res, acc, bytes, seq, out, lc);
+        rec_send(t, me + p, res, acc, bytes, seq, out, lc, AR_REC);
         if (lc)
-            wide_wait(lc);
+            wide_wait(lc, AR_REC);
     }
     all_entered(t);
     return 1;
@@ -929,8 +941,9 @@ static int small_bruck(tn_cteam_t *t, void *dest, const void *src, size_t nbytes
     memcpy(out + (size_t)me * nbytes, src, nbytes);
     for (int d = 1, r = 0; d < n; d <<= 1, r++) {
         size_t cnt = (size_t)(d < n - d ? d : n - d), len = cnt * nbytes;
-        rec_send(t, (me - d + n) % n, e + (size_t)r * REC, held, len, seq, NULL, NULL);
-        rec_recv(t, e + (size_t)r * REC, w, len, seq, NULL);
+        rec_send(t, (me - d + n) % n, e + (size_t)r * REC, held, len, seq, NULL, NULL,
+                 "fcollect: the network write of a record");
+        rec_recv(t, e + (size_t)r * REC, w, len, seq, NULL, NULL);
         const char *in = (const char *)w;
         size_t first = (size_t)((me + d) % n), run = (size_t)n - first;
         if (run > cnt)
@@ -948,7 +961,12 @@ static int small_bruck(tn_cteam_t *t, void *dest, const void *src, size_t nbytes
 /* Direct: member me sends block j (src + step * j) as record me of member
  * j, all at once (one network latency), copies its own, then reads
  * record j into dest + j * nbytes as each arrives. Fcollect (step 0) of
- * more than TN_COLL_XNET_DIRECT members: small_bruck where it fits. */
+ * more than TN_COLL_XNET_DIRECT members: small_bruck where it fits.
+ * Blocks above xmax (up to wmax) go as wide records: the claim holds n
+ * lines that the others write and n more where this member builds its
+ * record for member j (line n + j, left alone until its local
+ * completion, waited for before the call returns; n - 1 records in
+ * flight at once, so not on the stack). */
 int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t step,
                            size_t nbytes)
 {
@@ -956,24 +974,34 @@ int tn_coll_small_exchange(tn_cteam_t *t, void *dest, const void *src, size_t st
     if (step == 0 && n > TN_COLL_XNET_DIRECT && t->xmax && nbytes &&
         small_bruck(t, dest, src, nbytes))
         return 1;
-    if (!t->xmax || nbytes > (size_t)t->xmax || n > TN_COLL_XNET_MEMBERS || !nbytes ||
-        2 * (size_t)n * REC > (size_t)tn_teams.depth * tn_teams.eager)
+    int wide = nbytes > (size_t)t->xmax;
+    size_t line = wide ? wide_line(nbytes) : REC, lines = (size_t)n * (wide ? 2 : 1);
+    if (!t->xmax || nbytes > (size_t)(wide ? t->wmax : t->xmax) ||
+        n > TN_COLL_XNET_MEMBERS || !nbytes ||
+        2 * lines * line > (size_t)tn_teams.depth * tn_teams.eager)
         return 0;
-    char *e = claim(t, (size_t)n * REC), *d = dest;
-    uint64_t w[REC / 8];
+    const char *what = step ? "alltoall: the network write of a record"
+                            : "fcollect: the network write of a record";
+    char *e = claim(t, lines * line), *d = dest;
+    _Alignas(16) uint64_t w[WREC / 8];
     const char *s = src;
     uint32_t seq = ++t->seq;
+    tn_comp_t lcs, *lc = wide ? &lcs : NULL;
+    tn_comp_init(&lcs, 0);
     for (int k = 1; k < n; k++) {
         int j = (me + k) % n;
-        rec_send(t, j, e + (size_t)me * REC, s + step * (size_t)j, nbytes, seq, NULL,
-                 NULL);
+        uint64_t *out = wide ? (uint64_t *)(void *)(e + (size_t)(n + j) * line) : NULL;
+        rec_send(t, j, e + (size_t)me * line, s + step * (size_t)j, nbytes, seq, out, lc,
+                 what);
     }
     memcpy(d + (size_t)me * nbytes, s + step * (size_t)me, nbytes);
     for (int k = 1; k < n; k++) {
         int j = (me - k + n) % n;
-        rec_recv(t, e + (size_t)j * REC, w, nbytes, seq, NULL);
+        rec_recv(t, e + (size_t)j * line, w, nbytes, seq, lc, what);
         memcpy(d + (size_t)j * nbytes, w, nbytes);
     }
+    if (lc)
+        wide_wait(lc, what);
     all_entered(t);
     return 1;
 }

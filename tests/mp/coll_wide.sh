@@ -1,20 +1,26 @@
 #!/bin/sh
-# A wide record (core/coll_eager.c: an allreduce of 113 B to
-# TERN_COLL_WIDE_MAX by one network write with local completion only)
-# whose write fails ends the job with a message that names it, instead of
-# leaving its reader (or its writer) waiting: mp_coll_wide under
-# TERN_TEST_FAULT=complete:1 (every network write's completion reports a
-# failure; the first 512 B allreduce is the job's first such write) must
-# fail, within the timeout, saying so.
+# A wide record (core/coll_eager.c: an allreduce, or an fcollect or
+# all-to-all block, of 113 B to TERN_COLL_WIDE_MAX by one network write
+# with local completion only) whose write fails ends the job with a
+# message that names it, instead of leaving its reader (or its writer)
+# waiting: mp_coll_wide under TERN_TEST_FAULT=complete:1 (every network
+# write's completion reports a failure; the first 512 B allreduce is the
+# job's first such write) must fail, within the timeout, saying so.
 # Usage: coll_wide.sh CONFIG TERNRUN COLL_WIDE RANKS
 cfg=$1 ternrun=$2 prog=$3 n=$4
 here=$(dirname "$0")
 fail() { echo "coll_wide: FAIL: $*"; exit 1; }
-out=$(TERN_TEST_FAULT=complete:1 timeout 60 "$here/run_config.sh" "$cfg" "$ternrun" \
-  -n "$n" "$prog" 2>&1); rc=$?
-[ $rc -eq 124 ] && fail "$cfg n$n: job hung (timeout): $(echo "$out" | tail -5)"
-[ $rc -ne 0 ] || fail "$cfg n$n: the job passed with every write failing: $(echo "$out" | tail -5)"
-echo "$out" | grep -q 'allreduce: the network write of a record.*failed' ||
-  fail "$cfg n$n: no message naming the record's write: $(echo "$out" | tail -10)"
-echo "$out" | grep 'network write of a record' | head -2
+# Once as it is, then with the exchanges first (mp_coll_wide x): the first
+# failing write is an fcollect's wide record (512 B blocks).
+check() { # ARG WHAT
+  out=$(TERN_TEST_FAULT=complete:1 timeout 60 "$here/run_config.sh" "$cfg" "$ternrun" \
+    -n "$n" "$prog" $1 2>&1); rc=$?
+  [ $rc -eq 124 ] && fail "$cfg n$n $1: job hung (timeout): $(echo "$out" | tail -5)"
+  [ $rc -ne 0 ] || fail "$cfg n$n $1: the job passed with every write failing: $(echo "$out" | tail -5)"
+  echo "$out" | grep -q "$2: the network write of a record.*failed" ||
+    fail "$cfg n$n $1: no message naming the $2 record's write: $(echo "$out" | tail -10)"
+  echo "$out" | grep 'network write of a record' | head -2
+}
+check "" allreduce
+check x fcollect
 echo "coll_wide: $cfg n$n: PASS"
