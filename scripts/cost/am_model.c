@@ -172,15 +172,26 @@ static inline uint64_t fill(q_t *q, slot_t *s, char *data, unsigned h, const uin
     return make_hdr(q->seq++, len, h, na, q->wrap);
 }
 
-static inline int send_msg(q_t *q, unsigned h, const uint64_t *a, int na, const void *p,
-                           size_t len)
+/* Reserves and fills the next slot of q (and its data part): the slot,
+ * with the header word to publish in *hdr, or NULL when q is full. */
+static inline slot_t *put_msg(q_t *q, unsigned h, const uint64_t *a, int na,
+                              const void *p, size_t len, uint64_t *hdr)
 {
     char *data = NULL;
     size_t room = INLINE - 8u * (unsigned)na;
     slot_t *s = reserve(q, len > room ? len : 0, &data);
+    if (s)
+        *hdr = fill(q, s, data, h, a, na, p, len);
+    return s;
+}
+
+static inline int send_msg(q_t *q, unsigned h, const uint64_t *a, int na, const void *p,
+                           size_t len)
+{
+    uint64_t hdr;
+    slot_t *s = put_msg(q, h, a, na, p, len, &hdr);
     if (!s)
         return -1;
-    uint64_t hdr = fill(q, s, data, h, a, na, p, len);
     atomic_store_explicit(&s->hdr, hdr, memory_order_release);
     return 0;
 }
@@ -191,14 +202,11 @@ static inline int send_msg(q_t *q, unsigned h, const uint64_t *a, int na, const 
 static inline int reply_msg(token_t *t, unsigned h, const uint64_t *a, int na,
                             const void *p, size_t len)
 {
-    q_t *q = t->out;
-    char *data = NULL;
-    size_t room = INLINE - 8u * (unsigned)na;
-    slot_t *s = reserve(q, len > room ? len : 0, &data);
+    uint64_t hdr;
+    slot_t *s = put_msg(t->out, h, a, na, p, len, &hdr);
     if (!s)
         return -1;
-    uint64_t hdr = fill(q, s, data, h, a, na, p, len);
-    if (len > room) {
+    if (len > INLINE - 8u * (unsigned)na) {
         t->held = s;
         t->held_hdr = hdr;
     } else
