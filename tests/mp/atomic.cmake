@@ -74,7 +74,7 @@ tern_mp_test(NAME amo_combine_mt SOURCES amo_combine_mt.c RANKS 1 2 3 TIMEOUT 12
 # with atomic adds on one word (exact count); the default choice, the
 # provider's atomics (the signal after the data's remote completion) and
 # the one-message path turned off.
-tern_mp_test(NAME signal_msg SOURCES signal_msg.c RANKS 1 2 4)
+tern_mp_test(NAME signal_msg SOURCES signal_msg.c RANKS 1 2 3 4)
 tern_mp_test(NAME signal_msg_net SOURCES signal_msg.c RANKS 2 4 ENV TERN_OFI_ATOMICS=net)
 tern_mp_test(NAME signal_msg_off SOURCES signal_msg.c RANKS 2 ENV TERN_SIGNAL_MSG_MAX=0)
 # Atomics (the provider's, TERN_AD_PROVIDER) and puts from inside handlers

@@ -21,9 +21,10 @@ int main(int argc, char **argv)
 {
     int me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
     int n = tern_size();
-    int partner = n > 1 ? (me + n / 2) % n : me;
-    if (n > 1 && n % 2 && me == n - 1)
-        partner = me; /* odd count: the last one talks to itself */
+    /* Pairs n/2 apart, each rank the partner of its partner; with an odd
+     * count the last one talks to itself. */
+    int half = n / 2;
+    int partner = me < half ? me + half : me < 2 * half ? me - half : me;
     unsigned char *buf, *src = malloc(MAXLEN);
     uint64_t *sig;
     MP_CHECK(src != NULL, "malloc");
