@@ -11,7 +11,6 @@
 #include "core/am.h"
 
 tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
-TN_TLS_FAST _Thread_local int tn_am_in_handler;
 TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
 TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
@@ -244,9 +243,7 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
     struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(h->kind & TN_AM_REPLY), 0};
     struct tern_am_token_s *outer = tn_am_token;
     tn_am_token = &tok;
-    tn_am_in_handler++;
     fn(&tok, b, len, args, h->nargs);
-    tn_am_in_handler--;
     tn_am_token = outer;
 }
 

@@ -199,9 +199,7 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
                                   0};
     struct tern_am_token_s *outer = tn_am_token;
     tn_am_token = &tok;
-    tn_am_in_handler++;
     fn(&tok, b, len, args, (int)nargs);
-    tn_am_in_handler--;
     tn_am_token = outer;
 }
 

@@ -357,7 +357,12 @@ static inline int tn_am_progress(void)
                : 0;
 }
 void tn_am_fini(void);
-extern TN_TLS_FAST _Thread_local int tn_am_in_handler;
+/* The token of the innermost handler running on this thread, or NULL (set
+ * around each handler call by the dispatch); a thread is inside a handler
+ * exactly when it is set, so no separate count is kept (two thread-local
+ * stores fewer per message: active-messages.md, eighteenth pass). */
+extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
+#define tn_am_in_handler (tn_am_token != NULL)
 #define TN_NOT_IN_HANDLER(call)                                                  \
     do {                                                                         \
         if (__builtin_expect(tn_am_in_handler, 0))                               \
