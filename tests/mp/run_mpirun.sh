@@ -39,7 +39,10 @@ unset TERN_BOOT_ADDR TERN_BOOT_RANK TERN_BOOT_SIZE TERN_BOOT_NODE TERN_BOOT_JOBI
 # starting at that moment (ctest -j) fails in orte_init with "A call to
 # mkdir was unable to create the desired directory ... File exists"
 # (seen in CI: mp.pmix_boot.n2 under ASan, 2026-11-28).
-sess=$(mktemp -d "${TMPDIR:-/tmp}/tern_ompi.XXXXXX") || exit 1
+sess=$(mktemp -d "${TMPDIR:-/tmp}/tern_ompi.XXXXXX") || {
+  echo "run_mpirun.sh: cannot make a session directory for mpirun in ${TMPDIR:-/tmp}" >&2
+  exit 1
+}
 trap 'rm -rf "$sess"' EXIT
 # A timeout's TERM (or INT, HUP) ends the script through exit, so the
 # EXIT trap removes the directory then too (after mpirun has ended).
