@@ -271,11 +271,12 @@ static int check_unacked(uint32_t planned)
 /* What every rank takes from all the segment descriptions alike: the
  * collectives' record size, the job's smallest unacknowledged write
  * (tn_core.unacked_job); and the settings that must be the same on every
- * rank (TN_CFG_JOB: the collectives' thresholds and piece sizes, from
- * which each member derives the same algorithm and sequence numbers; the
- * Medium limit and shared-memory queue size, from which the receive
- * buffers and the queues' layout in each receiver's control area follow;
- * TERN_SHM, which groups the ranks into nodes),
+ * rank (the TN_CFG_JOB entries of base/cfg_vars.h: for example the
+ * collectives' thresholds, from which each member derives the same
+ * algorithm and sequence numbers; the Medium limit and shared-memory
+ * queue size, from which the receive buffers and queues' layout follow;
+ * TERN_SHM, which groups the ranks into nodes; the network credits and
+ * provider settings; tests/mp/cfg_agree.cmake says what each one broke),
  * else TERN_ERR_CONFIG on every rank, after rank 0 and the first rank
  * that differs have listed theirs. */
 static int agree_job(const tn_seg_info_t *all, int n)
