@@ -22,9 +22,23 @@
 #include <mpi.h>
 #endif
 
-/* fcollect and alltoall rows stop where one rank's receive buffer (size
- * times ranks) would pass this. */
+/* The receive buffer of fcollect and alltoall is size times ranks. The
+ * segment is sized before tern_init, when the job's size is not known,
+ * for COLL_SIZED_RANKS ranks at the largest size (issue 11's largest
+ * job: 1 MiB rows at 16 ranks; 2 x 16 MiB of buffers per rank) and at
+ * least COLL_BLOCK_TOTAL; rows of a larger job that do not fit are
+ * skipped with a note naming them. Until 2026-11-28 the bound was 4 MiB
+ * whatever the sizes: the 1 MiB fcollect and alltoall rows at 8 ranks
+ * were dropped without a word. */
 #define COLL_BLOCK_TOTAL ((size_t)4 << 20)
+#define COLL_SIZED_RANKS 16
+
+/* Bytes of each of the two symmetric buffers for sizes up to m. */
+static size_t coll_buf(size_t m)
+{
+    size_t b = m * COLL_SIZED_RANKS;
+    return b > COLL_BLOCK_TOTAL ? b : COLL_BLOCK_TOTAL;
+}
 
 enum { C_BARRIER, C_BCAST, C_ALLREDUCE, C_FCOLLECT, C_ALLTOALL, C_COUNT };
 static const char *const c_name[C_COUNT] = {"barrier", "broadcast", "allreduce",
@@ -148,14 +162,13 @@ static void coll_defaults(tb_opts_t *o)
 
 static size_t coll_need(const tb_opts_t *o)
 {
-    size_t m = tb_sizes_max(o);
-    return 2 * (m > COLL_BLOCK_TOTAL ? m : COLL_BLOCK_TOTAL) + 4096;
+    return 2 * coll_buf(tb_sizes_max(o)) + 4096;
 }
 
 static int coll_run(tb_opts_t *o, tb_job_t *job)
 {
     coll_ctx_t c = {.nranks = job->size};
-    size_t m = tb_sizes_max(o), buf = m > COLL_BLOCK_TOTAL ? m : COLL_BLOCK_TOTAL;
+    size_t buf = coll_buf(tb_sizes_max(o));
     TB_CHECK(tern_alloc_sym(buf, (void **)&c.a));
     TB_CHECK(tern_alloc_sym(buf, (void **)&c.b));
     memset(c.a, 1, buf);
@@ -190,7 +203,7 @@ static int coll_run(tb_opts_t *o, tb_job_t *job)
                 "time per call on rank 0 of back-to-back calls on TERN_TEAM_WORLD; "
                 "allreduce: doubles, sum; fcollect/alltoall: size per rank, rows up "
                 "to %zu B received per rank; baseline: %s",
-                COLL_BLOCK_TOTAL, what);
+                buf, what);
         tb_table_head(o, TB_UNIT_NS);
     }
     for (int kind = 0; kind < C_COUNT; kind++) {
@@ -199,8 +212,16 @@ static int coll_run(tb_opts_t *o, tb_job_t *job)
         for (int i = 0; i < (kind == C_BARRIER ? 1 : o->nsizes); i++) {
             c.kind = kind;
             c.n = kind == C_BARRIER ? 0 : o->sizes[i];
-            if (kind >= C_FCOLLECT && c.n * (size_t)job->size > COLL_BLOCK_TOTAL)
+            if (kind >= C_FCOLLECT && c.n * (size_t)job->size > buf) {
+                if (job->rank == 0)
+                    tb_note(o,
+                            "skipped: %s of %zu B at %d ranks would receive %zu B "
+                            "per rank, more than the %zu B buffer sized for %d "
+                            "ranks at these sizes",
+                            c_name[kind], c.n, job->size, c.n * (size_t)job->size, buf,
+                            COLL_SIZED_RANKS);
                 continue;
+            }
             if (kind == C_ALLREDUCE && c.n < sizeof(double))
                 continue;
 #ifndef TB_MPI
