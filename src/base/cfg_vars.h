@@ -131,9 +131,9 @@
       "piece of a collective's data with its flag to a network member, the "             \
       "flag on the last (eager ring entries above the Medium limit); larger "            \
       "pieces go by a put awaited for its remote completion, then the flag "             \
-      "(the eager allreduce's regions above TERN_COLL_EAGER, to members "                \
-      "reached by ordered writes: a put without remote completion and an "               \
-      "ordered flag write behind it).")                                                  \
+      "(the eager allreduce's regions above TERN_AM_MEDIUM_MAX, to members "             \
+      "reached by ordered writes: one write that raises the flag on arrival, "           \
+      "or without that capability a put and an ordered flag write behind it).")          \
     X(coll_leader_max, "TERN_COLL_LEADER_MAX", SIZE, "4K", NULL, TN_CFG_JOB,             \
       "Largest allreduce (bytes) of a team with 3 or more members on some "              \
       "node of a job across nodes that goes through one leader per node "                \

@@ -39,7 +39,8 @@ uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t nch, i
 {
     tn_coll_flag_t *f = (tn_coll_flag_t *)(t->flags + (size_t)j * sizeof(tn_coll_flag_t));
     if (tn_comp_status(&t->comp) != TERN_OK)
-        tern_abort(1, "collective: a network write of a team flag failed (cause "
+        tern_abort(1, "collective: a network write of a team flag, or of data that "
+                      "carries one, failed (cause "
                       "logged above)");
     int32_t d = (int32_t)(atomic_load_explicit(&f->epoch, memory_order_acquire) - base);
     if (either && !tn_core_peer(t->ranks[j])->ctrl) {

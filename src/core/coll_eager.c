@@ -98,7 +98,7 @@ static void all_entered(tn_cteam_t *t)
  * it. from must stay unchanged until the data is at j: ring bytes are
  * reused only after j left this call. */
 static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t n,
-                        uint32_t seq)
+                        uint32_t seq, const char *what)
 {
     int g = t->ranks[j];
     const tn_peer_t *p = tn_core_peer(g);
@@ -123,7 +123,7 @@ static void put_ordered(tn_cteam_t *t, int j, char *e, const void *from, size_t 
     int rc = tn_core_xport_rma(p->xport, &op, &done, flags);
     if (rc != TERN_OK) {
         tn_comp_add(&t->comp, -1);
-        write_failed("broadcast: the network write", g, rc);
+        write_failed(what, g, rc);
     }
     if (!signal)
         tn_coll_signal_ordered(t, j, seq);
@@ -202,7 +202,7 @@ int tn_coll_eager_bcast(tn_cteam_t *t, void *dest, const void *src, size_t nbyte
                 memcpy(e, from, nbytes);
                 from = e;
             }
-            put_ordered(t, kid, e, e, nbytes, seq);
+            put_ordered(t, kid, e, e, nbytes, seq, "broadcast: the network write");
         } else {
             tn_coll_put_flag(t, kid, e, from, nbytes, seq);
         }
@@ -540,15 +540,22 @@ static int leader_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t c
 
 /* A region of the eager allreduce (n bytes from "from" into "to", this
  * rank's symmetric address, at member j) with its flag raised to seq.
- * Above an entry (TERN_COLL_EAGER, the same answer at both ends: more
- * than the messages of tn_coll_put_flag, which would wait for a blocking
- * put's remote completion) to a member reached with ordered
- * unacknowledged writes: a put with no remote completion and the flag in
- * its second word behind it, *lc its local completion (the caller waits
- * for it before it changes "from"); else tn_coll_put_flag (*lc done). */
+ * Above one Medium message (TERN_AM_MEDIUM_MAX) or an entry
+ * (TERN_COLL_EAGER), both job-wide, so the same answer at both ends, to a
+ * member reached with ordered unacknowledged writes: into j's ring (every
+ * round's region and the fold) by put_ordered, one write that raises the
+ * flag in j's second word on arrival where the transport takes it (over
+ * tcp one message, where tn_coll_put_flag sent two Medium messages up to
+ * TERN_COLL_EAGER and a put and a flag write above it; collectives.md,
+ * "Allreduce regions by the signalled write"), its local completion
+ * counted in t->comp, which region_wait drains before "from" may change;
+ * into j's dest (the fold's result) a put with no remote completion and
+ * the flag write behind it, *lc its local completion. Else
+ * tn_coll_put_flag (*lc done). */
 static int region_by_put(tn_cteam_t *t, int j, size_t n)
 {
-    return n > tn_teams.eager && tn_coll_can_order(t, j);
+    return (n > tn_teams.eager || n > (size_t)tn_cfg.am_medium_max) &&
+           tn_coll_can_order(t, j);
 }
 
 static void region_send(tn_cteam_t *t, int j, void *to, const void *from, size_t n,
@@ -559,6 +566,10 @@ static void region_send(tn_cteam_t *t, int j, void *to, const void *from, size_t
         tn_coll_put_flag(t, j, to, from, n, seq);
         return;
     }
+    if ((char *)to >= t->ring && (char *)to + n <= t->ring + t->rsize) {
+        put_ordered(t, j, to, from, n, seq, "allreduce: the network write");
+        return;
+    }
     int g = t->ranks[j];
     int rc = tn_core_put_flagged("allreduce", g, tern_sym_addr(g, to), from, n, lc);
     if (rc != TERN_OK)
@@ -567,14 +578,20 @@ static void region_send(tn_cteam_t *t, int j, void *to, const void *from, size_t
 }
 
 /* Until member j's region of n bytes sent by region_send is here; then
- * until lc (this member's own put) is locally complete. */
+ * until this member's own write to j is locally complete (lc, or
+ * put_ordered's in t->comp). */
 static void region_wait(tn_cteam_t *t, int j, size_t n, uint32_t seq, tern_event_t lc)
 {
-    if (region_by_put(t, j, n))
+    int rc;
+    if (region_by_put(t, j, n)) {
         wait_ordered(t, j, seq);
-    else
+        rc = tn_coll_drain(t);
+        if (rc != TERN_OK)
+            write_failed("allreduce: a network write", t->ranks[j], rc);
+    } else {
         tn_coll_wait(t, j, seq);
-    int rc = tern_event_wait(lc);
+    }
+    rc = tern_event_wait(lc);
     if (rc != TERN_OK)
         write_failed("allreduce: a network write", t->ranks[j], rc);
 }

@@ -43,7 +43,8 @@ void tn_coll_signal(tn_cteam_t *t, int j, uint32_t seq)
 void tn_coll_wait_step(tn_cteam_t *t, tn_wait_t *w)
 {
     if (tn_comp_status(&t->comp) != TERN_OK)
-        tern_abort(1, "collective: a network write of a team flag failed (cause "
+        tern_abort(1, "collective: a network write of a team flag, or of data that "
+                      "carries one, failed (cause "
                       "logged above)");
     w->net = 1; /* the flag may come over the network: poll it each step */
     if (!tn_wait_progress_hook && (w->iter & 63) == 63 && tn_core_progress() > 0)
@@ -180,7 +181,8 @@ _Atomic int tn_coll_nb;
 static int arrived(tn_cteam_t *t, int j, uint32_t seq)
 {
     if (tn_comp_status(&t->comp) != TERN_OK)
-        tern_abort(1, "collective: a network write of a team flag failed (cause "
+        tern_abort(1, "collective: a network write of a team flag, or of data that "
+                      "carries one, failed (cause "
                       "logged above)");
     return bar_arrived(t, j, seq);
 }

@@ -578,6 +578,28 @@ static void check_allreduces(tern_team_t team, const char *tname)
                      "%s: back-to-back allreduce %d: [%zu] = %lld", tname, it, i,
                      (long long)y[i]);
     }
+    /* Back to back around one Medium message (TERN_AM_MEDIUM_MAX, 8 KiB):
+     * above it a region to a member across nodes goes as one write that
+     * raises its flag (put_ordered), below as one message; the partner's
+     * next write lands in this member's ring while it still combines, and
+     * its own source (dest, in place every other call) changes only after
+     * its write completed locally. A member late now and then. */
+    for (int it = 0; it < 48; it++) {
+        static const size_t mcount[] = {1024, 1025, 1536, 2048, 2049, 4097};
+        size_t count = mcount[it % 6];
+        int64_t *x = (int64_t *)sym_src, *y = (it / 6) % 2 ? x : (int64_t *)sym_dst;
+        for (size_t i = 0; i < count; i++)
+            x[i] = (int64_t)(me + 1) * (it + 1) + (int64_t)i;
+        if (me == it % n && it % 5 == 2)
+            usleep(300);
+        MP_OK(tern_allreduce(team, y, x, count, TERN_TYPE_INT64, TERN_RED_SUM));
+        for (size_t i = 0; i < count; i++)
+            MP_CHECK(
+                y[i] == (int64_t)n * (n + 1) / 2 * (it + 1) + (int64_t)n * (int64_t)i,
+                "%s: back-to-back allreduce %d around the Medium size (%zu x 8 B%s): "
+                "[%zu] = %lld",
+                tname, it, count, y == x ? ", in place" : "", i, (long long)y[i]);
+    }
     /* Back to back, claims of more than half the eager ring (2 members
      * across nodes: one region of 20000 B in the 32 KiB ring): an exchange
      * moves the ring's mark to its own claim only, so no two of these fit

@@ -76,8 +76,21 @@ int main(int argc, char **argv)
     const int nsz = (int)(sizeof(sz) / sizeof(sz[0]));
     unsigned char *src, *dst, *xs, *xd;
     int xfirst = argc > 1 && argv[1][0] == 'x';
-    MP_OK(tern_alloc_sym(4096, (void **)&src));
-    MP_OK(tern_alloc_sym(4096, (void **)&dst));
+    MP_OK(tern_alloc_sym(16384, (void **)&src));
+    MP_OK(tern_alloc_sym(16384, (void **)&dst));
+    if (argc > 1 && argv[1][0] == 'r') {
+        /* First a 12 KiB allreduce: above one Medium message its regions
+         * go to a member across nodes as one write that raises its flag
+         * (coll_eager.c, region_send), the job's first network write with
+         * a completion (coll_wide.sh: its failure must end the job). */
+        int64_t *x = (int64_t *)src, *y = (int64_t *)dst;
+        for (size_t i = 0; i < 1536; i++)
+            x[i] = (int64_t)i + me;
+        MP_OK(tern_allreduce(TERN_TEAM_WORLD, y, x, 1536, TERN_TYPE_INT64, TERN_RED_SUM));
+        for (size_t i = 0; i < 1536; i++)
+            MP_CHECK(y[i] == (int64_t)i * n + (int64_t)n * (n - 1) / 2,
+                     "12 KiB allreduce: [%zu] = %lld", i, (long long)y[i]);
+    }
     MP_OK(tern_alloc_sym(4096 * (size_t)n, (void **)&xs));
     MP_OK(tern_alloc_sym(4096 * (size_t)n, (void **)&xd));
     for (int it = 0; it < CALLS; it++) {
