@@ -49,6 +49,7 @@ int tern_am_register(int index, tern_am_handler_t fn, const char *name)
     /* From now on every waiting call runs handlers (through progress). */
     tn_core_lock();
     tn_wait_progress_hook = tn_core_progress;
+    tn_core_direct_wait_update();
     tn_core_unlock();
     return TERN_OK;
 }
@@ -60,6 +61,7 @@ void tn_am_register_internal(int id, tern_am_handler_t fn, const char *name)
     atomic_store_explicit(&h->fn, fn, memory_order_release);
     tn_core_lock();
     tn_wait_progress_hook = tn_core_progress;
+    tn_core_direct_wait_update();
     tn_core_unlock();
 }
 

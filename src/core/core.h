@@ -401,6 +401,17 @@ int tn_core_progress_net(void);
 /* base/wait's relax hook (tn_wait_relax_hook): see progress.c. */
 void tn_core_wait_relax(void);
 void tn_core_wait_polled(void);
+/* Whether waits may watch a direct queue between their steps (core/sync.c,
+ * watch_direct): tn_core_direct_wait_inputs() cached, so that a wait
+ * reads one word instead of testing each input. Every change of an input
+ * (the progress and node-local hooks, the polled transports, the direct
+ * queues and their threads, the wait policy) is followed by
+ * tn_core_direct_wait_update(): tern_am_register and
+ * tn_am_register_internal (the hook), tn_core_xports_init and _destroy
+ * (hooks, transports, queues, progress thread), tern_init (the policy). */
+extern _Atomic int tn_core_direct_wait;
+int tn_core_direct_wait_inputs(void);
+void tn_core_direct_wait_update(void);
 /* The progress thread (TERN_PROGRESS_THREAD=1), started when some
  * transport needs polling; stop is a no-op without one. */
 int tn_core_progress_start(void);

@@ -225,6 +225,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     if (rc != TERN_OK)
         goto fail;
     tn_wait_policy.oversubscribed = node_oversubscribed();
+    tn_core_direct_wait_update();
     /* The program's global variables move into shared memory now, before
      * Tern starts a thread that could write one of them (setenv's
      * environ, in the program's bss when it refers to it). */

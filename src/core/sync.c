@@ -68,20 +68,40 @@ static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_
 /* Looks of watch_direct between two whole steps of a wait. */
 #define DIRECT_ROUNDS 8
 
-/* The direct queue a wait watches between its steps (watch_direct): the
- * one in which this thread last found a message (tn_am_last_in), when this
- * thread alone drains it, every step would drive the whole progress hook
- * and then only pause or watch (a job with no network to poll, a policy
- * that spins), or NULL. */
-static TN_ALWAYS_INLINE tn_msgq_t *direct_queue(void)
+_Atomic int tn_core_direct_wait;
+
+/* Whether the waits of this process may watch a direct queue between
+ * their steps (watch_direct), from what that depends on: every step
+ * drives the whole progress hook and then only pauses or watches (a hook,
+ * no network to poll: no node-local hook, no polled transport; a policy
+ * that spins), and each direct queue is drained by one thread at a time
+ * without turns (no queue with threads: not TERN_THREAD_MULTIPLE, no
+ * TERN_PROGRESS_THREAD). Read at every change of one of them
+ * (tn_core_direct_wait_update). */
+int tn_core_direct_wait_inputs(void)
 {
     const tn_wait_policy_t *p = &tn_wait_policy;
-    tn_msgq_t *q = tn_am_last_in;
-    if (!q || q->threads || !tn_wait_progress_hook || tn_wait_local_hook ||
-        tn_core.npolled)
-        return NULL;
-    return p->mode == TN_WAIT_SPIN || (p->mode == TN_WAIT_AUTO && !p->oversubscribed)
-               ? q
+    if (!tn_wait_progress_hook || tn_wait_local_hook || tn_core.npolled)
+        return 0;
+    for (int i = 0; i < tn_core.msg_nin; i++)
+        if (tn_core.msg_in[i].threads)
+            return 0;
+    return p->mode == TN_WAIT_SPIN || (p->mode == TN_WAIT_AUTO && !p->oversubscribed);
+}
+
+void tn_core_direct_wait_update(void)
+{
+    atomic_store_explicit(&tn_core_direct_wait, tn_core_direct_wait_inputs(),
+                          memory_order_relaxed);
+}
+
+/* The direct queue a wait watches between its steps (watch_direct): the
+ * one in which this thread last found a message (tn_am_last_in), when
+ * waits may watch one (tn_core_direct_wait), or NULL. */
+static TN_ALWAYS_INLINE tn_msgq_t *direct_queue(void)
+{
+    return atomic_load_explicit(&tn_core_direct_wait, memory_order_relaxed)
+               ? tn_am_last_in
                : NULL;
 }
 
@@ -169,6 +189,50 @@ static __attribute__((noinline)) tern_status_t wait_steps_fresh(const _Atomic ui
     return wait_steps(a, cmp, value, &w);
 }
 
+/* The rest of a wait entered through wait_direct once its first looks
+ * found nothing: what steps_u64 does after its first watch_direct (a
+ * whole step; the hook that tn_core_direct_wait implies drives progress
+ * there), then its loop. */
+static __attribute__((noinline)) tern_status_t
+wait_steps_watched(const _Atomic uint64_t *a, int cmp, uint64_t value)
+{
+    tn_wait_t w = TN_WAIT_FRESH;
+    tn_wait_next(&w);
+    return wait_steps(a, cmp, value, &w);
+}
+
+/* A fresh wait that watches the direct queue q from its first poll, as
+ * steps_u64 does with it (the word; DIRECT_ROUNDS looks at q and the word;
+ * then a whole step and the loop: wait_steps_watched) but entered straight
+ * from tern_wait_until_u64, with one frame: a wait whose answer is the
+ * next message of q (an AM round trip's Reply) takes it there and returns
+ * from here, without wait_steps_fresh, wait_steps' switch and frame, and
+ * direct_queue's tests (docs/design/active-messages.md, nineteenth pass).
+ * The comparison is made constant, one loop each, as wait_steps. */
+static TN_ALWAYS_INLINE tern_status_t direct_u64(const _Atomic uint64_t *a, int cmp,
+                                                 uint64_t value, tn_msgq_t *q)
+{
+    if (tn_cmp_u64(atomic_load_explicit(a, memory_order_acquire), cmp, value))
+        return TERN_OK;
+    tn_wait_t w = TN_WAIT_FRESH; /* fresh: watch_direct's marks change nothing */
+    if (watch_direct(a, cmp, value, q, &w))
+        return TERN_OK;
+    return wait_steps_watched(a, cmp, value);
+}
+
+static __attribute__((noinline)) tern_status_t
+wait_direct(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_msgq_t *q)
+{
+    switch (cmp) {
+    case TERN_CMP_EQ: return direct_u64(a, TERN_CMP_EQ, value, q);
+    case TERN_CMP_NE: return direct_u64(a, TERN_CMP_NE, value, q);
+    case TERN_CMP_GT: return direct_u64(a, TERN_CMP_GT, value, q);
+    case TERN_CMP_GE: return direct_u64(a, TERN_CMP_GE, value, q);
+    case TERN_CMP_LT: return direct_u64(a, TERN_CMP_LT, value, q);
+    default: return direct_u64(a, TERN_CMP_LE, value, q);
+    }
+}
+
 /* A wait past TERN_SPIN_US (auto mode): yields, then sleeps briefly
  * (tn_wait_long_step), with progress every 64 polls as wait_steps. 1 once
  * the word compares true; 0 when progress completed something (the wait
@@ -220,8 +284,12 @@ tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64
         return tn_core_fail(TERN_ERR_INVALID, "tern_wait_until_u64",
                             "comparison %d is not a TERN_CMP_* value", cmp);
     const _Atomic uint64_t *a = (const _Atomic uint64_t *)addr;
-    if (!tn_wait_only_pauses())
+    if (!tn_wait_only_pauses()) {
+        tn_msgq_t *q = direct_queue();
+        if (q)
+            return wait_direct(a, cmp, value, q);
         return wait_steps_fresh(a, cmp, value);
+    }
     if (spin_cmp(a, cmp, value, 64))
         return TERN_OK;
     return wait_spin_more(a, cmp, value);

@@ -434,6 +434,7 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
         tn_wait_relax_hook = tn_core_wait_relax;
     }
     rc = tn_core_progress_start();
+    tn_core_direct_wait_update();
 out:
     tn_core_tmp_free(all, all_bytes);
     return rc;
@@ -449,6 +450,7 @@ void tn_core_xports_destroy(void)
     tn_core.msg_nin = 0;
     tn_core.msg_in = NULL;
     tn_core.npolled = 0;
+    tn_core_direct_wait_update(); /* 0: no hook */
     free(tn_core.polled);
     tn_core.polled = NULL;
     for (int i = 0; tn_core.peers && i < tn_core.span; i++)

@@ -20,6 +20,21 @@ tern_mp_test(NAME wait_mixed SOURCES wait_mixed.c RANKS 3 4 TIMEOUT 60
   ENV TERN_WAIT_MODE=spin)
 tern_mp_test(NAME wait_mixed_pt SOURCES wait_mixed.c RANKS 3 4 TIMEOUT 60
   ENV TERN_WAIT_MODE=spin TERN_PROGRESS_THREAD=1)
+# tern_wait_until_u64's direct entry and the cache it reads, which must
+# follow every input (active-messages.md, nineteenth pass): the hook set
+# mid-job, each wait policy, both thread levels, the progress thread, 4
+# ranks on 2 cores (oversubscribed), every configuration.
+tern_mp_test(NAME wait_direct SOURCES wait_direct.c RANKS 1 2 3 4 TIMEOUT 60 INTERNAL ONE_THREAD)
+tern_mp_test(NAME wait_direct_spin SOURCES wait_direct.c RANKS 2 4 TIMEOUT 60 INTERNAL ONE_THREAD
+  ENV TERN_WAIT_MODE=spin)
+tern_mp_test(NAME wait_direct_yield SOURCES wait_direct.c RANKS 2 TIMEOUT 60 INTERNAL ONE_THREAD
+  ENV TERN_WAIT_MODE=yield)
+tern_mp_test(NAME wait_direct_block SOURCES wait_direct.c RANKS 2 TIMEOUT 60 INTERNAL ONE_THREAD
+  ENV TERN_WAIT_MODE=block)
+tern_mp_test(NAME wait_direct_pt SOURCES wait_direct.c RANKS 2 TIMEOUT 60 INTERNAL
+  ENV TERN_PROGRESS_THREAD=1)
+tern_mp_test(NAME wait_direct_mt SOURCES wait_direct.c RANKS 2 TIMEOUT 60 INTERNAL
+  ARGS --multiple)
 tern_mp_test(NAME alloc SOURCES alloc.c RANKS 1 2 4)
 tern_mp_test(NAME launcher_wait SOURCES launcher_wait.c RANKS 2 3 TIMEOUT 120)
 tern_mp_test(NAME threads SOURCES threads.c RANKS 2 4)
