@@ -1,6 +1,12 @@
 /* coll: latency of the world team's collectives (barrier, broadcast from
  * rank 0, allreduce of doubles with sum, fcollect, alltoall), OSU-style:
- * a timed loop of back-to-back calls, time per call on rank 0.
+ * a timed loop of back-to-back calls, time per call on rank 0. The
+ * broadcast_all row, only when named in --rows, is the broadcast timed
+ * until every rank has finished its loop (the loop, then a barrier of the
+ * same library, inside the timed span): rank 0 is the root, and a root
+ * that returns once its sends are buffered (MPI's) measures its own sends
+ * only in the broadcast row (docs/design/collectives.md, "The 8-rank
+ * rows").
  *
  * Built twice. In tern-bench the baseline is raw: the flag round trip of
  * put_pingpong between rank 0 and its peer (for the barrier) and a memcpy
@@ -40,9 +46,9 @@ static size_t coll_buf(size_t m)
     return b > COLL_BLOCK_TOTAL ? b : COLL_BLOCK_TOTAL;
 }
 
-enum { C_BARRIER, C_BCAST, C_ALLREDUCE, C_FCOLLECT, C_ALLTOALL, C_COUNT };
-static const char *const c_name[C_COUNT] = {"barrier", "broadcast", "allreduce",
-                                            "fcollect", "alltoall"};
+enum { C_BARRIER, C_BCAST, C_BCAST_ALL, C_ALLREDUCE, C_FCOLLECT, C_ALLTOALL, C_COUNT };
+static const char *const c_name[C_COUNT] = {"barrier",   "broadcast", "broadcast_all",
+                                            "allreduce", "fcollect",  "alltoall"};
 
 typedef struct coll_ctx {
     int kind;
@@ -66,6 +72,7 @@ static uint64_t c_tern(void *ctx, long ops)
         switch (c->kind) {
         case C_BARRIER: rc |= tern_team_barrier(TERN_TEAM_WORLD); break;
         case C_BCAST:
+        case C_BCAST_ALL:
             /* In place: the root's b is the source, as MPI_Bcast's buffer
              * is (the same bytes move on both sides). */
             rc |= tern_broadcast(TERN_TEAM_WORLD, c->b, c->b, n, 0);
@@ -79,6 +86,8 @@ static uint64_t c_tern(void *ctx, long ops)
         }
         TB_COMPILER_BARRIER();
     }
+    if (c->kind == C_BCAST_ALL)
+        rc |= tern_team_barrier(TERN_TEAM_WORLD);
     uint64_t ns = tb_now_ns() - t0;
     c->rc |= rc;
     return ns;
@@ -94,7 +103,8 @@ static uint64_t c_base(void *ctx, long ops)
     for (long i = 0; i < ops; i++) {
         switch (c->kind) {
         case C_BARRIER: rc |= MPI_Barrier(MPI_COMM_WORLD); break;
-        case C_BCAST: rc |= MPI_Bcast(c->b, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+        case C_BCAST:
+        case C_BCAST_ALL: rc |= MPI_Bcast(c->b, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
         case C_ALLREDUCE:
             rc |= MPI_Allreduce(c->a, c->b, n / (int)sizeof(double), MPI_DOUBLE, MPI_SUM,
                                 MPI_COMM_WORLD);
@@ -108,6 +118,8 @@ static uint64_t c_base(void *ctx, long ops)
         }
         TB_COMPILER_BARRIER();
     }
+    if (c->kind == C_BCAST_ALL)
+        rc |= MPI_Barrier(MPI_COMM_WORLD);
     uint64_t ns = tb_now_ns() - t0;
     c->rc |= rc;
     return ns;
@@ -207,7 +219,7 @@ static int coll_run(tb_opts_t *o, tb_job_t *job)
         tb_table_head(o, TB_UNIT_NS);
     }
     for (int kind = 0; kind < C_COUNT; kind++) {
-        if (!tb_row_wanted(o, c_name[kind]))
+        if (!tb_row_wanted(o, c_name[kind]) || (kind == C_BCAST_ALL && !o->rows))
             continue;
         for (int i = 0; i < (kind == C_BARRIER ? 1 : o->nsizes); i++) {
             c.kind = kind;

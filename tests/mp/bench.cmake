@@ -65,6 +65,16 @@ add_test(NAME mp.bench_coll_rows.shm.n8 COMMAND ${_tb_check} --bench coll
   --iters 4 --rows fcollect,alltoall)
 set_tests_properties(mp.bench_coll_rows.shm.n8 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
   LABELS "mp;bench;shm")
+# broadcast_all (the broadcast until every rank is done) comes only when
+# named in --rows, right after broadcast.
+if(TARGET tern-bench-mpi)
+  add_test(NAME mp.bench_coll_bcast_all_mpi.n2 COMMAND ${_tb_check} --bench coll
+    --ops broadcast,broadcast,broadcast_all,broadcast_all,alltoall,alltoall --
+    ${PROJECT_SOURCE_DIR}/tests/mp/run_mpirun.sh 2 $<TARGET_FILE:tern-bench-mpi> coll
+    ${_tb_quick} --sizes 8,4K --iters 50 --rows alltoall,broadcast_all,broadcast)
+  set_tests_properties(mp.bench_coll_bcast_all_mpi.n2 PROPERTIES TIMEOUT 120
+    SKIP_RETURN_CODE 77 LABELS "mp;bench;shm;third_party")
+endif()
 # vis --rows: the rows named, in the bench's order, at every size; a name
 # no row has is refused, naming it.
 add_test(NAME mp.bench_vis_rows.shm.n2 COMMAND ${_tb_check} --bench vis
