@@ -205,9 +205,12 @@
       "the network transport. 0: only the segment is remotely accessible "               \
       "(for programs that fork children which must not share their "                     \
       "parent's variables).")                                                            \
-    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, TN_CFG_JOB,                   \
+    X(ofi_provider, "TERN_OFI_PROVIDER", STRING, "", NULL, 0,                            \
       "libfabric provider for the network transport (tcp;ofi_rxm, verbs;"                \
-      "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available.")              \
+      "ofi_rxm, cxi, efa, psm3, sockets, ...); empty: the best available. "              \
+      "Every rank must end up with the same one: tern_init compares the "                \
+      "provider each chose (and, for ofi_rxm, the FI_OFI_RXM_* variables "               \
+      "that decide its eager limit) and stops on every rank when they differ.")          \
     X(ofi_domain, "TERN_OFI_DOMAIN", STRING, "", NULL, 0,                                \
       "libfabric domain (device or interface, such as eth0 or mlx5_0); "                 \
       "empty: the provider's first.")                                                    \

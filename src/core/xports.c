@@ -2,6 +2,7 @@
  * says this job needs, created in registry order, their ops tables
  * checked and completed, their capabilities queried once, one chosen per
  * peer, and the peer and fast tables filled from them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -277,9 +278,11 @@ static int check_unacked(uint32_t planned)
  * queue size, from which the receive buffers and queues' layout follow;
  * TERN_SHM, which groups the ranks into nodes; the network credits and
  * provider settings; tests/mp/cfg_agree.cmake says what each one broke),
- * else TERN_ERR_CONFIG on every rank, after rank 0 and the first rank
- * that differs have listed theirs. */
-static int agree_job(const tn_seg_info_t *all, int n)
+ * and what the network transport will use that no TERN_* variable covers
+ * (xport_job: the provider it chose, a user's FI_* settings), else
+ * TERN_ERR_CONFIG on every rank, after rank 0 and the first rank that
+ * differs have listed theirs. */
+static int agree_job(const tn_seg_info_t *all, int n, const char *xport_job)
 {
     tn_core.unacked_job = all[0].unacked;
     for (int i = 1; i < n; i++)
@@ -293,13 +296,21 @@ static int agree_job(const tn_seg_info_t *all, int n)
     int others = 0;
     for (int i = r; i < n; i++)
         others += all[i].cfg_job != all[0].cfg_job;
-    char list[2048];
+    char list[2560];
     tn_cfg_job_list(&tn_cfg, list, sizeof(list));
+    size_t used = strlen(list);
+    if (*xport_job)
+        snprintf(list + used, sizeof(list) - used, " %s", xport_job);
     if (tn_core.rank == 0)
         tn_error("settings that must be the same on every rank differ: rank %d's "
                  "(and %d rank(s) in all) from rank 0's; set them alike in every "
-                 "rank's environment. Rank 0 has: %s",
-                 r, others, list);
+                 "rank's environment%s. Rank 0 has: %s",
+                 r, others,
+                 *xport_job ? " (ofi_provider: the network provider chosen from "
+                              "TERN_OFI_PROVIDER, FI_PROVIDER and the node's devices; "
+                              "FI_*: libfabric's variables in force, - where unset)"
+                            : "",
+                 list);
     else if (tn_core.rank == r)
         tn_error("settings that must be the same on every rank differ from rank 0's; "
                  "rank %d has: %s",
@@ -349,11 +360,24 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
             break;
         }
     }
-    mine.cfg_job = (uint32_t)tn_cfg_job_fingerprint(&tn_cfg);
+    /* The network transport's settings that must agree join the
+     * fingerprint of the TN_CFG_JOB variables (FNV-1a continued). */
+    char xport_job[512] = "";
+    for (size_t i = 0; i < tn_xport_count(); i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        if (created(e) && (e->reach & TN_REACH_NET) && e->job_settings) {
+            e->job_settings(xport_job, sizeof(xport_job));
+            break;
+        }
+    }
+    uint64_t fp = tn_cfg_job_fingerprint(&tn_cfg);
+    for (const unsigned char *c = (const unsigned char *)xport_job; *c; c++)
+        fp = (fp ^ *c) * 1099511628211ull;
+    mine.cfg_job = (uint32_t)fp;
     rc = tn_core.boot->ops->allgather(tn_core.boot, &mine, sizeof(mine), all);
     if (rc != TERN_OK)
         goto out;
-    rc = agree_job(all, n);
+    rc = agree_job(all, n, xport_job);
     if (rc != TERN_OK)
         goto out;
     tn_core_static_agree(all);

@@ -22,7 +22,7 @@ static const tn_xport_entry_t entries[] = {
 #ifdef TERN_HAVE_OFI
     {"ofi", "ranks on other nodes: libfabric RDM endpoints", TN_REACH_NET,
      TN_CREATE_WHEN_REACHED, tn_ofi_create, tn_ofi_describe, tn_ofi_prefetch, NULL,
-     tn_ofi_unacked_plan},
+     tn_ofi_unacked_plan, tn_ofi_job_settings},
 #endif
 };
 

@@ -71,6 +71,13 @@ typedef struct tn_xport_entry {
      * rank that will create the transport; an error that create would
      * meet gives 0 (create then reports it). NULL: none. */
     size_t (*unacked_plan)(void);
+    /* What the transport will use that every rank creating it must share
+     * and no TN_CFG_JOB variable covers (the provider it chose, a user's
+     * settings of the provider's own variables), as "NAME=value ..." into
+     * buf, the values as in force. Called after unacked_plan, before the
+     * job-wide exchange, which compares it (core/xports.c agree_job).
+     * NULL: nothing. */
+    void (*job_settings)(char *buf, size_t len);
 } tn_xport_entry_t;
 
 /* Calls prepare of every entry that serves a peer class in reach. */
@@ -90,5 +97,6 @@ int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out);
 int tn_ofi_describe(FILE *out);
 void tn_ofi_prefetch(void);
 size_t tn_ofi_unacked_plan(void);
+void tn_ofi_job_settings(char *buf, size_t len);
 
 #endif

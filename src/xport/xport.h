@@ -47,8 +47,9 @@ typedef struct tn_seg_info {
      * transport): the members of a team agree on the collectives' record
      * size from every rank's (core/xports.c). */
     uint32_t unacked;
-    /* Its TN_CFG_JOB settings' fingerprint (tn_cfg_job_fingerprint, low 32
-     * bits): every rank's must be rank 0's (core/xports.c). */
+    /* Its TN_CFG_JOB settings' fingerprint (tn_cfg_job_fingerprint)
+     * continued over its network transport's job_settings (registry.h),
+     * low 32 bits: every rank's must be rank 0's (core/xports.c). */
     uint32_t cfg_job;
 } tn_seg_info_t;
 _Static_assert(sizeof(tn_seg_info_t) == 72,

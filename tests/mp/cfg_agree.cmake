@@ -4,8 +4,8 @@
 # the last rank of 3 with another value.
 
 # mp.NAME.CFG.n3 for each CFG of CONFIGS that this build runs:
-# cfg_agree.sh with PROGRAM and, when given, VAR BAD DEFAULT SAME (an
-# empty DEFAULT and SAME: unset; see the script).
+# cfg_agree.sh with PROGRAM and, when given, VAR BAD DEFAULT SAME [SHOWN]
+# (an empty DEFAULT and SAME: unset; see the script).
 function(tern_cfg_agree_test name configs program)
   foreach(cfg ${configs})
     if(NOT cfg IN_LIST TERN_MP_CONFIGS)
@@ -13,7 +13,10 @@ function(tern_cfg_agree_test name configs program)
     endif()
     set(cmd ${CMAKE_CURRENT_SOURCE_DIR}/cfg_agree.sh ${cfg} $<TARGET_FILE:ternrun>
       $<TARGET_FILE:mp_hello> $<TARGET_FILE:${program}> 3)
-    if(ARGC EQUAL 7) # each quoted: an empty DEFAULT or SAME stays an argument
+    if(ARGC EQUAL 8) # each quoted: an empty DEFAULT or SAME stays an argument
+      add_test(NAME mp.${name}.${cfg}.n3
+        COMMAND ${cmd} "${ARGV3}" "${ARGV4}" "${ARGV5}" "${ARGV6}" "${ARGV7}")
+    elseif(ARGC EQUAL 7)
       add_test(NAME mp.${name}.${cfg}.n3
         COMMAND ${cmd} "${ARGV3}" "${ARGV4}" "${ARGV5}" "${ARGV6}")
     else()
@@ -60,9 +63,30 @@ tern_cfg_agree_test(cfg_agree_net_credits "net;mixed" mp_am TERN_AM_NET_CREDITS 
 # collective #6: rank 2 contributed 304 bytes, others 0"; one with
 # TERN_OFI_PROVIDER=sockets (the others tcp;ofi_rxm) hung mp_hello
 # after "operation with rank -1 failed: Input/output error" (net, 3
-# ranks). Now tern_init names the setting.
+# ranks), and so did one with FI_PROVIDER=sockets. Now tern_init names
+# the setting; for the provider it compares the one each rank chose
+# (ofi_provider), so TERN_OFI_PROVIDER=tcp on one rank, which chooses
+# tcp;ofi_rxm as an empty value does, runs (it was refused while the
+# variable itself was compared).
 tern_cfg_agree_test(cfg_agree_lazy_addr "net;mixed" mp_coll TERN_OFI_LAZY_ADDR 0 1 on)
-tern_cfg_agree_test(cfg_agree_provider "net;mixed" mp_hello TERN_OFI_PROVIDER sockets "" "")
+tern_cfg_agree_test(cfg_agree_provider "net;mixed" mp_hello TERN_OFI_PROVIDER sockets
+  tcp tcp ofi_provider)
+tern_cfg_agree_test(cfg_agree_fi_provider "net;mixed" mp_hello FI_PROVIDER sockets
+  tcp tcp ofi_provider)
+# ofi_rxm refuses a connection from an endpoint with another eager limit
+# ("eager_limit mismatch", FI_LOG_LEVEL=warn) and retries for ever: one
+# rank with FI_OFI_RXM_EAGER_LIMIT=16384 or 1024 (the others Tern's 8512),
+# FI_OFI_RXM_BUFFER_SIZE=16384, FI_OFI_RXM_ENABLE_DYN_RBUF=0 or
+# FI_OFI_RXM_ENABLE_DIRECT_SEND=0 hung mp_hello or mp_am_order (net, 3
+# ranks; 40-60 s timeouts, 5-6 s with the value on every rank). Now
+# tern_init compares the values in force; the same value as Tern's, set by
+# the user on one rank, runs.
+tern_cfg_agree_test(cfg_agree_rxm_eager "net;mixed" mp_am FI_OFI_RXM_EAGER_LIMIT 16384
+  8512 8512)
+tern_cfg_agree_test(cfg_agree_rxm_buffer "net;mixed" mp_am FI_OFI_RXM_BUFFER_SIZE 16384
+  512 512)
+tern_cfg_agree_test(cfg_agree_rxm_dyn_rbuf "net;mixed" mp_am FI_OFI_RXM_ENABLE_DYN_RBUF 0
+  - "")
 # One rank with TERN_OFI_SIZE=provider (ofi_rxm's buffer and eager
 # sizes left at libfabric's defaults, the others' set by Tern) hung
 # mp_am_order (net, 3 ranks; 30 and 40 s timeouts, 6.5 s alike).

@@ -86,6 +86,29 @@ else
   echo "skip: net;ofi_rxm not offered here"
 fi
 
+# A user's FI_OFI_RXM_EAGER_LIMIT below one active message: rxm carried
+# the larger ones by its other protocols, out of order (mp_am_order, net,
+# 3 ranks: 40000 messages out of order; mp_am: "a message receive failed:
+# Operation canceled") while only a warning spoke of slower protocols. Now
+# tern_init stops, naming it.
+out=$(FI_OFI_RXM_EAGER_LIMIT=1024 timeout 60 "$ternrun" -n 2 "$mem" 2>&1) \
+  && fail "user's FI_OFI_RXM_EAGER_LIMIT=1024: job succeeded: $out"
+echo "$out" | grep -q "error: FI_OFI_RXM_EAGER_LIMIT=1024 is the user's setting, below one network active message" \
+  || fail "user's FI_OFI_RXM_EAGER_LIMIT=1024: no error naming it: $out"
+echo "ok: $(echo "$out" | grep -m1 'error: FI_OFI_RXM_EAGER_LIMIT' | cut -c1-120)"
+# rxm over tcp with the user's FI_OFI_RXM_ENABLE_DIRECT_SEND=0 or
+# FI_OFI_RXM_ENABLE_DYN_RBUF=0 takes its buffer size as its eager limit, as
+# over other message providers: Tern's buffers are then the eager limit
+# (with 512 mp_am_order, net, 3 ranks, had 9000-48000 messages out of order;
+# mp.am_order_rxm_copy runs it).
+for v in FI_OFI_RXM_ENABLE_DIRECT_SEND FI_OFI_RXM_ENABLE_DYN_RBUF; do
+  out=$(env $v=0 TERN_OFI_PROVIDER='tcp;ofi_rxm' "$info" 2>&1)
+  eager=$(echo "$out" | sed -n 's/^ *FI_OFI_RXM_EAGER_LIMIT *\([0-9]*\) .*/\1/p')
+  buf=$(echo "$out" | sed -n 's/^ *FI_OFI_RXM_BUFFER_SIZE *\([0-9]*\) .*/\1/p')
+  [ -n "$eager" ] && [ "$buf" = "$eager" ] || fail "$v=0: buffer $buf, eager limit $eager: $out"
+  echo "ok: $v=0: buffer = eager limit = $buf"
+done
+
 # The provider's own defaults on request.
 out=$(TERN_OFI_SIZE=provider timeout 60 "$ternrun" -n 2 "$mem" 2>&1) \
   || fail "TERN_OFI_SIZE=provider: $out"

@@ -506,6 +506,7 @@ typedef struct tn_ofi_size_item {
     size_t value;    /* in force: want, or the user's setting */
     const char *why;
     int source; /* TN_OFI_SIZE_SET or TN_OFI_SIZE_USER */
+    int must;   /* below need active messages break (tn_ofi_size_check) */
 } tn_ofi_size_item_t;
 
 typedef struct tn_ofi_sizing {
@@ -524,6 +525,15 @@ typedef struct tn_ofi_sizing {
  * libfabric's first fi_getinfo (tn_ofi_prefetch and tn_ofi_create call it
  * first). warn logs user settings below Tern's needs. Returns TERN_OK. */
 int tn_ofi_size_apply(int warn);
+/* For the provider prov (fi_info's prov_name) that create opens: a
+ * user's setting below what Tern's active messages need where a smaller
+ * value breaks them (rxm's eager limit) is an error naming it:
+ * TERN_ERR_CONFIG, else TERN_OK. */
+int tn_ofi_size_check(const char *prov);
+/* The provider chosen (prov, NULL: none) and the libfabric variables in
+ * force that every rank must share, as "NAME=value ..." into buf
+ * (tn_xport_entry_t.job_settings). */
+void tn_ofi_size_job(const char *prov, char *buf, size_t len);
 /* The sizing decided, or NULL before tn_ofi_size_apply. */
 const tn_ofi_sizing_t *tn_ofi_sizing(void);
 /* Lines for tern-info and the start-up report: each variable, its value

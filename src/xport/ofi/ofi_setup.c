@@ -523,6 +523,12 @@ size_t tn_ofi_unacked_plan(void)
     return planned.info->tx_attr->inject_size;
 }
 
+void tn_ofi_job_settings(char *buf, size_t len)
+{
+    const struct fi_info *info = planned.done ? planned.info : NULL;
+    tn_ofi_size_job(info ? info->fabric_attr->prov_name : NULL, buf, len);
+}
+
 int tn_ofi_create(const tn_xport_job_t *job, tn_xport_t **out)
 {
     tn_ofi_prefetch_wait();
@@ -625,6 +631,8 @@ static int create(tn_boot_t *boot, void *map, size_t map_size, const tn_ofi_opts
     } else if (rc == TERN_OK) {
         rc = get_info(opts, &o->info, &o->inject_size);
     }
+    if (rc == TERN_OK)
+        rc = tn_ofi_size_check(o->info->fabric_attr->prov_name);
     if (rc == TERN_OK)
         rc = open_endpoint(o);
     if (rc == TERN_OK)

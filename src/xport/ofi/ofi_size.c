@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <tern/status.h>
 
@@ -31,16 +32,32 @@ static void add(tn_ofi_sizing_t *s, const char *var, size_t want, size_t need,
     it->why = why;
 }
 
+/* A user's libfabric boolean set to false (libfabric's spellings: 0,
+ * off, false, no). */
+static int user_off(const char *var)
+{
+    const char *v = getenv(var);
+    return v && (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 ||
+                 strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0);
+}
+
 /* Whether rxm may receive its eager messages into its own bounce buffers
  * here: only over tcp does libfabric 1.17's rxm place an eager message
  * straight into the posted buffer (dynamic receive buffering, which only
- * the tcp provider offers, rxm_config_dyn_rbuf); over any other message
- * provider (verbs, net) it ignores FI_OFI_RXM_EAGER_LIMIT and takes the
- * buffer size as its eager limit. That holds when TERN_OFI_PROVIDER names
- * a stack whose message provider is not tcp, or is empty on a machine
- * with RDMA devices (verbs may then be chosen). */
+ * the tcp provider offers, rxm_config_dyn_rbuf) and send it from the
+ * caller's (direct send); over any other message provider (verbs, net),
+ * or over tcp with either turned off by the user's
+ * FI_OFI_RXM_ENABLE_DYN_RBUF=0 or FI_OFI_RXM_ENABLE_DIRECT_SEND=0, it
+ * takes the buffer size as its eager limit (either off with 512-byte
+ * buffers: mp_am_order, net, 3 ranks, 9000-48000 messages out of order;
+ * with 8512-byte buffers it passes). The message provider is not tcp
+ * when TERN_OFI_PROVIDER names another stack, and may not be when it is
+ * empty on a machine with RDMA devices (verbs may then be chosen). */
 static int rxm_bounces(void)
 {
+    if (user_off("FI_OFI_RXM_ENABLE_DYN_RBUF") ||
+        user_off("FI_OFI_RXM_ENABLE_DIRECT_SEND"))
+        return 1;
     const char *prov = tn_cfg.ofi_provider;
     if (prov && *prov)
         return strncmp(prov, "tcp;", 4) != 0 && strcmp(prov, "tcp") != 0;
@@ -87,8 +104,10 @@ static void plan(tn_ofi_sizing_t *s)
               "receives into these buffers)"
             : "rxm control and atomics only: RMA bypasses these buffers, and active "
               "messages too over tcp");
+    s->item[s->n - 1].must = s->bounce; /* then it is the eager limit */
     add(s, "FI_OFI_RXM_EAGER_LIMIT", eager, s->am_buf ? eager : 0,
         "one active message (TERN_AM_MEDIUM_MAX + headers) + rxm header");
+    s->item[s->n - 1].must = 1;
     add(s, "FI_OFI_RXM_TX_SIZE", tx, tx,
         "Tern's operations in flight (TERN_OFI_TX_DEPTH) + active-message sends");
     add(s, "FI_OFI_RXM_RX_SIZE", rx, (size_t)s->am_rx,
@@ -148,12 +167,83 @@ int tn_ofi_size_apply(int warn)
                     : strcmp(it->var, "FI_OFI_RXM_RX_SIZE") == 0
                         ? "active-message receives cannot all be posted; raise it or "
                           "lower TERN_AM_NET_RECV"
-                        : "active messages above it take rxm's slower protocols; raise "
-                          "it or lower TERN_AM_MEDIUM_MAX");
+                        /* the others are rxm's eager limit (must) */
+                        : "over ofi_rxm, active messages above it would arrive out of "
+                          "order, so tern_init stops there; raise it or lower "
+                          "TERN_AM_MEDIUM_MAX");
     }
     sized = 1;
     pthread_mutex_unlock(&lock);
     return TERN_OK;
+}
+
+int tn_ofi_size_check(const char *prov)
+{
+    const tn_ofi_sizing_t *s = tn_ofi_sizing();
+    if (!s || !prov || !strstr(prov, "ofi_rxm"))
+        return TERN_OK;
+    for (int i = 0; i < s->n; i++) {
+        const tn_ofi_size_item_t *it = &s->item[i];
+        if (!it->must || it->source != TN_OFI_SIZE_USER || it->value >= it->need)
+            continue;
+        tn_error("%s=%s is the user's setting, below one network active message with "
+                 "rxm's header (%zu bytes, from TERN_AM_MEDIUM_MAX): rxm would carry "
+                 "larger ones by its other protocols, which deliver them out of order; "
+                 "unset it, raise it to %zu or more, or lower TERN_AM_MEDIUM_MAX",
+                 it->var, getenv(it->var), it->need, it->need);
+        return TERN_ERR_CONFIG;
+    }
+    return TERN_OK;
+}
+
+/* A libfabric variable's value in force for the job-wide comparison: a
+ * number in decimal, a boolean as 0 or 1, else the text; "-" when unset
+ * (libfabric's default: a rank with the default written out differs). */
+static void job_value(const char *var, int boolean, char *buf, size_t len)
+{
+    const char *v = getenv(var);
+    char *end;
+    unsigned long long x = v ? strtoull(v, &end, 0) : 0;
+    if (!v || !*v) /* libfabric takes an empty value as unset */
+        snprintf(buf, len, "-");
+    else if (boolean && user_off(var))
+        snprintf(buf, len, "0");
+    else if (boolean && (strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 ||
+                         strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0))
+        snprintf(buf, len, "1");
+    else if (!boolean && end != v && *end == '\0')
+        snprintf(buf, len, "%llu", x);
+    else
+        snprintf(buf, len, "%s", v);
+}
+
+void tn_ofi_size_job(const char *prov, char *buf, size_t len)
+{
+    /* rxm refuses a connection whose eager limit is not its own
+     * (rxm_verify_connreq: "eager_limit mismatch"), and retries: one rank
+     * with another FI_OFI_RXM_EAGER_LIMIT (1024 or 16384; others 8512),
+     * FI_OFI_RXM_BUFFER_SIZE=16384, FI_OFI_RXM_ENABLE_DYN_RBUF=0 or
+     * FI_OFI_RXM_ENABLE_DIRECT_SEND=0 hung mp_hello and mp_am_order (net,
+     * 3 ranks; each alike on every rank passes). These decide the limit;
+     * compared as set, they also refuse a few pairs rxm would accept
+     * (FI_OFI_RXM_BUFFER_SIZE=1024 or 4096 on one rank passed). */
+    static const struct {
+        const char *var;
+        int boolean;
+    } vars[] = {{"FI_OFI_RXM_EAGER_LIMIT", 0},
+                {"FI_OFI_RXM_BUFFER_SIZE", 0},
+                {"FI_OFI_RXM_ENABLE_DYN_RBUF", 1},
+                {"FI_OFI_RXM_ENABLE_DIRECT_SEND", 1}};
+    int w = snprintf(buf, len, "ofi_provider=%s", prov ? prov : "-");
+    size_t used = w < 0 ? len : (size_t)w;
+    if (!prov || !strstr(prov, "ofi_rxm"))
+        return;
+    for (size_t i = 0; i < TN_ARRAY_LEN(vars) && used < len; i++) {
+        char val[64];
+        job_value(vars[i].var, vars[i].boolean, val, sizeof(val));
+        w = snprintf(buf + used, len - used, " %s=%s", vars[i].var, val);
+        used = w < 0 ? len : used + (size_t)w;
+    }
 }
 
 const tn_ofi_sizing_t *tn_ofi_sizing(void)
