@@ -13,10 +13,11 @@
 # about a minute on an idle machine and far longer when other work shares
 # the cores (each rank's spin runs under valgrind); each is bounded by
 # AM_LINES_TIMEOUT (default 280 s): do not wrap the script in a shorter
-# timeout, which would leave its job running. Known problem: after the
-# runs recorded in the design note, every run hung in start-up (rank 0
-# spinning in bootstrap collective #5, rank 1 in poll) until the bound;
-# not resolved.
+# timeout, which would leave its job running. After the runs recorded in
+# the design note, every run hung in start-up (rank 0 spinning in
+# bootstrap collective #5, rank 1 in poll) until the bound; not seen again
+# since (review session 15, three cases, no hang: active-messages.md),
+# cause never found.
 set -e
 cd "$(dirname "$0")/.."
 build=build
