@@ -51,18 +51,42 @@ static TN_ALWAYS_INLINE int spin_u64(const _Atomic uint64_t *a, int cmp, uint64_
     }
 }
 
+/* Returns expr evaluated with the name C bound to cmp as a constant, one
+ * branch per comparison, so that the loop inlined in expr folds its
+ * comparison (one loop each, no switch per poll). */
+#define RETURN_BY_CONST_CMP(cmp, C, expr) \
+    switch (cmp) {                        \
+    case TERN_CMP_EQ: {                   \
+        const int C = TERN_CMP_EQ;        \
+        return expr;                      \
+    }                                     \
+    case TERN_CMP_NE: {                   \
+        const int C = TERN_CMP_NE;        \
+        return expr;                      \
+    }                                     \
+    case TERN_CMP_GT: {                   \
+        const int C = TERN_CMP_GT;        \
+        return expr;                      \
+    }                                     \
+    case TERN_CMP_GE: {                   \
+        const int C = TERN_CMP_GE;        \
+        return expr;                      \
+    }                                     \
+    case TERN_CMP_LT: {                   \
+        const int C = TERN_CMP_LT;        \
+        return expr;                      \
+    }                                     \
+    default: {                            \
+        const int C = TERN_CMP_LE;        \
+        return expr;                      \
+    }                                     \
+    }
+
 /* spin_u64 with the comparison made constant: one loop each. */
 static TN_ALWAYS_INLINE int spin_cmp(const _Atomic uint64_t *a, int cmp, uint64_t value,
                                      unsigned n)
 {
-    switch (cmp) {
-    case TERN_CMP_EQ: return spin_u64(a, TERN_CMP_EQ, value, n);
-    case TERN_CMP_NE: return spin_u64(a, TERN_CMP_NE, value, n);
-    case TERN_CMP_GT: return spin_u64(a, TERN_CMP_GT, value, n);
-    case TERN_CMP_GE: return spin_u64(a, TERN_CMP_GE, value, n);
-    case TERN_CMP_LT: return spin_u64(a, TERN_CMP_LT, value, n);
-    default: return spin_u64(a, TERN_CMP_LE, value, n);
-    }
+    RETURN_BY_CONST_CMP(cmp, c, spin_u64(a, c, value, n));
 }
 
 /* Looks of watch_direct between two whole steps of a wait. */
@@ -170,14 +194,7 @@ static TN_ALWAYS_INLINE tern_status_t steps_u64(const _Atomic uint64_t *a, int c
 static __attribute__((noinline)) tern_status_t
 wait_steps(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_wait_t *w)
 {
-    switch (cmp) {
-    case TERN_CMP_EQ: return steps_u64(a, TERN_CMP_EQ, value, w);
-    case TERN_CMP_NE: return steps_u64(a, TERN_CMP_NE, value, w);
-    case TERN_CMP_GT: return steps_u64(a, TERN_CMP_GT, value, w);
-    case TERN_CMP_GE: return steps_u64(a, TERN_CMP_GE, value, w);
-    case TERN_CMP_LT: return steps_u64(a, TERN_CMP_LT, value, w);
-    default: return steps_u64(a, TERN_CMP_LE, value, w);
-    }
+    RETURN_BY_CONST_CMP(cmp, c, steps_u64(a, c, value, w));
 }
 
 /* wait_steps of a fresh wait, out of line: the spinning path of
@@ -223,14 +240,7 @@ static TN_ALWAYS_INLINE tern_status_t direct_u64(const _Atomic uint64_t *a, int 
 static __attribute__((noinline)) tern_status_t
 wait_direct(const _Atomic uint64_t *a, int cmp, uint64_t value, tn_msgq_t *q)
 {
-    switch (cmp) {
-    case TERN_CMP_EQ: return direct_u64(a, TERN_CMP_EQ, value, q);
-    case TERN_CMP_NE: return direct_u64(a, TERN_CMP_NE, value, q);
-    case TERN_CMP_GT: return direct_u64(a, TERN_CMP_GT, value, q);
-    case TERN_CMP_GE: return direct_u64(a, TERN_CMP_GE, value, q);
-    case TERN_CMP_LT: return direct_u64(a, TERN_CMP_LT, value, q);
-    default: return direct_u64(a, TERN_CMP_LE, value, q);
-    }
+    RETURN_BY_CONST_CMP(cmp, c, direct_u64(a, c, value, q));
 }
 
 /* A wait past TERN_SPIN_US (auto mode): yields, then sleeps briefly
