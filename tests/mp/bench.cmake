@@ -14,7 +14,7 @@ set(_tb_quick --json --trials 3 --warmup 0)
 # Subcommands that run under ternrun: name, minimum rows, arguments. The
 # segment (the default 64 MiB) is not faulted in at start-up: these rows
 # touch little of it (gups' 8 MiB table the most), and populating all of
-# it was most of a short job's CPU (tern_test_faultin in CMakeLists.txt).
+# it was most of a short job's CPU (tern_test_segment_env in CMakeLists.txt).
 # mp.bench_faultin and mp.bench_startup measure the fault-in; the bounded
 # rows (_tern_bench_bounded below) keep it.
 function(_tern_bench_mp sub rows)

@@ -16,10 +16,7 @@ function(tern_pmix_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
   endif()
-  if(NOT T_ENV MATCHES "TERN_SEGMENT_SIZE=") # 16 MiB segments, as tern_mp_test
-    list(APPEND T_ENV TERN_SEGMENT_SIZE=16M)
-  endif()
-  tern_test_faultin(T_ENV) # no fault-in at start-up, as tern_mp_test
+  tern_test_segment_env(T_ENV) # as tern_mp_test
   set(fail)
   if(T_EXPECT_FAIL)
     set(fail --expect-fail ${T_EXPECT_FAIL})
