@@ -333,8 +333,9 @@
       "node.")                                                                           \
     X(am_net_credits, "TERN_AM_NET_CREDITS", INT, "8", NULL, TN_CFG_JOB,                 \
       "Active messages one rank may have outstanding at one network peer "               \
-      "before the peer's handlers have run (flow control; at least 2, at most "          \
-      "32768). A peer that streams to a rank which sends nothing back gets up "          \
+      "before the peer's handlers have run (flow control; 2 to 32768, other "            \
+      "values are refused). A peer that streams to a rank which sends nothing back "     \
+      "gets up "                                                                         \
       "to 16 times as many (at most 65535), out of that rank's TERN_AM_NET_RECV "        \
       "buffers.")                                                                        \
     X(am_net_recv, "TERN_AM_NET_RECV", SIZE, "1M", NULL, 0,                              \

@@ -25,6 +25,7 @@
  * also travel in 16 bits (ofi_msg.c, wire_hdr_t), and the transport keeps
  * them in an int: 2^32 became 0 credits, every send waiting forever. */
 #define TN_AM_NET_CREDITS_MAX 32768
+#define TN_AM_NET_CREDITS_MIN 2
 
 static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -123,6 +124,18 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
             "queue per connection (twice it) would stall libfabric's tcp; lower "
             "TERN_AM_NET_CREDITS",
             (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MAX);
+        if (first == TERN_OK)
+            first = TERN_ERR_CONFIG;
+    } else if (cfg->am_net_credits < TN_AM_NET_CREDITS_MIN) {
+        /* The transport raised smaller values to 2 in silence, so 1 on
+         * one rank and 2 on the others, the same credits, were refused as
+         * different by tern_init's job-wide comparison; 0 read as 2 too
+         * (negative values fail to parse). */
+        add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
+            "TERN_AM_NET_CREDITS=%ld is below %d: a sender needs at least %d "
+            "active messages outstanding per network peer; raise "
+            "TERN_AM_NET_CREDITS",
+            (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MIN, TN_AM_NET_CREDITS_MIN);
         if (first == TERN_OK)
             first = TERN_ERR_CONFIG;
     }

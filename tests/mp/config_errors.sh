@@ -39,6 +39,11 @@ expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or
 # taken as 0 credits (no send could go). Refused with a message.
 expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=32769" "TERN_AM_NET_CREDITS=32769 is above 32768: .*lower TERN_AM_NET_CREDITS"
 expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=4294967296" "TERN_AM_NET_CREDITS=4294967296 is above 32768"
+# Below 2 the transport used 2 in silence, so 1 on one rank and 2 on the
+# others (the same credits) were refused as different settings: refused.
+expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=1" "TERN_AM_NET_CREDITS=1 is below 2: .*raise TERN_AM_NET_CREDITS"
+expect_fail TERN_AM_NET_CREDITS=0 "TERN_AM_NET_CREDITS=0 is below 2"
+expect_fail TERN_AM_NET_CREDITS=-5 "TERN_AM_NET_CREDITS='-5' is not a non-negative integer"
 expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=2147483648 is above 1048576.*lower TERN_OFI_PUT_BOUNCE"
 
 # Values that parse but that tern_init refuses on this node.
@@ -67,7 +72,7 @@ for setting in TERN_SEGMENT_NUMA=bogus TERN_SEGMENT_NUMA=bind:$nnuma \
     TERN_SEGMENT_NUMA=bind:0 TERN_SEGMENT_NUMA=local TERN_SEGMENT_SIZE=0 \
     TERN_SEGMENT_SIZE=1M TERN_SEGMENT_SIZE=100T TERN_HUGEPAGES=on TERN_HUGEPAGES=try \
     TERN_SEGMENT_SIZE=abc TERN_TRACE=/nonexistent/dir/trace TERN_AM_NET_CREDITS=32769 \
-    TERN_AM_NET_CREDITS=32768; do
+    TERN_AM_NET_CREDITS=32768 TERN_AM_NET_CREDITS=1 TERN_AM_NET_CREDITS=2; do
   job=$(env $setting timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
   check=$(env $setting "$info" -c 2>&1 >/dev/null); crc=$?
   if [ $jrc -eq 0 ]; then

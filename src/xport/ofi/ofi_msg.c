@@ -114,7 +114,7 @@ int tn_ofi_msg_setup(tn_ofi_t *o)
     if (!(o->info->caps & FI_MSG))
         return TERN_OK; /* RMA only: no messages offered */
     tn_ofi_msg_plan(o->info->ep_attr->max_msg_size, &o->msg_buf, &o->nrx, &o->ntx);
-    o->credit_init = tn_cfg.am_net_credits < 2 ? 2 : (int)tn_cfg.am_net_credits;
+    o->credit_init = (int)tn_cfg.am_net_credits; /* 2 to 32768: mem/validate.c */
     /* A return carries at most window_max credits (its consumed plus the
      * growth: grow_window), in the header's 16 bits. */
     o->window_max = o->credit_init <= UINT16_MAX / 16 ? 16 * o->credit_init

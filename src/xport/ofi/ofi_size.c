@@ -138,7 +138,7 @@ int tn_ofi_size_apply(int warn)
     long depth = tn_cfg.ofi_tx_depth;
     s->tx_depth = depth > 0 ? depth : s->mode == TN_OFI_SIZE_TERN ? TN_OFI_TX_DEFAULT : 0;
     tn_ofi_msg_plan(0, &s->am_buf, &s->am_rx, &s->am_tx);
-    s->am_credits = tn_cfg.am_net_credits < 2 ? 2 : tn_cfg.am_net_credits;
+    s->am_credits = tn_cfg.am_net_credits; /* 2 to 32768: mem/validate.c */
     if (s->mode == TN_OFI_SIZE_TERN)
         plan(s);
     for (int i = 0; i < s->n; i++) {
