@@ -499,17 +499,23 @@ static TN_ALWAYS_INLINE void tn_msgq_release(tn_msgq_t *q)
     atomic_store_explicit(&q->heads->slots, q->seq, memory_order_release);
 }
 
-/* Copies n bytes that fit in one line (n < 64) without a call: 8-byte words
- * then bytes. */
+/* Copies n bytes that fit in one line (n < 64) without a call: 8-byte words,
+ * the last ending at n, or bytes when n < 8. */
 static TN_ALWAYS_INLINE void tn_msgq_copy_small(char *dst, const char *src, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, src + i, 8);
-        memcpy(dst + i, &w, 8);
+    uint64_t w;
+    if (n >= 8) {
+        /* Whole words, the last one ending at n (it may overlap the one
+         * before): 8 bytes are one load and one store, no loop. */
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, src + i, 8);
+            memcpy(dst + i, &w, 8);
+        }
+        memcpy(&w, src + n - 8, 8);
+        memcpy(dst + n - 8, &w, 8);
+        return;
     }
-    for (; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         dst[i] = src[i];
 }
 

@@ -324,6 +324,29 @@ static void overlap(void)
     wait_count(&cnt->echoed, want);
 }
 
+/* Medium Requests of every length from 0 to 40 bytes, each echoed back
+ * as a Medium Reply: on shm those up to 16 bytes (two arguments) are
+ * copied into the slot's line by tn_msgq_copy_small, 8-byte words of which
+ * the last ends at the payload's end (overlapping the one before for
+ * lengths not a multiple of 8); both handlers check every byte. The
+ * source starts one byte into the buffer, at an odd address. */
+#define SMALL_LENS 41
+static void small_lengths(void)
+{
+    int r = (me + 1) % n;
+    uint64_t want = __atomic_load_n(&cnt->echoed, __ATOMIC_ACQUIRE) + SMALL_LENS;
+    unsigned char buf[SMALL_LENS + 1];
+    for (size_t len = 0; len < SMALL_LENS; len++) {
+        for (size_t i = 0; i < len; i++)
+            buf[1 + i] = mp_pattern(me, i, (unsigned)len);
+        tern_am_arg_t ea[2] = {len, len};
+        MP_OK(tern_am_request_medium(r, H_ECHO, buf + 1, len, ea, 2, 0));
+        /* The buffer is the caller's again: the next length's bytes
+         * differ at every position, so a stale copy would be seen. */
+    }
+    wait_count(&cnt->echoed, want);
+}
+
 int main(int argc, char **argv)
 {
     me = mp_init(&argc, &argv, TERN_THREAD_SINGLE);
@@ -355,6 +378,8 @@ int main(int argc, char **argv)
     flood((total + n - 1) / n);
     MP_OK(tern_barrier());
     overlap();
+    MP_OK(tern_barrier());
+    small_lengths();
     MP_OK(tern_barrier());
     free(flood_next);
     return mp_finish("am");
