@@ -27,13 +27,20 @@
 #define TN_AM_NET_CREDITS_MAX 32768
 #define TN_AM_NET_CREDITS_MIN 2
 
-static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
+static int add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
+/* The first error of a check: first, unless it is TERN_OK. */
+static int first_error(int first, int rc)
+{
+    return first != TERN_OK ? first : rc;
+}
+
+/* Records an issue in out (when given and not full); returns status. */
+static int add(tn_cfg_issues_t *out, const char *name, int status, const char *fmt, ...)
 {
     if (!out || out->n >= TN_CFG_ISSUES_MAX)
-        return;
+        return status;
     tn_cfg_issue_t *i = &out->issue[out->n++];
     i->name = name;
     i->status = status;
@@ -41,6 +48,7 @@ static void add(tn_cfg_issues_t *out, const char *name, int status, const char *
     va_start(ap, fmt);
     vsnprintf(i->msg, sizeof(i->msg), fmt, ap);
     va_end(ap);
+    return status;
 }
 
 /* Which variable a tn_seg_plan message is about. */
@@ -106,9 +114,7 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
             break;
         }
         const char *who = seg_culprit(err);
-        add(out, who, rc, "%s", err);
-        if (first == TERN_OK)
-            first = rc;
+        first = first_error(first, add(out, who, rc, "%s", err));
         if (strcmp(who, "TERN_SEGMENT_NUMA") == 0)
             o.numa = "interleave";
         else if (strcmp(who, "TERN_HUGEPAGES") == 0)
@@ -119,48 +125,46 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
     /* Refused everywhere (shm-only jobs too), so that tern-info -c agrees
      * with every job. */
     if (cfg->am_net_credits > TN_AM_NET_CREDITS_MAX) {
-        add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
-            "TERN_AM_NET_CREDITS=%ld is above %d: the network provider's receive "
-            "queue per connection (twice it) would stall libfabric's tcp; lower "
-            "TERN_AM_NET_CREDITS",
-            (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MAX);
-        if (first == TERN_OK)
-            first = TERN_ERR_CONFIG;
+        first = first_error(
+            first,
+            add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
+                "TERN_AM_NET_CREDITS=%ld is above %d: the network provider's receive "
+                "queue per connection (twice it) would stall libfabric's tcp; lower "
+                "TERN_AM_NET_CREDITS",
+                (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MAX));
     } else if (cfg->am_net_credits < TN_AM_NET_CREDITS_MIN) {
         /* The transport raised smaller values to 2 in silence, so 1 on
          * one rank and 2 on the others, the same credits, were refused as
          * different by tern_init's job-wide comparison; 0 read as 2 too
          * (negative values fail to parse). */
-        add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
-            "TERN_AM_NET_CREDITS=%ld is below %d: a sender needs at least %d "
-            "active messages outstanding per network peer; raise "
-            "TERN_AM_NET_CREDITS",
-            (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MIN, TN_AM_NET_CREDITS_MIN);
-        if (first == TERN_OK)
-            first = TERN_ERR_CONFIG;
+        first = first_error(
+            first,
+            add(out, "TERN_AM_NET_CREDITS", TERN_ERR_CONFIG,
+                "TERN_AM_NET_CREDITS=%ld is below %d: a sender needs at least %d "
+                "active messages outstanding per network peer; raise "
+                "TERN_AM_NET_CREDITS",
+                (long)cfg->am_net_credits, TN_AM_NET_CREDITS_MIN, TN_AM_NET_CREDITS_MIN));
     }
-    rc = check_trace(cfg->trace, out);
-    if (first == TERN_OK)
-        first = rc;
+    first = first_error(first, check_trace(cfg->trace, out));
     /* The world team's eager ring is added to every rank's segment in
      * jobs across nodes (core/teams.c); near 2^64 its size wrapped the
      * team pool's sum, which then came out smaller than the ring (writes
      * past the pool). Refused everywhere, so that tern-info -c agrees. */
     if (cfg->coll_world_ring > TN_COLL_WORLD_RING_MAX) {
-        add(out, "TERN_COLL_WORLD_RING", TERN_ERR_CONFIG,
-            "TERN_COLL_WORLD_RING=%zu is above %zu (1 TiB): lower TERN_COLL_WORLD_RING",
-            (size_t)cfg->coll_world_ring, (size_t)TN_COLL_WORLD_RING_MAX);
-        if (first == TERN_OK)
-            first = TERN_ERR_CONFIG;
+        first = first_error(first, add(out, "TERN_COLL_WORLD_RING", TERN_ERR_CONFIG,
+                                       "TERN_COLL_WORLD_RING=%zu is above %zu (1 TiB): "
+                                       "lower TERN_COLL_WORLD_RING",
+                                       (size_t)cfg->coll_world_ring,
+                                       (size_t)TN_COLL_WORLD_RING_MAX));
     }
     if (cfg->coll_wide_max > TN_COLL_WIDE_LIMIT) {
-        add(out, "TERN_COLL_WIDE_MAX", TERN_ERR_CONFIG,
-            "TERN_COLL_WIDE_MAX=%zu is above %d: a wide record of the collectives "
-            "carries at most %d bytes; lower TERN_COLL_WIDE_MAX (0 turns wide "
-            "records off)",
-            (size_t)cfg->coll_wide_max, TN_COLL_WIDE_LIMIT, TN_COLL_WIDE_LIMIT);
-        if (first == TERN_OK)
-            first = TERN_ERR_CONFIG;
+        first = first_error(
+            first,
+            add(out, "TERN_COLL_WIDE_MAX", TERN_ERR_CONFIG,
+                "TERN_COLL_WIDE_MAX=%zu is above %d: a wide record of the collectives "
+                "carries at most %d bytes; lower TERN_COLL_WIDE_MAX (0 turns wide "
+                "records off)",
+                (size_t)cfg->coll_wide_max, TN_COLL_WIDE_LIMIT, TN_COLL_WIDE_LIMIT));
     }
     return first;
 }
