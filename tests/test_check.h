@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* who: a string such as "rank" or "PE"; id: its number. */
 #define TEST_CHECK_AS(who, id, cond, ...)                                       \
@@ -27,6 +28,18 @@
         TEST_CHECK_AS(who, id, test_rc_ == TERN_OK, "%s returned %d (%s)", #call, \
                       test_rc_, tern_strerror(test_rc_));                         \
     } while (0)
+
+/* With TEST_MARK set, one line "mark: <who> <id> (pid P): <what>" on
+ * stdout, flushed: a script that kills this process in the middle of a
+ * phase (tests/mp/kill_mid.sh) waits for the line, so the kill lands
+ * there and not before or after it. Without TEST_MARK, nothing. */
+static inline void test_mark_as(const char *who, int id, const char *what)
+{
+    if (!getenv("TEST_MARK"))
+        return;
+    printf("mark: %s %d (pid %ld): %s\n", who, id, (long)getpid(), what);
+    fflush(stdout);
+}
 
 /* Pattern byte for (rank or PE, index, salt). */
 static inline unsigned char test_pattern(int id, size_t i, unsigned salt)

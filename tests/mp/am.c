@@ -251,6 +251,7 @@ static void round_trips(void)
 static void flood(long count)
 {
     int right = (me + 1) % n, left = (me + n - 1) % n;
+    MP_MARK("flood");
     for (long i = 0; i < count; i++) {
         tern_am_arg_t a = (tern_am_arg_t)i;
         MP_OK(tern_am_request_short(right, H_FLOOD, &a, 1, 0));

@@ -259,6 +259,7 @@ int main(int argc, char **argv)
         MP_CHECK(pthread_create(&th[i], NULL, poller, NULL) == 0, "thread");
 
     int two = n > 2; /* a left neighbour distinct from the right one */
+    MP_MARK("sending");
     for (long i = 0; i < count; i++) {
         send_one(right, (uint64_t)i, buf);
         if (two)

@@ -13,6 +13,8 @@
 
 #define MP_CHECK(cond, ...) TEST_CHECK_AS("rank", tern_rank(), cond, __VA_ARGS__)
 #define MP_OK(call)         TEST_OK_AS("rank", tern_rank(), call)
+/* The "mark:" line a killing script waits for (test_mark_as). */
+#define MP_MARK(what) test_mark_as("rank", tern_rank(), what)
 
 /* tern_init with a check; returns the rank. */
 int mp_init(int *argc, char ***argv, int thread_level);

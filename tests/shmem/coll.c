@@ -304,6 +304,14 @@ int main(void)
     int shared = shmem_team_n_pes(SHMEM_TEAM_SHARED);
     CHECK(shared >= 1 && shared <= npes, "shared: %d", shared);
     check_team(SHMEM_TEAM_WORLD, "world");
+    /* TEST_COLL_ROUNDS more rounds on the world team: long enough for
+     * tests/mp/kill_mid.sh to kill a PE in the middle of them. */
+    const char *re = getenv("TEST_COLL_ROUNDS");
+    long rounds = re ? atol(re) : 0;
+    if (rounds > 0)
+        test_mark_as("PE", me, "rounds");
+    for (long r = 0; r < rounds; r++)
+        check_team(SHMEM_TEAM_WORLD, "world");
     check_team(SHMEM_TEAM_SHARED, "shared");
     splits();
     active_set();
