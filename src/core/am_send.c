@@ -234,10 +234,17 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
 /* A Short or fixed-payload Medium to a peer with a direct queue (a node
  * peer, or this rank, on shm) is written straight into the receiver's ring
  * (xport/msgq.h): no descriptor, no staging on the stack, no call through
- * the transport. Every check of check_common and the Medium limit is one
- * rarely taken branch (fast_ok); a send that fails it, or finds the ring
- * full, takes the general path, which says what was wrong or waits for
- * room (or queues a Reply) exactly as before. */
+ * the transport. Every check of check_common and the Medium limit is a
+ * rarely taken branch of its own (fast_ok): a compare and a jump each,
+ * with no register to hold its result. Folded into one branch (a flag
+ * set and and-ed per check) the first seven were 33 instructions of the
+ * Medium Request where these are 21, and took registers that the call
+ * then saved on the stack (scripts/am-cost.sh: Medium 8 B 327.1 -> 316.1,
+ * 1 KiB 701.0 -> 690.0, Short 282.1 -> 278.1; fast_prepare and the
+ * Commits likewise, negotiated 8 B 367.1 -> 356.1;
+ * docs/design/active-messages.md, twenty-first pass). A send that fails one, or finds the ring full,
+ * takes the general path, which says what was wrong or waits for room (or
+ * queues a Reply) exactly as before. */
 static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
                                     const void *payload, size_t len,
                                     const tern_am_arg_t *args, int nargs, unsigned flags)
@@ -245,11 +252,21 @@ static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
     /* Direct queues go to this node's ranks only: the index in the span
      * (out of it for any other rank, a bad one included) checks the rank. */
     unsigned i = (unsigned)(rank - tn_core.span_first);
-    return tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-               (i < (unsigned)tn_core.span) & (handler >= lo) & (handler < hi) &
-               ((unsigned)nargs <= TERN_AM_MAX_ARGS) & (nargs == 0 || args != NULL) &
-               (len == 0 || payload != NULL) &&
-           tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
+    if (tn_unlikely(!tn_core.initialized))
+        return 0;
+    if (tn_unlikely(flags & ~TERN_FLAGS_KNOWN_))
+        return 0;
+    if (tn_unlikely(i >= (unsigned)tn_core.span))
+        return 0;
+    if (tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)))
+        return 0;
+    if (tn_unlikely((unsigned)nargs > TERN_AM_MAX_ARGS))
+        return 0;
+    if (tn_unlikely(nargs != 0 && args == NULL))
+        return 0;
+    if (tn_unlikely(len != 0 && payload == NULL))
+        return 0;
+    return tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
            atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
 }
 
@@ -514,8 +531,11 @@ static __attribute__((noinline)) int request(const char *call, int rank, int han
  * function for both saved and restored six registers for every Short,
  * which only the general path needs (19 instructions; scripts/am-cost.sh,
  * docs/design/active-messages.md, sixteenth pass). The Medium calls stay
- * in one piece: split the same way, a 1 KiB Medium paid 6 instructions
- * more (the size compare and the jump) for 7 less at 8 bytes. */
+ * in one piece: split the same way, a 1 KiB Medium paid 6 to 21
+ * instructions more for 7 to 12 less at 8 bytes (sixteenth, twentieth
+ * passes); split after the checks, so that none runs twice, 32 more; and
+ * with fast_ok's checks as separate branches the whole call does as well
+ * at 8 bytes as any split (twenty-first pass). */
 static __attribute__((noinline)) int request_short_rest(int rank, int handler,
                                                         const tern_am_arg_t *args,
                                                         int nargs, unsigned flags)
@@ -674,10 +694,12 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
                                          tern_am_sd_t *sd, int slot_only)
 {
     unsigned i = (unsigned)(rank - tn_core.span_first); /* in span: a local rank */
-    if (!((sd != NULL) & tn_core.initialized & !(flags & ~TERN_FLAGS_KNOWN_) &
-              (i < (unsigned)tn_core.span) & ((unsigned)nargs <= TERN_AM_MAX_ARGS) &
-              (min_len <= max_len) &&
-          tn_core.peers[i].msgq && min_len <= tn_core.peers[i].am_medium_max))
+    if (tn_unlikely(sd == NULL) || tn_unlikely(!tn_core.initialized) ||
+        tn_unlikely(flags & ~TERN_FLAGS_KNOWN_) ||
+        tn_unlikely(i >= (unsigned)tn_core.span) ||
+        tn_unlikely((unsigned)nargs > TERN_AM_MAX_ARGS) ||
+        tn_unlikely(min_len > max_len) || tn_unlikely(!tn_core.peers[i].msgq) ||
+        tn_unlikely(min_len > tn_core.peers[i].am_medium_max))
         return 1;
     size_t max = tn_core.peers[i].am_medium_max;
     size_t granted = max_len < max ? max_len : max, head = tn_am_head_bytes(nargs);
@@ -736,9 +758,11 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     tn_msgq_t *q = st->m.slot;
-    if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
-              (st->nargs == 0 || args != NULL) &&
-          atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+    if (tn_unlikely(len > st->granted) ||
+        tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
+        tn_unlikely(st->nargs != 0 && args == NULL) ||
+        tn_unlikely(
+            !atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
         return 1;
     st->magic = 0;
     int nargs = st->nargs;
@@ -788,9 +812,11 @@ static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int han
     int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     int nargs = st->nargs;
-    if (!((len <= st->granted) & (handler >= lo) & (handler < hi) &
-              (nargs == 0 || args != NULL) &&
-          atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+    if (tn_unlikely(len > st->granted) ||
+        tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
+        tn_unlikely(nargs != 0 && args == NULL) ||
+        tn_unlikely(
+            !atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
         return 1;
     st->magic = 0;
     tn_msgq_t *q = st->m.slot;
