@@ -177,6 +177,20 @@ static int alltoalls_bytes(const char *call, struct tshmem_team_s *t, char *dest
                      sst);
         return 1;
     }
+    /* The farthest element either side touches, n * nelems elements at the
+     * larger stride, must be an address: unchecked, dst 2^60 wrapped
+     * around (a segmentation fault; with 8-byte elements a stride of
+     * 2^61 + 1 wraps to a stride of 1). */
+    size_t last, span, stride = (size_t)(dst > sst ? dst : sst);
+    if (nelems && (__builtin_mul_overflow((size_t)n, nelems, &last) ||
+                   __builtin_mul_overflow(last - 1, stride, &span) ||
+                   __builtin_add_overflow(span, 1, &span) ||
+                   __builtin_mul_overflow(span, es, &span) || span > PTRDIFF_MAX)) {
+        tshmem_error("%s: %zu elements for each of %d PEs at stride %zu (%zu-byte "
+                     "elements) overflow the address space",
+                     call, nelems, n, stride, es);
+        return 1;
+    }
     size_t c = chunk_elems(call, n, es);
     if (!c)
         return 1;

@@ -23,15 +23,28 @@ static int in_pool(shmem_team_t team)
     return off < sizeof(team_pool) && off % sizeof(team_pool[0]) == 0;
 }
 
+/* Whether team is one of ours (predefined or in the pool): only then may
+ * its magic be read, since any other value may point nowhere (an
+ * uninitialized handle read 0x1234: a segmentation fault). */
+static int ours(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED || in_pool(team);
+}
+
+/* A live team of ours: the check of every call that takes a team. */
+static int live(shmem_team_t team)
+{
+    return ours(team) && team->magic == TSHMEM_TEAM_LIVE;
+}
+
 struct tshmem_team_s *tshmem_team_get(shmem_team_t team, const char *call)
 {
-    if (team && team->magic == TSHMEM_TEAM_LIVE &&
-        (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED || in_pool(team)))
+    if (live(team))
         return team;
     if (team == SHMEM_TEAM_INVALID)
         tshmem_error("%s: the team is SHMEM_TEAM_INVALID (this PE is not a member)",
                      call);
-    else if (in_pool(team) || team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
+    else if (ours(team))
         tshmem_error("%s: team %p was destroyed (or the library is not initialized)",
                      call, (void *)team);
     else
@@ -93,7 +106,7 @@ void tshmem_teams_fini(void)
 
 int shmem_team_my_pe(shmem_team_t team)
 {
-    if (!team || team->magic != TSHMEM_TEAM_LIVE)
+    if (!live(team))
         return -1;
     int r = tern_team_rank(team->tt);
     return r < 0 ? -1 : tshmem_team_trank(team, r);
@@ -101,7 +114,7 @@ int shmem_team_my_pe(shmem_team_t team)
 
 int shmem_team_n_pes(shmem_team_t team)
 {
-    if (!team || team->magic != TSHMEM_TEAM_LIVE)
+    if (!live(team))
         return -1;
     return tern_team_size(team->tt);
 }
@@ -122,8 +135,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask,
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
-    if (!src_team || src_team->magic != TSHMEM_TEAM_LIVE || !dest_team ||
-        dest_team->magic != TSHMEM_TEAM_LIVE || src_pe < 0 ||
+    if (!live(src_team) || !live(dest_team) || src_pe < 0 ||
         src_pe >= tern_team_size(src_team->tt))
         return -1;
     int r = tern_team_translate(src_team->tt, tshmem_team_trank(src_team, src_pe),
@@ -346,8 +358,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
-    if (!team || team->magic != TSHMEM_TEAM_LIVE || pe < 0 ||
-        pe >= tern_team_size(team->tt))
+    if (!live(team) || pe < 0 || pe >= tern_team_size(team->tt))
         return NULL;
     int world =
         tern_team_translate(team->tt, tshmem_team_trank(team, pe), TERN_TEAM_WORLD);

@@ -8,7 +8,8 @@
  * that is not symmetric and the clear of a lock nobody holds, active sets
  * without the caller or past the PEs and a pSync that is not symmetric, a
  * broadcast over every PE with a root past them or a dest not symmetric, a
- * session on a destroyed context or without the config its mask names.
+ * session on a destroyed context or without the config its mask names, a
+ * team handle that is garbage, a strided all-to-all past the address space.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -125,6 +126,38 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "aset_toall_negative") == 0) { /* every PE; nreduce -1 */
         shmem_double_max_to_all((double *)x, (double *)x + 8, -1, 0, 0, n,
                                 (double *)x + 16, x + 32);
+    } else if (strcmp(c, "team_garbage") == 0) { /* refused, and the program goes on */
+        shmem_team_t g = (shmem_team_t)(uintptr_t)0x1234, t;
+        shmem_ctx_t ctx;
+        CHECK(shmem_team_sync(g) != 0, "sync on a garbage team");
+        CHECK(shmem_long_sum_reduce(g, x, x + 8, 1) != 0, "reduce on a garbage team");
+        CHECK(shmem_team_my_pe(g) == -1 && shmem_team_n_pes(g) == -1,
+              "a garbage team's PE and size");
+        CHECK(shmem_team_translate_pe(g, 0, SHMEM_TEAM_WORLD) == -1 &&
+                  shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, g) == -1,
+              "translation with a garbage team");
+        CHECK(shmem_team_ptr(g, x, 0) == NULL, "team_ptr of a garbage team");
+        CHECK(shmem_team_split_strided(g, 0, 1, n, NULL, 0, &t) != 0 &&
+                  t == SHMEM_TEAM_INVALID,
+              "split of a garbage team");
+        CHECK(shmem_team_create_ctx(g, 0, &ctx) != 0 && ctx == SHMEM_CTX_INVALID,
+              "context of a garbage team");
+        CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "world team after the refusals");
+    } else if (strcmp(c, "alltoalls_overflow") == 0) { /* refused, the program goes on */
+        CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, x, x + 8, (ptrdiff_t)1 << 60, 1,
+                                   1) != 0,
+              "alltoalls at dst stride 2^60");
+        CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, x, x + 8, 1, 1, (size_t)1 << 61) !=
+                  0,
+              "alltoalls of 2^61 elements");
+        CHECK(shmem_alltoallsmem(SHMEM_TEAM_WORLD, x, x + 8, 1, PTRDIFF_MAX, 2) != 0,
+              "alltoallsmem at sst PTRDIFF_MAX");
+        for (int j = 0; j < n && j < 8; j++) /* element for PE j: 100 me + j */
+            x[8 + j] = 100L * me + j;
+        CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, x, x + 8, 1, 1, 1) == 0,
+              "alltoalls after the refusals");
+        for (int i = 0; i < n && i < 8; i++)
+            CHECK(x[i] == 100L * i + me, "alltoalls from PE %d: %ld", i, x[i]);
     } else if (strcmp(c, "session_ctx_destroyed") == 0) {
         shmem_ctx_t ctx;
         CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");

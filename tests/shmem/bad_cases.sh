@@ -199,6 +199,20 @@ bad_free)
     run
     expect_rc 0
     expect_msg 'shmem_free: 0x[0-9a-f]+ was not returned by shmem_malloc.*; ignored' ;;
+team_garbage)
+    run
+    expect_rc 0
+    expect_msg '^team_garbage: PASS'
+    expect_msg 'shmem_team_sync: 0x1234 is not a team handle'
+    expect_msg 'shmem_team_split_strided: 0x1234 is not a team handle'
+    expect_msg 'shmem_team_create_ctx: 0x1234 is not a team handle' ;;
+alltoalls_overflow)
+    run
+    expect_rc 0
+    expect_msg '^alltoalls_overflow: PASS'
+    expect_msg 'shmem_alltoalls: 1 elements for each of [0-9]+ PEs at stride 1152921504606846976 \(8-byte elements\) overflow the address space'
+    expect_msg 'shmem_alltoalls: 2305843009213693952 elements for each of [0-9]+ PEs at stride 1 \(8-byte elements\) overflow'
+    expect_msg 'shmem_alltoalls: 2 elements for each of [0-9]+ PEs at stride 9223372036854775807 \(1-byte elements\) overflow' ;;
 bad_align)
     run
     expect_rc 0
