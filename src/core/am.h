@@ -242,8 +242,8 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
 {
     if (!tn_msgq_trylock(q))
         return 0;
-    tn_msgq_slot_t *r = tn_msgq_peek(q);
-    if (!r) {
+    tn_msgq_slot_t *r = tn_msgq_head(q);
+    if (!tn_msgq_ready(q, r)) {
         tn_msgq_unlock(q);
         return 0;
     }
@@ -252,17 +252,20 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
     int n = 0;
     do {
         size_t len = r->len, inl = r->inl;
-        if (tn_likely(inl == len))
+        if (tn_likely(inl == len)) {
             tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
-        else if (len >= TN_MSGQ_ACK_MIN) /* every ACK's message is */
-            return tn_am_drain_large(q, r, n);
-        else if (inl)
-            tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);
-        else
-            tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
-        tn_msgq_consume(q, r);
+            tn_msgq_consume_slot(q);
+        } else {
+            if (len >= TN_MSGQ_ACK_MIN) /* every ACK's message is */
+                return tn_am_drain_large(q, r, n);
+            if (inl)
+                tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);
+            else
+                tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
+            tn_msgq_consume(q, r);
+        }
         n++;
-    } while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL);
+    } while (n < TN_MSGQ_DRAIN_MAX && tn_msgq_ready(q, r = tn_msgq_head(q)));
     tn_msgq_release(q);
     tn_msgq_unlock(q);
     return n;

@@ -449,6 +449,18 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
     return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq ? s : NULL;
 }
 
+/* tn_msgq_peek in two parts, for a drain loop (no test of a NULL slot):
+ * the slot where the next message appears, and whether it has. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_head(tn_msgq_t *q)
+{
+    return &q->slots[q->seq & q->smask];
+}
+
+static TN_ALWAYS_INLINE int tn_msgq_ready(const tn_msgq_t *q, const tn_msgq_slot_t *s)
+{
+    return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq;
+}
+
 /* Receiver: the data-ring position (a count, as dpos) where the data part
  * of s's message starts (meaningful when s->len > s->inl). */
 static TN_ALWAYS_INLINE uint64_t tn_msgq_data_pos(const tn_msgq_t *q,
@@ -489,6 +501,14 @@ static TN_ALWAYS_INLINE void tn_msgq_consume_to(tn_msgq_t *q, uint64_t dpos)
 static TN_ALWAYS_INLINE void tn_msgq_consume(tn_msgq_t *q, const tn_msgq_slot_t *s)
 {
     tn_msgq_consume_to(q, tn_msgq_dpos_after(q, s));
+}
+
+/* tn_msgq_consume of a message that lies in its slot only (len == inl,
+ * known to the caller): no data bytes, so the slot's fields are not read
+ * again after the handler. */
+static TN_ALWAYS_INLINE void tn_msgq_consume_slot(tn_msgq_t *q)
+{
+    q->seq++;
 }
 
 /* Receiver: gives the room of every consumed message back (once per
