@@ -53,6 +53,11 @@ _Static_assert(sizeof(tn_coll_flag_t) == 8, "a team flag is two words");
 #define TN_COLL_FAST_AREA \
     (2 * TN_COLL_FAST + (TN_COLL_BLINES + TN_COLL_XLINES + TN_COLL_BQUARTERS / 4) * 64)
 
+/* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
+typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
+/* tn_cteam_t.rpost once a region's handler has combined (below). */
+#define TN_RPOST_TAKEN (-1)
+
 /* A team in this rank. Its slot in the pool holds, from slot_off:
  *   flags   [world size] tn_coll_flag_t: flag j is written only by team
  *           rank j (store when mapped, network write otherwise) and read
@@ -114,6 +119,21 @@ typedef struct tn_cteam {
     int *bynode;       /* [size] team ranks by node, then team rank */
     int *order;        /* [size] the broadcast tree's order (tn_coll_tree_order) */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
+    /* An eager allreduce round waiting for a network member's region
+     * (core/coll_am.c, tn_coll_region_wait): where this member's partial
+     * lies and how to combine, so that the handler of that member's region
+     * message combines the payload straight out of the receive buffer
+     * instead of copying it into the ring for the waiter to combine.
+     * Written by the waiting thread, rpost last (release: the team rank
+     * of the member whose region it waits for, plus 1); read by the thread
+     * that runs the handler, which sets rpost to TN_RPOST_TAKEN once it
+     * has combined. 0: nothing posted (a zeroed slot, and after each
+     * round). */
+    void *racc;
+    tn_red_fn rfn, rrfn; /* acc op= in, acc = in op acc */
+    size_t rcount, res;
+    uint32_t rseq;
+    _Atomic int rpost;
     /* A non-blocking barrier in progress (tern_team_barrier_nb): its
      * sequence number, the next round's distance, its event. busy keeps
      * the progress thread and the caller from advancing it at once. */
@@ -207,6 +227,23 @@ int tn_coll_drain(tn_cteam_t *t);
  * a network member (a Short message). A failed send ends the job. */
 void tn_coll_put_flag(tn_cteam_t *t, int j, void *dest, const void *src, size_t n,
                       uint32_t seq);
+/* A region of the eager allreduce (core/coll_am.c): as tn_coll_put_flag
+ * (dest in this rank's ring of t), but to a network member up to the
+ * Medium limit one Medium message whose handler combines the payload
+ * straight into the partial that j posted with tn_coll_region_wait, or
+ * copies it into j's ring where nothing is posted for it (j not yet
+ * waiting). */
+void tn_coll_put_region(tn_cteam_t *t, int j, void *dest, const void *src, size_t n,
+                        uint32_t seq);
+/* Until member j's region of call seq (tn_coll_put_region or
+ * tn_coll_put_flag) is here. acc (count elements of es bytes) is this
+ * member's partial, which it no longer reads or writes until this
+ * returns: if j's message finds it posted, its handler computes
+ * acc = acc op region (fn) where j is above this member, else
+ * acc = region op acc (rfn), and this returns 1; else the region is in
+ * the ring and this returns 0. */
+int tn_coll_region_wait(tn_cteam_t *t, int j, uint32_t seq, void *acc, size_t count,
+                        size_t es, tn_red_fn fn, tn_red_fn rfn);
 /* Registers the handler of those messages (tern_init, with network peers). */
 void tn_coll_am_init(void);
 
@@ -241,13 +278,12 @@ uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t max,
 int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq);
 /* Whether tn_coll_signal_ordered writes to team rank j. */
 int tn_coll_can_order(tn_cteam_t *t, int j);
-/* A reduction kernel: acc[i] = acc[i] op in[i] for n elements. */
-typedef void (*tn_red_fn)(void *acc, const void *in, size_t n);
 /* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes
  * and as far as the ring holds its ceil(log2 n) regions: recursive
- * doubling, each partial with its flag into the partner's entry. */
+ * doubling, each partial with its flag into the partner's entry. rfn is
+ * fn with its operands swapped (acc = in op acc). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
-                            size_t es, tn_red_fn fn);
+                            size_t es, tn_red_fn fn, tn_red_fn rfn);
 
 /* Small exchanges of a team whose members are each on their own node and
  * reached by unacknowledged writes (t->xmax > 0): every piece of data goes

@@ -317,8 +317,9 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         tn_coll_node_allreduce(t, dest, src, count, es, fn);
         return TERN_OK;
     }
+    tn_red_fn rfn = rkernels[type][op] ? rkernels[type][op] : fn;
     if (!t->all_mapped && (tn_coll_small_allreduce(t, dest, src, count, es, fn) ||
-                           tn_coll_eager_allreduce(t, dest, src, count, es, fn)))
+                           tn_coll_eager_allreduce(t, dest, src, count, es, fn, rfn)))
         return TERN_OK;
     if (!t->all_mapped && total <= push_region(n)) {
         push_tree(t, dest, src, count, es, fn);
@@ -328,7 +329,6 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
         rsag(t, dest, src, count, es, fn);
         return TERN_OK;
     }
-    tn_red_fn rfn = rkernels[type][op] ? rkernels[type][op] : fn;
     if (tn_coll_rhd_allreduce(t, dest, src, count, es, fn, rfn))
         return TERN_OK;
     tn_coll_ring_allreduce(t, dest, src, count, es, fn);

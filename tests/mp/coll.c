@@ -669,6 +669,11 @@ static void check_allreduces(tern_team_t team, const char *tname)
     check_signed_zeros(team, tname, 2048);
     check_signed_zeros(team, tname, 2049);
     check_signed_zeros(team, tname, 5);
+    /* 4000 B and 8 KiB across nodes: each region one message, combined
+     * by its handler straight out of the receive buffer where the member
+     * waits already (core/coll_am.c, on_region), in the waiter's order. */
+    check_signed_zeros(team, tname, 500);
+    check_signed_zeros(team, tname, 1024);
 
     /* Bytes at and around every bound of the allreduce algorithms: the
      * shared-memory fast area (1 KiB), the pushed tree's region at 2 to 16
