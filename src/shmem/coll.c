@@ -327,6 +327,9 @@ static int gather_apply(const char *call, shmem_team_t team, char *dest,
     if (!t)
         return 1;
     int n = tern_team_size(t->tt), me = shmem_team_my_pe(team);
+    size_t bytes; /* unchecked, 2^61 elements ran the copies off the map */
+    if (bytes_of(call, nelems, es, &bytes))
+        return 1;
     size_t c = chunk_elems(call, n, es);
     if (!c)
         return 1;
@@ -430,12 +433,18 @@ TSHMEM_RED_ORD_TYPES(TSHMEM_DEF_RED_ARITH_)
 int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest,
                               const double _Complex *source, size_t nreduce)
 {
+    size_t bytes; /* 2 nreduce parts: unchecked, 2^63 wrapped to none */
+    if (bytes_of("shmem_complexd_sum_reduce", nreduce, sizeof(*dest), &bytes))
+        return 1;
     return reduce("shmem_complexd_sum_reduce", team, dest, source, 2 * nreduce,
                   TERN_TYPE_DOUBLE, TERN_RED_SUM);
 }
 int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest,
                               const float _Complex *source, size_t nreduce)
 {
+    size_t bytes; /* 2 nreduce parts: unchecked, 2^63 wrapped to none */
+    if (bytes_of("shmem_complexf_sum_reduce", nreduce, sizeof(*dest), &bytes))
+        return 1;
     return reduce("shmem_complexf_sum_reduce", team, dest, source, 2 * nreduce,
                   TERN_TYPE_FLOAT, TERN_RED_SUM);
 }

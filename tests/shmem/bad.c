@@ -9,7 +9,8 @@
  * without the caller or past the PEs and a pSync that is not symmetric, a
  * broadcast over every PE with a root past them or a dest not symmetric, a
  * session on a destroyed context or without the config its mask names, a
- * team handle that is garbage, a strided all-to-all past the address space.
+ * team handle that is garbage, a strided all-to-all, a scan or a complex
+ * reduction past the address space.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -158,6 +159,21 @@ int main(int argc, char **argv)
               "alltoalls after the refusals");
         for (int i = 0; i < n && i < 8; i++)
             CHECK(x[i] == 100L * i + me, "alltoalls from PE %d: %ld", i, x[i]);
+    } else if (strcmp(c, "scan_overflow") == 0) { /* refused, the program goes on */
+        CHECK(shmem_long_sum_inscan(SHMEM_TEAM_WORLD, x, x + 8, (size_t)1 << 61) != 0,
+              "inscan of 2^61 elements");
+        CHECK(shmem_long_sum_exscan(SHMEM_TEAM_WORLD, x, x + 8, (size_t)1 << 61) != 0,
+              "exscan of 2^61 elements");
+        double _Complex *z = (double _Complex *)x;
+        CHECK(shmem_complexd_prod_reduce(SHMEM_TEAM_WORLD, z, z + 4, (size_t)1 << 61) !=
+                  0,
+              "complex product of 2^61 elements");
+        CHECK(shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, z, z + 4, (size_t)1 << 63) != 0,
+              "complex sum of 2^63 elements");
+        x[8] = me + 1;
+        CHECK(shmem_long_sum_inscan(SHMEM_TEAM_WORLD, x, x + 8, 1) == 0 &&
+                  x[0] == (long)(me + 1) * (me + 2) / 2,
+              "inscan after the refusals: %ld", x[0]);
     } else if (strcmp(c, "session_ctx_destroyed") == 0) {
         shmem_ctx_t ctx;
         CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");

@@ -213,6 +213,14 @@ alltoalls_overflow)
     expect_msg 'shmem_alltoalls: 1 elements for each of [0-9]+ PEs at stride 1152921504606846976 \(8-byte elements\) overflow the address space'
     expect_msg 'shmem_alltoalls: 2305843009213693952 elements for each of [0-9]+ PEs at stride 1 \(8-byte elements\) overflow'
     expect_msg 'shmem_alltoalls: 2 elements for each of [0-9]+ PEs at stride 9223372036854775807 \(1-byte elements\) overflow' ;;
+scan_overflow)
+    run
+    expect_rc 0
+    expect_msg '^scan_overflow: PASS'
+    expect_msg 'shmem_long_sum_inscan: 2305843009213693952 elements of 8 bytes overflow'
+    expect_msg 'shmem_long_sum_exscan: 2305843009213693952 elements of 8 bytes overflow'
+    expect_msg 'shmem_complexd_prod_reduce: 2305843009213693952 elements of 16 bytes overflow'
+    expect_msg 'shmem_complexd_sum_reduce: 9223372036854775808 elements of 16 bytes overflow' ;;
 bad_align)
     run
     expect_rc 0
