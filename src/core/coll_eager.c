@@ -612,10 +612,11 @@ static int one_per_node(const tn_cteam_t *t)
  * level); a region of one message to a network member is combined by its
  * handler straight out of the receive buffer where this member waits for
  * it already (tn_coll_put_region: one pass over the data, where the copy
- * into the ring and the combine were two; net, 2 ranks, 8 KiB 25.5 ->
- * 21.5 us, collectives.md, "8 KiB allreduce and 4-8 KiB broadcast at 2
- * PEs against OSHMEM"). Members p.. first send their src to member
- * i - p's fold region and get the result into their dest at the end.
+ * into the ring and the combine were two; net, 2 ranks, 8 KiB new/old
+ * 0.87-0.98 per pair in three sittings, collectives.md, "8 KiB allreduce
+ * and 4-8 KiB broadcast at 2 PEs against OSHMEM"). Members p.. first
+ * send their src to member i - p's fold region and get the result into
+ * their dest at the end.
  * Both partners of a round compute (lower half's partial) op (upper
  * half's), the same operands in the same order, so every member ends with
  * the same bits even for floating min/max with signed zeros or NaNs.
