@@ -28,6 +28,12 @@ tern_mp_test(NAME coll_eager_fit SOURCES coll.c RANKS 3 4 CONFIGS net mixed LIBS
 # flag (TERN_OFI_SIGNAL=0): the put, then an ordered flag write.
 tern_mp_test(NAME coll_nosignal SOURCES coll.c RANKS 2 3 CONFIGS net mixed LIBS m
   TIMEOUT 180 ENV TERN_OFI_SIGNAL=0)
+# The allreduces with a progress thread: the handler that combines an
+# eager allreduce region straight into a waiting member's partial
+# (core/coll_am.c, on_region) runs on that thread while the member posts
+# and waits on its own.
+tern_mp_test(NAME coll_pthread SOURCES coll.c RANKS 2 3 CONFIGS net mixed LIBS m
+  TIMEOUT 180 ARGS allreduce ENV TERN_PROGRESS_THREAD=1)
 # Every eager broadcast to a network child by the write that carries its
 # flag (TERN_COLL_BCAST_PUT=0: from 1 byte, within the inject size too),
 # forwarders and late members included.
