@@ -242,7 +242,8 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
  * then saved on the stack (scripts/am-cost.sh: Medium 8 B 327.1 -> 316.1,
  * 1 KiB 701.0 -> 690.0, Short 282.1 -> 278.1; fast_prepare and the
  * Commits likewise, negotiated 8 B 367.1 -> 356.1;
- * docs/design/active-messages.md, twenty-first pass). A send that fails one, or finds the ring full,
+ * docs/design/active-messages.md, twenty-first pass). A send that fails one, or finds the ring
+ * full,
  * takes the general path, which says what was wrong or waits for room (or
  * queues a Reply) exactly as before. */
 static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,

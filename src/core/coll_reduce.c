@@ -5,7 +5,8 @@
  * binomial tree with the partials pushed up and the result down, each
  * transfer with its flag; above, up to TERN_COLL_RHD_MAX for teams of 2^k
  * members, recursive halving and doubling (core/coll_rhd.c), and else the
- * pipelined ring reduce-scatter and allgather (core/coll_ring.c). In every algorithm one member combines
+ * pipelined ring reduce-scatter and allgather (core/coll_ring.c). In every algorithm one member
+ * combines
  * each element, so every member gets the same bits. */
 #include <stdlib.h>
 #include <string.h>

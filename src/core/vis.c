@@ -103,7 +103,8 @@ static int issue_piece(void *arg, char *dst, const char *src, size_t n)
 }
 
 /* Issues every piece of a transfer with issue(spec, ..) (one RMA each, or
- * packed into active messages) with the completion the form asks: a stack object waited for (blocking, and
+ * packed into active messages) with the completion the form asks: a stack object waited for
+ * (blocking, and
  * _nb without a remote event), events, or the context's nbi objects. Each
  * object holds one extra part while pieces are issued, so that it cannot
  * complete before the last piece is counted. */

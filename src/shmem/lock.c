@@ -91,7 +91,8 @@ int shmem_test_lock(long *lock)
          * test is a CPU atomic that polls nothing. Without this poll the
          * holder's release, an active message to this PE on the atomic
          * domain's am path (TERN_OFI_ATOMICS=am, a provider lacking an op
-         * or emulating atomics in software), would never be served: the holder would wait for its reply
+         * or emulating atomics in software), would never be served: the holder would wait for its
+         * reply
          * and this PE for the release (shmem.lock_am.*). */
         tern_poll();
         return 1;

@@ -9,4 +9,11 @@ if ! clang-format --dry-run -Werror $files 2>/tmp/tern-format.$$; then
   echo "format: FAIL: run clang-format -i \$(git ls-files '*.c' '*.h')"; exit 1
 fi
 rm -f /tmp/tern-format.$$
+# .clang-format does not reflow comments, so it lets a comment line run past
+# the column limit; this catches it.
+long=$(awk 'length > 100 { print FILENAME ":" FNR ": " length " columns" }' $files)
+if [ -n "$long" ]; then
+  echo "$long" | head -20
+  echo "format: FAIL: lines over 100 columns (wrap the comment)"; exit 1
+fi
 echo "format: PASS"
