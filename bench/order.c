@@ -1,8 +1,7 @@
 /* order: what the ordering modes (tern.h, TERN_ORDER_*) cost. Rank 0
  * issues back-to-back blocking puts of each size, blocking non-fetching
  * atomic adds and blocking 8 B accumulates (one double), to its peer on a context of each mode,
- * then
- * one quiet; time per operation including that quiet. The baseline of
+ * then one quiet; time per operation including that quiet. The baseline of
  * every row is the same loop on a TERN_ORDER_STRICT context, in the same
  * run, so a row's ratio is what the mode saves. */
 #include "bench.h"

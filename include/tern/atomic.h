@@ -96,8 +96,7 @@ typedef struct tern_ad_s *tern_ad_t;
  * provider), so every rank that creates a domain with the same type and
  * set (and flags) chooses the same one, and ranks must use such domains
  * for a word. flags: 0 or TERN_AD_PROVIDER. Returns TERN_OK with *out set; TERN_ERR_INVALID
- * (unknown type,
- * empty set or unknown op bits, a bitwise op for float or double, bad
+ * (unknown type, empty set or unknown op bits, a bitwise op for float or double, bad
  * flags, out NULL); TERN_ERR_UNSUPPORTED (the job spans nodes and the
  * network provider lacks an op of the set and TERN_OFI_ATOMICS=net, or
  * no transport carries active messages to a peer: the message names it);

@@ -213,8 +213,7 @@ void tn_ad_agg_flush(int wait)
 /* Request args: [0] the initiator's completion object, [1] records,
  * [2] fetching records, [3] the initiator's pending count. Reply args:
  * [0] the same object, [1] records, [2] status, [3] the pending count; payload: per fetching
- * record run, {value bytes, result,
- * value}. */
+ * record run, {value bytes, result, value}. */
 static void on_request(tern_am_token_t token, void *buf, size_t len,
                        const tern_am_arg_t *a, int nargs)
 {

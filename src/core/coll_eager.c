@@ -462,8 +462,7 @@ int tn_coll_eager_alltoall(tn_cteam_t *t, void *dest, const void *src, size_t nb
  * on some node (a mixed job; with 2 per node, recursive doubling pairs
  * them through the mapping first and the leader measured no better), up
  * to TERN_COLL_LEADER_MAX bytes where its regions fit the ring: each member puts its src into
- * region (its index
- * in its node) of its leader's claim (a copy and a flag store); the
+ * region (its index in its node) of its leader's claim (a copy and a flag store); the
  * leader combines its own src with them in that order into node region a
  * (its node's index), sends that partial to region a of every other
  * leader (one message per pair of nodes: the only network traffic),

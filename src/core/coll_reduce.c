@@ -6,8 +6,7 @@
  * transfer with its flag; above, up to TERN_COLL_RHD_MAX for teams of 2^k
  * members, recursive halving and doubling (core/coll_rhd.c), and else the
  * pipelined ring reduce-scatter and allgather (core/coll_ring.c). In every algorithm one member
- * combines
- * each element, so every member gets the same bits. */
+ * combines each element, so every member gets the same bits. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -30,8 +30,7 @@ void tn_core_tmp_free(void *p, size_t bytes)
  * inline path indexes it by rank); over the span of this node's ranks the
  * peer entries (every rank outside it shares one; what every rank knows
  * of every other is in the node-shared peer table, counted apart), per local rank its global rank,
- * per node its leader; fixed:
- * the transport table, the barrier's flag sources (log2 of the node and
+ * per node its leader; fixed: the transport table, the barrier's flag sources (log2 of the node and
  * node counts: small enough to call fixed), the segment heap's
  * bookkeeping and the event slabs. */
 static void core_tally(tn_mem_tally_t *t)

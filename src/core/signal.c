@@ -84,8 +84,7 @@ void tn_signal_am_init(void)
 /* 1 when this put with signal to an unmapped rank goes as one message: the
  * signal domain runs CPU atomics at the target, the data fits a Medium
  * (and TERN_SIGNAL_MSG_MAX) and lies in the target's segment (a Long's destination), and this is
- * not a
- * handler (which may not send Requests). */
+ * not a handler (which may not send Requests). */
 static int by_message(int rank, const void *dst, size_t n)
 {
     return atomic_load_explicit(&sig_by_msg, memory_order_relaxed) && !tn_am_in_handler &&

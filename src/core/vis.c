@@ -104,8 +104,7 @@ static int issue_piece(void *arg, char *dst, const char *src, size_t n)
 
 /* Issues every piece of a transfer with issue(spec, ..) (one RMA each, or
  * packed into active messages) with the completion the form asks: a stack object waited for
- * (blocking, and
- * _nb without a remote event), events, or the context's nbi objects. Each
+ * (blocking, and _nb without a remote event), events, or the context's nbi objects. Each
  * object holds one extra part while pieces are issued, so that it cannot
  * complete before the last piece is counted. */
 int tn_vis_run_net(const char *call, int op, struct tern_ctx_s *c, int rank,

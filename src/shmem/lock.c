@@ -92,8 +92,7 @@ int shmem_test_lock(long *lock)
          * holder's release, an active message to this PE on the atomic
          * domain's am path (TERN_OFI_ATOMICS=am, a provider lacking an op
          * or emulating atomics in software), would never be served: the holder would wait for its
-         * reply
-         * and this PE for the release (shmem.lock_am.*). */
+         * reply and this PE for the release (shmem.lock_am.*). */
         tern_poll();
         return 1;
     }

@@ -3,8 +3,7 @@
  * the provider's atomics (under auto, unless the provider emulates them
  * in software: am then, for that reason); a set with it takes the
  * active-message path under TERN_OFI_ATOMICS=auto (the reason names fmult) and works, and is
- * refused
- * under TERN_OFI_ATOMICS=net with TERN_ERR_UNSUPPORTED and a message naming
+ * refused under TERN_OFI_ATOMICS=net with TERN_ERR_UNSUPPORTED and a message naming
  * the op and the provider, on every rank alike. On one node every domain is
  * CPU atomics. */
 #include <string.h>

@@ -7,8 +7,7 @@
  * polls the network once TERN_NET_POLL_NS have passed since the thread's
  * last poll began, at once again after a poll that found work, and at every
  * step of a network wait or of a yielding one. sched_yield and nanosleep are this file's, counting
- * calls (the
- * executable's definitions take the library's calls). */
+ * calls (the executable's definitions take the library's calls). */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
