@@ -242,10 +242,9 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
  * then saved on the stack (scripts/am-cost.sh: Medium 8 B 327.1 -> 316.1,
  * 1 KiB 701.0 -> 690.0, Short 282.1 -> 278.1; fast_prepare and the
  * Commits likewise, negotiated 8 B 367.1 -> 356.1;
- * docs/design/active-messages.md, twenty-first pass). A send that fails one, or finds the ring
- * full,
- * takes the general path, which says what was wrong or waits for room (or
- * queues a Reply) exactly as before. */
+ * docs/design/active-messages.md, twenty-first pass). A send that fails
+ * one, or finds the ring full, takes the general path, which says what was
+ * wrong or waits for room (or queues a Reply) exactly as before. */
 static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
                                     const void *payload, size_t len,
                                     const tern_am_arg_t *args, int nargs, unsigned flags)
@@ -747,6 +746,23 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     return 0;
 }
 
+/* A fast Commit's checks, each a rarely taken branch of its own (as
+ * fast_ok's): the length within the grant, the handler in its range and
+ * registered, the arguments present. 1 when every one passes; else the
+ * general path says which failed. */
+static TN_ALWAYS_INLINE int commit_ok(const am_sd_state_t *st, int handler, int internal,
+                                      size_t len, const tern_am_arg_t *args)
+{
+    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
+    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
+    if (tn_unlikely(len > st->granted) ||
+        tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
+        tn_unlikely(st->nargs != 0 && args == NULL))
+        return 0;
+    return atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed) !=
+           NULL;
+}
+
 /* Commit by the fast path, for a message fast_prepare reserved in a direct
  * queue (st->magic SD_FAST + is_reply, checked by the caller), with every
  * check passed: the payload is in place (or copied from the client's
@@ -756,14 +772,8 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
                                         int internal, size_t len,
                                         const tern_am_arg_t *args)
 {
-    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
-    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     tn_msgq_t *q = st->m.slot;
-    if (tn_unlikely(len > st->granted) ||
-        tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
-        tn_unlikely(st->nargs != 0 && args == NULL) ||
-        tn_unlikely(
-            !atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+    if (!commit_ok(st, handler, internal, len, args))
         return 1;
     st->magic = 0;
     int nargs = st->nargs;
@@ -810,14 +820,8 @@ static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int han
                                         int internal, size_t len,
                                         const tern_am_arg_t *args)
 {
-    int lo = internal ? TERN_AM_MAX_HANDLERS : 0;
-    int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     int nargs = st->nargs;
-    if (tn_unlikely(len > st->granted) ||
-        tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
-        tn_unlikely(nargs != 0 && args == NULL) ||
-        tn_unlikely(
-            !atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed)))
+    if (!commit_ok(st, handler, internal, len, args))
         return 1;
     st->magic = 0;
     tn_msgq_t *q = st->m.slot;
