@@ -616,15 +616,14 @@ static int one_per_node(const tn_cteam_t *t)
  * 0.87-0.98 per pair in three sittings, collectives.md, "8 KiB allreduce
  * and 4-8 KiB broadcast at 2 PEs against OSHMEM"). Members p.. first
  * send their src to member i - p's fold region and get the result into
- * their dest at the end.
- * Both partners of a round compute (lower half's partial) op (upper
- * half's), the same operands in the same order, so every member ends with
- * the same bits even for floating min/max with signed zeros or NaNs.
- * Regions are rounded to 64
- * bytes; the call takes the entries that ceil(log2 n) regions (plus the
- * fold) need, at most the whole ring of the slots (half of it with 2
- * members) or half the team's own ring if that is more (3 members or
- * more, each on its own node: the world team's). */
+ * their dest at the end. Both partners of a round compute (lower half's
+ * partial) op (upper half's), the same operands in the same order, so
+ * every member ends with the same bits even for floating min/max with
+ * signed zeros or NaNs. Regions are rounded to 64 bytes; the call takes
+ * the entries that ceil(log2 n) regions (plus the fold) need, at most the
+ * whole ring of the slots (half of it with 2 members) or half the team's
+ * own ring if that is more (3 members or more, each on its own node: the
+ * world team's). */
 int tn_coll_eager_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count,
                             size_t es, tn_red_fn fn, tn_red_fn rfn)
 {

@@ -441,16 +441,8 @@ static TN_ALWAYS_INLINE void tn_msgq_prefetch_answer(const tn_msgq_t *q)
         tn_msgq_prefetchw(&a->slots[a->seq & a->smask]);
 }
 
-/* Receiver, with the turn held: the next message's slot, or NULL when there
- * is none yet. */
-static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
-{
-    tn_msgq_slot_t *s = &q->slots[q->seq & q->smask];
-    return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq ? s : NULL;
-}
-
-/* tn_msgq_peek in two parts, for a drain loop (no test of a NULL slot):
- * the slot where the next message appears, and whether it has. */
+/* Receiver, with the turn held: the slot where the next message appears,
+ * and whether it has (a drain loop tests them apart, with no NULL). */
 static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_head(tn_msgq_t *q)
 {
     return &q->slots[q->seq & q->smask];
@@ -459,6 +451,14 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_head(tn_msgq_t *q)
 static TN_ALWAYS_INLINE int tn_msgq_ready(const tn_msgq_t *q, const tn_msgq_slot_t *s)
 {
     return atomic_load_explicit(&s->seq, memory_order_acquire) == q->seq;
+}
+
+/* Receiver, with the turn held: the next message's slot, or NULL when there
+ * is none yet. */
+static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_peek(tn_msgq_t *q)
+{
+    tn_msgq_slot_t *s = tn_msgq_head(q);
+    return tn_msgq_ready(q, s) ? s : NULL;
 }
 
 /* Receiver: the data-ring position (a count, as dpos) where the data part
