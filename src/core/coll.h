@@ -137,7 +137,7 @@ typedef struct tn_cteam {
     /* A non-blocking barrier in progress (tern_team_barrier_nb): its
      * sequence number, the next round's distance, its event. busy keeps
      * the progress thread and the caller from advancing it at once. */
-    int nb_active;
+    _Atomic int nb_active; /* set last (release): the fields above are ready */
     uint32_t nb_seq;
     int nb_dist;
     tn_comp_t *nb_comp;

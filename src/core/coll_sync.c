@@ -206,12 +206,15 @@ static void nb_try(tn_cteam_t *t)
 {
     if (atomic_exchange_explicit(&t->nb_busy, 1, memory_order_acquire))
         return; /* another thread is at it */
-    if (t->nb_active && nb_advance(t)) {
-        t->nb_active = 0;
-        atomic_fetch_sub_explicit(&tn_coll_nb, 1, memory_order_relaxed);
-        if (t->nb_comp)
-            tn_comp_done(t->nb_comp, TERN_OK);
+    if (atomic_load_explicit(&t->nb_active, memory_order_acquire) && nb_advance(t)) {
+        tn_comp_t *c = t->nb_comp;
         t->nb_comp = NULL;
+        atomic_fetch_sub_explicit(&tn_coll_nb, 1, memory_order_relaxed);
+        if (c)
+            tn_comp_done(c, TERN_OK);
+        /* Last: once it reads 0, the caller's thread may start the next
+         * barrier of the team (tern_team_barrier_nb writes the fields). */
+        atomic_store_explicit(&t->nb_active, 0, memory_order_release);
     }
     atomic_store_explicit(&t->nb_busy, 0, memory_order_release);
 }
@@ -219,16 +222,16 @@ static void nb_try(tn_cteam_t *t)
 void tn_coll_progress(void)
 {
     for (int s = 0; s < TERN_TEAMS_MAX; s++)
-        if (tn_teams.t[s].nb_active)
+        if (atomic_load_explicit(&tn_teams.t[s].nb_active, memory_order_acquire))
             nb_try(&tn_teams.t[s]);
 }
 
 void tn_coll_nb_finish(tn_cteam_t *t)
 {
     tn_wait_t w = TN_WAIT_NET;
-    while (t->nb_active) {
+    while (atomic_load_explicit(&t->nb_active, memory_order_acquire)) {
         nb_try(t);
-        if (t->nb_active) {
+        if (atomic_load_explicit(&t->nb_active, memory_order_acquire)) {
             if (!tn_wait_progress_hook && (w.iter & 63) == 63 && tn_core_progress() > 0)
                 tn_wait_progressed(&w);
             tn_wait_next(&w);
@@ -259,15 +262,15 @@ tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done)
     tern_event_t ev;
     tn_comp_t *c = tn_event_new(&ev);
     if (!c) { /* no event: complete it here */
-        t->nb_active = 1;
         atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
+        atomic_store_explicit(&t->nb_active, 1, memory_order_release);
         tn_coll_nb_finish(t);
         return st;
     }
     t->nb_comp = c;
     atomic_fetch_add_explicit(&tn_coll_nb, 1, memory_order_relaxed);
-    atomic_store_explicit(&t->nb_busy, 0, memory_order_relaxed);
-    t->nb_active = 1; /* last: the progress thread may take it from here */
+    /* Last, with release: a polling thread may take it from here. */
+    atomic_store_explicit(&t->nb_active, 1, memory_order_release);
     *done = ev;
     return st;
 }

@@ -25,7 +25,7 @@ tn_cteam_t *tn_team_get(tern_team_t handle, const char *call)
     if (handle != TERN_TEAM_INVALID && slot >= 0 && slot < TERN_TEAMS_MAX) {
         tn_cteam_t *t = &tn_teams.t[slot];
         if (t->live && t->gen == (uint32_t)(v >> 8)) {
-            if (t->nb_active)
+            if (atomic_load_explicit(&t->nb_active, memory_order_acquire))
                 tn_coll_nb_finish(t);
             return t;
         }
