@@ -23,4 +23,27 @@
 #define TN_NO_ASAN
 #endif
 
+/* ThreadSanitizer builds (TERN_SANITIZE=thread): writes that deliver a
+ * peer's data into this rank's segment (the provider's progress, a Long
+ * payload copied into place), which a NIC would make by DMA and whose
+ * ordering before the reader's load comes through another process (a
+ * flag, a message), which ThreadSanitizer cannot see. The writes between
+ * BEGIN and END are not recorded; synchronization still is. */
+#if defined(__SANITIZE_THREAD__) /* GCC */
+#define TN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) /* clang */
+#define TN_TSAN 1
+#endif
+#endif
+#if defined(TN_TSAN)
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define TN_PEER_WRITES_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
+#define TN_PEER_WRITES_END()   AnnotateIgnoreWritesEnd(__FILE__, __LINE__)
+#else
+#define TN_PEER_WRITES_BEGIN() ((void)0)
+#define TN_PEER_WRITES_END()   ((void)0)
+#endif
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/cfg.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/am.h"
@@ -239,7 +240,9 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
     case TN_AM_LONG: b = (void *)(uintptr_t)h->dest; break;
     default: /* LONG_INLINE: the payload goes into place before the handler */
         b = (void *)(uintptr_t)h->dest;
+        TN_PEER_WRITES_BEGIN(); /* the sender's write, as a NIC's */
         memcpy(b, payload, len);
+        TN_PEER_WRITES_END();
         break;
     }
     struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(h->kind & TN_AM_REPLY), 0};

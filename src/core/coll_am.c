@@ -98,7 +98,9 @@ static void on_region(tern_am_token_t token, void *buf, size_t len,
         else
             t->rrfn(t->racc, buf, t->rcount);
     } else {
+        TN_PEER_WRITES_BEGIN(); /* the sender's region, as a Long message's */
         memcpy((char *)tn_core.seg.data + tn_teams.pool_off + a[3], buf, len);
+        TN_PEER_WRITES_END();
     }
     raise_flag(a[0], a[1], seq);
 }

@@ -40,22 +40,8 @@ typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
  * handling of what the call returned stays checked. This replaces a
  * suppression of every report with a libfabric frame
  * (tests/sanitizers/tsan.supp; docs/design/ci-time.md). */
-#if defined(__SANITIZE_THREAD__) /* GCC */
-#define TN_OFI_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) /* clang */
-#define TN_OFI_TSAN 1
-#endif
-#endif
-#if defined(TN_OFI_TSAN)
-void AnnotateIgnoreWritesBegin(const char *file, int line);
-void AnnotateIgnoreWritesEnd(const char *file, int line);
-#define TN_OFI_PROVIDER_WRITES_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
-#define TN_OFI_PROVIDER_WRITES_END()   AnnotateIgnoreWritesEnd(__FILE__, __LINE__)
-#else
-#define TN_OFI_PROVIDER_WRITES_BEGIN() ((void)0)
-#define TN_OFI_PROVIDER_WRITES_END()   ((void)0)
-#endif
+#define TN_OFI_PROVIDER_WRITES_BEGIN() TN_PEER_WRITES_BEGIN()
+#define TN_OFI_PROVIDER_WRITES_END()   TN_PEER_WRITES_END()
 
 /* What every rank publishes about its endpoint and registration. */
 #define TN_OFI_NAME_MAX 256

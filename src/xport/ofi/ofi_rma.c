@@ -286,7 +286,9 @@ static void flush_issue(tn_ofi_t *o)
         carrier->flush = 1;
         o->peers[rank]->flushing = 1;
         pthread_mutex_unlock(&o->lock);
+        TN_OFI_PROVIDER_WRITES_BEGIN();
         ssize_t r = flush_post(o, carrier);
+        TN_OFI_PROVIDER_WRITES_END();
         if (r == 0) {
             TN_STAT_ADD(net_flush_reads, 1);
             pthread_mutex_lock(&o->lock);
@@ -670,6 +672,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     }
     for (;;) {
         ssize_t r;
+        TN_OFI_PROVIDER_WRITES_BEGIN(); /* the provider may progress inside a post too */
         if (!silent)
             r = rma_post(o, is_get, rank, use, desc, raddr, key, len, op, fl, data);
         else if (signal)
@@ -677,6 +680,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                                     key);
         else
             r = fi_inject_write(o->ep, use, len, tn_ofi_faddr(o, rank), raddr, key);
+        TN_OFI_PROVIDER_WRITES_END();
         if (r == 0) {
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
