@@ -45,9 +45,9 @@ TN_NOINLINE int tn_core_range_fail(const char *call, int rank, const void *addr,
     if ((a < base || a + n > base + size) && rank != tn_core.rank && a >= own &&
         a + n <= own + tn_core.seg.size)
         return tn_core_fail(TERN_ERR_RANGE, call,
-                            "%p is in this rank's own segment, not in rank %d's: a "
-                            "remote address is an address in the target's segment as "
-                            "the target sees it; for a symmetric object use "
+                            "%p is outside the segment of rank %d, in this rank's own "
+                            "segment: a remote address is an address in the target's "
+                            "segment as the target sees it; for a symmetric object use "
                             "tern_sym_addr(%d, ptr)",
                             addr, rank, rank);
     if (p->static_size)
