@@ -29,3 +29,8 @@ foreach(cfg net mixed)
       ENVIRONMENT "${env}")
   endforeach()
 endforeach()
+
+# kill_mid.sh itself stopped by SIGTERM while it waits: exit 143, its job
+# ended, no output file left (a stand-in job, no Tern program).
+add_test(NAME mp.kill_mid_term COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/kill_mid_term.sh)
+set_tests_properties(mp.kill_mid_term PROPERTIES TIMEOUT 60 LABELS "mp")

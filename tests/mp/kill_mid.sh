@@ -18,7 +18,13 @@ fail() {
   exit 1
 }
 out=$(mktemp "${TMPDIR:-/tmp}/kill_mid.XXXXXX") || exit 1
+job=
 trap 'rm -f "$out"' EXIT
+# A TERM (a timeout around this script, ctest's TIMEOUT_SIGNAL_NAME) ends
+# the job too, then the script through exit, so the EXIT trap removes the
+# output file: a shell killed by a signal it does not trap runs no EXIT
+# trap. (CTest 3.25's own timeout sends SIGKILL, which nothing can trap.)
+trap '[ -n "$job" ] && kill "$job" 2>/dev/null; exit 143' TERM
 TEST_MARK=1 timeout 120 "$(dirname "$0")/run_config.sh" "$cfg" "$@" >"$out" 2>&1 &
 job=$!
 # The victim's mark (its pid), within 60 s of the start.
