@@ -124,6 +124,22 @@ int mp_mapped(int rank)
            tern_ptr(rank, base) != NULL;
 }
 
+static int overlaps(uintptr_t a, size_t n, const void *base, size_t size)
+{
+    uintptr_t b = (uintptr_t)base;
+    return size && n && a < b + size && b < a + n;
+}
+
+int mp_remote_overlap(int rank, const void *addr, size_t n)
+{
+    void *base = NULL, *sbase = NULL;
+    size_t size = 0, ssize = 0;
+    MP_OK(tern_segment_query(rank, &base, &size));
+    MP_OK(tern_static_query(rank, &sbase, &ssize));
+    return overlaps((uintptr_t)addr, n, base, size) ||
+           overlaps((uintptr_t)addr, n, sbase, ssize);
+}
+
 void mp_run_threads(int n, void *(*fn)(void *))
 {
     pthread_t th[64];

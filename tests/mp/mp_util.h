@@ -24,6 +24,14 @@ int mp_finish(const char *name);
  * peers that a network transfer never reaches. Nodes alone do not say it,
  * as TERN_SHM=off keeps ranks of one machine on one node. */
 int mp_mapped(int rank);
+/* Whether any byte of [addr, addr+n) is a remote address of rank: in its
+ * segment or its global variables as rank sees them. A test that passes
+ * a pointer of its own (stack, global, own segment) to rank to see it
+ * refused must check this first: rank's regions lie where its process
+ * put them, and they may cover the pointer (on the network, each process
+ * maps its segment where the kernel chooses; with ASLR off, ranks of one
+ * program often map theirs at the same address, or a few MiB apart). */
+int mp_remote_overlap(int rank, const void *addr, size_t n);
 /* Runs fn on n threads, thread t given (void *)(intptr_t)t, and joins
  * them all (n at most 64); a thread that cannot start fails the rank. */
 void mp_run_threads(int n, void *(*fn)(void *));

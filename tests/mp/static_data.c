@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     long stack_var = 0;
     MP_EXPECT(tern_put(right, &stack_var, &v, sizeof(v), 0), TERN_ERR_RANGE,
               "not a symmetric address");
-    if (n > 1 && tern_sym_addr(right, s_buf) != (void *)s_buf)
+    if (n > 1 && !mp_remote_overlap(right, s_buf, sizeof(v)))
         MP_EXPECT(tern_put(right, s_buf, &v, sizeof(v), 0), TERN_ERR_RANGE,
                   "is a global variable of this rank, not of rank");
     int64_t one = 1;
