@@ -3,6 +3,7 @@
  * make one rank misbehave, for the failure tests of ternrun_cases.sh:
  *   --pid-dir D      write D/<rank>.pid (the script checks none is left)
  *   --crash R        rank R dies of SIGSEGV after the first barrier
+ *   --crash-after MS the crash comes MS milliseconds after that barrier
  *   --exit R C       rank R exits with code C after the first barrier
  *   --no-init R      rank R never joins (sleeps 30 s)
  *   --no-fini R      rank R exits 0 after the first barrier, without fini
@@ -26,9 +27,9 @@
 #include "base/time.h"
 #include "boot/boot.h"
 
-static int crash = -1, exit_rank = -1, exit_code, no_init = -1, no_fini = -1,
-           abort_rank = -1, abort_code, drop = -1, helper, hang, nodes, mismatch = -1,
-           affinity;
+static int crash = -1, crash_after_ms, exit_rank = -1, exit_code, no_init = -1,
+           no_fini = -1, abort_rank = -1, abort_code, drop = -1, helper, hang, nodes,
+           mismatch = -1, affinity;
 static const char *pid_dir;
 
 #define CHECK(cond, ...)                                                              \
@@ -57,6 +58,8 @@ static void parse(int argc, char **argv)
             pid_dir = argv[++i];
         else if (!strcmp(a, "--crash") && more)
             crash = atoi(argv[++i]);
+        else if (!strcmp(a, "--crash-after") && more)
+            crash_after_ms = atoi(argv[++i]);
         else if (!strcmp(a, "--exit") && two) {
             exit_rank = atoi(argv[++i]);
             exit_code = atoi(argv[++i]);
@@ -200,6 +203,8 @@ int main(int argc, char **argv)
     rc = b->ops->barrier(b);
     CHECK(rc == TERN_OK, "first barrier: %s", tern_strerror(rc));
     if (rank == crash) {
+        if (crash_after_ms > 0)
+            usleep((useconds_t)crash_after_ms * 1000);
         /* Die of the signal as a program without handlers would, also in
          * TERN_SANITIZE builds, whose runtime handles SIGSEGV itself. */
         signal(SIGSEGV, SIG_DFL);

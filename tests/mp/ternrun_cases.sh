@@ -131,6 +131,22 @@ abort)
     expect_within 2000
     expect_none_left 3
     ;;
+abort_then_crash | exit_then_crash)
+    # A rank aborts (or exits with an error), and another dies of a signal
+    # 50 ms later, as when a rank's transfer to a peer killed by a signal
+    # fails before ternrun reaps the peer: the death is the cause named,
+    # within ternrun's 0.2 s grace (TR_ERROR_GRACE_S).
+    if [ "$case_name" = abort_then_crash ]; then
+        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --crash 2 --crash-after 50
+    else
+        run -n 3 "$PROG" --pid-dir "$pids" --exit 1 3 --crash 2 --crash-after 50
+    fi
+    expect_rc 139
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\).*; ending the job$'
+    expect_count '^ternrun: .*ending the job$' 1
+    expect_within 2000
+    expect_none_left 3
+    ;;
 dropped)
     run -n 3 "$PROG" --pid-dir "$pids" --drop 2
     expect_rc 1

@@ -48,6 +48,18 @@ void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
     tr_job_end(job, code, SIGTERM);
 }
 
+void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
+{
+    if (job->ending || job->fail_at > 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->fail_msg, sizeof(job->fail_msg), fmt, ap);
+    va_end(ap);
+    job->fail_code = code;
+    job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
+}
+
 void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *), char *buf,
                   size_t len)
 {
@@ -147,13 +159,9 @@ static void rank_exited(tr_job_t *job, int i, int status)
     } else if (WEXITSTATUS(status) != 0) {
         /* Its peers' death by a signal often comes to light here first
          * (the dead rank's sockets close before it can be reaped). */
-        if (job->fail_at == 0) {
-            job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
-            job->fail_code = WEXITSTATUS(status);
-            snprintf(job->fail_msg, sizeof(job->fail_msg),
-                     "rank %d (pid %d) exited with code %d", i, (int)r->pid,
-                     WEXITSTATUS(status));
-        }
+        tr_job_fail_later(job, WEXITSTATUS(status),
+                          "rank %d (pid %d) exited with code %d", i, (int)r->pid,
+                          WEXITSTATUS(status));
     } else if (r->joined && !r->fini) {
         tr_job_fail(job, 1,
                     "rank %d (pid %d) exited with code 0 after joining "

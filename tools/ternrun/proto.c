@@ -310,11 +310,14 @@ static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
     int code = rx->h.arg & 0xff;
     if (code == 0 && rx->h.arg != 0)
         code = 1;
-    tr_job_fail(job, code,
-                "rank %d (pid %d) aborted the job with code %d: "
-                "%.*s",
-                rank, (int)job->ranks[rank].pid, rx->h.arg, len ? len : (int)strlen(msg),
-                msg);
+    /* Held back as an error exit is: a rank that aborts because a peer
+     * vanished (a transfer to it failed) often tells before the launcher
+     * reaps the peer, killed by a signal, which is then the cause named. */
+    tr_job_fail_later(job, code,
+                      "rank %d (pid %d) aborted the job with code %d: "
+                      "%.*s",
+                      rank, (int)job->ranks[rank].pid, rx->h.arg,
+                      len ? len : (int)strlen(msg), msg);
 }
 
 /* A joined rank's second connection, for lookups only (the first may be

@@ -15,7 +15,8 @@
 
 #define TR_MAX_RANKS    4096
 #define TR_KILL_GRACE_S 0.5 /* SIGTERM, then SIGKILL this much later */
-/* An error exit waits this long for a death by signal that caused it. */
+/* An error exit or an abort waits this long for a death by signal that
+ * caused it. */
 #define TR_ERROR_GRACE_S 0.2
 #define TR_EOF_GRACE_S \
     0.25                  /* a closed connection waits this long for the
@@ -121,11 +122,12 @@ typedef struct tr_job {
     int signals_seen; /* user signals received */
     double kill_at;   /* >0: SIGKILL the group at this time */
     int killed;
-    /* A rank's error exit, reported after a short grace unless a rank dies
-     * by a signal meanwhile (then that death is the cause, reported). */
+    /* A rank's error exit or abort, reported after a short grace unless a
+     * rank dies by a signal meanwhile (then that death is the cause,
+     * reported). */
     double fail_at; /* >0: report fail_msg at this time */
     int fail_code;
-    char fail_msg[200];
+    char fail_msg[4200]; /* an abort's text: up to 4000 bytes */
 } tr_job_t;
 
 /* main.c */
@@ -145,12 +147,17 @@ int tr_spawn_ranks(tr_job_t *job);
 /* job.c: the job's fate */
 void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* As tr_job_fail, TR_ERROR_GRACE_S later unless a rank dies by a signal
+ * meanwhile (that death is then reported); a failure already held back
+ * is kept (the first is reported). */
+void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void tr_job_end(tr_job_t *job, int code, int sig);
 void tr_job_reap(tr_job_t *job);
 void tr_job_signal(tr_job_t *job, int sig);
 void tr_job_exec_failures(tr_job_t *job);
 void tr_job_timers(tr_job_t *job, double now);
-/* Reports a rank's error exit held back for TR_ERROR_GRACE_S, if any. */
+/* Reports a failure held back for TR_ERROR_GRACE_S, if any. */
 void tr_job_fail_pending(tr_job_t *job);
 double tr_job_next_timer(const tr_job_t *job);
 void tr_job_check_stuck(tr_job_t *job);
