@@ -404,7 +404,8 @@ static void at_exit(void)
     }
     if (tshmem_g.init_count > 0) {
         /* Also seen when a signal handler calls exit() as the job is ended
-         * (libinfinipath's, loaded with libfabric, does for SIGTERM). */
+         * (a program's own; libinfinipath's, loaded with libfabric, did
+         * for SIGTERM until ofi_dl.c put the default back). */
         tshmem_error("exiting while OpenSHMEM is initialized: every shmem_init needs a "
                      "matching shmem_finalize before the program ends (or the job is "
                      "being ended)");

@@ -12,6 +12,10 @@ tern_mp_test(NAME rma_mr_local SOURCES rma.c RANKS 2 CONFIGS net mixed
 # its own local registration (issue 7, defect 2).
 tern_mp_test(NAME mr_cache SOURCES mr_cache.c RANKS 2 3 CONFIGS net
   ENV TERN_OFI_MR_LOCAL=1)
+# Signal handlers kept across libfabric's loading (its PSM libraries
+# install their own for SIGSEGV, SIGTERM, SIGINT...: ofi_dl.c puts back
+# what was there).
+tern_mp_test(NAME handlers_kept SOURCES handlers_kept.c RANKS 2 CONFIGS net mixed)
 tern_mp_test(NAME progress_thread SOURCES progress_thread.c RANKS 2 CONFIGS net
   ENV TERN_PROGRESS_THREAD=1 TIMEOUT 30)
 tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed

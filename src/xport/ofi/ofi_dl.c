@@ -18,21 +18,27 @@ tn_fi_api_t tn_fi;
 static int load_status = 1; /* 1: not tried */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+/* The fatal signals, and those a launcher ends a job with. */
+static const int kept_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
+                                   SIGABRT, SIGTERM, SIGINT, SIGHUP};
+#define NKEPT (sizeof(kept_signals) / sizeof(kept_signals[0]))
 
 static int load(void)
 {
-    /* Some provider libraries (infinipath/PSM) install handlers for fatal
-     * signals in their constructors, turning a crash into "exit 1" that
-     * hides the signal from the launcher and the user: put back what was
-     * there. */
-    struct sigaction saved[NFATAL];
-    for (size_t i = 0; i < NFATAL; i++)
-        sigaction(fatal_signals[i], NULL, &saved[i]);
+    /* Some provider libraries (infinipath/PSM) install signal handlers in
+     * their constructors: for fatal signals, turning a crash into "exit 1"
+     * that hides the signal from the launcher and the user; for SIGTERM
+     * and SIGINT, calling exit() from the handler, so a rank that its
+     * launcher ends runs its atexit handlers and library destructors on
+     * top of whatever it was doing (seen: OpenSHMEM's "exiting while
+     * initialized" error from every PE, now and then a core dumped in
+     * that teardown). Put back what was there. */
+    struct sigaction saved[NKEPT];
+    for (size_t i = 0; i < NKEPT; i++)
+        sigaction(kept_signals[i], NULL, &saved[i]);
     void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_GLOBAL);
-    for (size_t i = 0; i < NFATAL; i++)
-        sigaction(fatal_signals[i], &saved[i], NULL);
+    for (size_t i = 0; i < NKEPT; i++)
+        sigaction(kept_signals[i], &saved[i], NULL);
     if (!h) {
         tn_error("the network transport needs libfabric, which could not be "
                  "loaded (%s): install it (Debian: apt-get install libfabric1)",
