@@ -346,9 +346,9 @@
       "Directory for ternrun's bootstrap socket; empty: an abstract socket "             \
       "(no file). Set it when ranks run in other network namespaces.")                   \
     X(cc, "TERN_CC", STRING, "", NULL, 0,                                                \
-      "The C compiler that terncc (and oshcc) runs, with options if need be "            \
-      "(ccache gcc). Empty: the compiler Tern was built with. Read by the "              \
-      "compiler wrapper only.")                                                          \
+      "The C compiler that terncc runs, with options if need be (ccache gcc). "          \
+      "Empty: the compiler Tern was built with. Read by terncc only: oshcc reads "       \
+      "OSHCC_CC and oshc++ OSHCXX_CXX.")                                                 \
     X(boot_addr, "TERN_BOOT_ADDR", STRING, "", NULL, TN_CFG_INTERNAL,                    \
       "Set by ternrun: where a rank reaches the launcher.")                              \
     X(boot_rank, "TERN_BOOT_RANK", INT, "-1", NULL, TN_CFG_INTERNAL | TN_CFG_SIGNED,     \
