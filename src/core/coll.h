@@ -118,6 +118,9 @@ typedef struct tn_cteam {
                           tern_collect, or NULL till the first one */
     int *bynode;       /* [size] team ranks by node, then team rank */
     int *order;        /* [size] the broadcast tree's order (tn_coll_tree_order) */
+    int *xorder;       /* [2 x size] a large exchange's members in the order its
+                          puts to them start, then whether each has started
+                          (core/coll.c, push_large); NULL when all_mapped */
     tn_comp_t comp;    /* this rank's network flag writes in flight */
     /* An eager allreduce round waiting for a network member's region
      * (core/coll_am.c, tn_coll_region_wait): where this member's partial
@@ -278,6 +281,13 @@ uint32_t tn_coll_flag_steps(tn_cteam_t *t, int j, uint32_t base, uint32_t max,
 int tn_coll_signal_ordered(tn_cteam_t *t, int j, uint32_t seq);
 /* Whether tn_coll_signal_ordered writes to team rank j. */
 int tn_coll_can_order(tn_cteam_t *t, int j);
+/* Readiness by pairs (core/coll.c, push_large): raises this rank's flag at
+ * team rank j to seq the way a barrier does (tn_coll_signal_ordered where
+ * it writes, else tn_coll_signal); tn_coll_ready tells, without waiting,
+ * whether j's flag here reached seq by either word. Ends the job when a
+ * network flag write of t failed. */
+void tn_coll_signal_ready(tn_cteam_t *t, int j, uint32_t seq);
+int tn_coll_ready(tn_cteam_t *t, int j, uint32_t seq);
 /* Allreduce of count elements of es bytes, up to TERN_COLL_TREE_MAX bytes
  * and as far as the ring holds its ceil(log2 n) regions: recursive
  * doubling, each partial with its flag into the partner's entry. rfn is

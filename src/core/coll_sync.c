@@ -109,6 +109,11 @@ static void bar_signal(tn_cteam_t *t, int j, uint32_t seq)
         tn_coll_signal(t, j, seq);
 }
 
+void tn_coll_signal_ready(tn_cteam_t *t, int j, uint32_t seq)
+{
+    bar_signal(t, j, seq);
+}
+
 /* Whether team rank j's flag here says it passed barrier seq. */
 static int bar_arrived(tn_cteam_t *t, int j, uint32_t seq)
 {
@@ -185,6 +190,11 @@ static int arrived(tn_cteam_t *t, int j, uint32_t seq)
                       "carries one, failed (cause "
                       "logged above)");
     return bar_arrived(t, j, seq);
+}
+
+int tn_coll_ready(tn_cteam_t *t, int j, uint32_t seq)
+{
+    return arrived(t, j, seq);
 }
 
 /* The dissemination of tn_coll_barrier, one round at a time: returns 1

@@ -47,7 +47,8 @@ static void release(tn_cteam_t *t)
     free(t->bcount);
     free(t->bynode);
     free(t->order);
-    t->bynode = t->order = NULL;
+    free(t->xorder);
+    t->bynode = t->order = t->xorder = NULL;
     t->bcount = NULL;
     t->ranks = NULL;
     t->staging = NULL;
@@ -108,8 +109,11 @@ static int claim(int slot, const int *ranks, int size, int rank)
     t->bcount = t->all_mapped ? calloc(2 * (size_t)size, sizeof(uint32_t)) : NULL;
     t->bynode = malloc((size_t)size * sizeof(int));
     t->order = malloc((size_t)size * sizeof(int));
+    /* push_large's order of destinations (core/coll.c): teams across nodes
+     * only, 8 B per member. */
+    t->xorder = t->all_mapped ? NULL : malloc(2 * (size_t)size * sizeof(int));
     if (!t->ranks || !t->staging || (t->all_mapped && !t->bcount) || !t->bynode ||
-        !t->order) {
+        !t->order || (!t->all_mapped && !t->xorder)) {
         release(t);
         return TERN_ERR_NOMEM;
     }

@@ -284,9 +284,14 @@ static void bcast_call(tern_team_t team, const char *tname, const char *what, in
                  nb, i);
 }
 
+/* Microseconds that fcollect_call and alltoall_call sleep between the
+ * call's return and the check of dest (0: none): a member that reads its
+ * result late while the others are already in the next call. */
+static unsigned check_late_us;
+
 /* Call `it` of a loop of exchanges without barriers (what names the
  * loop): an fcollect of nb bytes per member, the pattern of each member
- * and pat, every byte checked. */
+ * and pat, every byte checked (after check_late_us). */
 static void fcollect_call(tern_team_t team, const char *tname, const char *what, int it,
                           size_t nb, unsigned pat)
 {
@@ -294,6 +299,8 @@ static void fcollect_call(tern_team_t team, const char *tname, const char *what,
     for (size_t i = 0; i < nb; i++)
         sym_src[i] = (char)mp_pattern(me, i, pat);
     MP_OK(tern_fcollect(team, sym_dst, sym_src, nb));
+    if (check_late_us)
+        usleep(check_late_us);
     for (int r = 0; r < n; r++)
         for (size_t i = 0; i < nb; i++)
             MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] == mp_pattern(r, i, pat),
@@ -310,6 +317,8 @@ static void alltoall_call(tern_team_t team, const char *tname, const char *what,
         for (size_t i = 0; i < nb; i++)
             sym_src[(size_t)j * nb + i] = (char)mp_pattern(me, i, pat + (unsigned)j);
     MP_OK(tern_alltoall(team, sym_dst, sym_src, nb));
+    if (check_late_us)
+        usleep(check_late_us);
     for (int r = 0; r < n; r++)
         for (size_t i = 0; i < nb; i++)
             MP_CHECK((unsigned char)sym_dst[(size_t)r * nb + i] ==
@@ -759,14 +768,20 @@ static void check_exchanges(tern_team_t team, const char *tname)
      * to back without a barrier: teams across nodes push each block by a
      * put with its flag behind it and leave without an exit barrier, so a
      * member's next call (or its rewrite of src) must not reach a member
-     * still reading. */
+     * still reading. Now and then one member reads its result 3 ms late
+     * while the others go on: a member puts into another's dest only once
+     * that one has entered the call (readiness by pairs, no entry
+     * barrier). */
     static const size_t lsz[] = {8193, 20000, 9000, 20000};
-    for (int it = 0; it < 8; it++) {
+    for (int it = 0; it < 12; it++) {
         size_t nb = lsz[it % 4];
         unsigned tag = 50 + (unsigned)it;
+        check_late_us = it % 3 == 1 && me == (it / 3) % n ? 3000 : 0;
         fcollect_call(team, tname, "back-to-back large", it, nb, tag);
+        check_late_us = it % 3 == 2 && me == (it / 3 + 1) % n ? 3000 : 0;
         alltoall_call(team, tname, "back-to-back large", it, nb, tag);
     }
+    check_late_us = 0;
     MP_OK(tern_team_barrier(team));
 
     /* Around the eager bound (TERN_COLL_EAGER, a broadcast's bytes and an
