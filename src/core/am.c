@@ -12,7 +12,7 @@
 #include "core/am.h"
 
 tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
-TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
+TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
 TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
 
@@ -98,7 +98,7 @@ static void on_fin(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         tn_error("tern_finalize: no memory to queue the Reply to rank %d's last "
                  "Request: it waits for ever",
                  token->src);
-    token->replied = 1;
+    token->state |= TN_AM_TOK_REPLIED;
 }
 
 static void on_fin_ack(tern_am_token_t token, void *buf, size_t len,
@@ -154,7 +154,7 @@ int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
 
 int tern_am_source(tern_am_token_t token, int *rank)
 {
-    if (!token || token != tn_am_token || token->magic != TN_AM_TOKEN_MAGIC || !rank)
+    if (token != &tn_am_tok || !tn_am_tok.state || !rank)
         return tn_core_fail(TERN_ERR_INVALID, "tern_am_source", "%s",
                             !rank ? "rank is NULL"
                                   : "the token is not that of the handler running "
@@ -245,11 +245,9 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
         TN_PEER_WRITES_END();
         break;
     }
-    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(h->kind & TN_AM_REPLY), 0};
-    struct tern_am_token_s *outer = tn_am_token;
-    tn_am_token = &tok;
-    fn(&tok, b, len, args, h->nargs);
-    tn_am_token = outer;
+    tn_am_tok = (struct tern_am_token_s){src, h->kind | TN_AM_TOK_RUN};
+    fn(&tn_am_tok, b, len, args, h->nargs);
+    tn_am_tok.state = 0;
 }
 
 void tn_am_recv_split(int src, void *buf, void *pay, size_t n)

@@ -19,6 +19,7 @@ enum { TN_AM_SHORT = 0, TN_AM_MEDIUM = 1, TN_AM_LONG = 2, TN_AM_LONG_INLINE = 3 
 #define TN_AM_REPLY 0x10u
 #define TN_AM_VOID  0xffu /* a refused Commit's message: skipped */
 #define TN_AM_CAT   0x0fu
+_Static_assert(TN_AM_REPLY == TN_AM_TOK_REPLY, "a token's state holds the kind byte");
 
 typedef struct tn_am_hdr {
     uint16_t handler;
@@ -35,15 +36,6 @@ static inline size_t tn_am_head_bytes(int nargs)
 {
     return sizeof(tn_am_hdr_t) + (size_t)nargs * sizeof(tern_am_arg_t);
 }
-
-#define TN_AM_TOKEN_MAGIC 0x544f4b4eu
-struct tern_am_token_s {
-    uint32_t magic;
-    int src;
-    int is_request; /* 0 a Reply; 1 a Request; 2 a Request whose fast Reply
-                       is held in tn_am_held (tn_am_drain_large) */
-    int replied;
-};
 
 /* A Reply by a direct queue, written but held back until its Request has
  * been consumed (tn_am_drain_large): the slot and its sequence number, or
@@ -149,9 +141,6 @@ int tn_am_commit_reply_internal(tern_am_sd_t *sd, int id, size_t len,
  * (core/sync.c, watch_direct). */
 extern TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
 
-/* The token of the innermost handler running on this thread, or NULL. */
-extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
-
 /* Largest Medium payload to rank (its message transport's limit and
  * TERN_AM_MEDIUM_MAX); 0 when no transport carries messages to it. */
 size_t tn_am_medium_max(int rank);
@@ -195,12 +184,12 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, si
               : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
                                   : NULL;
     size_t len = cat == TN_AM_SHORT ? 0 : h->len;
-    struct tern_am_token_s tok = {TN_AM_TOKEN_MAGIC, src, !(kind & TN_AM_REPLY) << hold,
-                                  0};
-    struct tern_am_token_s *outer = tn_am_token;
-    tn_am_token = &tok;
-    fn(&tok, b, len, args, (int)nargs);
-    tn_am_token = outer;
+    /* The token (core.h): the sender and the state in one store, cleared
+     * after the call (handlers never run inside handlers). */
+    tn_am_tok =
+        (struct tern_am_token_s){src, kind | TN_AM_TOK_RUN | (hold ? TN_AM_TOK_HELD : 0)};
+    fn(&tn_am_tok, b, len, args, (int)nargs);
+    tn_am_tok.state = 0;
 }
 
 /* The same for a message in one piece. */

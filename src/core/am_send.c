@@ -78,14 +78,14 @@ static TN_ALWAYS_INLINE int send_ok(const am_send_t *s)
 /* The token of a Reply: the running Request handler's, once. */
 static int check_token(const char *call, tern_am_token_t t, int *rank)
 {
-    if (!t || t != tn_am_token || t->magic != TN_AM_TOKEN_MAGIC)
+    if (t != &tn_am_tok || !tn_am_tok.state)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "not inside the handler the token belongs to (a Reply is "
                             "sent from its Request's handler)");
-    if (!t->is_request)
+    if (t->state & TN_AM_TOK_REPLY)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "the token is a Reply's: a Reply handler cannot reply");
-    if (t->replied)
+    if (t->state & TN_AM_TOK_REPLIED)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "this Request was answered already (one Reply per Request)");
     *rank = t->src;
@@ -499,12 +499,13 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     if (small && tn_am_head_bytes(nargs) + len > TN_MSGQ_INLINE)
         return 1;
     tn_core_effects_release();
-    if (!(t && t == tn_am_token && t->is_request && !t->replied &&
+    if (!(tn_am_token_replyable(t) &&
           fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
         fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len,
-                  (uint32_t)len, NULL, args, nargs, t->is_request > 1, small))
+                  (uint32_t)len, NULL, args, nargs, (t->state & TN_AM_TOK_HELD) != 0,
+                  small))
         return 1;
-    t->replied = 1;
+    t->state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -585,7 +586,7 @@ static int reply(am_send_t *s, tern_am_token_t token)
         return rc;
     rc = am_send(s);
     if (rc == TERN_OK)
-        token->replied = 1;
+        token->state |= TN_AM_TOK_REPLIED;
     return rc;
 }
 
@@ -632,11 +633,11 @@ int tern_am_reply_long(tern_am_token_t token, int handler, const void *buf, size
                        void *dest, const tern_am_arg_t *args, int nargs, unsigned flags)
 {
     tn_core_effects_release();
-    if (tn_likely(token && token == tn_am_token && token->is_request && !token->replied &&
+    if (tn_likely(tn_am_token_replyable(token) &&
                   !fast_long(token->src, handler, 0, TERN_AM_MAX_HANDLERS,
                              TN_AM_LONG | TN_AM_REPLY, buf, len, dest, args, nargs,
                              flags))) {
-        token->replied = 1;
+        token->state |= TN_AM_TOK_REPLIED;
         return TERN_OK;
     }
     return reply_slow("tern_am_reply_long", token, handler, TN_AM_LONG, buf, len, dest,
@@ -797,7 +798,8 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     } else if (len >= TN_MSGQ_ACK_MIN) {
         size_t inl = (size_t)st->m.aux;
         publish_large(q, r, n, inl,
-                      is_reply && st->token == tn_am_token && st->token->is_request > 1,
+                      is_reply && st->token == &tn_am_tok &&
+                          (tn_am_tok.state & TN_AM_TOK_HELD),
                       inl == head ? st->payload : (char *)st->m.buf, len);
     } else { /* as fast_send */
         size_t inl = (size_t)st->m.aux;
@@ -807,7 +809,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
         tn_msgq_prefetch_next(q, next, len);
     }
     if (is_reply)
-        st->token->replied = 1;
+        st->token->state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -838,7 +840,7 @@ static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int han
     }
     tn_msgq_publish(q, r, n, n);
     if (is_reply)
-        st->token->replied = 1;
+        st->token->state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -959,7 +961,7 @@ static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
         memcpy(st->payload, st->client_buf, len);
     int frc = finish(&s, &st->m, st->deferred, head + len);
     if (rc == TERN_OK && is_reply)
-        st->token->replied = 1;
+        st->token->state |= TN_AM_TOK_REPLIED;
     return rc != TERN_OK ? rc : frc;
 }
 
@@ -1095,7 +1097,7 @@ static TN_ALWAYS_INLINE int reply_fast_prepare(tern_am_token_t token,
                                                size_t max_len, int nargs, unsigned flags,
                                                tern_am_sd_t *sd, int slot_only)
 {
-    return token && token == tn_am_token && token->is_request && !token->replied &&
+    return tn_am_token_replyable(token) &&
            !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs, flags,
                          sd, slot_only);
 }

@@ -357,12 +357,39 @@ static inline int tn_am_progress(void)
                : 0;
 }
 void tn_am_fini(void);
-/* The token of the innermost handler running on this thread, or NULL (set
- * around each handler call by the dispatch); a thread is inside a handler
- * exactly when it is set, so no separate count is kept (two thread-local
- * stores fewer per message: active-messages.md, eighteenth pass). */
-extern TN_TLS_FAST _Thread_local struct tern_am_token_s *tn_am_token;
-#define tn_am_in_handler (tn_am_token != NULL)
+/* The token of the handler running on this thread: one per thread, in
+ * thread-local storage, and a handler's token is its address, so the
+ * dispatch writes it with one store (sender and state) and clears the state
+ * after the call, with nothing on the stack and nothing saved (handlers
+ * never run inside handlers: progress, the waits and tern_poll refuse to
+ * run them there, and the network's nested polls hold what they receive).
+ * A token is valid while it is this thread's and a handler runs (state not
+ * 0): NULL, another thread's or a made-up pointer is refused without being
+ * read. A thread is inside a handler exactly when the state is set, so no
+ * separate count is kept (active-messages.md, eighteenth and twenty-second
+ * passes). */
+struct tern_am_token_s {
+    int src;        /* the sender of the message being handled */
+    unsigned state; /* the message's kind byte | TN_AM_TOK_RUN | ...; 0 when
+                       no handler runs on this thread */
+};
+enum {
+    TN_AM_TOK_REPLY = 0x10,   /* the kind's Reply bit (am.h, TN_AM_REPLY): a
+                                 Reply's handler runs (it cannot reply) */
+    TN_AM_TOK_RUN = 0x100,    /* a handler runs */
+    TN_AM_TOK_HELD = 0x200,   /* a Request's whose fast Reply is held until
+                                 the Request is consumed (tn_am_drain_large) */
+    TN_AM_TOK_REPLIED = 0x400 /* the Request was answered */
+};
+extern TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
+#define tn_am_in_handler (tn_am_tok.state != 0)
+/* t is the token of a Request handler running on this thread that has not
+ * replied yet: an address compare, one load, a mask and a compare. */
+static inline int tn_am_token_replyable(const struct tern_am_token_s *t)
+{
+    return t == &tn_am_tok && (tn_am_tok.state & (TN_AM_TOK_RUN | TN_AM_TOK_REPLY |
+                                                  TN_AM_TOK_REPLIED)) == TN_AM_TOK_RUN;
+}
 #define TN_NOT_IN_HANDLER(call)                                                  \
     do {                                                                         \
         if (__builtin_expect(tn_am_in_handler, 0))                               \

@@ -34,10 +34,14 @@ static void bump(uint64_t *c)
     __atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
 }
 
+/* The token of a ping handler that has returned (bad_input: refused). */
+static tern_am_token_t kept_token;
+
 static void on_ping(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
                     int na)
 {
     int src = -1;
+    __atomic_store_n(&kept_token, t, __ATOMIC_RELEASE);
     MP_OK(tern_am_source(t, &src));
     MP_CHECK(buf == NULL && len == 0 && na == TERN_AM_MAX_ARGS, "Short: buf %p len %zu",
              buf, len);
@@ -300,6 +304,23 @@ static void bad_input(void)
               "not inside the handler");
     int src;
     MP_EXPECT(tern_am_source(NULL, &src), TERN_ERR_INVALID, "token");
+    /* A made-up token (never read) and one kept from a handler that has
+     * returned, on this thread or the progress thread, are refused by every
+     * Reply call and by tern_am_source. */
+    tern_am_token_t kept = __atomic_load_n(&kept_token, __ATOMIC_ACQUIRE);
+    MP_CHECK(kept != NULL, "no ping handled here before bad_input");
+    tern_am_token_t bad[2] = {(tern_am_token_t)(void *)buf, kept};
+    for (int i = 0; i < 2; i++) {
+        MP_EXPECT(tern_am_reply_short(bad[i], H_BAD, NULL, 0, 0), TERN_ERR_INVALID,
+                  "not inside the handler");
+        MP_EXPECT(tern_am_reply_medium(bad[i], H_BAD, buf, 8, NULL, 0, 0),
+                  TERN_ERR_INVALID, "not inside the handler");
+        MP_EXPECT(tern_am_reply_long(bad[i], H_BAD, buf, 8, buf, NULL, 0, 0),
+                  TERN_ERR_INVALID, "not inside the handler");
+        MP_EXPECT(tern_am_prepare_reply_medium(bad[i], NULL, 1, 8, 0, 0, &sd),
+                  TERN_ERR_INVALID, "not inside the handler");
+        MP_EXPECT(tern_am_source(bad[i], &src), TERN_ERR_INVALID, "token");
+    }
     MP_EXPECT(tern_am_register(-1, on_bad, "x"), TERN_ERR_INVALID, "not in [0, 256)");
     MP_EXPECT(tern_am_register(H_PING, on_bad, "x"), TERN_ERR_INVALID, "taken by 'ping'");
     MP_EXPECT(tern_am_register(9, NULL, "x"), TERN_ERR_INVALID, "NULL");
