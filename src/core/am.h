@@ -161,7 +161,7 @@ void tn_am_recv_split(int src, void *buf, void *pay, size_t n);
 /* Runs the handler of the message from src whose header and arguments are
  * at buf (n bytes in all, at least a header's worth readable at buf) and
  * whose Medium payload is at pay, or right after the arguments when pay is
- * NULL; the token on the stack. Every check of a well-formed message is
+ * NULL; the token is the thread's (core.h, tn_am_tok). Every check of a well-formed message is
  * one rarely taken branch; about 50 instructions around the handler
  * (callgrind). */
 static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n,
