@@ -4,6 +4,8 @@
  *   --pid-dir D      write D/<rank>.pid (the script checks none is left)
  *   --crash R        rank R dies of SIGSEGV after the first barrier
  *   --crash-after MS the crash comes MS milliseconds after that barrier
+ *   --kill R         rank R dies of SIGKILL after the first barrier
+ *   --kill-after MS  the kill comes MS milliseconds after that barrier
  *   --exit R C       rank R exits with code C after the first barrier
  *   --no-init R      rank R never joins (sleeps 30 s)
  *   --no-fini R      rank R exits 0 after the first barrier, without fini
@@ -27,9 +29,9 @@
 #include "base/time.h"
 #include "boot/boot.h"
 
-static int crash = -1, crash_after_ms, exit_rank = -1, exit_code, no_init = -1,
-           no_fini = -1, abort_rank = -1, abort_code, drop = -1, helper, hang, nodes,
-           mismatch = -1, affinity;
+static int crash = -1, crash_after_ms, kill_rank = -1, kill_after_ms, exit_rank = -1,
+           exit_code, no_init = -1, no_fini = -1, abort_rank = -1, abort_code, drop = -1,
+           helper, hang, nodes, mismatch = -1, affinity;
 static const char *pid_dir;
 
 #define CHECK(cond, ...)                                                              \
@@ -60,6 +62,10 @@ static void parse(int argc, char **argv)
             crash = atoi(argv[++i]);
         else if (!strcmp(a, "--crash-after") && more)
             crash_after_ms = atoi(argv[++i]);
+        else if (!strcmp(a, "--kill") && more)
+            kill_rank = atoi(argv[++i]);
+        else if (!strcmp(a, "--kill-after") && more)
+            kill_after_ms = atoi(argv[++i]);
         else if (!strcmp(a, "--exit") && two) {
             exit_rank = atoi(argv[++i]);
             exit_code = atoi(argv[++i]);
@@ -209,6 +215,11 @@ int main(int argc, char **argv)
          * TERN_SANITIZE builds, whose runtime handles SIGSEGV itself. */
         signal(SIGSEGV, SIG_DFL);
         raise(SIGSEGV);
+    }
+    if (rank == kill_rank) {
+        if (kill_after_ms > 0)
+            usleep((useconds_t)kill_after_ms * 1000);
+        raise(SIGKILL);
     }
     if (rank == exit_rank)
         exit(exit_code);

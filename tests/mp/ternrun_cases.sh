@@ -147,6 +147,19 @@ abort_then_crash | exit_then_crash)
     expect_within 2000
     expect_none_left 3
     ;;
+crash_then_kill)
+    # Two deaths by different signals 50 ms apart, as when a survivor's
+    # libfabric crashes (SIGSEGV in fi_cq_read) before ternrun reaps the
+    # peer killed by SIGKILL: both are named, in the order reaped, the
+    # first in the one-death form, the status from the first.
+    run -n 4 "$PROG" --pid-dir "$pids" --crash 1 --kill 3 --kill-after 50
+    expect_rc 139
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\).*; ending the job$'
+    expect_msg '^ternrun: rank 1 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\); also rank 3 \(pid [0-9]+\) killed by signal 9 \(Killed\); ending the job$'
+    expect_count '^ternrun: .*ending the job$' 1
+    expect_within 2000
+    expect_none_left 4
+    ;;
 dropped)
     run -n 3 "$PROG" --pid-dir "$pids" --drop 2
     expect_rc 1

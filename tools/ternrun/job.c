@@ -29,10 +29,13 @@ void tr_job_end(tr_job_t *job, int code, int sig)
 }
 
 /* Only the first failure is reported: what happens to the other ranks
- * after it is its consequence. */
+ * after it is its consequence (deaths by a signal are gathered first, in
+ * tr_job_signal_death). */
 void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
 {
     if (job->ending)
+        return;
+    if (job->nsig_deaths > 0) /* a consequence: the deaths are reported at fail_at */
         return;
     if (job->fail_at > 0 && code < 128) { /* the earlier error exit first */
         tr_job_fail_pending(job);
@@ -58,6 +61,29 @@ void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
     va_end(ap);
     job->fail_code = code;
     job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
+}
+
+void tr_job_signal_death(tr_job_t *job, int rank, int status)
+{
+    if (job->ending)
+        return;
+    int sig = WTERMSIG(status);
+    const char *core = WCOREDUMP(status) ? ", core dumped" : "";
+    pid_t pid = job->ranks[rank].pid;
+    if (job->nsig_deaths++ == 0) { /* the cause; a held back error exit is not */
+        job->fail_code = 128 + sig;
+        job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
+        snprintf(job->fail_msg, sizeof(job->fail_msg),
+                 "rank %d (pid %d) killed by signal %d (%s)%s", rank, (int)pid, sig,
+                 strsignal(sig), core);
+        return;
+    }
+    size_t used = strlen(job->fail_msg), left = sizeof(job->fail_msg) - used;
+    int w = snprintf(job->fail_msg + used, left,
+                     "; also rank %d (pid %d) killed by signal %d (%s)%s", rank, (int)pid,
+                     sig, strsignal(sig), core);
+    if (w < 0 || (size_t)w >= left) /* thousands of deaths: say there were more */
+        snprintf(job->fail_msg + sizeof(job->fail_msg) - 6, 6, "; ...");
 }
 
 void tr_rank_list(const tr_job_t *job, int (*pick)(const tr_rank_t *), char *buf,
@@ -152,10 +178,7 @@ static void rank_exited(tr_job_t *job, int i, int status)
     if (job->ending || r->exec_failed)
         return;
     if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        tr_job_fail(job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)%s", i,
-                    (int)r->pid, sig, strsignal(sig),
-                    WCOREDUMP(status) ? ", core dumped" : "");
+        tr_job_signal_death(job, i, status);
     } else if (WEXITSTATUS(status) != 0) {
         /* Its peers' death by a signal often comes to light here first
          * (the dead rank's sockets close before it can be reaped). */
@@ -311,6 +334,7 @@ void tr_job_fail_pending(tr_job_t *job)
 {
     if (job->fail_at > 0 && !job->ending) {
         job->fail_at = 0;
+        job->nsig_deaths = 0;
         tr_job_fail(job, job->fail_code, "%s", job->fail_msg);
     }
     job->fail_at = 0;

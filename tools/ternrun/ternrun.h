@@ -16,7 +16,8 @@
 #define TR_MAX_RANKS    4096
 #define TR_KILL_GRACE_S 0.5 /* SIGTERM, then SIGKILL this much later */
 /* An error exit or an abort waits this long for a death by signal that
- * caused it. */
+ * caused it; a death by signal waits this long for the other deaths by
+ * signal, all named (a survivor's crash must not hide the first). */
 #define TR_ERROR_GRACE_S 0.2
 #define TR_EOF_GRACE_S \
     0.25                  /* a closed connection waits this long for the
@@ -124,9 +125,12 @@ typedef struct tr_job {
     int killed;
     /* A rank's error exit or abort, reported after a short grace unless a
      * rank dies by a signal meanwhile (then that death is the cause,
-     * reported). */
+     * reported). A death by a signal is also held for that grace, from
+     * the first one: every death by a signal in it is named, in the order
+     * reaped, and the other failures in it are consequences. */
     double fail_at; /* >0: report fail_msg at this time */
     int fail_code;
+    int nsig_deaths;     /* deaths by a signal in fail_msg */
     char fail_msg[4200]; /* an abort's text: up to 4000 bytes */
 } tr_job_t;
 
@@ -152,6 +156,9 @@ void tr_job_fail(tr_job_t *job, int code, const char *fmt, ...)
  * is kept (the first is reported). */
 void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Rank's death by a signal (waitpid status): the first starts the
+ * TR_ERROR_GRACE_S window, those in it are added to its report. */
+void tr_job_signal_death(tr_job_t *job, int rank, int status);
 void tr_job_end(tr_job_t *job, int code, int sig);
 void tr_job_reap(tr_job_t *job);
 void tr_job_signal(tr_job_t *job, int sig);
