@@ -154,7 +154,7 @@ int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
 
 int tern_am_source(tern_am_token_t token, int *rank)
 {
-    if (token != &tn_am_tok || !tn_am_tok.state || !rank)
+    if (!tn_am_token_live(token) || !rank)
         return tn_core_fail(TERN_ERR_INVALID, "tern_am_source", "%s",
                             !rank ? "rank is NULL"
                                   : "the token is not that of the handler running "

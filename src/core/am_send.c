@@ -78,7 +78,7 @@ static TN_ALWAYS_INLINE int send_ok(const am_send_t *s)
 /* The token of a Reply: the running Request handler's, once. */
 static int check_token(const char *call, tern_am_token_t t, int *rank)
 {
-    if (t != &tn_am_tok || !tn_am_tok.state)
+    if (!tn_am_token_live(t))
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "not inside the handler the token belongs to (a Reply is "
                             "sent from its Request's handler)");

@@ -383,6 +383,11 @@ enum {
 };
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
 #define tn_am_in_handler (tn_am_tok.state != 0)
+/* t is the token of the handler running on this thread. */
+static inline int tn_am_token_live(const struct tern_am_token_s *t)
+{
+    return t == &tn_am_tok && tn_am_tok.state != 0;
+}
 /* t is the token of a Request handler running on this thread that has not
  * replied yet: an address compare, one load, a mask and a compare. */
 static inline int tn_am_token_replyable(const struct tern_am_token_s *t)
