@@ -28,20 +28,12 @@ typedef struct tn_ofi_ctx {
 } tn_ofi_ctx_t;
 typedef struct tn_ofi_mr_cache tn_ofi_mr_cache_t;
 
-/* ThreadSanitizer builds (TERN_SANITIZE=thread): a call that drives the
- * provider's progress (fi_cq_read) lets it write what peers sent into
- * this rank's memory: a network peer's put lands in the segment, on
- * whichever thread polls (the progress thread). A NIC would write it by
- * DMA, which ThreadSanitizer never sees; the put's ordering before the
- * reader's load comes from the one-sided protocol, often through another
- * process (a node peer's barrier flag in shared memory), which it cannot
- * see either. Its memory accesses inside that one call are therefore not
- * recorded (mutexes and other synchronization still are); Tern's own
- * handling of what the call returned stays checked. This replaces a
+/* ThreadSanitizer builds: a call that drives the provider's progress
+ * (fi_cq_read, and the posts, which may progress too) lets it write what
+ * peers sent into this rank's memory, as a NIC would by DMA; the calls are
+ * wrapped in TN_PEER_WRITES_BEGIN/END (base/compiler.h), which replaced a
  * suppression of every report with a libfabric frame
  * (tests/sanitizers/tsan.supp; docs/design/ci-time.md). */
-#define TN_OFI_PROVIDER_WRITES_BEGIN() TN_PEER_WRITES_BEGIN()
-#define TN_OFI_PROVIDER_WRITES_END()   TN_PEER_WRITES_END()
 
 /* What every rank publishes about its endpoint and registration. */
 #define TN_OFI_NAME_MAX 256

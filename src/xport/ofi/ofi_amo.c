@@ -184,9 +184,9 @@ int tn_ofi_amo_issue(tn_ofi_t *o, const tn_amo_t *a, tn_comp_t *rc, unsigned fla
     uint64_t iter = 0; /* retries */
     tn_wait_t w = TN_WAIT_NET;
     for (;;) {
-        TN_OFI_PROVIDER_WRITES_BEGIN(); /* the provider may progress inside a post too */
+        TN_PEER_WRITES_BEGIN(); /* the provider may progress inside a post too */
         ssize_t r = post(o, a, op, buf, desc);
-        TN_OFI_PROVIDER_WRITES_END();
+        TN_PEER_WRITES_END();
         if (r == 0)
             break;
         if (r != -FI_EAGAIN) {

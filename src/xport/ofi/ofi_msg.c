@@ -73,9 +73,9 @@ static int post_rx(tn_ofi_t *o, tn_ofi_buf_t *b)
                                      : "");
             return TERN_ERR_SYS;
         }
-        TN_OFI_PROVIDER_WRITES_BEGIN();
+        TN_PEER_WRITES_BEGIN();
         fi_cq_read(o->cq, NULL, 0); /* lets a manual-progress provider move */
-        TN_OFI_PROVIDER_WRITES_END();
+        TN_PEER_WRITES_END();
     }
 }
 
@@ -342,10 +342,10 @@ static void queue_locked(tn_ofi_t *o, tn_ofi_buf_t *b)
 /* fi_send of b: 0, -FI_EAGAIN, or another error (logged, b given back). */
 static ssize_t try_send(tn_ofi_t *o, tn_ofi_buf_t *b, int locked)
 {
-    TN_OFI_PROVIDER_WRITES_BEGIN(); /* the provider may progress inside a post too */
+    TN_PEER_WRITES_BEGIN(); /* the provider may progress inside a post too */
     ssize_t r =
         fi_send(o->ep, b->mem, b->len, desc_of(o, o->tx_mr), tn_ofi_faddr(o, b->rank), b);
-    TN_OFI_PROVIDER_WRITES_END();
+    TN_PEER_WRITES_END();
     if (r != 0 && r != -FI_EAGAIN) {
         tn_error("libfabric fi_send of a %zu-byte message to rank %d failed: %s", b->len,
                  b->rank, tn_fi.strerror((int)-r));
@@ -551,9 +551,9 @@ static int try_inject(tn_ofi_t *o, int rank, const void *head, size_t hn,
     mark_sent(o->peers[rank]);
     h->credits = credits_on_message(o, o->peers[rank], h->credits);
     h->pad = 0;
-    TN_OFI_PROVIDER_WRITES_BEGIN();
+    TN_PEER_WRITES_BEGIN();
     ssize_t r = fi_inject(o->ep, msg, HDR + n, tn_ofi_faddr(o, rank));
-    TN_OFI_PROVIDER_WRITES_END();
+    TN_PEER_WRITES_END();
     if (tn_likely(r == 0))
         return 1;
     if (h->credits)

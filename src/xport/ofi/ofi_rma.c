@@ -286,9 +286,9 @@ static void flush_issue(tn_ofi_t *o)
         carrier->flush = 1;
         o->peers[rank]->flushing = 1;
         pthread_mutex_unlock(&o->lock);
-        TN_OFI_PROVIDER_WRITES_BEGIN();
+        TN_PEER_WRITES_BEGIN();
         ssize_t r = flush_post(o, carrier);
-        TN_OFI_PROVIDER_WRITES_END();
+        TN_PEER_WRITES_END();
         if (r == 0) {
             TN_STAT_ADD(net_flush_reads, 1);
             pthread_mutex_lock(&o->lock);
@@ -343,9 +343,9 @@ static int poll_cq(tn_ofi_t *o, int nested)
 {
     enum { BATCH = 16 };
     struct fi_cq_data_entry e[BATCH];
-    TN_OFI_PROVIDER_WRITES_BEGIN();
+    TN_PEER_WRITES_BEGIN();
     ssize_t n = fi_cq_read(o->cq, e, BATCH);
-    TN_OFI_PROVIDER_WRITES_END();
+    TN_PEER_WRITES_END();
     if (n > 0) {
         tn_trace("ofi: %zd completion(s)", n);
         int rx = 0;
@@ -672,7 +672,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
     }
     for (;;) {
         ssize_t r;
-        TN_OFI_PROVIDER_WRITES_BEGIN(); /* the provider may progress inside a post too */
+        TN_PEER_WRITES_BEGIN(); /* the provider may progress inside a post too */
         if (!silent)
             r = rma_post(o, is_get, rank, use, desc, raddr, key, len, op, fl, data);
         else if (signal)
@@ -680,7 +680,7 @@ static int issue(tn_ofi_t *o, int is_get, int rank, void *local, uint64_t raddr,
                                     key);
         else
             r = fi_inject_write(o->ep, use, len, tn_ofi_faddr(o, rank), raddr, key);
-        TN_OFI_PROVIDER_WRITES_END();
+        TN_PEER_WRITES_END();
         if (r == 0) {
             tn_trace("ofi: %s of %zu B to rank %d at 0x%llx key %llu issued after %llu "
                      "retries",
