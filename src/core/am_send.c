@@ -947,11 +947,14 @@ static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
                           st->nargs);
     /* A refused Commit still has to give back the room Prepare reserved
      * (on shm the queue stays locked until a commit): it sends a void
-     * message, which the target skips, and returns the error. */
+     * message, which the target skips, and returns the error. Its head
+     * carries no arguments (args may be the NULL refused above); its
+     * length is still the head Prepare reserved. */
     size_t head = tn_am_head_bytes(st->nargs);
     if (rc != TERN_OK) {
         len = 0;
         s.handler = TERN_AM_MAX_HANDLERS - 1;
+        s.nargs = 0;
     }
     st->magic = 0;
     write_head(st->m.buf, &s, TN_AM_MEDIUM, len, NULL);

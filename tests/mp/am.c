@@ -300,6 +300,15 @@ static void bad_input(void)
               "over the 8 bytes");
     MP_EXPECT(tern_am_commit_request_medium(&sd, H_BAD, 1, NULL), TERN_ERR_INVALID,
               "committed already");
+    /* Arguments announced at Prepare, none given at Commit: refused, the
+     * room given back by a void message (which copied the NULL arguments
+     * into its head, SIGSEGV, until that head carried none). */
+    MP_OK(tern_am_prepare_request_medium(r, NULL, 8, 8, 2, 0, &sd));
+    MP_EXPECT(tern_am_commit_request_medium(&sd, H_BAD, 8, NULL), TERN_ERR_INVALID,
+              "args is NULL with 2 arguments");
+    MP_OK(tern_am_prepare_request_medium(r, NULL, 8, 8, 0, 0, &sd));
+    MP_EXPECT(tern_am_commit_request_medium(&sd, 200, 8, NULL), TERN_ERR_INVALID,
+              "handler index 200 is not registered");
     MP_EXPECT(tern_am_reply_short(NULL, H_BAD, NULL, 0, 0), TERN_ERR_INVALID,
               "not inside the handler");
     int src;
