@@ -18,7 +18,8 @@ add_test(NAME mp.ternrun.boot.single COMMAND $<TARGET_FILE:ternrun_boot>)
 set_tests_properties(mp.ternrun.boot.single PROPERTIES TIMEOUT 20
   SKIP_RETURN_CODE 77 LABELS "mp;ternrun")
 
-set(TERNRUN_CASES crash exit_code no_fini abort abort_then_crash exit_then_crash crash_then_kill dropped left_early mismatch n0 nabc
+set(TERNRUN_CASES crash exit_code no_fini abort abort_then_crash exit_then_crash
+  abort_then_exit abort_then_no_fini crash_then_kill dropped left_early mismatch n0 nabc
   unknown_option missing_program no_init sigterm sigint launcher_killed
   launcher_gone no_launcher report_bindings bind_numa tag_output helper_killed
   startup_fast nodes non_tern np version bad_values cwd_program nodes_report)

@@ -9,6 +9,8 @@
  *   --exit R C       rank R exits with code C after the first barrier
  *   --no-init R      rank R never joins (sleeps 30 s)
  *   --no-fini R      rank R exits 0 after the first barrier, without fini
+ *   --leave-after MS the exit of --exit or --no-fini comes MS milliseconds
+ *                    after that barrier
  *   --abort R C      rank R aborts the job with code C after the barrier
  *   --drop R         rank R closes its bootstrap connection without fini
  *                    after the first barrier, then sleeps 30 s
@@ -31,7 +33,7 @@
 
 static int crash = -1, crash_after_ms, kill_rank = -1, kill_after_ms, exit_rank = -1,
            exit_code, no_init = -1, no_fini = -1, abort_rank = -1, abort_code, drop = -1,
-           helper, hang, nodes, mismatch = -1, affinity;
+           helper, hang, nodes, mismatch = -1, affinity, leave_after_ms;
 static const char *pid_dir;
 
 #define CHECK(cond, ...)                                                              \
@@ -73,6 +75,8 @@ static void parse(int argc, char **argv)
             no_init = atoi(argv[++i]);
         else if (!strcmp(a, "--no-fini") && more)
             no_fini = atoi(argv[++i]);
+        else if (!strcmp(a, "--leave-after") && more)
+            leave_after_ms = atoi(argv[++i]);
         else if (!strcmp(a, "--abort") && two) {
             abort_rank = atoi(argv[++i]);
             abort_code = atoi(argv[++i]);
@@ -221,6 +225,8 @@ int main(int argc, char **argv)
             usleep((useconds_t)kill_after_ms * 1000);
         raise(SIGKILL);
     }
+    if ((rank == exit_rank || rank == no_fini) && leave_after_ms > 0)
+        usleep((useconds_t)leave_after_ms * 1000);
     if (rank == exit_rank)
         exit(exit_code);
     if (rank == no_fini)

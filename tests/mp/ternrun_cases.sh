@@ -147,6 +147,25 @@ abort_then_crash | exit_then_crash)
     expect_within 2000
     expect_none_left 3
     ;;
+abort_then_exit | abort_then_no_fini)
+    # A rank aborts, and another exits without tern_finalize (with code 3,
+    # or 0) 50 ms later, as when a rank's transfer to a peer that exited
+    # fails before ternrun reaps the peer (shmem_long_get with PE 3 failed,
+    # PE 3 having called exit(3) or returned from main): the exit is the
+    # cause named, with its status, within TR_ERROR_GRACE_S.
+    if [ "$case_name" = abort_then_exit ]; then
+        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --exit 2 3 --leave-after 50
+        expect_rc 3
+        expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 3; ending the job$'
+    else
+        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --no-fini 2 --leave-after 50
+        expect_rc 1
+        expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 0 after joining the job but without tern_finalize; ending the job$'
+    fi
+    expect_count '^ternrun: .*ending the job$' 1
+    expect_within 2000
+    expect_none_left 3
+    ;;
 crash_then_kill)
     # Two deaths by different signals 50 ms apart, as when a survivor's
     # libfabric crashes (SIGSEGV in fi_cq_read) before ternrun reaps the

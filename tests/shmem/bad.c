@@ -10,10 +10,12 @@
  * broadcast over every PE with a root past them or a dest not symmetric, a
  * session on a destroyed context or without the config its mask names, a
  * team handle that is garbage, a strided all-to-all, a scan or a complex
- * reduction past the address space.
+ * reduction past the address space, a PE that exits (or returns from main
+ * without shmem_finalize) while the others get from it.
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
+#include <unistd.h>
 
 #include "shmem_test.h"
 
@@ -205,6 +207,22 @@ int main(int argc, char **argv)
         shmem_barrier_all(); /* the others wait here forever */
         shmem_barrier_all();
         CHECK(0, "a barrier passed without PE %d", n - 1);
+    } else if (strcmp(c, "exit_mid") == 0 || strcmp(c, "return_mid") == 0) {
+        /* PE n-1 leaves on its own (exit(3), or main returns without
+         * shmem_finalize) while the others get from it without end: over
+         * the network their gets then fail and they abort, which the
+         * launcher may hear of before it reaps PE n-1; PE n-1 must be the
+         * one named, with its status. */
+        shmem_barrier_all();
+        if (me == n - 1) {
+            usleep(300000); /* the others well inside their gets */
+            fprintf(stderr, "PE %d leaves (%s)\n", me, c);
+            if (strcmp(c, "exit_mid") == 0)
+                exit(3);
+            return 0;
+        }
+        for (;;)
+            shmem_long_get(local, x, 4, n - 1);
     } else if (strcmp(c, "no_finalize") == 0) {
         shmem_barrier_all();
         return 0; /* without shmem_finalize */

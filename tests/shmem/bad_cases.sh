@@ -174,6 +174,16 @@ global_exit0)
     expect_msg "PE $((np - 1)) calls shmem_global_exit\\(0\\)"
     expect_no_msg 'a barrier passed'
     [ $secs -le 10 ] || fail "took $secs s" ;;
+exit_mid)
+    run
+    expect_rc 3
+    expect_msg "^ternrun: rank $((np - 1)) \\(pid [0-9]+\\) exited with code 3; ending the job\$"
+    [ $secs -le 10 ] || fail "took $secs s" ;;
+return_mid)
+    run
+    expect_rc 1
+    expect_msg "^ternrun: rank $((np - 1)) \\(pid [0-9]+\\) exited with code 0 after joining the job but without tern_finalize; ending the job\$"
+    [ $secs -le 10 ] || fail "took $secs s" ;;
 no_finalize)
     run
     expect_fail

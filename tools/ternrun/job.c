@@ -60,6 +60,7 @@ void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
     vsnprintf(job->fail_msg, sizeof(job->fail_msg), fmt, ap);
     va_end(ap);
     job->fail_code = code;
+    job->fail_abort = 0;
     job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
 }
 
@@ -72,6 +73,7 @@ void tr_job_signal_death(tr_job_t *job, int rank, int status)
     pid_t pid = job->ranks[rank].pid;
     if (job->nsig_deaths++ == 0) { /* the cause; a held back error exit is not */
         job->fail_code = 128 + sig;
+        job->fail_abort = 0;
         job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
         snprintf(job->fail_msg, sizeof(job->fail_msg),
                  "rank %d (pid %d) killed by signal %d (%s)%s", rank, (int)pid, sig,
@@ -179,7 +181,18 @@ static void rank_exited(tr_job_t *job, int i, int status)
         return;
     if (WIFSIGNALED(status)) {
         tr_job_signal_death(job, i, status);
-    } else if (WEXITSTATUS(status) != 0) {
+        return;
+    }
+    if (r->joined && !r->fini && !r->aborted && job->fail_at > 0 && job->fail_abort) {
+        /* It left the job on its own (no abort, no fini) while another
+         * rank's abort is held back: an abort is a rank's answer to
+         * something, here most likely a transfer to this rank that failed
+         * as its sockets closed, before ternrun reaped it. This exit is the
+         * cause named (the abort is dropped), as a death by a signal is. */
+        job->fail_at = 0;
+        job->fail_abort = 0;
+    }
+    if (WEXITSTATUS(status) != 0) {
         /* Its peers' death by a signal often comes to light here first
          * (the dead rank's sockets close before it can be reaped). */
         tr_job_fail_later(job, WEXITSTATUS(status),

@@ -312,12 +312,17 @@ static void on_abort(tr_job_t *job, int rank, const tn_wire_rx_t *rx)
         code = 1;
     /* Held back as an error exit is: a rank that aborts because a peer
      * vanished (a transfer to it failed) often tells before the launcher
-     * reaps the peer, killed by a signal, which is then the cause named. */
+     * reaps the peer, killed by a signal or gone on its own (an exit
+     * without tern_finalize), which is then the cause named (rank_exited). */
+    int held = job->fail_at > 0;
+    job->ranks[rank].aborted = 1;
     tr_job_fail_later(job, code,
                       "rank %d (pid %d) aborted the job with code %d: "
                       "%.*s",
                       rank, (int)job->ranks[rank].pid, rx->h.arg,
                       len ? len : (int)strlen(msg), msg);
+    if (!held && job->fail_at > 0)
+        job->fail_abort = 1;
 }
 
 /* A joined rank's second connection, for lookups only (the first may be

@@ -49,6 +49,7 @@ typedef struct tr_rank {
     int joined; /* HELLO accepted */
     int init_done;
     int fini;      /* left the job cleanly */
+    int aborted;   /* sent ABORT */
     int in_coll;   /* contributed to the collective in progress */
     int conn;      /* index in job->conns, -1 when not connected */
     double eof_at; /* >0: connection lost without fini at this time */
@@ -125,12 +126,15 @@ typedef struct tr_job {
     int killed;
     /* A rank's error exit or abort, reported after a short grace unless a
      * rank dies by a signal meanwhile (then that death is the cause,
-     * reported). A death by a signal is also held for that grace, from
-     * the first one: every death by a signal in it is named, in the order
-     * reaped, and the other failures in it are consequences. */
+     * reported); an abort also gives way to a rank that exits without
+     * tern_finalize or an abort of its own (that exit is the cause). A
+     * death by a signal is also held for that grace, from the first one:
+     * every death by a signal in it is named, in the order reaped, and the
+     * other failures in it are consequences. */
     double fail_at; /* >0: report fail_msg at this time */
     int fail_code;
     int nsig_deaths;     /* deaths by a signal in fail_msg */
+    int fail_abort;      /* fail_msg is a rank's abort */
     char fail_msg[4200]; /* an abort's text: up to 4000 bytes */
 } tr_job_t;
 
