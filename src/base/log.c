@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 int tn_log_level = 0;
+unsigned long tn_log_errors;
 int tn_trace_fd = -1;
 static int log_rank = -1;
 static char log_host[64];
@@ -36,6 +37,8 @@ static void log_v(int level, const char *fmt, va_list ap)
     static const char *const tag[] = {"error: ", "warning: ", "", "debug: ", "trace: "};
     char line[2048];
     int n;
+    if (level == TN_LOG_ERROR)
+        __atomic_fetch_add(&tn_log_errors, 1, __ATOMIC_RELAXED);
     if (log_rank >= 0)
         n = snprintf(line, sizeof(line), "tern[%d@%s] %s", log_rank, tn_log_host(),
                      tag[level + 1]);

@@ -13,6 +13,8 @@ enum {
 };
 
 extern int tn_log_level; /* from TERN_VERBOSE; warnings and errors always */
+/* Errors logged by this process so far (any thread; relaxed count). */
+extern unsigned long tn_log_errors;
 
 /* Sets the prefix used from now on: "tern[rank@host]". rank < 0: unknown. */
 void tn_log_set_rank(int rank);

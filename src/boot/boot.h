@@ -42,6 +42,12 @@ typedef struct tn_boot_ops {
      * key); TERN_ERR_INVALID when the value is larger than cap. */
     int (*get)(tn_boot_t *b, int rank, const char *key, void *buf, size_t cap,
                size_t *len);
+    /* The process is exiting without fini (exit() with the job up): tell
+     * the launcher, with the number of errors this rank logged, before
+     * its endpoints close and its peers fail against it, so that the
+     * launcher names this rank and not a peer that failed because of it.
+     * Best effort, no reply; may be NULL. */
+    void (*leaving)(tn_boot_t *b, int errors);
 } tn_boot_ops_t;
 
 /* While a rank waits for the launcher with a progress hook installed
@@ -73,6 +79,14 @@ static inline int tn_boot_has_kv(const tn_boot_t *b)
 {
     return b->ops->size >= offsetof(tn_boot_ops_t, get) + sizeof(b->ops->get) &&
            b->ops->put && b->ops->get;
+}
+
+/* b->ops->leaving where the table has it. */
+static inline void tn_boot_leaving(tn_boot_t *b, int errors)
+{
+    if (b->ops->size >= offsetof(tn_boot_ops_t, leaving) + sizeof(b->ops->leaving) &&
+        b->ops->leaving)
+        b->ops->leaving(b, errors);
 }
 
 /* Picks the bootstrap from the environment: TERN_BOOT_ADDR set by ternrun,

@@ -293,6 +293,15 @@ static int ternrun_get(tn_boot_t *b, int rank, const char *key, void *out, size_
     return TERN_OK;
 }
 
+static void ternrun_leaving(tn_boot_t *b, int errors)
+{
+    ternrun_state_t *st = state_of(b);
+    /* On the main connection, as ABORT: a thread of this rank in a
+     * bootstrap call at the moment the process exits is not guarded. */
+    if (st->fd >= 0)
+        (void)tn_wire_send(st->fd, TN_WIRE_LEAVING, errors, NULL, 0);
+}
+
 static void ternrun_destroy(tn_boot_t *b);
 
 static const tn_boot_ops_t ternrun_ops = {
@@ -306,6 +315,7 @@ static const tn_boot_ops_t ternrun_ops = {
     .destroy = ternrun_destroy,
     .put = ternrun_put,
     .get = ternrun_get,
+    .leaving = ternrun_leaving,
 };
 
 /* Reads one TERN_BOOT_* variable through the configuration table. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TN_WIRE_VERSION   2           /* 2: PUT, GET (key-value store) */
+#define TN_WIRE_VERSION   3           /* 2: PUT, GET (key-value store); 3: LEAVING */
 #define TN_WIRE_MAGIC     0x4e524554u /* "TERN" little-endian, opens HELLO */
 #define TN_WIRE_HDR_BYTES 16
 /* Largest payload either side accepts: a garbage length must not make the
@@ -18,9 +18,10 @@
 #define TN_WIRE_JOBID_MAX   48
 
 /* Message types. Rank -> launcher: HELLO, GATHER, INIT_DONE, ABORT, FINI,
- * PUT, GET, HELLO_LOOKUP. Launcher -> rank: WELCOME, GATHER_OUT, FINI_ACK, ERROR,
- * GET_OUT. Every rank request except INIT_DONE, ABORT and PUT has exactly
- * one reply, so a rank never has more than one request outstanding. */
+ * PUT, GET, HELLO_LOOKUP, LEAVING. Launcher -> rank: WELCOME, GATHER_OUT,
+ * FINI_ACK, ERROR, GET_OUT. Every rank request except INIT_DONE, ABORT,
+ * PUT and LEAVING has exactly one reply, so a rank never has more than one
+ * request outstanding. */
 enum {
     TN_WIRE_HELLO = 1,    /* arg: rank; payload: tn_wire_hello_t, packed */
     TN_WIRE_WELCOME,      /* arg: job size; no payload */
@@ -36,6 +37,8 @@ enum {
     TN_WIRE_GET_OUT,      /* payload: that rank's value */
     TN_WIRE_HELLO_LOOKUP, /* as HELLO, on a joined rank's second connection,
                              which carries only GET (answered: WELCOME) */
+    TN_WIRE_LEAVING,      /* arg: errors this rank logged; no payload, no
+                             reply: it exits without fini (boot.h leaving) */
 };
 /* Keys of the key-value store: fixed width on the wire. */
 #define TN_WIRE_KEY_BYTES 32

@@ -1,6 +1,7 @@
 /* tern_init / tern_finalize: configuration, bootstrap, segment, cross-map,
  * peer table - and the queries about the job. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -170,6 +171,19 @@ static void report(double t_begin, double t_boot_end, double t_map)
     }
 }
 
+/* At exit() with the job up (no tern_finalize): tell the launcher before
+ * the transports' endpoints close (the libraries' destructors run after
+ * this handler), with the number of errors this rank logged. Peers whose
+ * transfers to this rank then fail and exit with an error have logged
+ * some: the launcher names this rank, not them (docs/design/launcher.md). */
+static void leaving_at_exit(void)
+{
+    if (!tn_core.initialized || !tn_core.boot)
+        return;
+    unsigned long e = __atomic_load_n(&tn_log_errors, __ATOMIC_RELAXED);
+    tn_boot_leaving(tn_core.boot, e > INT_MAX ? INT_MAX : (int)e);
+}
+
 tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned abi)
 {
     if (abi != TERN_ABI_VERSION)
@@ -293,6 +307,9 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tern_fast_.signal_cpu = tn_core.nnodes <= 1;
     tern_fast_.npeers = (uint32_t)tn_core.size;
     tn_core.initialized = 1;
+    static int leaving_set; /* tern_init runs at most once per process */
+    if (!leaving_set++)
+        atexit(leaving_at_exit);
     /* Start-up's exchanges (every rank's descriptions, CPU sets, the
      * bootstrap's copies of them) were freed but their heap pages stay
      * resident, in proportion to the job: give them back. */

@@ -19,7 +19,8 @@ set_tests_properties(mp.ternrun.boot.single PROPERTIES TIMEOUT 20
   SKIP_RETURN_CODE 77 LABELS "mp;ternrun")
 
 set(TERNRUN_CASES crash exit_code no_fini abort abort_then_crash exit_then_crash
-  abort_then_exit abort_then_no_fini crash_then_kill dropped left_early mismatch n0 nabc
+  abort_then_exit abort_then_no_fini exit_then_no_fini failed_then_exit crash_then_kill dropped
+  left_early mismatch n0 nabc
   unknown_option missing_program no_init sigterm sigint launcher_killed
   launcher_gone no_launcher report_bindings bind_numa tag_output helper_killed
   startup_fast nodes non_tern np version bad_values cwd_program nodes_report)
@@ -34,7 +35,7 @@ endforeach()
 # The same failures through a real Tern program (tern_init, shm barrier).
 add_executable(ternrun_tern ${CMAKE_CURRENT_SOURCE_DIR}/ternrun_tern.c)
 target_link_libraries(ternrun_tern PRIVATE tern)
-foreach(c tern_ok tern_crash tern_abort tern_no_final tern_no_init)
+foreach(c tern_ok tern_crash tern_abort tern_no_final tern_no_init tern_exit_mid)
   add_test(NAME mp.ternrun.${c}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ternrun_cases.sh ${c}
       $<TARGET_FILE:ternrun> $<TARGET_FILE:ternrun_tern>)

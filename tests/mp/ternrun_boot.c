@@ -9,11 +9,16 @@
  *   --exit R C       rank R exits with code C after the first barrier
  *   --no-init R      rank R never joins (sleeps 30 s)
  *   --no-fini R      rank R exits 0 after the first barrier, without fini
- *   --leave-after MS the exit of --exit or --no-fini comes MS milliseconds
- *                    after that barrier
+ *   --exit-after MS  the exit of --exit comes MS milliseconds after that
+ *                    barrier (--no-fini-after MS: that of --no-fini)
  *   --abort R C      rank R aborts the job with code C after the barrier
  *   --drop R         rank R closes its bootstrap connection without fini
  *                    after the first barrier, then sleeps 30 s
+ *   --fail-exit R C  rank R exits with code C after the first barrier, as
+ *                    a peer whose transfer to a rank that left failed
+ *   --leaving        the ranks of --exit and --fail-exit tell ternrun
+ *                    they leave (LEAVING) first, with 0 and 1 errors
+ *                    logged, as tern_init's exit handler does
  *   --helper         every rank forks a helper that sleeps 30 s
  *   --hang           after start-up, every rank sleeps 30 s
  *   --nodes K        check the node keys of ternrun --nodes K
@@ -33,7 +38,8 @@
 
 static int crash = -1, crash_after_ms, kill_rank = -1, kill_after_ms, exit_rank = -1,
            exit_code, no_init = -1, no_fini = -1, abort_rank = -1, abort_code, drop = -1,
-           helper, hang, nodes, mismatch = -1, affinity, leave_after_ms;
+           helper, hang, nodes, mismatch = -1, affinity, exit_after_ms, no_fini_after_ms,
+           fail_exit = -1, fail_exit_code, leaving;
 static const char *pid_dir;
 
 #define CHECK(cond, ...)                                                              \
@@ -75,13 +81,20 @@ static void parse(int argc, char **argv)
             no_init = atoi(argv[++i]);
         else if (!strcmp(a, "--no-fini") && more)
             no_fini = atoi(argv[++i]);
-        else if (!strcmp(a, "--leave-after") && more)
-            leave_after_ms = atoi(argv[++i]);
+        else if (!strcmp(a, "--exit-after") && more)
+            exit_after_ms = atoi(argv[++i]);
+        else if (!strcmp(a, "--no-fini-after") && more)
+            no_fini_after_ms = atoi(argv[++i]);
         else if (!strcmp(a, "--abort") && two) {
             abort_rank = atoi(argv[++i]);
             abort_code = atoi(argv[++i]);
         } else if (!strcmp(a, "--drop") && more)
             drop = atoi(argv[++i]);
+        else if (!strcmp(a, "--fail-exit") && two) {
+            fail_exit = atoi(argv[++i]);
+            fail_exit_code = atoi(argv[++i]);
+        } else if (!strcmp(a, "--leaving"))
+            leaving = 1;
         else if (!strcmp(a, "--helper"))
             helper = 1;
         else if (!strcmp(a, "--hang"))
@@ -225,12 +238,23 @@ int main(int argc, char **argv)
             usleep((useconds_t)kill_after_ms * 1000);
         raise(SIGKILL);
     }
-    if ((rank == exit_rank || rank == no_fini) && leave_after_ms > 0)
-        usleep((useconds_t)leave_after_ms * 1000);
-    if (rank == exit_rank)
+    if (rank == fail_exit) {
+        if (leaving)
+            tn_boot_leaving(b, 1);
+        exit(fail_exit_code);
+    }
+    if (rank == exit_rank) {
+        if (exit_after_ms > 0)
+            usleep((useconds_t)exit_after_ms * 1000);
+        if (leaving)
+            tn_boot_leaving(b, 0);
         exit(exit_code);
-    if (rank == no_fini)
+    }
+    if (rank == no_fini) {
+        if (no_fini_after_ms > 0)
+            usleep((useconds_t)no_fini_after_ms * 1000);
         exit(0);
+    }
     if (rank == abort_rank)
         b->ops->abort(b, abort_code, "ternrun_boot asked for this abort");
     if (rank == drop) {

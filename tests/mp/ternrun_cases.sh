@@ -154,14 +154,40 @@ abort_then_exit | abort_then_no_fini)
     # PE 3 having called exit(3) or returned from main): the exit is the
     # cause named, with its status, within TR_ERROR_GRACE_S.
     if [ "$case_name" = abort_then_exit ]; then
-        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --exit 2 3 --leave-after 50
+        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --exit 2 3 --exit-after 50
         expect_rc 3
         expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 3; ending the job$'
     else
-        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --no-fini 2 --leave-after 50
+        run -n 3 "$PROG" --pid-dir "$pids" --abort 1 5 --no-fini 2 --no-fini-after 50
         expect_rc 1
         expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 0 after joining the job but without tern_finalize; ending the job$'
     fi
+    expect_count '^ternrun: .*ending the job$' 1
+    expect_within 2000
+    expect_none_left 3
+    ;;
+exit_then_no_fini)
+    # A rank exits with an error, and another exits 0 without tern_finalize
+    # 50 ms later, as when a rank returns from main without finalizing and
+    # a peer whose get from it failed exits 1 before ternrun reaps it
+    # (both were reaped in one batch, the survivor first): a rank does
+    # not exit 0 without finalizing because a peer failed, so that exit is
+    # the cause named.
+    run -n 3 "$PROG" --pid-dir "$pids" --exit 1 3 --no-fini 2 --no-fini-after 50
+    expect_rc 1
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 0 after joining the job but without tern_finalize; ending the job$'
+    expect_count '^ternrun: .*ending the job$' 1
+    expect_within 2000
+    expect_none_left 3
+    ;;
+failed_then_exit)
+    # Rank 1 exits 1 having logged an error, rank 2 exits 3 50 ms later
+    # with none, both saying so first (LEAVING): as a peer whose get from a
+    # rank that called exit(3) failed, and which exited (and was reaped)
+    # before that rank. Rank 2 is the cause named.
+    run -n 3 "$PROG" --pid-dir "$pids" --fail-exit 1 1 --exit 2 3 --exit-after 50 --leaving
+    expect_rc 3
+    expect_msg '^ternrun: rank 2 \(pid [0-9]+\) exited with code 3; ending the job$'
     expect_count '^ternrun: .*ending the job$' 1
     expect_within 2000
     expect_none_left 3
@@ -497,6 +523,19 @@ tern_abort)
     expect_msg '^ternrun: rank 0 \(pid [0-9]+\) aborted the job with code 7: ternrun_tern asked for this abort'
     expect_within 2000
     expect_none_left 3
+    ;;
+tern_exit_mid)
+    # Over the network, rank 3 calls exit(3) while the others get from it
+    # in a loop and exit 1 when a get fails: whichever ternrun reaps
+    # first, rank 3 is named (it told ternrun it was leaving, with no error
+    # logged, before its endpoints closed). Five jobs.
+    for i in 1 2 3 4 5; do
+        TERN_SHM=off run -n 4 "$PROG" --pid-dir "$pids" --exit-mid 3 3
+        expect_rc 3
+        expect_msg '^ternrun: rank 3 \(pid [0-9]+\) exited with code 3; ending the job$'
+        expect_within 4000
+        expect_none_left 4
+    done
     ;;
 tern_no_final)
     run -n 3 "$PROG" --pid-dir "$pids" --no-final 1

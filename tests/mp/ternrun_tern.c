@@ -6,6 +6,8 @@
  *   --crash R       rank R dies of SIGSEGV after start-up
  *   --abort R C     rank R calls tern_abort(C, ...)
  *   --no-final R    rank R exits 0 without tern_finalize
+ *   --exit-mid R C  rank R calls exit(C) while the others get from it in
+ *                   a loop, each exiting 1 when a get fails
  *   --no-init R     rank R never calls tern_init (sleeps 30 s)
  * Exit codes: 0 pass, 1 fail. */
 #include <signal.h>
@@ -18,7 +20,8 @@
 
 int main(int argc, char **argv)
 {
-    int crash = -1, abort_rank = -1, abort_code = 0, no_final = -1, no_init = -1;
+    int crash = -1, abort_rank = -1, abort_code = 0, no_final = -1, no_init = -1,
+        exit_mid = -1, exit_mid_code = 0;
     const char *pid_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pid-dir") && i + 1 < argc)
@@ -32,7 +35,10 @@ int main(int argc, char **argv)
             no_final = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-init") && i + 1 < argc)
             no_init = atoi(argv[++i]);
-        else {
+        else if (!strcmp(argv[i], "--exit-mid") && i + 2 < argc) {
+            exit_mid = atoi(argv[++i]);
+            exit_mid_code = atoi(argv[++i]);
+        } else {
             fprintf(stderr, "ternrun_tern: unknown argument '%s'\n", argv[i]);
             return 1;
         }
@@ -69,6 +75,21 @@ int main(int argc, char **argv)
         tern_abort(abort_code, "ternrun_tern asked for this abort");
     if (me == no_final)
         return 0;
+    if (exit_mid >= 0) {
+        static char word[64]; /* a global: the static region */
+        char back[64];
+        if (me == exit_mid) {
+            usleep(200000); /* the others well inside their gets */
+            exit(exit_mid_code);
+        }
+        void *src = tern_sym_addr(exit_mid, word);
+        for (;;)
+            if (tern_get(back, exit_mid, src, sizeof(back), 0) != TERN_OK) {
+                fprintf(stderr, "ternrun_tern: rank %d: a get from rank %d failed\n", me,
+                        exit_mid);
+                exit(1);
+            }
+    }
     if (tern_barrier() != TERN_OK) /* where the others wait */
         return 1;
     rc = tern_finalize();

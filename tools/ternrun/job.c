@@ -61,6 +61,7 @@ void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
     va_end(ap);
     job->fail_code = code;
     job->fail_abort = 0;
+    job->fail_exit = -1;
     job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
 }
 
@@ -74,6 +75,7 @@ void tr_job_signal_death(tr_job_t *job, int rank, int status)
     if (job->nsig_deaths++ == 0) { /* the cause; a held back error exit is not */
         job->fail_code = 128 + sig;
         job->fail_abort = 0;
+        job->fail_exit = -1;
         job->fail_at = tn_time_s() + TR_ERROR_GRACE_S;
         snprintf(job->fail_msg, sizeof(job->fail_msg),
                  "rank %d (pid %d) killed by signal %d (%s)%s", rank, (int)pid, sig,
@@ -183,21 +185,36 @@ static void rank_exited(tr_job_t *job, int i, int status)
         tr_job_signal_death(job, i, status);
         return;
     }
-    if (r->joined && !r->fini && !r->aborted && job->fail_at > 0 && job->fail_abort) {
+    if (r->joined && !r->fini && !r->aborted && job->fail_at > 0 &&
+        job->nsig_deaths == 0 && (job->fail_abort || WEXITSTATUS(status) == 0)) {
         /* It left the job on its own (no abort, no fini) while another
-         * rank's abort is held back: an abort is a rank's answer to
-         * something, here most likely a transfer to this rank that failed
-         * as its sockets closed, before ternrun reaped it. This exit is the
-         * cause named (the abort is dropped), as a death by a signal is. */
+         * rank's abort, or error exit if this one exits 0, is held back:
+         * an abort or an error exit is a rank's answer to something, here
+         * most likely a transfer to this rank that failed as its sockets
+         * closed, before ternrun reaped it; no rank exits 0 without
+         * tern_finalize because a peer failed. This exit is the cause
+         * named (the other dropped), as a death by a signal is. */
         job->fail_at = 0;
         job->fail_abort = 0;
+    }
+    if (WEXITSTATUS(status) != 0 && job->fail_at > 0 && job->fail_exit >= 0 &&
+        job->nsig_deaths == 0 && !r->aborted && r->leaving && r->leave_errors == 0 &&
+        job->ranks[job->fail_exit].leave_errors > 0) {
+        /* Both exited with an error, this one without a Tern error logged,
+         * the other after some: that one is most likely a peer whose
+         * transfer to this rank failed as its endpoints closed (a rank can
+         * exit, and be reaped, before the peer that caused it). */
+        job->fail_at = 0;
     }
     if (WEXITSTATUS(status) != 0) {
         /* Its peers' death by a signal often comes to light here first
          * (the dead rank's sockets close before it can be reaped). */
+        int held = job->fail_at > 0;
         tr_job_fail_later(job, WEXITSTATUS(status),
                           "rank %d (pid %d) exited with code %d", i, (int)r->pid,
                           WEXITSTATUS(status));
+        if (!held && !r->aborted)
+            job->fail_exit = i;
     } else if (r->joined && !r->fini) {
         tr_job_fail(job, 1,
                     "rank %d (pid %d) exited with code 0 after joining "

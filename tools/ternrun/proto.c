@@ -384,6 +384,10 @@ static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
     case TN_WIRE_ABORT: on_abort(job, rank, rx); break;
     case TN_WIRE_PUT: on_put(job, rank, rx); break;
     case TN_WIRE_GET: on_get(job, ci, rank, rx); break;
+    case TN_WIRE_LEAVING:
+        r->leaving = 1;
+        r->leave_errors = rx->h.arg;
+        break;
     case TN_WIRE_FINI:
         r->fini = 1;
         send_frame(job, ci, TN_WIRE_FINI_ACK, 0, NULL);

@@ -48,12 +48,14 @@ typedef struct tr_rank {
     int exec_failed;
     int joined; /* HELLO accepted */
     int init_done;
-    int fini;      /* left the job cleanly */
-    int aborted;   /* sent ABORT */
-    int in_coll;   /* contributed to the collective in progress */
-    int conn;      /* index in job->conns, -1 when not connected */
-    double eof_at; /* >0: connection lost without fini at this time */
-    int bound;     /* cpus is applied with sched_setaffinity */
+    int fini;         /* left the job cleanly */
+    int aborted;      /* sent ABORT */
+    int in_coll;      /* contributed to the collective in progress */
+    int conn;         /* index in job->conns, -1 when not connected */
+    double eof_at;    /* >0: connection lost without fini at this time */
+    int leaving;      /* sent LEAVING: exiting without fini */
+    int leave_errors; /* the errors it had logged then */
+    int bound;        /* cpus is applied with sched_setaffinity */
     cpu_set_t cpus;
     char cpus_text[128]; /* list form, "0-3"; the plan, also when simulated */
     char numa_text[32];  /* NUMA domains the cpuset covers, "0" */
@@ -135,6 +137,7 @@ typedef struct tr_job {
     int fail_code;
     int nsig_deaths;     /* deaths by a signal in fail_msg */
     int fail_abort;      /* fail_msg is a rank's abort */
+    int fail_exit;       /* fail_msg is this rank's error exit; -1: not one */
     char fail_msg[4200]; /* an abort's text: up to 4000 bytes */
 } tr_job_t;
 
