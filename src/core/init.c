@@ -120,6 +120,9 @@ static int create_segment(void)
                 ? "TERN_COLL_WORLD_RING, TERN_COLL_EAGER x TERN_COLL_EAGER_DEPTH"
                 : NULL,
         .ctrl_size = tn_core.ctrl.used,
+        /* what makes it large: the shared-memory message queues (one per
+         * rank of the largest node), xport/shm/shm_msg.c */
+        .ctrl_names = "TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX",
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
         .threads = (int)tn_cfg.faultin_threads,

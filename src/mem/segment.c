@@ -31,8 +31,8 @@ static size_t round_up(size_t v, size_t a)
 
 /* Enough memory for the segments of every local rank? The message goes to
  * err; the caller logs it (or tern-info shows it). */
-static int check_memory(size_t need_per_rank, const tn_seg_opts_t *o, int hugetlb,
-                        char *err, size_t errlen)
+static int check_memory(size_t need_per_rank, size_t ctrl, const tn_seg_opts_t *o,
+                        int hugetlb, char *err, size_t errlen)
 {
     int local_ranks = o->local_ranks;
     if (hugetlb)
@@ -45,12 +45,17 @@ static int check_memory(size_t need_per_rank, const tn_seg_opts_t *o, int hugetl
         tn_format_bytes(avail, have, sizeof(have));
         tn_format_bytes(avail / lr, each, sizeof(each));
         /* Name what is large: the runtime's own share may be the culprit. */
-        char extra[160] = "";
+        char extra[320] = "";
         if (o->extra_names && o->extra * 2 >= o->size) {
             char x[32];
             tn_format_bytes(o->extra, x, sizeof(x));
             snprintf(extra, sizeof(extra), " or %s (%s of each segment)", o->extra_names,
                      x);
+        } else if (o->ctrl_names && ctrl * 2 >= need_per_rank) {
+            char x[32];
+            tn_format_bytes(ctrl, x, sizeof(x));
+            snprintf(extra, sizeof(extra), " or %s (%s of control area per rank)",
+                     o->ctrl_names, x);
         }
         snprintf(err, errlen,
                  "segments of %zu rank(s) on this machine need %s of memory, "
@@ -342,7 +347,7 @@ int tn_seg_plan(const tn_seg_opts_t *opts, tn_seg_plan_t *out, char *err, size_t
     p.ctrl_size = round_up(ctrl, p.page_size);
     p.size = round_up(opts->size, p.page_size);
     p.map_size = p.ctrl_size + p.size;
-    rc = check_memory(p.map_size, opts, p.hugetlb, err, errlen);
+    rc = check_memory(p.map_size, p.ctrl_size, opts, p.hugetlb, err, errlen);
     if (rc != TERN_OK)
         goto fail;
     *out = p;

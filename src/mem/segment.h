@@ -45,6 +45,7 @@ typedef struct tn_seg_opts {
     size_t ctrl_size;        /* bytes of control area wanted before the data */
     size_t extra;            /* of size, bytes the runtime adds (team rings) */
     const char *extra_names; /* the variables that size extra, for errors */
+    const char *ctrl_names;  /* the variables that size ctrl_size, for errors */
     int hugepages;           /* TN_HUGE_* */
     int faultin;             /* TN_FAULTIN_* */
     int threads;             /* fault-in workers; 0 = cores of node / local ranks */

@@ -45,6 +45,14 @@ expect_fail "TERN_SHM=off TERN_AM_NET_CREDITS=1" "TERN_AM_NET_CREDITS=1 is below
 expect_fail TERN_AM_NET_CREDITS=0 "TERN_AM_NET_CREDITS=0 is below 2"
 expect_fail TERN_AM_NET_CREDITS=-5 "TERN_AM_NET_CREDITS='-5' is not a non-negative integer"
 expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=2147483648 is above 1048576.*lower TERN_OFI_PUT_BOUNCE"
+# The shared-memory message queues (in each segment's control area) sized
+# beyond memory: the message named only TERN_SEGMENT_SIZE. And the
+# network's receive queue: only 'ulimit -l' or TERN_SEGMENT_SIZE.
+expect_fail TERN_AM_SHM_QUEUE=1T "lower TERN_SEGMENT_SIZE or TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"
+expect_fail TERN_AM_MEDIUM_MAX=1T "lower TERN_SEGMENT_SIZE or TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"
+expect_fail "TERN_SHM=off TERN_AM_NET_RECV=1T" "TERN_AM_NET_RECV=1099511627776.*lower TERN_AM_NET_RECV"
+# Operations in flight beyond memory: only 'out of memory or segment space'.
+expect_fail "TERN_SHM=off TERN_OFI_TX_DEPTH=100000000" "lower TERN_OFI_TX_DEPTH"
 
 # Values that parse but that tern_init refuses on this node.
 expect_fail TERN_SEGMENT_NUMA=bogus "TERN_SEGMENT_NUMA='bogus' is not one of"

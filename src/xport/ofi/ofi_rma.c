@@ -49,8 +49,12 @@ static int flush_possible(const tn_ofi_t *o)
 int tn_ofi_op_pool_create(tn_ofi_t *o)
 {
     o->ops = calloc((size_t)o->nops, sizeof(*o->ops));
-    if (!o->ops)
+    if (!o->ops) {
+        tn_error("no memory for %ld network operation descriptors of %zu bytes: "
+                 "lower TERN_OFI_TX_DEPTH",
+                 o->nops, sizeof(*o->ops));
         return TERN_ERR_NOMEM;
+    }
     o->flush_ok = flush_possible(o);
     if (o->put_bounce > TN_OFI_PUT_BOUNCE_MAX) {
         tn_error("TERN_OFI_PUT_BOUNCE=%zu is above %d: its slots (one per operation "
@@ -68,8 +72,13 @@ int tn_ofi_op_pool_create(tn_ofi_t *o)
     if (o->slot) {
         o->bounce =
             aligned_alloc(4096, ((size_t)o->nops * o->slot + 4095) & ~(size_t)4095);
-        if (!o->bounce)
+        if (!o->bounce) {
+            tn_error("no memory for the bounce buffers of %ld network operations in "
+                     "flight, %zu bytes each: lower TERN_OFI_TX_DEPTH or "
+                     "TERN_OFI_PUT_BOUNCE",
+                     o->nops, o->slot);
             return TERN_ERR_NOMEM;
+        }
     }
     if (o->mr_local) {
         int rc = fi_mr_reg(o->domain, o->bounce, (size_t)o->nops * o->slot,

@@ -290,8 +290,19 @@ static int open_endpoint(tn_ofi_t *o)
         return fi_fail("fi_ep_bind(cq)", rc);
     if ((rc = fi_ep_bind(o->ep, &o->av->fid, 0)))
         return fi_fail("fi_ep_bind(av)", rc);
-    if ((rc = fi_enable(o->ep)))
+    if ((rc = fi_enable(o->ep))) {
+        /* Enabling posts the provider's receive queue, FI_OFI_RXM_RX_SIZE
+         * from TERN_AM_NET_RECV: name it when it is above its default. */
+        const tn_ofi_sizing_t *s = tn_ofi_sizing();
+        size_t def = 0;
+        tn_cfg_parse_size(tn_cfg_find("TERN_AM_NET_RECV")->def, &def);
+        if (rc == -FI_ENOMEM && s && tn_cfg.am_net_recv > def)
+            tn_error("libfabric fi_enable: the endpoint's receive queue holds %ld "
+                     "active-message receives of %zu bytes (TERN_AM_NET_RECV=%zu): "
+                     "lower TERN_AM_NET_RECV",
+                     s->am_rx, s->am_buf, (size_t)tn_cfg.am_net_recv);
         return fi_fail("fi_enable", rc);
+    }
     return TERN_OK;
 }
 
