@@ -11,7 +11,8 @@
 #include "base/wait.h"
 #include "core/am.h"
 
-tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
+_Atomic(tern_am_handler_t) tn_am_fn[TN_AM_HANDLER_TABLE];
+char tn_am_names[TN_AM_HANDLER_SLOTS][32];
 TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
 TN_TLS_FAST _Thread_local tn_am_held_t tn_am_held;
 TN_TLS_FAST _Thread_local tn_msgq_t *tn_am_last_in;
@@ -40,13 +41,14 @@ int tern_am_register(int index, tern_am_handler_t fn, const char *name)
         return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
                             "handler %d ('%s'): the function is NULL", index,
                             name ? name : "");
-    tn_am_handler_slot_t *h = &tn_am_handlers[index];
-    tern_am_handler_t old = atomic_load(&h->fn);
+    tern_am_handler_t old = atomic_load(&tn_am_fn[index]);
     if (old && old != fn)
         return tn_core_fail(TERN_ERR_INVALID, "tern_am_register",
-                            "handler index %d is taken by '%s'", index, h->name);
-    snprintf(h->name, sizeof(h->name), "%s", name && *name ? name : "(unnamed)");
-    atomic_store_explicit(&h->fn, fn, memory_order_release);
+                            "handler index %d is taken by '%s'", index,
+                            tn_am_names[index]);
+    snprintf(tn_am_names[index], sizeof(tn_am_names[index]), "%s",
+             name && *name ? name : "(unnamed)");
+    atomic_store_explicit(&tn_am_fn[index], fn, memory_order_release);
     /* From now on every waiting call runs handlers (through progress). */
     tn_core_lock();
     tn_wait_progress_hook = tn_core_progress;
@@ -57,9 +59,8 @@ int tern_am_register(int index, tern_am_handler_t fn, const char *name)
 
 void tn_am_register_internal(int id, tern_am_handler_t fn, const char *name)
 {
-    tn_am_handler_slot_t *h = &tn_am_handlers[id];
-    snprintf(h->name, sizeof(h->name), "%s", name);
-    atomic_store_explicit(&h->fn, fn, memory_order_release);
+    snprintf(tn_am_names[id], sizeof(tn_am_names[id]), "%s", name);
+    atomic_store_explicit(&tn_am_fn[id], fn, memory_order_release);
     tn_core_lock();
     tn_wait_progress_hook = tn_core_progress;
     tn_core_direct_wait_update();
@@ -176,32 +177,33 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
 {
     tn_msgq_t *out = q->answer ? q->answer : ack_queue_threads(q);
     do {
-        /* Header and arguments at head, a Medium payload at pay (NULL:
-         * after the arguments); the data part's place found once, for the
-         * dispatch and for the consume. */
         size_t len = r->len, inl = r->inl;
-        char *head = r->bytes, *pay = NULL;
-        uint64_t d = q->dpos;
-        int hold = 0;
-        if (len != inl) {
-            d = tn_msgq_data_pos(q, r);
-            char *p = q->data + (d & q->dmask);
-            if ((r->kind & TN_MSGQ_ACK) && out)
-                tn_msgq_note_ack(out, r);
-            hold = len - inl >= TN_MSGQ_ACK_MIN;
-            if (inl)
-                pay = p;
-            else
-                head = p;
-            d += TN_MSGQ_LINE(len - inl);
+        if (len == inl) {
+            tn_am_dispatch_slot(q->peer, r->bytes);
+            tn_msgq_consume_slot(q);
+        } else {
+            /* The data part's place found once, for the checks, the
+             * dispatch and the consume. */
+            uint64_t d = tn_msgq_data_pos(q, r), off = d & q->dmask;
+            size_t dn = len - inl;
+            if (tn_unlikely(!tn_msgq_parts_ok(q, off, len, inl))) {
+                tn_am_recv_bad_parts(q, r);
+            } else {
+                if ((r->kind & TN_MSGQ_ACK) && out)
+                    tn_msgq_note_ack(out, r);
+                int hold = dn >= TN_MSGQ_ACK_MIN;
+                if (inl)
+                    tn_am_dispatch_at(q->peer, r->bytes, inl, q->data + off, dn, hold);
+                else
+                    tn_am_dispatch_at(q->peer, q->data + off, len, NULL, 0, hold);
+                tn_msgq_consume_to(q, d + TN_MSGQ_LINE(dn));
+            }
         }
-        tn_am_dispatch_at(q->peer, head, pay, len, hold);
-        tn_msgq_consume_to(q, d);
         /* The handler is done with the payload: the count includes it. A
          * held Reply (only ever set by this message's handler) is published
          * and the slot cleared, so that it is NULL outside this loop. */
         if (tn_am_held.slot) {
-            tn_msgq_publish_held(tn_am_held.slot, tn_am_held.seq, d);
+            tn_msgq_publish_held(tn_am_held.slot, tn_am_held.seq, q->dpos);
             tn_am_held.slot = NULL;
         }
         n++;
@@ -211,19 +213,72 @@ int tn_am_drain_large(tn_msgq_t *q, tn_msgq_slot_t *r, int n)
     return n;
 }
 
+void tn_am_recv_bad_parts(tn_msgq_t *q, tn_msgq_slot_t *r)
+{
+    tn_error("active message from rank %d is malformed: its slot says %u bytes, %u of "
+             "them in the slot (at most %zu) and the rest in a data ring of %u bytes "
+             "from offset %llu, past its end: dropped",
+             q->peer, (unsigned)r->len, (unsigned)r->inl, TN_MSGQ_INLINE,
+             (unsigned)q->dmask + 1,
+             (unsigned long long)(tn_msgq_data_pos(q, r) & q->dmask));
+    tn_msgq_consume_slot(q);
+}
+
+void tn_am_recv_slot_other(int src, void *buf)
+{
+    /* A Long (the usual case here): its arguments within the slot, its
+     * destination within this rank's segment, as the sender checked. */
+    tn_am_hdr_t *h = buf;
+    unsigned nargs = h->nargs, handler = h->handler;
+    tern_am_handler_t fn;
+    if ((h->kind & ~TN_AM_REPLY) == TN_AM_LONG &&
+        tn_am_head_bytes((int)nargs) <= TN_MSGQ_INLINE && handler < TN_AM_HANDLER_SLOTS &&
+        tn_core_region(tn_core.rank, (uintptr_t)h->dest, h->len) == TN_REGION_SEG &&
+        (fn = atomic_load_explicit(&tn_am_fn[handler], memory_order_acquire))) {
+        tn_am_tok = (struct tern_am_token_s){src, h->kind | TN_AM_TOK_RUN};
+        fn(&tn_am_tok, (void *)(uintptr_t)h->dest, h->len, (tern_am_arg_t *)(h + 1),
+           (int)nargs);
+        tn_am_tok.state = 0;
+        return;
+    }
+    tn_am_recv_slow(src, buf, TN_MSGQ_INLINE);
+}
+
 void tn_am_recv_slow(int src, void *buf, size_t n)
 {
     tn_am_hdr_t *h = buf;
     if (n >= sizeof(*h) && h->kind == TN_AM_VOID)
         return;
-    if (n < sizeof(*h) || n < tn_am_head_bytes(h->nargs) || h->nargs > TERN_AM_MAX_ARGS ||
-        h->handler >= TN_AM_HANDLER_SLOTS || (h->kind & TN_AM_CAT) > TN_AM_LONG_INLINE) {
-        tn_error("active message of %zu bytes from rank %d is malformed: dropped", n,
-                 src);
+    if (n < sizeof(*h)) {
+        tn_error("active message of %zu bytes from rank %d is malformed (shorter than "
+                 "its %zu-byte header): dropped",
+                 n, src, sizeof(*h));
+        return;
+    }
+    unsigned cat = h->kind & ~TN_AM_REPLY;
+    const char *bad = NULL;
+    if (cat > TN_AM_LONG_INLINE)
+        bad = "unknown kind";
+    else if (h->nargs > TERN_AM_MAX_ARGS)
+        bad = "too many arguments";
+    else if (n < tn_am_head_bytes(h->nargs))
+        bad = "arguments past its end";
+    else if (h->handler >= TN_AM_HANDLER_SLOTS)
+        bad = "handler index out of range";
+    else if ((cat == TN_AM_MEDIUM || cat == TN_AM_LONG_INLINE) &&
+             h->len > n - tn_am_head_bytes(h->nargs))
+        bad = "payload length past its end";
+    else if ((cat == TN_AM_LONG || cat == TN_AM_LONG_INLINE) &&
+             tn_core_region(tn_core.rank, (uintptr_t)h->dest, h->len) != TN_REGION_SEG)
+        bad = "Long destination outside this rank's segment";
+    if (bad) {
+        tn_error("active message of %zu bytes from rank %d is malformed (%s: kind %#x, "
+                 "handler %u, %u arguments, length %u): dropped",
+                 n, src, bad, h->kind, h->handler, h->nargs, h->len);
         return;
     }
     tern_am_handler_t fn =
-        atomic_load_explicit(&tn_am_handlers[h->handler].fn, memory_order_acquire);
+        atomic_load_explicit(&tn_am_fn[h->handler], memory_order_acquire);
     if (!fn) {
         tn_error("rank %d sent an active message for handler %u, which this rank has "
                  "not registered (tern_am_register): dropped",
@@ -234,7 +289,7 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
     char *payload = (char *)(args + h->nargs);
     void *b = NULL;
     size_t len = h->len;
-    switch (h->kind & TN_AM_CAT) {
+    switch (cat) {
     case TN_AM_SHORT: len = 0; break;
     case TN_AM_MEDIUM: b = payload; break;
     case TN_AM_LONG: b = (void *)(uintptr_t)h->dest; break;
@@ -250,26 +305,23 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
     tn_am_tok.state = 0;
 }
 
-void tn_am_recv_split(int src, void *buf, void *pay, size_t n)
+void tn_am_recv_split(int src, void *buf, size_t room, void *pay, size_t n)
 {
     if (!pay) {
         tn_am_recv_slow(src, buf, n);
         return;
     }
-    /* Header and arguments in a queue's slot, payload in its data ring: in
-     * one piece for the checks (rare: a void or malformed message). */
-    tn_am_hdr_t *h = buf;
-    size_t hb = tn_am_head_bytes(h->nargs > TERN_AM_MAX_ARGS ? 0 : h->nargs);
-    if (hb > n)
-        hb = n;
+    /* Header and arguments in a queue's slot (room bytes), payload in its
+     * data ring (n - room): in one piece for the checks (rare: a void or
+     * malformed message). */
     char *one = malloc(n ? n : 1);
     if (!one) {
         tn_error("no memory for an active message of %zu bytes from rank %d: dropped", n,
                  src);
         return;
     }
-    memcpy(one, buf, hb);
-    memcpy(one + hb, pay, n - hb);
+    memcpy(one, buf, room);
+    memcpy(one + room, pay, n - room);
     tn_am_recv_slow(src, one, n);
     free(one);
 }
@@ -347,8 +399,8 @@ void tn_am_fini(void)
     free((void *)tn_am_requested);
     tn_am_requested = NULL;
     for (int i = 0; i < TERN_AM_MAX_HANDLERS; i++) { /* the client's; not Tern's */
-        atomic_store(&tn_am_handlers[i].fn, NULL);
-        tn_am_handlers[i].name[0] = '\0';
+        atomic_store(&tn_am_fn[i], NULL);
+        tn_am_names[i][0] = '\0';
     }
 }
 

@@ -4,7 +4,9 @@
 #ifndef TN_CORE_AM_H
 #define TN_CORE_AM_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tern.h>
 
@@ -103,11 +105,17 @@ int tn_am_quiesce(const char *call);
 /* Put with signal across nodes (core/signal.c): registers its handlers. */
 void tn_signal_am_init(void);
 
-typedef struct tn_am_handler_slot {
-    _Atomic(tern_am_handler_t) fn;
-    char name[32];
-} tn_am_handler_slot_t;
-extern tn_am_handler_slot_t tn_am_handlers[TN_AM_HANDLER_SLOTS];
+/* The handler table, indexed by the header's handler field: the client's
+ * handlers, then Tern's own (TN_AMH_*), then NULL up to TN_AM_HANDLER_TABLE
+ * entries, so that an index the slot check lets through (below 512,
+ * tn_am_slot_need) always lies in the table and one past the handlers is
+ * refused as an unregistered one is. Function pointers alone (8 bytes a
+ * row: one scaled load), names apart. */
+#define TN_AM_HANDLER_TABLE 512
+_Static_assert(TN_AM_HANDLER_SLOTS <= TN_AM_HANDLER_TABLE,
+               "the table holds every handler");
+extern _Atomic(tern_am_handler_t) tn_am_fn[TN_AM_HANDLER_TABLE];
+extern char tn_am_names[TN_AM_HANDLER_SLOTS][32];
 
 /* Registers one of Tern's own handlers (id in [TERN_AM_MAX_HANDLERS,
  * TN_AM_HANDLER_SLOTS)). Called by a module during tern_init, on every
@@ -152,51 +160,128 @@ int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size
 
 /* ---- the fast path of a small message ------------------------------------ */
 
-/* A message the fast dispatch does not take (void, Long-inline, or bad):
- * checked and handled as tn_am_recv does. */
+/* A message the fast dispatch does not take (a Long, a void, a Long-inline,
+ * or a bad one): checked and handled as tn_am_recv does. A Long's
+ * destination must lie in this rank's segment. */
 void tn_am_recv_slow(int src, void *buf, size_t n);
-/* The same for a message whose payload is at pay (NULL: in one piece). */
-void tn_am_recv_split(int src, void *buf, void *pay, size_t n);
+/* The same for a message of n bytes whose first room are at buf and the
+ * rest at pay (NULL: all at buf). */
+void tn_am_recv_split(int src, void *buf, size_t room, void *pay, size_t n);
 
 /* Runs the handler of the message from src whose header and arguments are
- * at buf (n bytes in all, at least a header's worth readable at buf) and
- * whose Medium payload is at pay, or right after the arguments when pay is
- * NULL; the token is the thread's (core.h, tn_am_tok). Every check of a well-formed message is
- * one rarely taken branch; about 50 instructions around the handler
- * (callgrind). */
-static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, void *pay, size_t n,
-                                               int hold)
+ * at buf (room bytes readable there) and whose Medium payload is at pay
+ * (plen bytes there), or right after the arguments when pay is NULL (then
+ * within room); the token is the thread's (core.h, tn_am_tok). A Short or a
+ * Medium; any other kind goes to tn_am_recv_split. Every check of a
+ * well-formed message is one rarely taken branch; the header's claims are
+ * checked against what the message holds: its arguments within room, a
+ * Medium's payload within plen (or room). About 50 instructions around the
+ * handler (callgrind). */
+static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, size_t room, void *pay,
+                                               size_t plen, int hold)
 {
     tn_am_hdr_t *h = buf;
     unsigned kind = h->kind, cat = kind & ~TN_AM_REPLY, nargs = h->nargs;
     unsigned handler = h->handler;
+    size_t head = tn_am_head_bytes((int)nargs);
+    size_t mlen = cat == TN_AM_MEDIUM ? h->len : 0;
     tern_am_handler_t fn = NULL;
-    if (tn_unlikely((cat > TN_AM_LONG) | (nargs > TERN_AM_MAX_ARGS) |
-                        (handler >= TN_AM_HANDLER_SLOTS) ||
-                    n < tn_am_head_bytes((int)nargs) ||
-                    !(fn = atomic_load_explicit(&tn_am_handlers[handler].fn,
-                                                memory_order_acquire)))) {
-        tn_am_recv_split(src, buf, pay, n);
+    if (tn_unlikely(
+            (cat > TN_AM_MEDIUM) | (nargs > TERN_AM_MAX_ARGS) |
+                (handler >= TN_AM_HANDLER_SLOTS) ||
+            (pay ? (head > room) | (mlen > plen) : head + mlen > room) ||
+            !(fn = atomic_load_explicit(&tn_am_fn[handler], memory_order_acquire)))) {
+        tn_am_recv_split(src, buf, room, pay, pay ? room + plen : room);
         return;
     }
     tern_am_arg_t *args = (tern_am_arg_t *)(h + 1);
-    void *b = cat == TN_AM_MEDIUM ? (pay ? pay : (void *)(args + nargs))
-              : cat == TN_AM_LONG ? (void *)(uintptr_t)h->dest
-                                  : NULL;
-    size_t len = cat == TN_AM_SHORT ? 0 : h->len;
+    void *b = cat == TN_AM_MEDIUM ? (pay ? pay : (void *)(args + nargs)) : NULL;
     /* The token (core.h): the sender and the state in one store, cleared
      * after the call (handlers never run inside handlers). */
     tn_am_tok =
         (struct tern_am_token_s){src, kind | TN_AM_TOK_RUN | (hold ? TN_AM_TOK_HELD : 0)};
-    fn(&tn_am_tok, b, len, args, (int)nargs);
+    fn(&tn_am_tok, b, mlen, args, (int)nargs);
     tn_am_tok.state = 0;
 }
 
 /* The same for a message in one piece. */
 static TN_ALWAYS_INLINE void tn_am_dispatch(int src, void *buf, size_t n)
 {
-    tn_am_dispatch_at(src, buf, NULL, n, 0);
+    tn_am_dispatch_at(src, buf, n, NULL, 0, 0);
 }
+
+/* The header's first 8 bytes read as one word (little-endian): handler in
+ * bits 0-15, kind 16-23, nargs 24-31, len 32-63. TN_AM_SLOT_MASK: the bits
+ * that are 0 in every Short and Medium whose header, arguments and payload
+ * fit in a slot's TN_MSGQ_INLINE bytes: the handler's above 511 (the
+ * table's size), the kind's other than TN_AM_MEDIUM and TN_AM_REPLY (so a
+ * Long, a void or an unknown kind has one), nargs' above 7, len's above
+ * 63. Each is worth 512 or more, so tn_am_slot_need is at most
+ * TN_MSGQ_INLINE exactly when none is set and the header, nargs arguments
+ * and len payload bytes fit in the slot: one compare for kind, handler
+ * range, argument count and length; it cannot wrap (the word's bits 32-37
+ * are not in the mask, so the sum stays below 2^64). */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "tn_am_slot_need reads the header as a little-endian word"
+#endif
+_Static_assert(offsetof(tn_am_hdr_t, handler) == 0 && offsetof(tn_am_hdr_t, kind) == 2 &&
+                   offsetof(tn_am_hdr_t, nargs) == 3 && offsetof(tn_am_hdr_t, len) == 4,
+               "the header's first word: handler, kind, nargs, len");
+#define TN_AM_SLOT_MASK                                                            \
+    ((uint64_t)0xfe00u | (uint64_t)(0xffu & ~(TN_AM_MEDIUM | TN_AM_REPLY)) << 16 | \
+     (uint64_t)0xf8u << 24 | (uint64_t)0xffffffc0u << 32)
+_Static_assert(TN_AM_HANDLER_TABLE == 512 && TN_MSGQ_INLINE < 512,
+               "every bit of TN_AM_SLOT_MASK is worth more than a slot holds");
+static TN_ALWAYS_INLINE uint64_t tn_am_slot_need(uint64_t w, unsigned nargs, uint32_t len)
+{
+    return (w & TN_AM_SLOT_MASK) + tn_am_head_bytes((int)nargs) + len;
+}
+
+/* A slot message the slot dispatch does not take (a Long, a void, a bad
+ * one): checked and handled by the general dispatch, with the slot's bytes
+ * as the message. Out of line, so that the drain keeps its registers. */
+void tn_am_recv_slot_other(int src, void *buf);
+
+/* Runs the handler of a message wholly in a slot's line (buf, the slot's
+ * TN_MSGQ_INLINE bytes): a Short or a Medium whose header, arguments and
+ * payload fit there (anything else goes to tn_am_recv_slot_other). The
+ * header is one word, checked with one compare (tn_am_slot_need: kind,
+ * handler range, argument count, length within the slot), then the
+ * handler's entry; the slot's own length field is not needed: the slot is
+ * the bound. About 16 instructions of checks where tn_am_dispatch_at made
+ * about 23 (active-messages.md, twenty-third pass). */
+static TN_ALWAYS_INLINE void tn_am_dispatch_slot(int src, void *buf)
+{
+    const tn_am_hdr_t *h = buf;
+    uint64_t w;
+    memcpy(&w, buf, sizeof w);
+    /* The fields read again from the line rather than shifted out of w:
+     * one load each where a shift and a move are two. */
+    unsigned nargs = h->nargs;
+    uint32_t len = h->len;
+    tern_am_handler_t fn;
+    if (tn_unlikely(
+            tn_am_slot_need(w, nargs, len) > TN_MSGQ_INLINE ||
+            !(fn = atomic_load_explicit(&tn_am_fn[h->handler], memory_order_acquire)))) {
+        tn_am_recv_slot_other(src, buf);
+        return;
+    }
+    unsigned kind = h->kind;
+    tern_am_arg_t *args = (tern_am_arg_t *)((char *)buf + sizeof(tn_am_hdr_t));
+    void *b = NULL;
+    if (kind & TN_AM_MEDIUM)
+        b = args + nargs;
+    else
+        len = 0;
+    tn_am_tok = (struct tern_am_token_s){src, kind | TN_AM_TOK_RUN};
+    fn(&tn_am_tok, b, len, args, (int)nargs);
+    tn_am_tok.state = 0;
+}
+
+/* A message whose slot says its parts lie outside the slot or the data
+ * ring (tn_msgq_parts_ok): logged and dropped, its slot consumed (a peer
+ * that wrote it has broken its own queue; the others go on). */
+void tn_am_recv_bad_parts(tn_msgq_t *q, tn_msgq_slot_t *r);
 
 /* tn_am_drain from a message with a data part that carries an ACK (a
  * Reply to a Request of TN_MSGQ_ACK_MIN or more: recorded for the queue
@@ -242,16 +327,22 @@ static TN_ALWAYS_INLINE int tn_am_drain(tn_msgq_t *q)
     do {
         size_t len = r->len, inl = r->inl;
         if (tn_likely(inl == len)) {
-            tn_am_dispatch_at(q->peer, r->bytes, NULL, len, 0);
+            tn_am_dispatch_slot(q->peer, r->bytes);
             tn_msgq_consume_slot(q);
         } else {
             if (len >= TN_MSGQ_ACK_MIN) /* every ACK's message is */
                 return tn_am_drain_large(q, r, n);
-            if (inl)
-                tn_am_dispatch_at(q->peer, r->bytes, tn_msgq_data(q, r), len, 0);
-            else
-                tn_am_dispatch_at(q->peer, tn_msgq_data(q, r), NULL, len, 0);
-            tn_msgq_consume(q, r);
+            uint64_t d = tn_msgq_data_pos(q, r), off = d & q->dmask;
+            if (tn_unlikely(!tn_msgq_parts_ok(q, off, len, inl))) {
+                tn_am_recv_bad_parts(q, r);
+            } else {
+                if (inl)
+                    tn_am_dispatch_at(q->peer, r->bytes, inl, q->data + off, len - inl,
+                                      0);
+                else
+                    tn_am_dispatch_at(q->peer, q->data + off, len, NULL, 0, 0);
+                tn_msgq_consume_to(q, d + TN_MSGQ_LINE(len - inl));
+            }
         }
         n++;
     } while (n < TN_MSGQ_DRAIN_MAX && tn_msgq_ready(q, r = tn_msgq_head(q)));

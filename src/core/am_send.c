@@ -45,7 +45,7 @@ static int check_common(const am_send_t *s)
         return tn_core_fail(TERN_ERR_INVALID, s->call,
                             "handler index %d is not in [0, %d)", s->handler,
                             TERN_AM_MAX_HANDLERS);
-    if (!atomic_load_explicit(&tn_am_handlers[s->handler].fn, memory_order_relaxed))
+    if (!atomic_load_explicit(&tn_am_fn[s->handler], memory_order_relaxed))
         return tn_core_fail(TERN_ERR_INVALID, s->call,
                             "handler index %d is not registered (every rank registers "
                             "its handlers with tern_am_register before they are used)",
@@ -71,7 +71,7 @@ static TN_ALWAYS_INLINE int send_ok(const am_send_t *s)
                handler_ok(s->handler, s->internal) &
                ((unsigned)s->nargs <= TERN_AM_MAX_ARGS) &
                (s->nargs == 0 || s->args != NULL) &&
-           atomic_load_explicit(&tn_am_handlers[s->handler].fn, memory_order_relaxed) &&
+           atomic_load_explicit(&tn_am_fn[s->handler], memory_order_relaxed) &&
            tn_core_peer(s->rank)->msg;
 }
 
@@ -267,7 +267,7 @@ static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
     if (tn_unlikely(len != 0 && payload == NULL))
         return 0;
     return tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
-           atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed);
+           atomic_load_explicit(&tn_am_fn[handler], memory_order_relaxed);
 }
 
 /* Where a message of head bytes of header and arguments and len of
@@ -760,8 +760,7 @@ static TN_ALWAYS_INLINE int commit_ok(const am_sd_state_t *st, int handler, int 
         tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)) ||
         tn_unlikely(st->nargs != 0 && args == NULL))
         return 0;
-    return atomic_load_explicit(&tn_am_handlers[handler].fn, memory_order_relaxed) !=
-           NULL;
+    return atomic_load_explicit(&tn_am_fn[handler], memory_order_relaxed) != NULL;
 }
 
 /* Commit by the fast path, for a message fast_prepare reserved in a direct
@@ -938,7 +937,7 @@ static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
         rc = tn_core_fail(TERN_ERR_INVALID, call,
                           "length %zu is over the %zu bytes Prepare granted", len,
                           st->granted);
-    else if (!handler_ok(handler, internal) || !atomic_load(&tn_am_handlers[handler].fn))
+    else if (!handler_ok(handler, internal) || !atomic_load(&tn_am_fn[handler]))
         rc = tn_core_fail(TERN_ERR_INVALID, call,
                           "handler index %d is not registered (tern_am_register)",
                           handler);

@@ -479,6 +479,19 @@ static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slo
     return q->data + (tn_msgq_data_pos(q, s) & q->dmask);
 }
 
+/* Receiver: whether a message of len bytes, inl of them in its slot and
+ * the rest in the data ring from offset off (len > inl; tn_msgq_data_pos),
+ * lies where a slot and the ring can hold it: at most TN_MSGQ_INLINE bytes
+ * in the slot, and a data part that ends before the ring's end (a writer
+ * skips to the ring's start rather than wrap one). The slot is the
+ * writer's: a message that fails is not read. */
+static TN_ALWAYS_INLINE int tn_msgq_parts_ok(const tn_msgq_t *q, uint64_t off, size_t len,
+                                             size_t inl)
+{
+    /* len - inl: a huge count when inl > len, and off < ring: no wrap. */
+    return (inl <= TN_MSGQ_INLINE) & (len - inl <= (uint64_t)q->dmask + 1 - off);
+}
+
 /* Receiver: the data bytes consumed once s's message is. */
 static TN_ALWAYS_INLINE uint64_t tn_msgq_dpos_after(const tn_msgq_t *q,
                                                     const tn_msgq_slot_t *s)

@@ -67,6 +67,10 @@ tern_mp_test(NAME init_fail_config SOURCES init_fail.c RANKS 1 4 ENV TEST_FAIL=c
 # Active messages: every category, Request/Reply, negotiated payload, a
 # flood with sleeping receivers, bad input (tests/mp/am.c).
 tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
+# Forged messages below the send calls (a buggy or hostile peer): each dropped
+# at the target with an error naming it, no handler run (active-messages.md,
+# twenty-third pass).
+tern_mp_test(NAME am_forged SOURCES am_forged.c RANKS 1 2 TIMEOUT 60 INTERNAL)
 # The same with a flood of 10^6 messages in the job (issue 8's delivery
 # check), 2 and 8 ranks in every configuration: a few seconds on shm, up to
 # 15 s over tcp with 8 ranks on 2 cores (label flood; the sanitizer runs
