@@ -245,29 +245,34 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
  * docs/design/active-messages.md, twenty-first pass). A send that fails
  * one, or finds the ring full, takes the general path, which says what was
  * wrong or waits for room (or queues a Reply) exactly as before. */
-static TN_ALWAYS_INLINE int fast_ok(int rank, int handler, int lo, int hi,
-                                    const void *payload, size_t len,
-                                    const tern_am_arg_t *args, int nargs, unsigned flags)
+static TN_ALWAYS_INLINE tn_msgq_t *fast_ok(int rank, int handler, int lo, int hi,
+                                           const void *payload, size_t len,
+                                           const tern_am_arg_t *args, int nargs,
+                                           unsigned flags, int small)
 {
     /* Direct queues go to this node's ranks only: the index in the span
      * (out of it for any other rank, a bad one included) checks the rank. */
     unsigned i = (unsigned)(rank - tn_core.span_first);
     if (tn_unlikely(!tn_core.initialized))
-        return 0;
+        return NULL;
     if (tn_unlikely(flags & ~TERN_FLAGS_KNOWN_))
-        return 0;
+        return NULL;
     if (tn_unlikely(i >= (unsigned)tn_core.span))
-        return 0;
+        return NULL;
     if (tn_unlikely((unsigned)handler - (unsigned)lo >= (unsigned)(hi - lo)))
-        return 0;
-    if (tn_unlikely((unsigned)nargs > TERN_AM_MAX_ARGS))
-        return 0;
+        return NULL;
+    /* small: the caller's slot_fits passed, which bounds nargs to 4. */
+    if (!small && tn_unlikely((unsigned)nargs > TERN_AM_MAX_ARGS))
+        return NULL;
     if (tn_unlikely(nargs != 0 && args == NULL))
-        return 0;
+        return NULL;
     if (tn_unlikely(len != 0 && payload == NULL))
-        return 0;
-    return tn_core.peers[i].msgq && len <= tn_core.peers[i].am_medium_max &&
-           atomic_load_explicit(&tn_am_fn[handler], memory_order_relaxed);
+        return NULL;
+    tn_msgq_t *q = tn_core.peers[i].msgq;
+    return q && len <= tn_core.peers[i].am_medium_max &&
+                   atomic_load_explicit(&tn_am_fn[handler], memory_order_relaxed)
+               ? q
+               : NULL;
 }
 
 /* Where a message of head bytes of header and arguments and len of
@@ -320,14 +325,25 @@ static TN_ALWAYS_INLINE void publish_large(tn_msgq_t *q, tn_msgq_slot_t *r, size
         tn_msgq_prefetch_next(q, next, len);
 }
 
+/* Whether header, nargs arguments and len payload bytes fit in a slot's
+ * line, nargs taken as unsigned: true only for nargs in [0, 4] (a negative
+ * count is a huge one here), unless len is so large that the sum wraps,
+ * which fast_ok's Medium limit then refuses. So fast_ok need not bound
+ * nargs again after it. */
+static TN_ALWAYS_INLINE int slot_fits(int nargs, size_t len)
+{
+    return sizeof(tn_am_hdr_t) + (uint64_t)(unsigned)nargs * sizeof(tern_am_arg_t) +
+               len <=
+           TN_MSGQ_INLINE;
+}
+
 /* fast_send of a message that fits in its slot's line (header, at most 4
  * arguments, a payload of at most 32 bytes): no data part, so the queue's
  * reserve and publish fold to their slot-only form; the header is
  * assembled in registers. 0, or 1 when the queue is full (nothing written). */
 static TN_ALWAYS_INLINE int slot_send(tn_msgq_t *q, int handler, unsigned kind,
                                       const void *payload, size_t len, uint32_t hlen,
-                                      void *dest, const tern_am_arg_t *args, int nargs,
-                                      int small)
+                                      const tern_am_arg_t *args, int nargs, int small)
 {
     char *data;
     tn_msgq_slot_t *r;
@@ -346,9 +362,10 @@ static TN_ALWAYS_INLINE int slot_send(tn_msgq_t *q, int handler, unsigned kind,
         if (tn_unlikely(!r))
             return 1;
     }
-    tn_am_hdr_t h = {(uint16_t)handler, (uint8_t)kind, (uint8_t)nargs, hlen,
-                     (uint64_t)(uintptr_t)dest};
-    memcpy(r->bytes, &h, sizeof h); /* two word stores */
+    /* The header's first word only: a Short or a Medium has no destination,
+     * and no receiver reads the second (tn_am_dispatch_slot). */
+    tn_am_hdr_t h = {(uint16_t)handler, (uint8_t)kind, (uint8_t)nargs, hlen, 0};
+    memcpy(r->bytes, &h, 8);
     tern_am_arg_t *a = (tern_am_arg_t *)(r->bytes + sizeof(tn_am_hdr_t));
     for (int i = 0; i < nargs; i++) {
         a[i] = args[i];
@@ -370,15 +387,16 @@ static TN_ALWAYS_INLINE int slot_send(tn_msgq_t *q, int handler, unsigned kind,
  * message with a large payload carries an ACK of what this rank consumed
  * from the peer, so that the peer's next large one needs no read of our
  * counts either (docs/design/active-messages.md). */
-static TN_ALWAYS_INLINE int fast_send(int rank, int handler, unsigned kind,
+static TN_ALWAYS_INLINE int fast_send(tn_msgq_t *q, int handler, unsigned kind,
                                       const void *payload, size_t len, uint32_t hlen,
                                       void *dest, const tern_am_arg_t *args, int nargs,
                                       int hold, int small)
 {
-    tn_msgq_t *q = tn_core.peers[rank - tn_core.span_first].msgq; /* fast_ok: in span */
     size_t hn = tn_am_head_bytes(nargs), n = hn + len;
-    if (tn_likely(n <= TN_MSGQ_INLINE))
-        return slot_send(q, handler, kind, payload, len, hlen, dest, args, nargs, small);
+    /* small: the caller's test again (folded with it); otherwise fast_ok
+     * bounded nargs, and the layout's tests below fold with this one. */
+    if (tn_likely(small ? slot_fits(nargs, len) : n <= TN_MSGQ_INLINE))
+        return slot_send(q, handler, kind, payload, len, hlen, args, nargs, small);
     if (small)
         return 1;
     int layout = am_layout(hn, len);
@@ -434,7 +452,7 @@ static TN_ALWAYS_INLINE int fast_long(int rank, int handler, int lo, int hi,
                                       unsigned flags)
 {
     intptr_t d;
-    if (!(fast_ok(rank, handler, lo, hi, payload, 0, args, nargs, flags) &
+    if (!((fast_ok(rank, handler, lo, hi, payload, 0, args, nargs, flags, 0) != NULL) &
               (len == 0 || payload != NULL) & (len <= UINT32_MAX) &&
           tern_fast_ok_(rank, dest, len, &d)))
         return 1;
@@ -477,12 +495,13 @@ static TN_ALWAYS_INLINE int fast_request(int rank, int handler, int internal, in
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     if (cat == TN_AM_SHORT) /* a Short carries no payload, whatever len says */
         payload = NULL, len = 0;
-    if (small && tn_am_head_bytes(nargs) + len > TN_MSGQ_INLINE)
+    if (small && !slot_fits(nargs, len))
         return 1; /* before any check: a larger message pays one compare */
-    return !(fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags) &&
-             !tn_am_in_handler) ||
-           fast_send(rank, handler, (unsigned)cat, payload, len, (uint32_t)len, NULL,
-                     args, nargs, 0, small);
+    tn_msgq_t *q =
+        fast_ok(rank, handler, lo, hi, payload, len, args, nargs, flags, small);
+    return !(q && !tn_am_in_handler) ||
+           fast_send(q, handler, (unsigned)cat, payload, len, (uint32_t)len, NULL, args,
+                     nargs, 0, small);
 }
 
 /* A Reply by the fast path: 0 when sent (the token then marked); small
@@ -496,14 +515,14 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
     int hi = internal ? TN_AM_HANDLER_SLOTS : TERN_AM_MAX_HANDLERS;
     if (cat == TN_AM_SHORT)
         payload = NULL, len = 0;
-    if (small && tn_am_head_bytes(nargs) + len > TN_MSGQ_INLINE)
+    if (small && !slot_fits(nargs, len))
         return 1;
     tn_core_effects_release();
-    if (!(tn_am_token_replyable(t) &&
-          fast_ok(t->src, handler, lo, hi, payload, len, args, nargs, flags)) ||
-        fast_send(t->src, handler, (unsigned)cat | TN_AM_REPLY, payload, len,
-                  (uint32_t)len, NULL, args, nargs, (t->state & TN_AM_TOK_HELD) != 0,
-                  small))
+    tn_msgq_t *q;
+    if (!(tn_am_token_replyable(t) && (q = fast_ok(t->src, handler, lo, hi, payload, len,
+                                                   args, nargs, flags, small))) ||
+        fast_send(q, handler, (unsigned)cat | TN_AM_REPLY, payload, len, (uint32_t)len,
+                  NULL, args, nargs, (t->state & TN_AM_TOK_HELD) != 0, small))
         return 1;
     t->state |= TN_AM_TOK_REPLIED;
     return 0;

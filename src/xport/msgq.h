@@ -239,7 +239,8 @@ static TN_ALWAYS_INLINE tn_msgq_slot_t *tn_msgq_reserve(tn_msgq_t *q, size_t dle
 {
     if (!tn_msgq_slot_free(q))
         return NULL;
-    q->wrap = 0;
+    /* wrap is read only for a message with a data part (tn_msgq_fill_slot),
+     * which reserves one: a slot-only reserve leaves it. */
     if (dlen) {
         uint64_t d = q->dpos, ring = (uint64_t)q->dmask + 1,
                  to_end = ring - (d & q->dmask);
