@@ -146,7 +146,12 @@ TERN_API tern_status_t tern_ad_op_(tern_ctx_t ctx, tern_ad_t ad, int type, int m
  * it completes (the sync or event outside the handler). A blocking op
  * that would wait (any op to a peer not reached by CPU atomics, except a
  * non-fetching one the context lets return once issued) is refused from
- * a handler with TERN_ERR_INVALID naming the call. */
+ * a handler with TERN_ERR_INVALID naming the call. An op of an am domain
+ * (TERN_AD_IMPL_AM: tcp;ofi_rxm's default across nodes) to such a peer
+ * is an active-message Request, which a handler must not send: refused
+ * in every form (TERN_ERR_INVALID, the message names TERN_AD_PROVIDER);
+ * create the domain with TERN_AD_PROVIDER to issue atomics from
+ * handlers. */
 /* The head of every domain, read by the inline path (and by the
  * OpenSHMEM layer's, include/tshmem/fast.h): cpu is TERN_AD_CPU_LIVE_
  * while the domain is live and uses CPU atomics on every mapped peer (cpu

@@ -82,8 +82,16 @@ static inline int args_ok(const struct tern_ad_s *d, int type, int rank, void *a
 static int start(const char *call, const struct tern_ad_s *d, const tn_amo_t *op,
                  tn_comp_t *rc, unsigned flags)
 {
-    if (d->impl == TERN_AD_IMPL_AM)
+    if (d->impl == TERN_AD_IMPL_AM) {
+        if (tn_unlikely(tn_am_in_handler)) /* the Request path would refuse */
+            return tn_core_fail(TERN_ERR_INVALID, call,
+                                "an op of this domain to rank %d is an active-message "
+                                "Request (the domain's am path), which a handler must "
+                                "not send, in any form: create the domain with "
+                                "TERN_AD_PROVIDER to issue atomics from handlers",
+                                op->rank);
         return tn_ad_am_start(call, op, rc, flags);
+    }
     tn_xport_done_t done = {NULL, rc};
     if (tn_unlikely(tn_am_in_handler)) /* must not wait: the transport queues */
         flags |= TN_XPORT_FLAG_HANDLER;

@@ -10,7 +10,9 @@
  * right neighbour now and then, outside handlers, while handlers' ops may
  * be queued. After a quiet and a barrier every rank checks: each word has
  * exactly the adds sent to it, the fetched values of each handler's
- * fetch-adds are 0..m-1 once each, and every put landed. */
+ * fetch-adds are 0..m-1 once each, and every put landed. A domain created
+ * without TERN_AD_PROVIDER that takes the active-message path refuses an
+ * op from a handler to a network peer, naming TERN_AD_PROVIDER. */
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,7 +23,8 @@ enum { H_FLOOD = 30 };
 
 static int me, n, right, left;
 static long count;
-static tern_ad_t ad;
+static tern_ad_t ad, ad_am; /* TERN_AD_PROVIDER; and flags 0 */
+static int am_impl;         /* ad_am takes the active-message path */
 /* Symmetric, per source rank s: aword[s] (handler adds), fword[s] (handler
  * fetch-adds), mword[s] (main-loop adds), pword[s][k] (handler puts). */
 static uint64_t *aword, *fword, *mword, *pword;
@@ -41,6 +44,18 @@ static void on_flood(tern_am_token_t t, void *buf, size_t len, const tern_am_arg
     if (na != 1 || k != atomic_load_explicit(&got[src], memory_order_relaxed)) {
         if (atomic_fetch_add(&bad, 1) < 5)
             fprintf(stderr, "rank %d: message %ld from %d out of order\n", me, k, src);
+    }
+    if (k == 0 && am_impl && !mp_mapped(src)) {
+        /* An am domain's op is a Request: refused from a handler in every
+         * form, naming the way out (it said "which must not wait" for an
+         * nbi op, and the header promised the nbi form works). */
+        tern_event_t ev;
+        MP_EXPECT(tern_ad_op_nbi_u64(ad_am, src, tern_sym_addr(src, &aword[me]),
+                                     TERN_OP_ADD, 1, 0, NULL, 0),
+                  TERN_ERR_INVALID, "TERN_AD_PROVIDER");
+        MP_EXPECT(tern_ad_op_nb_u64(ad_am, src, tern_sym_addr(src, &aword[me]),
+                                    TERN_OP_ADD, 1, 0, NULL, &ev, 0),
+                  TERN_ERR_INVALID, "TERN_AD_PROVIDER");
     }
     if (k % 2 == 0)
         MP_OK(tern_ad_op_nbi_u64(ad, src, tern_sym_addr(src, &aword[me]), TERN_OP_ADD, 1,
@@ -107,6 +122,9 @@ int main(int argc, char **argv)
     MP_OK(tern_ad_info(ad, &impl, why, sizeof(why)));
     if (me == 0)
         printf("amo_handler: domain: %s\n", why);
+    MP_OK(tern_ad_create(TERN_AT_U64, TERN_OP_ADD | TERN_OP_FADD, 0, &ad_am));
+    MP_OK(tern_ad_info(ad_am, &impl, NULL, 0));
+    am_impl = impl == TERN_AD_IMPL_AM;
     size_t per_p = (size_t)(count / 16 + 1);
     MP_OK(tern_alloc_sym((size_t)n * (3 + per_p) * 8, (void **)&aword));
     memset(aword, 0, (size_t)n * (3 + per_p) * 8);
@@ -155,6 +173,7 @@ int main(int argc, char **argv)
              (unsigned long long)mword[left], madds);
     MP_OK(tern_barrier());
     MP_OK(tern_ad_destroy(ad));
+    MP_OK(tern_ad_destroy(ad_am));
     free(got);
     free(pv);
     free(fres);
