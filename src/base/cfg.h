@@ -26,6 +26,10 @@ typedef enum {
  * the collectives keep a wide record and its partials on the stack
  * (core/coll_eager.c). */
 #define TN_COLL_WIDE_LIMIT 2048
+/* The largest blocking get TERN_GET_MAILBOX may send by the atomic
+ * mailbox: its reply (seq, status, data, check word) fills a 128-byte
+ * slot, the inject size asked of the provider (core/atomic_mbox.c). */
+#define TN_MBOX_GET_MAX 104
 
 typedef struct tn_cfg_var {
     const char *name;

@@ -281,8 +281,17 @@
       "a mailbox slot at the target, the old value back into one here) "                 \
       "instead of two messages, where no op of the thread is still travelling "          \
       "by message. A target serves 64 (initiator, thread) pairs this way, "              \
-      "the first to ask; 4.25 KiB of every rank's control area. 0: by "                  \
+      "the first to ask; 4.5 KiB of every rank's control area. 0: by "                   \
       "message.")                                                                        \
+    X(get_mailbox, "TERN_GET_MAILBOX", SIZE, "104", NULL, 0,                             \
+      "A blocking get of at most this many bytes (at most 104) from a "                  \
+      "network target travels by the atomic mailbox (TERN_AMO_MAILBOX): a "              \
+      "request written into a mailbox slot at the target, the bytes written "            \
+      "back into one here by the target's progress, no completion at either "            \
+      "end, instead of an RMA read (whose completion costs the tcp provider's "          \
+      "signal), where no atomic-domain op of the thread still travels by "               \
+      "message and the provider's inject size holds the reply (24 B more). "             \
+      "0, or TERN_AMO_MAILBOX=0: every get by RMA read.")                                \
     X(ofi_lazy_addr, "TERN_OFI_LAZY_ADDR", BOOL, "1", NULL, TN_CFG_JOB,                  \
       "Resolve a remote rank's network address on first contact, through the "           \
       "launcher's key-value store (ternrun, PMIx_Get), and insert it into the "          \

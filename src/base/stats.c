@@ -85,9 +85,10 @@ void tn_stats_print(FILE *f, const char *prefix, const tn_stats_t *s)
             "held back, %llu atomics queued for later\n",
             prefix, (unsigned long long)s->net_deferred, (unsigned long long)s->net_held,
             (unsigned long long)s->net_deferred_amo);
-    fprintf(f, "%s atomic mailbox: %llu fetching atomics sent, %llu served\n", prefix,
-            (unsigned long long)s->amo_mailbox,
-            (unsigned long long)s->amo_mailbox_served);
+    fprintf(
+        f, "%s atomic mailbox: %llu fetching atomics and %llu gets sent, %llu served\n",
+        prefix, (unsigned long long)s->amo_mailbox, (unsigned long long)s->get_mailbox,
+        (unsigned long long)s->amo_mailbox_served);
     fprintf(f,
             "%s network puts completed remotely: %llu acknowledged alone, %llu flush "
             "reads\n",

@@ -34,6 +34,7 @@ typedef struct tn_stats {
     uint64_t net_deferred_amo;   /* atomics from handlers queued: the same */
     uint64_t amo_mailbox;        /* fetching atomics sent by the mailbox */
     uint64_t amo_mailbox_served; /* mailbox requests served here */
+    uint64_t get_mailbox;        /* blocking gets sent by the mailbox */
     uint64_t net_put_acked;      /* lazy puts sent acknowledged: none pending (ofi) */
     uint64_t net_flush_reads;    /* flush reads posted for lazy puts (ofi) */
 } tn_stats_t;

@@ -95,6 +95,12 @@ void tn_ad_mbox_plan(tn_ctrl_space_t *space);
 void tn_ad_mbox_init(void);
 void tn_ad_mbox_fini(void);
 int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags);
+/* A blocking get of n bytes (1 to TERN_GET_MAILBOX) from remote at a
+ * network rank by the mailbox, into local: TERN_OK, the error, or
+ * TN_AD_MBOX_NO as run (the caller reads it by RMA). The bounds of
+ * remote were checked by the caller; the target checks them again. */
+int tn_mbox_get(const char *call, void *local, int rank, const void *remote, size_t n,
+                unsigned flags);
 /* This thread's count of atomic-domain ops travelling by message (sent or
  * queued for combining, their Reply not yet handled): added to when sent
  * or queued, taken from by their Reply; may be shared with other threads

@@ -4,7 +4,10 @@
  * the target's control area (TN_XPORT_FLAG_UNACKED), the target's
  * progress finds it, runs the CPU atomic the am path's handler runs and
  * writes the old value into the initiator's reply slot, which the
- * initiator polls. docs/design/atomics.md, "The mailbox". */
+ * initiator polls. docs/design/atomics.md, "The mailbox". A small
+ * blocking get goes the same way (TERN_GET_MAILBOX): the target copies
+ * the bytes into the reply (docs/design/shmem-bench.md, "Small network
+ * gets by the mailbox"). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +23,17 @@
 /* After atomic_am.c's (+0, +1), acc.c's (+2, +3), atomic_agg.c's (+4, +5). */
 enum { H_HELLO = TN_AMH_ATOMIC + 6, H_HELLO_REPLY = TN_AMH_ATOMIC + 7 };
 
-#define THREADS 4  /* slots of an initiator: threads issuing at once */
-#define POOL    64 /* request slots of a target, handed out by hello */
-#define LINE    64 /* bytes of one slot */
-#define REQ_W   6  /* request words: seq, type | op << 8, word, a1, a2, sum */
-#define REP_W   4  /* reply words: seq, old value, status, sum */
+#define THREADS  4    /* slots of an initiator: threads issuing at once */
+#define POOL     64   /* request slots of a target, handed out by hello */
+#define LINE     64   /* bytes of one request slot */
+#define REQ_W    6    /* request words: seq, type | op << 8, word, a1, a2, sum */
+#define REP_W    4    /* AMO reply words: seq, old value, status, sum */
+#define REP_LINE 128  /* bytes of one reply slot: a get's reply fills it */
+#define GET      0xff /* request type of a get: seq, GET, address, length, 0, sum */
+/* A get's reply: seq, status, the bytes in GET_W words at most, sum. */
+#define GET_W (REP_LINE / 8 - 3)
+_Static_assert(TN_MBOX_GET_MAX <= GET_W * 8, "a get's reply fits its slot");
+_Static_assert(TN_ATYPE_COUNT < GET, "the get's type is no atomic type");
 #define PENDING 64 /* counters of ops in flight by message, by thread */
 
 /* Every rank claims the same two pieces of its control area: req (POOL
@@ -108,7 +117,7 @@ void tn_ad_mbox_plan(tn_ctrl_space_t *space)
     if (!tn_cfg.amo_mailbox || tn_core.size < 2)
         return;
     req_off = tn_ctrl_alloc(space, POOL * LINE, LINE);
-    rep_off = tn_ctrl_alloc(space, THREADS * LINE, LINE);
+    rep_off = tn_ctrl_alloc(space, THREADS * REP_LINE, LINE);
 }
 
 /* The answer to a hello: [0] the request slot + 1 (0: none), [1] the
@@ -235,6 +244,44 @@ static int write_slot(int rank, size_t off, const uint64_t *w, int n, unsigned f
                              flags | TN_XPORT_FLAG_UNACKED);
 }
 
+/* The write of a reply into the reply slot t of rank src; ends the job
+ * when it fails: the initiator waits for it and would hang. */
+static void reply(int src, uint32_t t, const uint64_t *r, int n)
+{
+    int rc = write_slot(src, rep_off + t * REP_LINE, r, n, 0);
+    if (rc != TERN_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "atomic mailbox: the network write of a reply to rank %d failed: %s",
+                 src, tern_strerror(rc));
+        tern_abort(1, msg);
+    }
+}
+
+/* A get request (w, whole, taken by this thread): the bytes asked for, read
+ * from this rank's segment or static region as a read of the provider's
+ * would, into the reply. */
+static int serve_get(int src, uint32_t t, const uint64_t *w)
+{
+    uintptr_t p = (uintptr_t)w[2];
+    size_t n = (size_t)w[3];
+    uint64_t r[REP_LINE / 8] = {w[0], TERN_OK};
+    int nw = 0;
+    if (n == 0 || n > TN_MBOX_GET_MAX || w[4] || tn_core_region(tn_core.rank, p, n) < 0) {
+        tn_error("atomic mailbox: a get request from rank %d is malformed (%zu B at %p): "
+                 "not run",
+                 src, n, (void *)p);
+        r[1] = (uint64_t)(uint32_t)TERN_ERR_INVALID;
+    } else {
+        nw = (int)((n + 7) / 8);
+        memcpy(&r[2], (const void *)p, n);
+    }
+    r[2 + nw] = tn_check_word(r, (size_t)(2 + nw));
+    reply(src, t, r, 3 + nw);
+    TN_STAT_ADD(amo_mailbox_served, 1);
+    return 1;
+}
+
 /* Serves request slot i when a new whole request is there. */
 static int serve(uint32_t i)
 {
@@ -256,6 +303,8 @@ static int serve(uint32_t i)
     int src = (int)(e / THREADS), type = (int)(w[1] & 0xff),
         op = (int)((w[1] >> 8) & 0xff);
     uintptr_t p = (uintptr_t)w[2];
+    if (type == GET && !(w[1] >> 8))
+        return serve_get(src, e % THREADS, w);
     size_t size = type < TN_ATYPE_COUNT ? tn_atype_size(type) : 8;
     tn_aval_t a1, a2, old;
     a1.u64 = w[3];
@@ -275,15 +324,7 @@ static int serve(uint32_t i)
     }
     uint64_t r[REP_W] = {w[0], old.u64, (uint64_t)(uint32_t)st, 0};
     r[REP_W - 1] = tn_check_word(r, REP_W - 1);
-    int rc = write_slot(src, rep_off + (e % THREADS) * LINE, r, REP_W, 0);
-    if (rc != TERN_OK) {
-        /* The initiator waits for this write: lost, it would hang. */
-        char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "atomic mailbox: the network write of a reply to rank %d failed: %s",
-                 src, tern_strerror(rc));
-        tern_abort(1, msg);
-    }
+    reply(src, e % THREADS, r, REP_W);
     TN_STAT_ADD(amo_mailbox_served, 1);
     return 1;
 }
@@ -312,14 +353,19 @@ static TN_NOINLINE int32_t say_hello(const char *call, int rank, int t)
     return tn_comp_wait(&h.c) == TERN_OK ? h.idx : HELLO_NO;
 }
 
-int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
+/* Sends request w (its seq word filled here) to rank from this thread's
+ * slot and waits for the reply of nrep words into r: TERN_OK, or
+ * TN_AD_MBOX_NO when the mailbox cannot take it (see atomic.h), or the
+ * write's error. */
+static int exchange(const char *call, int rank, uint64_t *w, uint64_t *r, int nrep,
+                    unsigned flags)
 {
     if (!on)
         return TN_AD_MBOX_NO;
-    const tn_peer_t *p = tn_core_peer(op->rank);
+    const tn_peer_t *p = tn_core_peer(rank);
     if (p->ctrl || p->kind != TN_PEER_NET ||
         !(p->xport->caps.flags & TN_XCAP_PUT_UNACKED) ||
-        p->xport->caps.inject < REQ_W * sizeof(uint64_t))
+        p->xport->caps.unacked < (size_t)(nrep > REQ_W ? nrep : REQ_W) * sizeof(uint64_t))
         return TN_AD_MBOX_NO;
     /* An op of this thread still travelling by message would be
      * overtaken: the fetch must see it (amo_fetch_order). */
@@ -333,42 +379,72 @@ int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
         atomic_exchange_explicit(&s->busy, 1, memory_order_acquire))
         return TN_AD_MBOX_NO; /* another thread of this slot is in it */
     int rc = TN_AD_MBOX_NO;
-    const hello_t *h = hello_find(s, op->rank);
+    const hello_t *h = hello_find(s, rank);
     int32_t idx = h ? h->idx : HELLO_NO;
     if (!h && !(flags & TERN_FLAG_IMMEDIATE))
-        hello_keep(s, op->rank, idx = say_hello(call, op->rank, my_slot));
+        hello_keep(s, rank, idx = say_hello(call, rank, my_slot));
     if (idx == HELLO_NO)
         goto out;
-    uint64_t w[REQ_W] = {++s->seq,
-                         (uint64_t)op->type | (uint64_t)op->op << 8,
-                         (uint64_t)(uintptr_t)op->remote,
-                         op->a1.u64,
-                         op->a2.u64,
-                         0};
+    w[0] = ++s->seq;
     w[REQ_W - 1] = tn_check_word(w, REQ_W - 1);
-    rc = write_slot(op->rank, req_off + (size_t)idx * LINE, w, REQ_W,
+    rc = write_slot(rank, req_off + (size_t)idx * LINE, w, REQ_W,
                     flags & TERN_FLAG_IMMEDIATE);
     if (rc != TERN_OK) {
         s->seq--; /* nothing was written */
         goto out;
     }
-    TN_STAT_ADD(amo_mailbox, 1);
-    const uint64_t *slot =
-        (const uint64_t *)(tn_core_peer(tn_core.rank)->ctrl + rep_off + my_slot * LINE);
-    uint64_t r[REP_W];
+    const uint64_t *slot = (const uint64_t *)(tn_core_peer(tn_core.rank)->ctrl + rep_off +
+                                              (size_t)my_slot * REP_LINE);
     for (tn_wait_t wt = TN_WAIT_FRESH;;) {
         if (atomic_load_explicit((const _Atomic uint64_t *)slot, memory_order_relaxed) ==
             w[0]) {
-            load(slot, r, REP_W);
-            if (r[0] == w[0] && r[REP_W - 1] == tn_check_word(r, REP_W - 1))
+            load(slot, r, nrep);
+            if (r[0] == w[0] && r[nrep - 1] == tn_check_word(r, (size_t)nrep - 1))
                 break;
         }
         tn_wait_next(&wt); /* drives progress: this rank serves others meanwhile */
     }
+out:
+    atomic_store_explicit(&s->busy, 0, memory_order_release);
+    return rc;
+}
+
+int tn_ad_mbox_run(const char *call, const tn_amo_t *op, unsigned flags)
+{
+    uint64_t w[REQ_W] = {0,
+                         (uint64_t)op->type | (uint64_t)op->op << 8,
+                         (uint64_t)(uintptr_t)op->remote,
+                         op->a1.u64,
+                         op->a2.u64,
+                         0};
+    uint64_t r[REP_W];
+    int rc = exchange(call, op->rank, w, r, REP_W, flags);
+    if (rc != TERN_OK)
+        return rc;
+    TN_STAT_ADD(amo_mailbox, 1);
     rc = (int)(uint32_t)r[2];
     if (rc == TERN_OK && op->result)
         memcpy(op->result, &r[1], tn_atype_size(op->type)); /* little-endian */
-out:
-    atomic_store_explicit(&s->busy, 0, memory_order_release);
+    return rc;
+}
+
+int tn_mbox_get(const char *call, void *local, int rank, const void *remote, size_t n,
+                unsigned flags)
+{
+    /* Where the NIC serves reads (RDMA) a read needs nothing of the
+     * target's CPU, which the mailbox does. */
+    if (n == 0 || n > tn_cfg.get_mailbox ||
+        !(tn_core_peer(rank)->xport->caps.flags & TN_XCAP_RMA_SOFT))
+        return TN_AD_MBOX_NO;
+    uint64_t w[REQ_W] = {0, GET, (uint64_t)(uintptr_t)remote, n, 0, 0};
+    uint64_t r[REP_LINE / 8];
+    int nw = (int)((n + 7) / 8);
+    int rc = exchange(call, rank, w, r, 3 + nw, flags);
+    if (rc != TERN_OK)
+        return rc;
+    TN_STAT_ADD(get_mailbox, 1);
+    rc = (int)(uint32_t)r[1];
+    if (rc == TERN_OK)
+        memcpy(local, &r[2], n);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/stats.h"
+#include "core/atomic.h"
 #include "core/core.h"
 #include "core/event.h"
 
@@ -309,7 +310,21 @@ static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *r
             return st;
         }
         return tn_core_rma_blocking(call, &d, flags);
-    case TERN_RMA_GET_: return tn_core_rma_blocking(call, &d, flags);
+    case TERN_RMA_GET_:
+        /* A small get from a network peer by the mailbox where it can
+         * (atomic_mbox.c): no completion at either end. */
+        if (peer->kind == TN_PEER_NET && n <= tn_cfg.get_mailbox) {
+            TN_NOT_IN_HANDLER(call);
+            int st = tn_mbox_get(call, local, rank, remote, n, flags);
+            if (st != TN_AD_MBOX_NO)
+                return st == TERN_OK || st == TERN_ERR_AGAIN
+                           ? st
+                           : tn_core_fail(st, call,
+                                          "the %zu-byte get from rank %d failed (cause "
+                                          "logged above)",
+                                          n, rank);
+        }
+        return tn_core_rma_blocking(call, &d, flags);
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
     default: {

@@ -166,6 +166,14 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
                 "records off)",
                 (size_t)cfg->coll_wide_max, TN_COLL_WIDE_LIMIT, TN_COLL_WIDE_LIMIT));
     }
+    if (cfg->get_mailbox > TN_MBOX_GET_MAX) {
+        first = first_error(
+            first, add(out, "TERN_GET_MAILBOX", TERN_ERR_CONFIG,
+                       "TERN_GET_MAILBOX=%zu is above %d: a get's reply in the mailbox "
+                       "carries at most %d bytes; lower TERN_GET_MAILBOX (0 sends every "
+                       "get as an RMA read)",
+                       (size_t)cfg->get_mailbox, TN_MBOX_GET_MAX, TN_MBOX_GET_MAX));
+    }
     return first;
 }
 

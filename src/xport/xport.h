@@ -196,6 +196,9 @@ typedef struct tn_amo {
 
 #define TN_XCAP_PUT_NOREMOTE 0x200u /* rma takes TN_XPORT_FLAG_NOREMOTE */
 #define TN_XCAP_PUT_SIGNAL   0x400u /* rma takes TN_XPORT_FLAG_SIGNAL */
+#define TN_XCAP_RMA_SOFT \
+    0x800u /* a get is served by the target's software when it progresses
+              (a provider without RDMA: tcp, udp, sockets), not by its NIC */
 
 /* What a transport can do, as created (limits may depend on the network
  * provider it opened). */

@@ -32,6 +32,8 @@ expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=18446744073709547520" "TERN_COLL_
 expect_fail TERN_COLL_WORLD_RING=2T "TERN_COLL_WORLD_RING=2199023255552 is above"
 # A wide record of the collectives is kept on the stack: at most 2 KiB.
 expect_fail TERN_COLL_WIDE_MAX=4K "TERN_COLL_WIDE_MAX=4096 is above 2048"
+# A get's reply in the mailbox carries at most 104 bytes.
+expect_fail TERN_GET_MAILBOX=128 "TERN_GET_MAILBOX=128 is above 104"
 # Below the 1 TiB bound but beyond memory: the error names the ring too.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or TERN_COLL_WORLD_RING"
 # Above 32768 credits the provider's receive queue (twice as many) stalled

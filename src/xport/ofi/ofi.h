@@ -398,6 +398,10 @@ void tn_ofi_amo_caps(tn_ofi_t *o, uint32_t out[TN_ATYPE_COUNT]);
 /* 1 when info's provider applies atomics in the target's software
  * (TN_XCAP_AMO_SOFT): ofi_rxm, tcp, shm and the others of ofi_amo.c. */
 int tn_ofi_amo_soft(const struct fi_info *info);
+/* Whether the provider's core (the first of its stack) has no RDMA: its
+ * reads are served by the target's software when it progresses
+ * (TN_XCAP_RMA_SOFT): tcp, udp, sockets, net. */
+int tn_ofi_rma_soft(const struct fi_info *info);
 /* TN_XCAP_ORDER_PUT / _AMO where the endpoint keeps write-after-write
  * order (none with TERN_TEST_FAULT=noorder). */
 unsigned tn_ofi_order_caps(const tn_ofi_t *o);

@@ -87,6 +87,20 @@ int tn_ofi_amo_soft(const struct fi_info *info)
     return 0;
 }
 
+/* Core providers without RDMA: a read waits for the target's provider to
+ * progress, as a message does. ofi_rxm over verbs has hardware reads. */
+static const char *const soft_cores[] = {"tcp", "udp", "sockets", "net"};
+
+int tn_ofi_rma_soft(const struct fi_info *info)
+{
+    const char *p = info->fabric_attr ? info->fabric_attr->prov_name : NULL;
+    size_t n = p ? strcspn(p, ";") : 0;
+    for (size_t i = 0; n && i < sizeof(soft_cores) / sizeof(soft_cores[0]); i++)
+        if (strlen(soft_cores[i]) == n && strncmp(p, soft_cores[i], n) == 0)
+            return 1;
+    return 0;
+}
+
 /* The operand libfabric gets for op: a1, or what turns SUB, INC and DEC
  * into FI_SUM. */
 static tn_aval_t operand(const tn_amo_t *op)

@@ -903,6 +903,8 @@ static void ofi_query(tn_xport_t *x, tn_xport_caps_t *out)
     memcpy(out->atomics, o->amo_caps, sizeof(out->atomics));
     if (tn_ofi_amo_soft(o->info))
         out->flags |= TN_XCAP_AMO_SOFT;
+    if (tn_ofi_rma_soft(o->info))
+        out->flags |= TN_XCAP_RMA_SOFT;
     out->flags |= tn_ofi_order_caps(o);
     if (o->signal_ok)
         out->flags |= TN_XCAP_PUT_SIGNAL;
