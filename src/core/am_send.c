@@ -381,7 +381,7 @@ static TN_ALWAYS_INLINE int slot_send(tn_msgq_t *q, int handler, unsigned kind,
  * queue is full (nothing written). The payload goes first, then the slot's
  * line, which the receiver polls: header, arguments and a small payload,
  * then the slot's header with release, so that the line changes hands
- * once. Its cost, with the call's checks: a Short Request is about 100
+ * once. Its cost, with the call's checks: a Short Request is about 82
  * instructions (scripts/am-cost.sh, callgrind). hold: a Reply whose Request
  * tn_am_drain_large holds it for (it is published there, with an ACK); a
  * message with a large payload carries an ACK of what this rank consumed
