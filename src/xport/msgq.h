@@ -481,11 +481,13 @@ static TN_ALWAYS_INLINE char *tn_msgq_data(const tn_msgq_t *q, const tn_msgq_slo
 }
 
 /* Receiver: whether a message of len bytes, inl of them in its slot and
- * the rest in the data ring from offset off (len > inl; tn_msgq_data_pos),
- * lies where a slot and the ring can hold it: at most TN_MSGQ_INLINE bytes
- * in the slot, and a data part that ends before the ring's end (a writer
- * skips to the ring's start rather than wrap one). The slot is the
- * writer's: a message that fails is not read. */
+ * the rest in the data ring from offset off (tn_msgq_data_pos), lies
+ * where a slot and the ring can hold it: at most TN_MSGQ_INLINE bytes in
+ * the slot, and a data part that ends before the ring's end (a writer
+ * skips to the ring's start rather than wrap one). Any counts: a slot-only
+ * message (len == inl) is bound by the slot, inl > len fails. The slot is
+ * the writer's: a message that fails is not read. Core's drain and the
+ * transport's own poll (shm_msg.c) both check with it. */
 static TN_ALWAYS_INLINE int tn_msgq_parts_ok(const tn_msgq_t *q, uint64_t off, size_t len,
                                              size_t inl)
 {

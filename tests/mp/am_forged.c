@@ -7,8 +7,10 @@
  * outside the slot or the data ring, and a payload length past the data
  * part. Each is dropped at the target with an error naming it, none runs
  * a handler, and good messages at the slot's limits that follow are
- * delivered whole (active-messages.md, twenty-third pass). Linked with the
- * library's internals to reach the transport and the queues. */
+ * delivered whole (active-messages.md, twenty-third pass). Then the same
+ * slots drained by the shared-memory transport's own poll rather than
+ * core's drain (shm_msg.c; twenty-fourth pass). Linked with the library's
+ * internals to reach the transport and the queues. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,7 +51,9 @@ static void on_good(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_
 
 static uint64_t msg[64], fill[512];
 static int peer, ncases;
-static const char *whys[32];
+static uint64_t *ready;           /* symmetric: the next rank polls the transport only */
+static tn_core_xport_t *own_poll; /* set: forge_slot waits by the transport's poll */
+static const char *whys[40];
 
 /* The header's two words (core/am.h, tn_am_hdr_t). */
 static void hdr(unsigned handler, unsigned kind, unsigned nargs, uint32_t len,
@@ -82,7 +86,7 @@ static void forge_slot(tn_msgq_t *q, uint32_t len, uint16_t inl, size_t dn,
     char *data = NULL;
     tn_msgq_slot_t *r;
     while (!(r = tn_msgq_try_begin(q, dn, &data)))
-        tern_poll();
+        own_poll ? own_poll->ops.poll(own_poll->x) : tern_poll();
     memcpy(r->bytes, msg, TN_MSGQ_INLINE);
     if (dn) {
         memcpy(data, fill, dn);
@@ -160,6 +164,8 @@ int main(int argc, char **argv)
     char *base;
     size_t size;
     MP_OK(tern_segment_query(peer, (void **)&base, &size));
+    MP_OK(tern_alloc_sym(sizeof(uint64_t), (void **)&ready));
+    *ready = 0;
     MP_OK(tern_barrier());
     long through = check_slot_need();
     MP_CHECK(through > 512, "only %ld good header words", through);
@@ -206,6 +212,7 @@ int main(int argc, char **argv)
 
     /* Slots, into a direct queue: parts outside the slot or the ring. */
     tn_msgq_t *q = tn_core_peer(peer)->msgq;
+    int slots_at = ncases;
     if (q) {
         /* A slot that says it holds 4000 bytes: the slot's 48 are the
          * bound, and the header's Medium of 100 bytes is past them. */
@@ -234,12 +241,52 @@ int main(int argc, char **argv)
     good(64, 16); /* header and arguments in the data ring too */
     int goods = 6;
 
-    /* What this rank's previous rank sends it is the same. */
-    int expect = forged_here + (tn_core_peer(prev)->msgq ? ncases - forged_here : 0);
     while (atomic_load(&good_seen) < goods)
         tern_poll();
+    int phase1 = ncases;
+
+    /* The same slots drained by the shared-memory transport's own poll
+     * (shm_msg.c, drain), which a job's progress does not run once core
+     * drains the direct queues: this rank tells its previous rank that it
+     * polls the transport only from now on, and does until the previous
+     * rank's last good message has run; the previous rank forges only
+     * after that. */
+    tn_core_xport_t *shm = tn_core_peer(prev)->msg;
+    int from_prev = tn_core_peer(prev)->msgq != NULL;
+    if (from_prev) {
+        own_poll = shm;
+        atomic_store_explicit(
+            (_Atomic uint64_t *)tern_ptr(prev, tern_sym_addr(prev, ready)), 1,
+            memory_order_release);
+    }
+    int goods2 = 3;
+    if (q) {
+        while (!atomic_load_explicit((_Atomic uint64_t *)ready, memory_order_acquire))
+            own_poll ? own_poll->ops.poll(own_poll->x) : tern_poll();
+        hdr(H_FORGED, TN_AM_MEDIUM, 0, 100, 0);
+        forge_slot(q, 4000, 4000, 0, "4000 of them in the slot (at most 48)");
+        forge_slot(q, 116, 60, 0, "60 of them in the slot (at most 48)");
+        forge_slot(q, 100000000, 0, 0, "says 100000000 bytes, 0 of them");
+        uint64_t ring = (uint64_t)q->dmask + 1, off = q->dpos & q->dmask;
+        forge_slot(q, (uint32_t)(16 + ring - off + 64), 16, 0, "past its end: dropped");
+        forge_slot(q, 10, 16, 0, "says 10 bytes, 16 of them");
+        hdr(H_FORGED, TN_AM_MEDIUM, 0, 200, 0);
+        forge_slot(q, 16 + 64, 16, 64, "payload length past its end");
+        hdr(H_FORGED, TN_AM_MEDIUM, 0, 5000, 0);
+        forge_slot(q, 16 + 2048, 16, 2048, "payload length past its end");
+        good(24, 1); /* in the slot */
+        good(1, 4);  /* split: assembled in a copy */
+        good(64, 16);
+    }
+    if (from_prev) {
+        while (atomic_load(&good_seen) < goods + goods2)
+            shm->ops.poll(shm->x);
+        own_poll = NULL;
+    }
     MP_OK(tern_barrier());
     const char *log = mp_capture_end();
+    /* What this rank's previous rank sends it is the same. */
+    int expect = forged_here + (from_prev ? phase1 - slots_at : 0);
     MP_CHECK(atomic_load(&forged_ran) == 0, "%d forged messages ran their handler:\n%s",
              atomic_load(&forged_ran), log);
     MP_CHECK(atomic_load(&good_bad) == 0, "%d good messages arrived damaged",
@@ -247,6 +294,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < expect; i++)
         MP_CHECK(strstr(log, whys[i]) != NULL, "the target's log lacks '%s':\n%s",
                  whys[i], log);
+    for (int i = phase1; from_prev && i < ncases; i++) /* the transport's poll's drops */
+        MP_CHECK(strstr(log, whys[i]) != NULL, "the target's log lacks '%s':\n%s",
+                 whys[i], log);
+    expect += from_prev ? 7 : 0;
     int drops = 0;
     for (const char *p = log; (p = strstr(p, ": dropped")) != NULL; p++)
         drops++;

@@ -246,34 +246,44 @@ int tn_shm_msg_send(tn_xport_t *x, int rank, const void *head, size_t hn,
     return TERN_OK;
 }
 
-/* Hands the message of slot r to fn, contiguous: in place, or (a message
- * that core's fast path split between slot and data, which core drains
- * itself: this is only the transport's own poll) assembled in a copy. */
-static void deliver(tn_msgq_t *q, tn_msgq_slot_t *r, tn_xport_recv_fn fn, void *arg)
+/* Hands the message of slot r to fn, contiguous (len bytes, inl of them in
+ * the slot, the rest in the data ring from offset off, as checked by
+ * drain): in place, or (a message that core's fast path split between
+ * slot and data, which core drains itself: this is only the transport's
+ * own poll) assembled in a copy. */
+static void deliver(tn_msgq_t *q, tn_msgq_slot_t *r, size_t len, size_t inl, uint64_t off,
+                    tn_xport_recv_fn fn, void *arg)
 {
-    if (r->inl == r->len) {
-        fn(arg, q->peer, r->bytes, r->len);
+    if (inl == len) {
+        fn(arg, q->peer, r->bytes, len);
         return;
     }
-    char *data = tn_msgq_data(q, r);
-    if (r->inl == 0) {
-        fn(arg, q->peer, data, r->len);
+    char *data = q->data + off;
+    if (inl == 0) {
+        fn(arg, q->peer, data, len);
         return;
     }
-    char *copy = malloc(r->len);
+    char *copy = malloc(len);
     if (!copy) {
-        tn_error("no memory for a message of %u bytes from rank %d: dropped", r->len,
+        tn_error("no memory for a message of %zu bytes from rank %d: dropped", len,
                  q->peer);
         return;
     }
-    memcpy(copy, r->bytes, r->inl);
-    memcpy(copy + r->inl, data, r->len - r->inl);
-    fn(arg, q->peer, copy, r->len);
+    memcpy(copy, r->bytes, inl);
+    memcpy(copy + inl, data, len - inl);
+    fn(arg, q->peer, copy, len);
     free(copy);
 }
 
 /* Handles what queue `from` holds (up to TN_MSGQ_DRAIN_MAX messages), each
- * read in place and consumed after its handler returns. */
+ * read in place and consumed after its handler returns. This poll runs
+ * only where core does not drain the queues itself (core/am.h,
+ * tn_am_drain): the transport used alone (mp.xport_contract), and in a job
+ * a send that finds its queue full before core has set its progress hook
+ * (tern_init, between the transports' start and the first handler's
+ * registration). The slot is the writer's: its counts are read once, and
+ * a message whose parts lie outside the slot or the ring is dropped with
+ * core's bound (tn_msgq_parts_ok), its slot alone consumed. */
 static int drain(tn_msgq_t *q, tn_xport_recv_fn fn, void *arg)
 {
     if (!tn_msgq_trylock(q))
@@ -281,8 +291,22 @@ static int drain(tn_msgq_t *q, tn_xport_recv_fn fn, void *arg)
     int n = 0;
     tn_msgq_slot_t *r;
     while (n < TN_MSGQ_DRAIN_MAX && (r = tn_msgq_peek(q)) != NULL) {
-        deliver(q, r, fn, arg);
-        tn_msgq_consume(q, r);
+        size_t len = r->len, inl = r->inl;
+        uint64_t d = tn_msgq_data_pos(q, r), off = d & q->dmask;
+        if (tn_unlikely(!tn_msgq_parts_ok(q, off, len, inl))) {
+            tn_error("message from rank %d is malformed: its slot says %zu bytes, %zu of "
+                     "them in the slot (at most %zu) and the rest in a data ring of %llu "
+                     "bytes from offset %llu, past its end: dropped",
+                     q->peer, len, inl, TN_MSGQ_INLINE, (unsigned long long)q->dmask + 1,
+                     (unsigned long long)off);
+            tn_msgq_consume_slot(q);
+        } else {
+            deliver(q, r, len, inl, off, fn, arg);
+            if (len == inl)
+                tn_msgq_consume_slot(q);
+            else
+                tn_msgq_consume_to(q, d + TN_MSGQ_LINE(len - inl));
+        }
         n++;
     }
     if (n)
