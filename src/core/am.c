@@ -95,11 +95,11 @@ static void on_fin(tern_am_token_t token, void *buf, size_t len, const tern_am_a
         return;
     }
     tn_am_hdr_t h = {.handler = TN_AMH_FIN_ACK, .kind = TN_AM_SHORT | TN_AM_REPLY};
-    if (tn_am_defer(token->src, &h, sizeof(h), NULL, 0) != TERN_OK)
+    if (tn_am_defer(tn_am_tok.src, &h, sizeof(h), NULL, 0) != TERN_OK)
         tn_error("tern_finalize: no memory to queue the Reply to rank %d's last "
                  "Request: it waits for ever",
-                 token->src);
-    token->state |= TN_AM_TOK_REPLIED;
+                 tn_am_tok.src);
+    tn_am_tok.state |= TN_AM_TOK_REPLIED;
 }
 
 static void on_fin_ack(tern_am_token_t token, void *buf, size_t len,
@@ -160,7 +160,7 @@ int tern_am_source(tern_am_token_t token, int *rank)
                             !rank ? "rank is NULL"
                                   : "the token is not that of the handler running "
                                     "on this thread");
-    *rank = token->src;
+    *rank = tn_am_tok.src;
     return TERN_OK;
 }
 
@@ -235,9 +235,8 @@ void tn_am_recv_slot_other(int src, void *buf)
         tn_am_head_bytes((int)nargs) <= TN_MSGQ_INLINE && handler < TN_AM_HANDLER_SLOTS &&
         tn_core_region(tn_core.rank, (uintptr_t)h->dest, h->len) == TN_REGION_SEG &&
         (fn = atomic_load_explicit(&tn_am_fn[handler], memory_order_acquire))) {
-        tn_am_tok = (struct tern_am_token_s){src, h->kind | TN_AM_TOK_RUN};
-        fn(&tn_am_tok, (void *)(uintptr_t)h->dest, h->len, (tern_am_arg_t *)(h + 1),
-           (int)nargs);
+        tern_am_token_t tok = tn_am_tok_next(src, h->kind | TN_AM_TOK_RUN);
+        fn(tok, (void *)(uintptr_t)h->dest, h->len, (tern_am_arg_t *)(h + 1), (int)nargs);
         tn_am_tok.state = 0;
         return;
     }
@@ -300,8 +299,8 @@ void tn_am_recv_slow(int src, void *buf, size_t n)
         TN_PEER_WRITES_END();
         break;
     }
-    tn_am_tok = (struct tern_am_token_s){src, h->kind | TN_AM_TOK_RUN};
-    fn(&tn_am_tok, b, len, args, h->nargs);
+    tern_am_token_t tok = tn_am_tok_next(src, h->kind | TN_AM_TOK_RUN);
+    fn(tok, b, len, args, h->nargs);
     tn_am_tok.state = 0;
 }
 

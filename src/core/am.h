@@ -198,9 +198,9 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_at(int src, void *buf, size_t room, 
     void *b = cat == TN_AM_MEDIUM ? (pay ? pay : (void *)(args + nargs)) : NULL;
     /* The token (core.h): the sender and the state in one store, cleared
      * after the call (handlers never run inside handlers). */
-    tn_am_tok =
-        (struct tern_am_token_s){src, kind | TN_AM_TOK_RUN | (hold ? TN_AM_TOK_HELD : 0)};
-    fn(&tn_am_tok, b, mlen, args, (int)nargs);
+    tern_am_token_t tok =
+        tn_am_tok_next(src, kind | TN_AM_TOK_RUN | (hold ? TN_AM_TOK_HELD : 0));
+    fn(tok, b, mlen, args, (int)nargs);
     tn_am_tok.state = 0;
 }
 
@@ -273,8 +273,8 @@ static TN_ALWAYS_INLINE void tn_am_dispatch_slot(int src, void *buf)
         b = args + nargs;
     else
         len = 0;
-    tn_am_tok = (struct tern_am_token_s){src, kind | TN_AM_TOK_RUN};
-    fn(&tn_am_tok, b, len, args, (int)nargs);
+    tern_am_token_t tok = tn_am_tok_next(src, kind | TN_AM_TOK_RUN);
+    fn(tok, b, len, args, (int)nargs);
     tn_am_tok.state = 0;
 }
 

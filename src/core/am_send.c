@@ -82,13 +82,13 @@ static int check_token(const char *call, tern_am_token_t t, int *rank)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "not inside the handler the token belongs to (a Reply is "
                             "sent from its Request's handler)");
-    if (t->state & TN_AM_TOK_REPLY)
+    if (tn_am_tok.state & TN_AM_TOK_REPLY)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "the token is a Reply's: a Reply handler cannot reply");
-    if (t->state & TN_AM_TOK_REPLIED)
+    if (tn_am_tok.state & TN_AM_TOK_REPLIED)
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "this Request was answered already (one Reply per Request)");
-    *rank = t->src;
+    *rank = tn_am_tok.src;
     return TERN_OK;
 }
 
@@ -519,12 +519,13 @@ static TN_ALWAYS_INLINE int fast_reply(tern_am_token_t t, int handler, int inter
         return 1;
     tn_core_effects_release();
     tn_msgq_t *q;
-    if (!(tn_am_token_replyable(t) && (q = fast_ok(t->src, handler, lo, hi, payload, len,
-                                                   args, nargs, flags, small))) ||
+    if (!(tn_am_token_replyable(t) &&
+          (q = fast_ok(tn_am_tok.src, handler, lo, hi, payload, len, args, nargs, flags,
+                       small))) ||
         fast_send(q, handler, (unsigned)cat | TN_AM_REPLY, payload, len, (uint32_t)len,
-                  NULL, args, nargs, (t->state & TN_AM_TOK_HELD) != 0, small))
+                  NULL, args, nargs, (tn_am_tok.state & TN_AM_TOK_HELD) != 0, small))
         return 1;
-    t->state |= TN_AM_TOK_REPLIED;
+    tn_am_tok.state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -605,7 +606,7 @@ static int reply(am_send_t *s, tern_am_token_t token)
         return rc;
     rc = am_send(s);
     if (rc == TERN_OK)
-        token->state |= TN_AM_TOK_REPLIED;
+        tn_am_tok.state |= TN_AM_TOK_REPLIED;
     return rc;
 }
 
@@ -653,10 +654,10 @@ int tern_am_reply_long(tern_am_token_t token, int handler, const void *buf, size
 {
     tn_core_effects_release();
     if (tn_likely(tn_am_token_replyable(token) &&
-                  !fast_long(token->src, handler, 0, TERN_AM_MAX_HANDLERS,
+                  !fast_long(tn_am_tok.src, handler, 0, TERN_AM_MAX_HANDLERS,
                              TN_AM_LONG | TN_AM_REPLY, buf, len, dest, args, nargs,
                              flags))) {
-        token->state |= TN_AM_TOK_REPLIED;
+        tn_am_tok.state |= TN_AM_TOK_REPLIED;
         return TERN_OK;
     }
     return reply_slow("tern_am_reply_long", token, handler, TN_AM_LONG, buf, len, dest,
@@ -816,7 +817,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     } else if (len >= TN_MSGQ_ACK_MIN) {
         size_t inl = (size_t)st->m.aux;
         publish_large(q, r, n, inl,
-                      is_reply && st->token == &tn_am_tok &&
+                      is_reply && (uintptr_t)st->token == tn_am_tok.id &&
                           (tn_am_tok.state & TN_AM_TOK_HELD),
                       inl == head ? st->payload : (char *)st->m.buf, len);
     } else { /* as fast_send */
@@ -827,7 +828,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
         tn_msgq_prefetch_next(q, next, len);
     }
     if (is_reply)
-        st->token->state |= TN_AM_TOK_REPLIED;
+        tn_am_tok.state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -858,7 +859,7 @@ static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int han
     }
     tn_msgq_publish(q, r, n, n);
     if (is_reply)
-        st->token->state |= TN_AM_TOK_REPLIED;
+        tn_am_tok.state |= TN_AM_TOK_REPLIED;
     return 0;
 }
 
@@ -982,7 +983,7 @@ static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
         memcpy(st->payload, st->client_buf, len);
     int frc = finish(&s, &st->m, st->deferred, head + len);
     if (rc == TERN_OK && is_reply)
-        st->token->state |= TN_AM_TOK_REPLIED;
+        tn_am_tok.state |= TN_AM_TOK_REPLIED;
     return rc != TERN_OK ? rc : frc;
 }
 
@@ -1119,8 +1120,8 @@ static TN_ALWAYS_INLINE int reply_fast_prepare(tern_am_token_t token,
                                                tern_am_sd_t *sd, int slot_only)
 {
     return tn_am_token_replyable(token) &&
-           !fast_prepare(token->src, 1, token, client_buf, min_len, max_len, nargs, flags,
-                         sd, slot_only);
+           !fast_prepare(tn_am_tok.src, 1, token, client_buf, min_len, max_len, nargs,
+                         flags, sd, slot_only);
 }
 
 /* tern_am_prepare_reply_medium for a message that fits_slot (out of

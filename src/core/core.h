@@ -357,21 +357,26 @@ static inline int tn_am_progress(void)
                : 0;
 }
 void tn_am_fini(void);
-/* The token of the handler running on this thread: one per thread, in
- * thread-local storage, and a handler's token is its address, so the
- * dispatch writes it with one store (sender and state) and clears the state
- * after the call, with nothing on the stack and nothing saved (handlers
- * never run inside handlers: progress, the waits and tern_poll refuse to
- * run them there, and the network's nested polls hold what they receive).
- * A token is valid while it is this thread's and a handler runs (state not
- * 0): NULL, another thread's or a made-up pointer is refused without being
- * read. A thread is inside a handler exactly when the state is set, so no
- * separate count is kept (active-messages.md, eighteenth and twenty-second
- * passes). */
+/* The state of the handler running on this thread: one per thread, in
+ * thread-local storage; the dispatch writes sender and state, counts the
+ * token and clears the state after the call, with nothing on the stack and
+ * nothing saved (handlers never run inside handlers: progress, the waits
+ * and tern_poll refuse to run them there, and the network's nested polls
+ * hold what they receive). A handler's token is not an address but a count
+ * (id), one more per handler on the thread: valid while it is the running
+ * handler's (state not 0), never read. NULL, a made-up value, one kept
+ * from an earlier handler (on this thread: a lower count) and the progress
+ * thread's on an application thread or back are refused; two application
+ * threads count alike from 0, so one's token is refused on the other
+ * unless their counts meet (active-messages.md, twenty-fourth pass). A
+ * thread is inside a handler exactly when the state is set, so no separate
+ * count is kept (active-messages.md, eighteenth and twenty-second passes). */
 struct tern_am_token_s {
     int src;        /* the sender of the message being handled */
     unsigned state; /* the message's kind byte | TN_AM_TOK_RUN | ...; 0 when
                        no handler runs on this thread */
+    uintptr_t id;   /* the token handed to the running (or last) handler:
+                       a count, one more per handler (tn_am_tok_next) */
 };
 enum {
     TN_AM_TOK_REPLY = 0x10,   /* the kind's Reply bit (am.h, TN_AM_REPLY): a
@@ -383,17 +388,26 @@ enum {
 };
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
 #define tn_am_in_handler (tn_am_tok.state != 0)
+/* Starts a handler's run on this thread: sender and state set, and the
+ * token to hand it, a new one. */
+static inline tern_am_token_t tn_am_tok_next(int src, unsigned state)
+{
+    tn_am_tok.src = src;
+    tn_am_tok.state = state;
+    return (tern_am_token_t)++tn_am_tok.id;
+}
 /* t is the token of the handler running on this thread. */
 static inline int tn_am_token_live(const struct tern_am_token_s *t)
 {
-    return t == &tn_am_tok && tn_am_tok.state != 0;
+    return (uintptr_t)t == tn_am_tok.id && tn_am_tok.state != 0;
 }
 /* t is the token of a Request handler running on this thread that has not
  * replied yet: an address compare, one load, a mask and a compare. */
 static inline int tn_am_token_replyable(const struct tern_am_token_s *t)
 {
-    return t == &tn_am_tok && (tn_am_tok.state & (TN_AM_TOK_RUN | TN_AM_TOK_REPLY |
-                                                  TN_AM_TOK_REPLIED)) == TN_AM_TOK_RUN;
+    return (uintptr_t)t == tn_am_tok.id &&
+           (tn_am_tok.state & (TN_AM_TOK_RUN | TN_AM_TOK_REPLY | TN_AM_TOK_REPLIED)) ==
+               TN_AM_TOK_RUN;
 }
 #define TN_NOT_IN_HANDLER(call)                                                  \
     do {                                                                         \

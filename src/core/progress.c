@@ -150,6 +150,9 @@ static void *progress_main(void *arg)
     (void)arg;
     unsigned idle = 0;
     tn_ctx_progress_thread(1); /* its handlers' nbi operations: every quiet's */
+    /* Its handlers' tokens apart from the application threads', which all
+     * count from 0 (core.h, tn_am_tok_next). */
+    tn_am_tok.id = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 2);
     while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed)) {
         if (tn_core_progress() > 0) {
             idle = 0;

@@ -36,12 +36,16 @@ static void bump(uint64_t *c)
 
 /* The token of a ping handler that has returned (bad_input: refused). */
 static tern_am_token_t kept_token;
+/* The same, of this thread's last ping (on_echo: refused in a later
+ * handler on the same thread). */
+static _Thread_local tern_am_token_t kept_here;
 
 static void on_ping(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_t *a,
                     int na)
 {
     int src = -1;
     __atomic_store_n(&kept_token, t, __ATOMIC_RELEASE);
+    kept_here = t;
     MP_OK(tern_am_source(t, &src));
     MP_CHECK(buf == NULL && len == 0 && na == TERN_AM_MAX_ARGS, "Short: buf %p len %zu",
              buf, len);
@@ -72,6 +76,15 @@ static void on_echo(tern_am_token_t t, void *buf, size_t len, const tern_am_arg_
     for (size_t i = 0; i < len; i++)
         MP_CHECK(((unsigned char *)buf)[i] == mp_pattern(src, i, (unsigned)a[0]),
                  "Medium byte %zu from %d", i, src);
+    /* A token kept from an earlier handler on this thread is refused in
+     * this one too (it was accepted while every handler's token was the
+     * same address: active-messages.md, twenty-fourth pass). */
+    if (kept_here) {
+        MP_EXPECT(tern_am_reply_short(kept_here, H_PONG, NULL, 0, 0), TERN_ERR_INVALID,
+                  "not inside the handler");
+        MP_EXPECT(tern_am_source(kept_here, &src), TERN_ERR_INVALID, "token");
+        MP_OK(tern_am_source(t, &src));
+    }
     MP_OK(tern_am_reply_medium(t, H_ECHOED, buf, len, a, na, 0));
     /* One Reply per Request; waiting in a handler is refused. Checked in
      * every handler, whichever thread runs it (with the progress thread,
