@@ -141,6 +141,9 @@ int tn_ofi_defer_issue(tn_ofi_t *o)
 /* Queues d behind the others. */
 static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
 {
+    /* Read before d is queued: once the lock is released, a thread that
+     * issues the queue may issue and free d. */
+    int is_amo = d->is_amo;
     d->next = NULL;
     pthread_mutex_lock(&o->lock);
     *o->defer_tail = d;
@@ -150,7 +153,7 @@ static void append(tn_ofi_t *o, tn_ofi_defer_t *d)
     if (now > o->defer_peak)
         o->defer_peak = now;
     pthread_mutex_unlock(&o->lock);
-    if (d->is_amo)
+    if (is_amo)
         TN_STAT_ADD(net_deferred_amo, 1);
     else
         TN_STAT_ADD(net_deferred, 1);
