@@ -228,7 +228,7 @@ TERN_VIS_INLINE_ int tern_vis_row_fast_(int get, int rank, const tern_peer_fast_
     /* A count of 0 (nothing to do) or negative as a signed value, a
      * remote stride of 0 (the same bytes written c times), a NULL local
      * pointer, an extent that wraps: the library's. */
-    if ((ptrdiff_t)c <= 0 || rs == 0 || !(get ? dst : src) ||
+    if ((ptrdiff_t)c <= 0 || rs == 0 ||
         __builtin_mul_overflow((ptrdiff_t)(c - 1), rs, &rspan) ||
         __builtin_mul_overflow((ptrdiff_t)(c - 1), get ? ds : ss, &lspan))
         return 0;
@@ -245,7 +245,7 @@ TERN_VIS_INLINE_ int tern_vis_row_folded_(int get, int rank, const tern_peer_fas
                                           const tern_vis_fold_t *f, size_t elemsz)
 {
     ptrdiff_t rs = get ? f->sstride : f->dstride;
-    if (rs == 0 || !(get ? dst : src))
+    if (rs == 0)
         return 0;
     ptrdiff_t rspan = (ptrdiff_t)((f->count - 1) * (size_t)rs);
     return tern_vis_row_go_(get, rank, p, dst, src, f->count, f->dstride, f->sstride,
@@ -335,6 +335,15 @@ TERN_VIS_INLINE_ int tern_vis_ones_(const size_t *count, size_t m)
     const size_t *e = count + m;
     if (m < 4) /* levels 0, m / 2 and m - 1 cover 1 to 3 levels, no loop */
         return ((count[0] ^ 1) | (count[m / 2] ^ 1) | (e[-1] ^ 1)) == 0;
+    if (m <= 8) { /* the first four and the last four, no loop, no test of m & 4 */
+        memcpy(&v, count, sizeof v);
+        memcpy(&w, count + 2, sizeof w);
+        a = (v ^ one) | (w ^ one);
+        memcpy(&v, e - 4, sizeof v);
+        memcpy(&w, e - 2, sizeof w);
+        a |= (v ^ one) | (w ^ one);
+        return (a[0] | a[1]) == 0;
+    }
     /* pointers only: with an index and m, GCC kept one of them on the
      * stack in a caller's loop with state of its own */
     for (const size_t *e8 = count + (m & ~(size_t)7); count != e8; count += 8) {
@@ -369,10 +378,13 @@ TERN_VIS_INLINE_ int tern_vis_ones_(const size_t *count, size_t m)
  * are tested together (tern_vis_ones_: their strides are not read). The
  * run is walked level by level (a few compares and two multiplications a
  * level, each test a branch the CPU predicts); no call, no stores. 0 and
- * *out exactly as tern_vis_fold_ would give them; -1 for anything else
- * (a shape with levels of count 1 between levels kept, a broken chain, a
- * count of 0 or negative, an overflow, a repeat), which the caller then
- * gives to tern_vis_fold_. The chain is compared on wrapped products
+ * *out exactly as tern_vis_fold_ would give them, except a repeat (the
+ * first level kept has both strides 0), which tern_vis_fold_ declines and
+ * this folds with both strides 0: the caller's remote-stride test
+ * (tern_vis_row_folded_) refuses it, so it is not tested twice; -1 for
+ * anything else (a shape with levels of count 1 between levels kept, a
+ * broken chain, a count of 0 or negative, an overflow), which the caller
+ * then gives to tern_vis_fold_. The chain is compared on wrapped products
  * (s * c as unsigned); they are exact when s and t times the final count
  * fit, which is tested at the end, every partial count being at most the
  * final one once no count is 0 or negative. */
@@ -380,15 +392,16 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
                                       const ptrdiff_t *srcstrides, size_t levels,
                                       tern_vis_fold_t *out)
 {
-    size_t k = 0;
-    while (count[k] == 1)
-        if (++k == levels) {
-            out->count = 1;
-            out->sstride = 0;
-            out->dstride = 0;
-            return 0;
-        }
-    size_t orc = count[k];
+    size_t k = 0, orc = count[0];
+    if (orc == 1)
+        do
+            if (++k == levels) {
+                out->count = 1;
+                out->sstride = 0;
+                out->dstride = 0;
+                return 0;
+            }
+        while ((orc = count[k]) == 1);
     ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[k], t = dststrides[k], ns, nt;
     /* the strides the next level must have, s * c and t * c (wrapped),
      * carried: two multiplications in place a level, no copies */
@@ -407,8 +420,58 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
     }
     if (k < levels && !tern_vis_ones_(count + k, levels - k))
         return -1;
-    if ((ptrdiff_t)orc < 0 || c == 0 || (s | t) == 0 ||
-        __builtin_mul_overflow(s, c, &ns) || __builtin_mul_overflow(t, c, &nt))
+    if ((ptrdiff_t)(orc | ((size_t)c - 1)) < 0 || __builtin_mul_overflow(s, c, &ns) ||
+        __builtin_mul_overflow(t, c, &nt))
+        return -1;
+    out->count = (size_t)c;
+    out->sstride = s;
+    out->dstride = t;
+    return 0;
+}
+
+/* tern_vis_fold_r_ unrolled for 2 to 4 levels (a level count the
+ * compiler does not see) every one of which is kept: the run starts at
+ * level 0 and ends at the last level. A level: its count loaded and
+ * tested against 1, its two strides compared with the ones it must have,
+ * the count product with an overflow test, and only when a level follows
+ * the two strides the next one must have; no loop counter, and no
+ * product for the strides after the last level. The same answers as
+ * tern_vis_fold_r_ (a repeat folded with strides 0, as there); -1 for any
+ * other shape, which the caller gives to tern_vis_fold_i_'s loop. With
+ * tern_vis_fold_r_'s loop instead, tern-bench vis 3-d: 197 -> 186
+ * instructions a call (RT=1 K=32 scripts/vis-cost.sh). */
+TERN_VIS_INLINE_ int tern_vis_fold_u_(const size_t *count, const ptrdiff_t *dststrides,
+                                      const ptrdiff_t *srcstrides, size_t levels,
+                                      tern_vis_fold_t *out)
+{
+    size_t orc = count[0], ck;
+    if (orc == 1)
+        return -1;
+    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[0], t = dststrides[0], ns, nt;
+    size_t es = (size_t)s * orc, et = (size_t)t * orc;
+#define TERN_VIS_LEVEL_(k)                                                         \
+    do {                                                                           \
+        ck = count[k];                                                             \
+        if (ck == 1 || (size_t)srcstrides[k] != es || (size_t)dststrides[k] != et) \
+            return -1;                                                             \
+        orc |= ck;                                                                 \
+        if (__builtin_mul_overflow(c, (ptrdiff_t)ck, &c))                          \
+            return -1;                                                             \
+    } while (0)
+    TERN_VIS_LEVEL_(1);
+    if (levels > 2) {
+        es *= ck;
+        et *= ck;
+        TERN_VIS_LEVEL_(2);
+        if (levels > 3) {
+            es *= ck;
+            et *= ck;
+            TERN_VIS_LEVEL_(3);
+        }
+    }
+#undef TERN_VIS_LEVEL_
+    if ((ptrdiff_t)(orc | ((size_t)c - 1)) < 0 || __builtin_mul_overflow(s, c, &ns) ||
+        __builtin_mul_overflow(t, c, &nt))
         return -1;
     out->count = (size_t)c;
     out->sstride = s;
@@ -420,9 +483,11 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
  * src is remote. One level: about 30 instructions before the copy loop,
  * with no call (scripts/vis-cost.sh). 2 to TERN_VIS_MAX_DIMS levels that
  * fold into one dimension (tern_vis_fold_i_ unrolled for a constant
- * level count up to TERN_VIS_INLINE_LEVELS_; otherwise tern_vis_fold_r_,
- * about 45 instructions for 27 trailing levels of count 1 plus 14 a
- * level whose count is not 1, and for the shapes it declines
+ * level count up to TERN_VIS_INLINE_LEVELS_; otherwise, for 2 to 4
+ * levels all kept, tern_vis_fold_u_ (about 12 instructions a level), and
+ * for more levels tern_vis_fold_r_, about 45 instructions for 27
+ * trailing levels of count 1 plus 14 a level whose count is not 1; for
+ * the shapes they decline
  * tern_vis_fold_i_'s loop up to TERN_VIS_INLINE_LEVELS_ levels,
  * tern_vis_fold_ out of line above; tern_vis_fold_r_ before the loop:
  * tern-bench vis 3-d and 8-d at 256 B 12-16% faster), then the same
@@ -435,7 +500,8 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
 {
     if (!(TERN_VIS_CONST_(elemsz) && elemsz - 1 < TERN_VIS_INLINE_ELEM_ &&
           levels - 1 < TERN_VIS_MAX_DIMS && !(flags & ~TERN_FLAGS_KNOWN_) &&
-          (unsigned)rank < tern_fast_.npeers && count && dststrides && srcstrides))
+          (unsigned)rank < tern_fast_.npeers && count && dststrides && srcstrides &&
+          (get ? dst : src)))
         return 0;
     /* the peer's entry found in each branch, not before them: live
      * across the out-of-line fold's call, it was kept on the stack */
@@ -446,7 +512,14 @@ TERN_VIS_INLINE_ int tern_vis_strided_fast_(int get, int rank, void *dst,
     if (TERN_VIS_CONST_(levels) && levels <= TERN_VIS_INLINE_LEVELS_) {
         if (tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f))
             return 0;
-    } else if (tern_vis_fold_r_(count, dststrides, srcstrides, levels, &f)) {
+    } else if (levels <= 4
+                   ? tern_vis_fold_u_(count, dststrides, srcstrides, levels, &f)
+                   : tern_vis_fold_r_(count, dststrides, srcstrides, levels, &f)) {
+        /* count laundered: GCC otherwise threads the declined fold's
+         * tests into tern_vis_fold_i_'s (the same loads), keeping their
+         * overflow flags as values (seto) and spilling: 11 instructions
+         * a 3-d call */
+        TERN_VIS_REG_(count);
         if (levels <= TERN_VIS_INLINE_LEVELS_) {
             if (tern_vis_fold_i_(count, dststrides, srcstrides, levels, &f))
                 return 0;

@@ -428,11 +428,29 @@ static int property(int shapes)
 }
 
 static int fold_r_taken; /* shapes tern_vis_fold_r_ folded */
+static int fold_u_taken; /* shapes tern_vis_fold_u_ folded */
+
+/* An inline fold's answer c (0 from it) against tern_vis_fold_'s (r,
+ * *out): the same, or a repeat, which the inline folds leave to the
+ * inline path's remote-stride test: tern_vis_fold_ declined, the first
+ * level whose count is not 1 has both strides 0, and so has c. */
+static int fold_same(int r, const tern_vis_fold_t *out, const tern_vis_fold_t *c,
+                     const size_t *count, const ptrdiff_t *ds, const ptrdiff_t *ss,
+                     size_t levels)
+{
+    if (r == 0)
+        return memcmp(c, out, sizeof *c) == 0;
+    size_t k = 0;
+    while (k < levels && count[k] == 1)
+        k++;
+    return k < levels && ss[k] == 0 && ds[k] == 0 && c->sstride == 0 && c->dstride == 0;
+}
 
 /* tern_vis_fold_ and each implementation it may choose: the same answer
  * from all (-2 when they differ), the result and *out those of the first.
- * The inline fold of the header's common shape (tern_vis_fold_r_) may
- * decline (-1) where tern_vis_fold_ folds, never fold differently. */
+ * The inline folds of the header's common shapes (tern_vis_fold_r_,
+ * tern_vis_fold_u_) may decline (-1) where tern_vis_fold_ folds, never
+ * fold differently (fold_same). */
 static int fold_all(const size_t *count, const ptrdiff_t *ds, const ptrdiff_t *ss,
                     size_t levels, tern_vis_fold_t *out)
 {
@@ -443,9 +461,14 @@ static int fold_all(const size_t *count, const ptrdiff_t *ds, const ptrdiff_t *s
     if (r == 0 && memcmp(&a, out, sizeof a) != 0)
         return -2;
     if (levels >= 1 && levels <= 32 && tern_vis_fold_r_(count, ds, ss, levels, &c) == 0) {
-        if (r != 0 || memcmp(&c, out, sizeof c) != 0)
+        if (!fold_same(r, out, &c, count, ds, ss, levels))
             return -2;
         fold_r_taken++;
+    }
+    if (levels >= 2 && levels <= 4 && tern_vis_fold_u_(count, ds, ss, levels, &c) == 0) {
+        if (!fold_same(r, out, &c, count, ds, ss, levels))
+            return -2;
+        fold_u_taken++;
     }
 #if defined(__x86_64__) && defined(__GNUC__)
     if (__builtin_cpu_supports("avx2")) {
@@ -611,15 +634,61 @@ static int test_fold(int shapes)
     }
     /* a repeat (both strides 0), and strides 0 on one side (a broadcast) */
     ss[2] = ds[2] = 0, ss[3] = ds[3] = 0;
-    CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == -1);
+    CHECK(fold_all(count, ds, ss, 32, &bf) == -1); /* tern_vis_fold_'s answer */
+    CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == 0 && bf.count == 8 &&
+          bf.sstride == 0 && bf.dstride == 0);
     ds[2] = 8, ds[3] = 32;
     CHECK(fold_all(count, ds, ss, 32, &bf) == 0 && bf.count == 8 && bf.sstride == 0 &&
           bf.dstride == 8);
     CHECK(tern_vis_fold_r_(count, ds, ss, 32, &bf) == 0);
+    /* tern_vis_fold_u_: 2 to 4 levels, all kept: folded, and declined
+     * for a count of 1, 0 or negative, a broken chain, an overflow at
+     * each level; a repeat folded with strides 0 */
+    for (size_t n = 2; n <= 4; n++) {
+        size_t uc[4] = {3, 2, 5, 2};
+        ptrdiff_t us[4] = {8, 24, 48, 240}, ud[4] = {-32, -96, -192, -960};
+        CHECK(fold_all(uc, ud, us, n, &bf) == 0 &&
+              tern_vis_fold_u_(uc, ud, us, n, &bf) == 0);
+        for (size_t k = 0; k < n; k++) {
+            static const size_t bad[] = {1, 0, (size_t)-2, (size_t)PTRDIFF_MAX + 2,
+                                         (size_t)1 << 62};
+            for (size_t b = 0; b < 5; b++) {
+                size_t keep = uc[k];
+                uc[k] = bad[b];
+                CHECK(fold_all(uc, ud, us, n, &bf) != -2);
+                CHECK(tern_vis_fold_u_(uc, ud, us, n, &bf) == -1);
+                uc[k] = keep;
+            }
+            if (k > 0) {
+                us[k]++;
+                CHECK(tern_vis_fold_u_(uc, ud, us, n, &bf) == -1);
+                us[k]--, ud[k]--;
+                CHECK(tern_vis_fold_u_(uc, ud, us, n, &bf) == -1);
+                ud[k]++;
+            }
+        }
+        /* two counts negative as signed values: their product is
+         * positive and fits, the chain (wrapped) continues, and only the
+         * counts' sign bits tell */
+        size_t nc[4] = {(size_t)-2, (size_t)-3, 5, 2};
+        ptrdiff_t ns[4], nd[4];
+        for (size_t k = 0, ps = 8, pd = (size_t)-32; k < 4; k++) {
+            ns[k] = (ptrdiff_t)ps, nd[k] = (ptrdiff_t)pd;
+            ps *= nc[k], pd *= nc[k];
+        }
+        CHECK(fold_all(nc, nd, ns, n, &bf) == -1);
+        CHECK(tern_vis_fold_u_(nc, nd, ns, n, &bf) == -1);
+        CHECK(tern_vis_fold_r_(nc, nd, ns, n, &bf) == -1);
+        ptrdiff_t z[4] = {0, 0, 0, 0};
+        CHECK(tern_vis_fold_u_(uc, z, z, n, &bf) == 0 && bf.sstride == 0 &&
+              bf.dstride == 0);
+        CHECK(fold_all(uc, z, z, n, &bf) == -1);
+    }
     printf("fold: %d shapes, %d of several levels folded, %d calls folded by "
-           "tern_vis_fold_r_\n",
-           shapes, folded, fold_r_taken);
-    CHECK(folded > shapes / 10 && fold_r_taken > shapes / 10);
+           "tern_vis_fold_r_, %d by tern_vis_fold_u_\n",
+           shapes, folded, fold_r_taken, fold_u_taken);
+    CHECK(folded > shapes / 10 && fold_r_taken > shapes / 10 &&
+          fold_u_taken > shapes / 100);
     return 0;
 }
 
