@@ -370,6 +370,22 @@ TERN_VIS_INLINE_ int tern_vis_ones_(const size_t *count, size_t m)
     return (a[0] | a[1]) == 0;
 }
 
+/* The end of tern_vis_fold_r_ and tern_vis_fold_u_: orc, the counts or-ed,
+ * has its sign bit set when one was negative; c - 1 wraps when the product
+ * is 0. Then each stride times the count must fit. 0 and *out, else -1. */
+TERN_VIS_INLINE_ int tern_vis_fold_end_(size_t orc, ptrdiff_t c, ptrdiff_t s, ptrdiff_t t,
+                                        tern_vis_fold_t *out)
+{
+    ptrdiff_t ns, nt;
+    if ((ptrdiff_t)(orc | ((size_t)c - 1)) < 0 || __builtin_mul_overflow(s, c, &ns) ||
+        __builtin_mul_overflow(t, c, &nt))
+        return -1;
+    out->count = (size_t)c;
+    out->sstride = s;
+    out->dstride = t;
+    return 0;
+}
+
 /* tern_vis_fold_ in the caller's code for the common shape of a
  * description whose level count the compiler does not see, or of more
  * than TERN_VIS_INLINE_LEVELS_ levels: levels
@@ -402,7 +418,7 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
                 return 0;
             }
         while ((orc = count[k]) == 1);
-    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[k], t = dststrides[k], ns, nt;
+    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[k], t = dststrides[k];
     /* the strides the next level must have, s * c and t * c (wrapped),
      * carried: two multiplications in place a level, no copies */
     size_t es = (size_t)s * orc, et = (size_t)t * orc;
@@ -420,13 +436,7 @@ TERN_VIS_INLINE_ int tern_vis_fold_r_(const size_t *count, const ptrdiff_t *dsts
     }
     if (k < levels && !tern_vis_ones_(count + k, levels - k))
         return -1;
-    if ((ptrdiff_t)(orc | ((size_t)c - 1)) < 0 || __builtin_mul_overflow(s, c, &ns) ||
-        __builtin_mul_overflow(t, c, &nt))
-        return -1;
-    out->count = (size_t)c;
-    out->sstride = s;
-    out->dstride = t;
-    return 0;
+    return tern_vis_fold_end_(orc, c, s, t, out);
 }
 
 /* tern_vis_fold_r_ unrolled for 2 to 4 levels (a level count the
@@ -447,7 +457,7 @@ TERN_VIS_INLINE_ int tern_vis_fold_u_(const size_t *count, const ptrdiff_t *dsts
     size_t orc = count[0], ck;
     if (orc == 1)
         return -1;
-    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[0], t = dststrides[0], ns, nt;
+    ptrdiff_t c = (ptrdiff_t)orc, s = srcstrides[0], t = dststrides[0];
     size_t es = (size_t)s * orc, et = (size_t)t * orc;
 #define TERN_VIS_LEVEL_(k)                                                         \
     do {                                                                           \
@@ -470,13 +480,7 @@ TERN_VIS_INLINE_ int tern_vis_fold_u_(const size_t *count, const ptrdiff_t *dsts
         }
     }
 #undef TERN_VIS_LEVEL_
-    if ((ptrdiff_t)(orc | ((size_t)c - 1)) < 0 || __builtin_mul_overflow(s, c, &ns) ||
-        __builtin_mul_overflow(t, c, &nt))
-        return -1;
-    out->count = (size_t)c;
-    out->sstride = s;
-    out->dstride = t;
-    return 0;
+    return tern_vis_fold_end_(orc, c, s, t, out);
 }
 
 /* 1 when the strided transfer is done here; 0: the library does it. get:
