@@ -10,7 +10,7 @@
  * retried while refused. Every fetched value of the own words must be the
  * exact count so far, the high halves a thread fetches from the hot word
  * must rise, and the final words must be exact.
- * tests/mp/amo_mailbox.sh checks with TERN_STATS that the mailbox carried
+ * tests/mp/mailbox_stats.sh checks with TERN_STATS that the mailbox carried
  * fetches. */
 #include <stdlib.h>
 

@@ -102,16 +102,16 @@ tern_mp_test(NAME handler_wait_atomic SOURCES handler_wait.c RANKS 2 4 CONFIGS n
 # Fetching atomics by the mailbox (core/atomic_mbox.c, the am path's
 # blocking fetches to network peers) mixed with adds by message, from
 # every rank and from 4 threads of each: exact fetched values and sums,
-# and TERN_STATS shows the mailbox carried fetches (tests/mp/amo_mailbox.sh);
+# and TERN_STATS shows the mailbox carried fetches (tests/mp/mailbox_stats.sh);
 # with the progress thread; the default choice (auto); and a target that
 # dies while a fetch waits for its reply (the job ends naming it).
 add_executable(mp_amo_mailbox amo_mailbox.c)
 target_link_libraries(mp_amo_mailbox PRIVATE tern_mp_util Threads::Threads)
-tern_mp_script_test(NAME amo_mailbox SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+tern_mp_script_test(NAME amo_mailbox SCRIPT mailbox_stats.sh PROGRAM mp_amo_mailbox
   CONFIGS net mixed RANKS 2 3 4 TIMEOUT 120 ENV TERN_OFI_ATOMICS=am)
-tern_mp_script_test(NAME amo_mailbox_auto SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+tern_mp_script_test(NAME amo_mailbox_auto SCRIPT mailbox_stats.sh PROGRAM mp_amo_mailbox
   CONFIGS net mixed RANKS 2 TIMEOUT 120)
-tern_mp_script_test(NAME amo_mailbox_pt SCRIPT amo_mailbox.sh PROGRAM mp_amo_mailbox
+tern_mp_script_test(NAME amo_mailbox_pt SCRIPT mailbox_stats.sh PROGRAM mp_amo_mailbox
   CONFIGS net mixed RANKS 2 3 TIMEOUT 120 ENV TERN_OFI_ATOMICS=am TERN_PROGRESS_THREAD=1)
 # The same checks with the mailbox off: every fetch by message.
 tern_mp_test(NAME amo_mailbox_off SOURCES amo_mailbox.c RANKS 2 CONFIGS net mixed ARGS 4

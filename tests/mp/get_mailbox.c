@@ -11,7 +11,7 @@
  *     reply of an earlier get, round or thread would not match: the bytes
  *     and offsets change every time).
  * At the end each rank checks the areas its left neighbour wrote here and
- * gets its own last bytes back once more. tests/mp/get_mailbox.sh checks
+ * gets its own last bytes back once more. tests/mp/mailbox_stats.sh checks
  * with TERN_STATS that the mailbox carried gets and served each. */
 #include <stdint.h>
 #include <stdlib.h>
