@@ -2,6 +2,7 @@
 #ifndef TN_TIME_H
 #define TN_TIME_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -31,6 +32,19 @@ static inline uint64_t tn_ticks(void)
 static inline double tn_time_s(void)
 {
     return (double)tn_time_ns() * 1e-9;
+}
+
+/* A poll() timeout for left_s seconds: rounded up to whole milliseconds, 0
+ * when none are left, and INT_MAX (24 days) past what an int holds, where
+ * the plain cast would be undefined (TERN_BOOT_TIMEOUT=1e23 gave a negative
+ * timeout, an unbounded wait). */
+static inline int tn_poll_ms(double left_s)
+{
+    if (!(left_s > 0))
+        return 0;
+    if (left_s >= (INT_MAX - 1) / 1000.0)
+        return INT_MAX;
+    return (int)(left_s * 1000.0) + 1;
 }
 
 #endif

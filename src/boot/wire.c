@@ -246,7 +246,7 @@ static int wait_readable(int fd, double idle_s, int (*hook)(void), int hook_ms)
             double left = deadline - tn_time_s();
             if (left <= 0)
                 return TERN_ERR_TIMEOUT;
-            ms = (int)(left * 1000.0) + 1;
+            ms = tn_poll_ms(left);
         }
         if (hook) {
             hook();

@@ -162,8 +162,7 @@ int tr_loop_run(tr_job_t *job)
         double next = tr_job_next_timer(job);
         int ms = -1;
         if (next > 0) {
-            double left = next - tn_time_s();
-            ms = left <= 0 ? 0 : (int)(left * 1000.0) + 1;
+            ms = tn_poll_ms(next - tn_time_s());
         }
         int n = poll(ps.pfd, (nfds_t)ps.n, ms);
         if (n < 0 && errno != EINTR) {

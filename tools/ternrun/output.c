@@ -118,7 +118,7 @@ void tr_out_drain_all(tr_job_t *job, double until)
         double left = until - tn_time_s();
         if (n == 0 || left <= 0)
             break;
-        if (poll(pfd, (nfds_t)n, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+        if (poll(pfd, (nfds_t)n, tn_poll_ms(left)) < 0 && errno != EINTR)
             break;
         for (int i = 0; i < job->n; i++)
             for (int s = 0; s < 2; s++)
