@@ -95,7 +95,8 @@ TERN_API int tern_am_source(tern_am_token_t token, int *rank);
 
 /* Largest Medium payload to rank (-1: to every rank of the job), and the
  * largest Long Reply payload (Long Requests take any length that fits the
- * target's segment). 0 before init or for a bad rank. */
+ * target's segment). 0 before init or for a bad rank. TERN_AM_MEDIUM_MAX
+ * sets the Medium size; it is at least 512. */
 TERN_API size_t tern_am_max_medium(int rank);
 TERN_API size_t tern_am_max_long_reply(int rank);
 

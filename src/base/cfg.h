@@ -30,6 +30,10 @@ typedef enum {
  * mailbox: its reply (seq, status, data, check word) fills a 128-byte
  * slot, the inject size asked of the provider (core/atomic_mbox.c). */
 #define TN_MBOX_GET_MAX 104
+/* The least TERN_AM_MEDIUM_MAX taken (mem/validate.c refuses less): a
+ * client may count on Medium payloads of this many bytes, as GASNet-EX's
+ * clients count on 512. */
+#define TN_AM_MEDIUM_MIN 512
 
 typedef struct tn_cfg_var {
     const char *name;

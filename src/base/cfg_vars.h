@@ -321,7 +321,8 @@
       "CPU to pin the progress thread to; -1: not pinned.")                              \
     X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, TN_CFG_JOB,                 \
       "Largest active-message Medium payload (and Long Reply over the "                  \
-      "network); shared-memory queues hold at least two such messages.")                 \
+      "network); shared-memory queues hold at least two such messages. "                 \
+      "At least 512.")                                                                   \
     X(signal_msg_max, "TERN_SIGNAL_MSG_MAX", SIZE, "8K", NULL, 0,                        \
       "Across nodes, a put with signal of at most this many bytes (and at "              \
       "most TERN_AM_MEDIUM_MAX) goes with its signal as one active message "             \

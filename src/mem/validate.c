@@ -166,6 +166,14 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
                 "records off)",
                 (size_t)cfg->coll_wide_max, TN_COLL_WIDE_LIMIT, TN_COLL_WIDE_LIMIT));
     }
+    if (cfg->am_medium_max < TN_AM_MEDIUM_MIN) {
+        first = first_error(first, add(out, "TERN_AM_MEDIUM_MAX", TERN_ERR_CONFIG,
+                                       "TERN_AM_MEDIUM_MAX=%zu is below %d: a client may "
+                                       "count on Medium payloads of %d bytes; raise "
+                                       "TERN_AM_MEDIUM_MAX",
+                                       (size_t)cfg->am_medium_max, TN_AM_MEDIUM_MIN,
+                                       TN_AM_MEDIUM_MIN));
+    }
     if (cfg->get_mailbox > TN_MBOX_GET_MAX) {
         first = first_error(
             first, add(out, "TERN_GET_MAILBOX", TERN_ERR_CONFIG,

@@ -52,6 +52,10 @@ expect_fail "TERN_SHM=off TERN_OFI_PUT_BOUNCE=2G" "TERN_OFI_PUT_BOUNCE=214748364
 # network's receive queue: only 'ulimit -l' or TERN_SEGMENT_SIZE.
 expect_fail TERN_AM_SHM_QUEUE=1T "lower TERN_SEGMENT_SIZE or TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"
 expect_fail TERN_AM_MEDIUM_MAX=1T "lower TERN_SEGMENT_SIZE or TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"
+# A Medium size a client cannot use (0 to 16 were taken: tern_am_max_medium
+# said 0 or 16 and every Medium of a client failed).
+expect_fail TERN_AM_MEDIUM_MAX=0 "TERN_AM_MEDIUM_MAX=0 is below 512: .*raise TERN_AM_MEDIUM_MAX"
+expect_fail "TERN_SHM=off TERN_AM_MEDIUM_MAX=511" "TERN_AM_MEDIUM_MAX=511 is below 512"
 expect_fail "TERN_SHM=off TERN_AM_NET_RECV=1T" "TERN_AM_NET_RECV=1099511627776.*lower TERN_AM_NET_RECV"
 # Operations in flight beyond memory: only 'out of memory or segment space'.
 expect_fail "TERN_SHM=off TERN_OFI_TX_DEPTH=100000000" "lower TERN_OFI_TX_DEPTH"
