@@ -402,7 +402,7 @@ static inline int tn_am_token_live(const struct tern_am_token_s *t)
     return (uintptr_t)t == tn_am_tok.id && tn_am_tok.state != 0;
 }
 /* t is the token of a Request handler running on this thread that has not
- * replied yet: an address compare, one load, a mask and a compare. */
+ * replied yet: the count compared, one load, a mask and a compare. */
 static inline int tn_am_token_replyable(const struct tern_am_token_s *t)
 {
     return (uintptr_t)t == tn_am_tok.id &&
