@@ -1,8 +1,8 @@
 /* Parsing, printing and documenting the TERN_* table of cfg_vars.h. */
 #include "base/cfg.h"
 
-#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,52 +49,162 @@ static size_t phys_mem_bytes(void)
     return pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0;
 }
 
-int tn_cfg_parse_size(const char *text, size_t *out)
+/* Why a number did not parse (tn_cfg_parse names it in its message). */
+enum { NUM_OK, NUM_SYNTAX, NUM_RANGE, NUM_NEGATIVE };
+
+/* Decimal digits at *s into *v, advancing *s: at least one digit, and
+ * the value must fit 64 bits. Signs, spaces, "0x" and exponents are not
+ * digits, so they are left for the caller to refuse. */
+static int take_digits(const char **s, uint64_t *v, int *ndigits)
+{
+    uint64_t x = 0;
+    int n = 0;
+    const char *p = *s;
+    for (; *p >= '0' && *p <= '9'; p++, n++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return NUM_RANGE;
+        x = x * 10 + d;
+    }
+    if (n == 0)
+        return NUM_SYNTAX;
+    *s = p;
+    *v = x;
+    if (ndigits)
+        *ndigits = n;
+    return NUM_OK;
+}
+
+/* A size: DIGITS, optionally followed by one binary unit K, M, G or T
+ * (any case; "KB", "KiB" and a bare "B" for bytes also read as written),
+ * or a percentage of physical memory DIGITS[.DIGITS]%. Nothing else: no
+ * spaces, signs, fractions of a unit, exponents or hexadecimal (strtod
+ * took "1e3", "0x10" and " 64M", review18). Sizes past 2^64 - 1 bytes
+ * are NUM_RANGE. */
+static int size_parse(const char *text, size_t *out)
 {
     const char *s = text;
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!isdigit((unsigned char)*s) && *s != '.')
-        return TERN_ERR_CONFIG;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return TERN_ERR_CONFIG;
-    while (isspace((unsigned char)*end))
-        end++;
-    double mult = 1;
-    if (*end == '%') {
-        mult = (double)phys_mem_bytes() / 100.0;
-        end++;
-    } else if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'B':
-            mult = 1;
-            end--;
-            break;
-        case 'K': mult = 1024.0; break;
-        case 'M': mult = 1024.0 * 1024; break;
-        case 'G': mult = 1024.0 * 1024 * 1024; break;
-        case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
-        default: return TERN_ERR_CONFIG;
+    uint64_t v;
+    int rc = take_digits(&s, &v, NULL);
+    if (rc != NUM_OK)
+        return rc;
+    if (*s == '.' || *s == '%') { /* a percentage, possibly with a fraction */
+        uint64_t den = 100;
+        if (*s == '.') {
+            s++;
+            uint64_t frac;
+            int nf;
+            if ((rc = take_digits(&s, &frac, &nf)) != NUM_OK)
+                return rc;
+            if (*s != '%')
+                return NUM_SYNTAX; /* "1.5G": a fraction only of a percentage */
+            for (int i = 0; i < nf; i++) {
+                if (v > UINT64_MAX / 10 || den > UINT64_MAX / 10)
+                    return NUM_RANGE;
+                v *= 10;
+                den *= 10;
+            }
+            if (v > UINT64_MAX - frac)
+                return NUM_RANGE;
+            v += frac;
         }
-        end++;
-        /* accept K, KB, KiB (all binary) */
-        if (*end == 'i' || *end == 'I')
-            end++;
-        if (*end == 'b' || *end == 'B')
-            end++;
+        if (s[1] != '\0')
+            return NUM_SYNTAX;
+        unsigned __int128 b = (unsigned __int128)phys_mem_bytes() * v / den;
+        if (b > SIZE_MAX)
+            return NUM_RANGE;
+        *out = (size_t)b;
+        return NUM_OK;
     }
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end)
-        return TERN_ERR_CONFIG;
-    double bytes = v * mult;
-    if (bytes >= 18446744073709551615.0)
-        return TERN_ERR_CONFIG;
-    *out = (size_t)bytes;
-    return TERN_OK;
+    unsigned shift = 0;
+    switch (*s) {
+    case '\0': break;
+    case 'B':
+    case 'b':
+        if (s[1] != '\0')
+            return NUM_SYNTAX;
+        s++;
+        break;
+    case 'K':
+    case 'k': shift = 10; break;
+    case 'M':
+    case 'm': shift = 20; break;
+    case 'G':
+    case 'g': shift = 30; break;
+    case 'T':
+    case 't': shift = 40; break;
+    default: return NUM_SYNTAX;
+    }
+    if (shift) {
+        s++;
+        if (*s == 'i' || *s == 'I')
+            s++;
+        if (*s == 'b' || *s == 'B')
+            s++;
+        if (*s != '\0')
+            return NUM_SYNTAX;
+        if (v > (uint64_t)SIZE_MAX >> shift)
+            return NUM_RANGE;
+        v <<= shift;
+    }
+    if (v > SIZE_MAX)
+        return NUM_RANGE;
+    *out = (size_t)v;
+    return NUM_OK;
+}
+
+int tn_cfg_parse_size(const char *text, size_t *out)
+{
+    return size_parse(text, out) == NUM_OK ? TERN_OK : TERN_ERR_CONFIG;
+}
+
+/* An integer: DIGITS, or -DIGITS where negative values are allowed; no
+ * spaces or '+' (strtol skipped leading spaces), within a long. */
+static int int_parse(const char *text, int allow_negative, long *out)
+{
+    const char *s = text;
+    int neg = *s == '-';
+    if (neg)
+        s++;
+    uint64_t v;
+    int rc = take_digits(&s, &v, NULL);
+    if (rc != NUM_OK)
+        return rc;
+    if (*s != '\0')
+        return NUM_SYNTAX;
+    if (neg && !allow_negative)
+        return NUM_NEGATIVE;
+    if (v > (uint64_t)LONG_MAX + (neg ? 1u : 0u))
+        return NUM_RANGE;
+    *out = neg ? (long)(0 - v) : (long)v;
+    return NUM_OK;
+}
+
+/* A number: DIGITS[.DIGITS] (or .DIGITS), with '-' in front where
+ * negative values are allowed; no exponent, hexadecimal, infinity, NaN
+ * or spaces (all of which strtod takes). */
+static int double_parse(const char *text, int allow_negative, double *out)
+{
+    const char *s = text;
+    int neg = *s == '-';
+    if (neg)
+        s++;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            digits++;
+    if (!digits || *s != '\0')
+        return NUM_SYNTAX;
+    if (neg && !allow_negative)
+        return NUM_NEGATIVE;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (errno == ERANGE || !isfinite(v))
+        return NUM_RANGE;
+    *out = v;
+    return NUM_OK;
 }
 
 static int parse_bool(const char *t, int *out)
@@ -134,26 +244,40 @@ static int enum_index(const char *choices, const char *text)
 int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst, char *err,
                  size_t errlen)
 {
-    char *end;
     switch (var->type) {
-    case TN_CFG_SIZE:
-        if (tn_cfg_parse_size(text, (size_t *)dst) == TERN_OK)
+    case TN_CFG_SIZE: {
+        size_t v;
+        int rc = size_parse(text, &v);
+        if (rc == NUM_OK) {
+            *(size_t *)dst = v;
             return TERN_OK;
-        snprintf(err, errlen,
-                 "%s='%s' is not a size: use bytes with an optional unit "
-                 "(4096, 512K, 64M, 2G) or a percentage of memory (10%%)",
-                 var->name, text);
+        }
+        if (rc == NUM_RANGE)
+            snprintf(err, errlen,
+                     "%s='%s' is too large: a size is at most 2^64 - 1 bytes "
+                     "(16777215T and a little more)",
+                     var->name, text);
+        else
+            snprintf(err, errlen,
+                     "%s='%s' is not a size: use whole bytes with an optional unit "
+                     "K, M, G or T (4096, 512K, 64M, 2G), or a percentage of memory "
+                     "(10%%, 0.5%%); no spaces, signs, exponents or fractions of a unit",
+                     var->name, text);
         return TERN_ERR_CONFIG;
+    }
     case TN_CFG_INT: {
-        errno = 0;
-        long v = strtol(text, &end, 10);
-        if (!errno && end != text && *end == '\0' &&
-            (v >= 0 || (var->flags & TN_CFG_SIGNED))) {
+        long v;
+        int rc = int_parse(text, (var->flags & TN_CFG_SIGNED) != 0, &v);
+        if (rc == NUM_OK) {
             *(long *)dst = v;
             return TERN_OK;
         }
-        snprintf(err, errlen, "%s='%s' is not a%s integer", var->name, text,
-                 var->flags & TN_CFG_SIGNED ? "n" : " non-negative");
+        if (rc == NUM_RANGE)
+            snprintf(err, errlen, "%s='%s' is out of range: at most %ld", var->name, text,
+                     LONG_MAX);
+        else
+            snprintf(err, errlen, "%s='%s' is not a%s integer (decimal digits only)",
+                     var->name, text, var->flags & TN_CFG_SIGNED ? "n" : " non-negative");
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_BOOL:
@@ -172,15 +296,16 @@ int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst, char *err
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_DOUBLE: {
-        errno = 0;
-        double v = strtod(text, &end);
-        if (!errno && end != text && *end == '\0' && isfinite(v) &&
-            (v >= 0 || (var->flags & TN_CFG_SIGNED))) {
+        double v;
+        int rc = double_parse(text, (var->flags & TN_CFG_SIGNED) != 0, &v);
+        if (rc == NUM_OK) {
             *(double *)dst = v;
             return TERN_OK;
         }
-        snprintf(err, errlen, "%s='%s' is not a%s number", var->name, text,
-                 var->flags & TN_CFG_SIGNED ? "" : " non-negative");
+        snprintf(err, errlen,
+                 "%s='%s' is not a%s number: use decimal digits with an optional "
+                 "fraction (60, 2.5)",
+                 var->name, text, var->flags & TN_CFG_SIGNED ? "" : " non-negative");
         return TERN_ERR_CONFIG;
     }
     case TN_CFG_STRING: *(const char **)dst = text; return TERN_OK;
@@ -386,8 +511,14 @@ void tn_cfg_write_markdown(FILE *out)
                  "<!-- Generated by `tern-info --markdown` from "
                  "src/base/cfg_vars.h; do not edit. -->\n\n"
                  "Tern is configured only through environment variables. "
-                 "Sizes accept units (`512K`, `64M`, `2G`) or a percentage "
-                 "of physical memory (`10%%`). A bad value stops `tern_init` "
+                 "Sizes are whole bytes with an optional unit K, M, G or T "
+                 "(`4096`, `512K`, `64M`, `2G`; powers of 1024, either case, "
+                 "`KB` and `KiB` read as `K`), or a percentage of physical "
+                 "memory (`10%%`, `0.5%%`). Integers are decimal digits, with "
+                 "a leading `-` only where the variable takes negative values; "
+                 "numbers are digits with an optional fraction (`2.5`). No "
+                 "spaces, `+` signs, exponents (`1e3`) or hexadecimal (`0x10`). "
+                 "A bad value stops `tern_init` "
                  "with a message naming the variable; an unknown `TERN_*` "
                  "name is warned about. `tern-info -c` prints the values in "
                  "force.\n\n"

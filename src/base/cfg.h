@@ -10,8 +10,9 @@
 #include <stdio.h>
 
 typedef enum {
-    TN_CFG_SIZE,   /* bytes: 4096, 512K, 64M, 2G, 1T, or 25% of physical memory */
-    TN_CFG_INT,    /* decimal integer */
+    TN_CFG_SIZE,   /* bytes: 4096, 512K, 64M, 2G, 1T, or 25% (0.5%) of physical
+                      memory; digits only: no spaces, signs, 1e3, 0x10, 1.5G */
+    TN_CFG_INT,    /* decimal digits; a leading '-' only with TN_CFG_SIGNED */
     TN_CFG_BOOL,   /* 0/1, yes/no, on/off, true/false */
     TN_CFG_ENUM,   /* one of the '|'-separated choices; stored as its index */
     TN_CFG_DOUBLE, /* decimal number (seconds where the name says so) */
@@ -74,8 +75,9 @@ const tn_cfg_var_t *tn_cfg_find(const char *name);
 int tn_cfg_parse(const tn_cfg_var_t *var, const char *text, void *dst, char *err,
                  size_t errlen);
 
-/* Parse a size with units ("512K", "64M", "2G", "25%"); TERN_OK or
- * TERN_ERR_CONFIG. */
+/* Parse a size: digits with an optional unit ("512K", "64M", "2G"), or a
+ * percentage of physical memory ("25%", "0.5%"); TERN_OK or
+ * TERN_ERR_CONFIG (bad form, or past 2^64 - 1 bytes). */
 int tn_cfg_parse_size(const char *text, size_t *out);
 
 /* Fill cfg from defaults, then from the environment. Bad values are

@@ -94,7 +94,8 @@ int tn_seg_numa_plan(const tn_topo_t *t, const char *spec, hwloc_const_cpuset_t 
         char *end;
         errno = 0;
         dom = strtol(s + 5, &end, 10);
-        if (errno || end == s + 5 || *end || dom < 0) {
+        /* digits only: strtol also took " 1" and "+1" */
+        if (s[5] < '0' || s[5] > '9' || errno || *end || dom < 0) {
             snprintf(err, errlen,
                      "TERN_SEGMENT_NUMA='%s': bind needs a NUMA domain "
                      "number, as in bind:0 (domains 0 to %d here)",

@@ -17,6 +17,39 @@ expect_fail() {
 }
 
 expect_fail TERN_SEGMENT_SIZE=abc "TERN_SEGMENT_SIZE='abc' is not a size"
+# Numbers are digits (sizes with a unit K/M/G/T, or a percentage): strtod
+# took exponents, hexadecimal and spaces (review18: TERN_SEGMENT_SIZE=1e3
+# ran with a 1000-byte segment), strtol a leading space or '+'. Each kind
+# of variable: trailing garbage, empty, negative, past its type's range.
+# VALUE may hold spaces: expect_bad VAR VALUE NEEDLE.
+expect_bad() {
+  out=$(env "$1=$2" timeout 20 "$ternrun" -n 2 "$hello" 2>&1); rc=$?
+  [ $rc -eq 124 ] && fail "$1='$2': job hung"
+  [ $rc -eq 0 ] && fail "$1='$2': job succeeded"
+  echo "$out" | grep -qF -- "$3" || fail "$1='$2': output lacks '$3': $out"
+  echo "ok: $1='$2' -> $(echo "$out" | grep -m1 -F -- "$3")"
+}
+expect_bad TERN_SEGMENT_SIZE 1e3 "TERN_SEGMENT_SIZE='1e3' is not a size"
+expect_bad TERN_SEGMENT_SIZE 0x1000000 "TERN_SEGMENT_SIZE='0x1000000' is not a size"
+expect_bad TERN_SEGMENT_SIZE " 64M" "TERN_SEGMENT_SIZE=' 64M' is not a size"
+expect_bad TERN_SEGMENT_SIZE "64M " "TERN_SEGMENT_SIZE='64M ' is not a size"
+expect_bad TERN_SEGMENT_SIZE 1.5M "TERN_SEGMENT_SIZE='1.5M' is not a size"
+expect_bad TERN_SEGMENT_SIZE "" "TERN_SEGMENT_SIZE='' is not a size"
+expect_bad TERN_SEGMENT_SIZE 99999999999999999999T "TERN_SEGMENT_SIZE='99999999999999999999T' is too large"
+expect_bad TERN_COLL_EAGER 16Kx "TERN_COLL_EAGER='16Kx' is not a size"
+expect_bad TERN_SPIN_COUNT 1e3 "TERN_SPIN_COUNT='1e3' is not a non-negative integer"
+expect_bad TERN_SPIN_COUNT " 5" "TERN_SPIN_COUNT=' 5' is not a non-negative integer"
+expect_bad TERN_SPIN_COUNT +5 "TERN_SPIN_COUNT='+5' is not a non-negative integer"
+expect_bad TERN_SPIN_COUNT -1 "TERN_SPIN_COUNT='-1' is not a non-negative integer"
+expect_bad TERN_SPIN_COUNT "" "TERN_SPIN_COUNT='' is not a non-negative integer"
+expect_bad TERN_SPIN_COUNT 99999999999999999999 "TERN_SPIN_COUNT='99999999999999999999' is out of range"
+expect_bad TERN_BOOT_TIMEOUT 1e3 "TERN_BOOT_TIMEOUT='1e3' is not a non-negative number"
+expect_bad TERN_BOOT_TIMEOUT " 60" "TERN_BOOT_TIMEOUT=' 60' is not a non-negative number"
+expect_bad TERN_BOOT_TIMEOUT 0x10 "TERN_BOOT_TIMEOUT='0x10' is not a non-negative number"
+expect_bad TERN_SHM " 1" "TERN_SHM=' 1' is not a boolean"
+expect_bad TERN_SHM "" "TERN_SHM='' is not a boolean"
+expect_bad TERN_WAIT_MODE "spin " "TERN_WAIT_MODE='spin ' is not one of"
+expect_bad TERN_SEGMENT_NUMA "bind: 0" "TERN_SEGMENT_NUMA='bind: 0': bind needs a NUMA domain number"
 expect_fail TERN_SEGMENT_SIZE=0 "TERN_SEGMENT_SIZE=0"
 expect_fail TERN_SEGMENT_SIZE=100T "lower TERN_SEGMENT_SIZE"
 expect_fail TERN_SEGMENT_SIZE=150% "lower TERN_SEGMENT_SIZE"
@@ -90,13 +123,10 @@ fi
 
 # The pre-flight check and tern_init agree: tern-info -c exits 1 exactly
 # when the job fails at start-up, with the same message.
-for setting in TERN_SEGMENT_NUMA=bogus TERN_SEGMENT_NUMA=bind:$nnuma \
-    TERN_SEGMENT_NUMA=bind:0 TERN_SEGMENT_NUMA=local TERN_SEGMENT_SIZE=0 \
-    TERN_SEGMENT_SIZE=1M TERN_SEGMENT_SIZE=100T TERN_HUGEPAGES=on TERN_HUGEPAGES=try \
-    TERN_SEGMENT_SIZE=abc TERN_TRACE=/nonexistent/dir/trace TERN_AM_NET_CREDITS=32769 \
-    TERN_AM_NET_CREDITS=32768 TERN_AM_NET_CREDITS=1 TERN_AM_NET_CREDITS=2; do
-  job=$(env $setting timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
-  check=$(env $setting "$info" -c 2>&1 >/dev/null); crc=$?
+# One setting a line (values may hold spaces).
+while IFS= read -r setting; do
+  job=$(env "$setting" timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
+  check=$(env "$setting" "$info" -c 2>&1 >/dev/null); crc=$?
   if [ $jrc -eq 0 ]; then
     [ $crc -eq 0 ] || fail "$setting: tern-info -c says no ($check) but the job ran"
   else
@@ -107,8 +137,41 @@ for setting in TERN_SEGMENT_NUMA=bogus TERN_SEGMENT_NUMA=bind:$nnuma \
     echo "$job" | sed 's/[0-9][0-9.]*/#/g' | grep -qF -- "$msg" ||
       fail "$setting: tern-info -c says '$msg', the job says: $job"
   fi
-  echo "ok: $setting: tern-info -c and tern_init agree ($([ $jrc -eq 0 ] && echo runs || echo fails))"
-done
+  echo "ok: '$setting': tern-info -c and tern_init agree ($([ $jrc -eq 0 ] && echo runs || echo fails))"
+done <<EOF
+TERN_SEGMENT_NUMA=bogus
+TERN_SEGMENT_NUMA=bind:$nnuma
+TERN_SEGMENT_NUMA=bind:0
+TERN_SEGMENT_NUMA=bind: 0
+TERN_SEGMENT_NUMA=local
+TERN_SEGMENT_SIZE=0
+TERN_SEGMENT_SIZE=1M
+TERN_SEGMENT_SIZE=100T
+TERN_HUGEPAGES=on
+TERN_HUGEPAGES=try
+TERN_SEGMENT_SIZE=abc
+TERN_TRACE=/nonexistent/dir/trace
+TERN_AM_NET_CREDITS=32769
+TERN_AM_NET_CREDITS=32768
+TERN_AM_NET_CREDITS=1
+TERN_AM_NET_CREDITS=2
+TERN_SEGMENT_SIZE=1e3
+TERN_SEGMENT_SIZE=0x1000000
+TERN_SEGMENT_SIZE= 64M
+TERN_SEGMENT_SIZE=1.5M
+TERN_SEGMENT_SIZE=
+TERN_SEGMENT_SIZE=99999999999999999999T
+TERN_SEGMENT_SIZE=1%
+TERN_SPIN_COUNT=1e3
+TERN_SPIN_COUNT= 5
+TERN_SPIN_COUNT=-1
+TERN_SPIN_COUNT=99999999999999999999
+TERN_SPIN_COUNT=5
+TERN_BOOT_TIMEOUT=1e3
+TERN_BOOT_TIMEOUT=2.5
+TERN_SHM= 1
+TERN_WAIT_MODE=spin 
+EOF
 
 # A misspelled name is a warning with the nearest name; the job runs.
 out=$(TERN_SEGMEN_SIZE=1M timeout 20 "$ternrun" -n 2 "$hello" 2>&1) || fail "misspelling ended the job: $out"

@@ -119,9 +119,9 @@ static void test_sizes(void)
     size_ok("64m", 64 * M);
     size_ok("1KiB", K);
     size_ok("100B", 100);
-    size_ok("1.5G", 3 * G / 2);
-    size_ok(" 64M ", 64 * M);
     size_ok("16383T", 16383 * T);
+    size_ok("18446744073709551615", SIZE_MAX);
+    size_ok("007", 7);
 
     /* a percentage of physical memory */
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -132,6 +132,12 @@ static void test_sizes(void)
     CHECK(v + 1 >= want && v <= want + 1, "'10%%' gave %zu, expected %zu", v, want);
     CHECK(tn_cfg_parse_size("100%", &v) == TERN_OK && v + 1 >= phys && v <= phys + 1,
           "'100%%' gave %zu, physical memory %zu", v, phys);
+    want = phys / 1000;
+    CHECK(tn_cfg_parse_size("0.1%", &v) == TERN_OK && v + 1 >= want && v <= want + 1,
+          "'0.1%%' gave %zu, expected %zu", v, want);
+    want = phys / 8;
+    CHECK(tn_cfg_parse_size("12.50%", &v) == TERN_OK && v + 1 >= want && v <= want + 1,
+          "'12.50%%' gave %zu, expected %zu", v, want);
 
     /* garbage */
     size_bad("abc");
@@ -149,12 +155,56 @@ static void test_sizes(void)
     size_bad("nan");
     size_bad("inf");
     size_bad(".");
+    /* what strtod took (review18): exponents, hexadecimal, spaces, signs,
+     * fractions of a unit; the documented form is digits and a unit */
+    size_bad("1e3");
+    size_bad("1E3");
+    size_bad("0x10");
+    size_bad("0x10K");
+    size_bad(" 64M");
+    size_bad("64M ");
+    size_bad(" 64M ");
+    size_bad("64 M");
+    size_bad("64M\n");
+    size_bad("\t64");
+    size_bad("+64M");
+    size_bad("1.5G");
+    size_bad("1.5");
+    size_bad("1.");
+    size_bad("%");
+    size_bad(".5%");
+    size_bad("1.%");
+    size_bad("1e2%");
+    size_bad("10%%");
+    size_bad("-10%");
+    size_bad("10 %");
+    size_bad("64BB");
+    size_bad("64KiBB");
     /* overflow: 2^64 bytes and beyond do not fit a size_t */
     size_bad("16777216T");
     size_bad("18446744073709551616");
     size_bad("99999999999999999999999");
     size_bad("1e400");
     size_bad("99999999999T");
+    size_bad("99999999999999999999T");
+    size_ok("16777215T", (size_t)16777215 << 40);
+    size_bad("18446744073709551616K");
+    size_bad("99999999999999999999%");
+    size_bad("1.99999999999999999999%");
+
+    /* tn_cfg_parse names the variable and the value, and says when the
+     * value is too large rather than malformed */
+    const tn_cfg_var_t sv = {"TERN_TEST_SIZE", TN_CFG_SIZE, "0", NULL, "t", 0, 0};
+    char err[512];
+    v = 5;
+    CHECK(tn_cfg_parse(&sv, "1e3", &v, err, sizeof(err)) == TERN_ERR_CONFIG && v == 5 &&
+              strstr(err, "TERN_TEST_SIZE='1e3' is not a size") != NULL,
+          "'1e3': %s", err);
+    CHECK(tn_cfg_parse(&sv, "99999999999999999999T", &v, err, sizeof(err)) ==
+                  TERN_ERR_CONFIG &&
+              v == 5 &&
+              strstr(err, "TERN_TEST_SIZE='99999999999999999999T' is too large"),
+          "'99999999999999999999T': %s", err);
 }
 
 /* tn_cfg_format_size writes the largest exact binary unit, and parsing
@@ -212,7 +262,8 @@ static void test_bool(void)
     const tn_cfg_var_t var = {"TERN_TEST_FLAG", TN_CFG_BOOL, "0", NULL, "test", 0, 0};
     static const char *const yes[] = {"1", "yes", "YES", "on", "On", "true", "TRUE", "y"};
     static const char *const no[] = {"0", "no", "NO", "off", "false", "n"};
-    static const char *const bad[] = {"2", "maybe", "", "yess", "-1", "01"};
+    static const char *const bad[] = {"2",  "maybe", "",   "yess", "-1",
+                                      "01", " 1",    "1 ", "on\n"};
     char err[512];
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
         int v = -1;
@@ -252,8 +303,21 @@ static void test_int_double(void)
     CHECK(tn_cfg_parse(&uv, "-3", &l, err, sizeof(err)) == TERN_ERR_CONFIG &&
               strstr(err, "non-negative") != NULL,
           "unsigned '-3' accepted (%s)", err);
-    static const char *const ibad[] = {"", "abc", "12x", "1.5",
-                                       "99999999999999999999999"};
+    static const char *const ibad[] = {"",
+                                       "abc",
+                                       "12x",
+                                       "1.5",
+                                       "99999999999999999999999",
+                                       " 5",
+                                       "5 ",
+                                       "+5",
+                                       "0x10",
+                                       "1e3",
+                                       "-",
+                                       "--1",
+                                       "- 1",
+                                       "9223372036854775808",
+                                       "-9223372036854775809"};
     for (size_t i = 0; i < sizeof(ibad) / sizeof(ibad[0]); i++) {
         l = 7;
         CHECK(tn_cfg_parse(&iv, ibad[i], &l, err, sizeof(err)) == TERN_ERR_CONFIG &&
@@ -261,10 +325,28 @@ static void test_int_double(void)
               "'%s' accepted as an integer", ibad[i]);
         CHECK(strstr(err, "TERN_TEST_INT") != NULL, "message: %s", err);
     }
+    CHECK(tn_cfg_parse(&iv, "9223372036854775807", &l, err, sizeof(err)) == TERN_OK &&
+              l == 9223372036854775807L,
+          "LONG_MAX gave %ld", l);
+    CHECK(tn_cfg_parse(&iv, "-9223372036854775808", &l, err, sizeof(err)) == TERN_OK &&
+              l == -9223372036854775807L - 1,
+          "LONG_MIN gave %ld", l);
+    CHECK(tn_cfg_parse(&uv, "-0", &l, err, sizeof(err)) == TERN_ERR_CONFIG,
+          "unsigned '-0' accepted");
+    CHECK(tn_cfg_parse(&uv, "99999999999999999999", &l, err, sizeof(err)) ==
+                  TERN_ERR_CONFIG &&
+              strstr(err, "TERN_TEST_COUNT='99999999999999999999' is out of range"),
+          "overflow: %s", err);
     double d = 0;
     CHECK(tn_cfg_parse(&dv, "2.5", &d, err, sizeof(err)) == TERN_OK && d == 2.5,
           "'2.5' gave %g", d);
-    static const char *const dbad[] = {"", "abc", "5s", "1e999", "nan", "inf", "-1"};
+    CHECK(tn_cfg_parse(&dv, ".5", &d, err, sizeof(err)) == TERN_OK && d == 0.5,
+          "'.5' gave %g", d);
+    CHECK(tn_cfg_parse(&dv, "60", &d, err, sizeof(err)) == TERN_OK && d == 60,
+          "'60' gave %g", d);
+    static const char *const dbad[] = {"",   "abc", "5s",    "1e999",   "nan", "inf",
+                                       "-1", "1e3", "0x10",  " 5",      "5 ",  "+5",
+                                       ".",  "-",   "1.2.3", "infinity"};
     for (size_t i = 0; i < sizeof(dbad) / sizeof(dbad[0]); i++) {
         d = 7;
         CHECK(tn_cfg_parse(&dv, dbad[i], &d, err, sizeof(err)) == TERN_ERR_CONFIG &&
@@ -296,7 +378,8 @@ static void test_enum(void)
     CHECK(tn_cfg_parse(v, "YIELD", &cfg.wait_mode, err, sizeof(err)) == TERN_OK &&
               cfg.wait_mode == 2,
           "choices are case-insensitive");
-    static const char *const bad[] = {"fast", "", "yiel", "yieldd", "auto|spin", "spin "};
+    static const char *const bad[] = {"fast",      "",      "yiel",  "yieldd",
+                                      "auto|spin", "spin ", " spin", "spin\n"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cfg.wait_mode = 3;
         err[0] = '\0';

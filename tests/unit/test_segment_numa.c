@@ -80,6 +80,9 @@ static void test_tables(void)
         bad(t, "bind:x", "bind needs a NUMA domain number", NULL);
         bad(t, "bind:-1", "bind needs a NUMA domain number", NULL);
         bad(t, "bind:1x", "bind needs a NUMA domain number", NULL);
+        /* strtol skipped the space and the sign: bind:1 was taken */
+        bad(t, "bind: 1", "bind needs a NUMA domain number", NULL);
+        bad(t, "bind:+1", "bind needs a NUMA domain number", NULL);
         bad(t, "interleaved", "is not one of interleave, local, bind:N", NULL);
         bad(t, "LOCAL", "is not one of", NULL);
         tn_topo_destroy(t);
