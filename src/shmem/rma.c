@@ -85,6 +85,14 @@ const char *tshmem_sym_ranges(void)
 
 /* ---- contiguous transfers ------------------------------------------------------- */
 
+/* A transfer of zero elements moves nothing and touches neither address:
+ * the specification supports null pointers with a zero count (1.6,
+ * "Undefined Behavior in OpenSHMEM": "len is 0, pointer is null:
+ * supported"), so the helpers below return before Tern's range checks,
+ * which refuse even an empty range outside the segment. The strided ones
+ * return on zero blocks likewise. The inline paths of shmem.h send a null
+ * symmetric address here (it is outside the heap). */
+
 /* Blocking put. The specification asks only for local completion (source
  * reusable). Mapped PEs: a copy, complete when it returns. Network PEs: an
  * nbi put synced locally; fence, quiet and barriers complete it remotely
@@ -94,6 +102,8 @@ static inline void put_(shmem_ctx_t ctx, void *dest, const void *src, size_t nel
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
     size_t n = tshmem_rma_args(call, pe, nelems, es);
+    if (TSHMEM_UNLIKELY(n == 0))
+        return; /* any addresses, NULL too (above) */
     if (TSHMEM_UNLIKELY(tshmem_g.debug))
         tshmem_rma_debug_check(call, pe, dest, src, n);
     void *r = tshmem_remote(pe, dest);
@@ -114,6 +124,8 @@ static inline void get_(shmem_ctx_t ctx, void *dest, const void *src, size_t nel
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
     size_t n = tshmem_rma_args(call, pe, nelems, es);
+    if (TSHMEM_UNLIKELY(n == 0))
+        return; /* any addresses, NULL too (above) */
     if (TSHMEM_UNLIKELY(tshmem_g.debug))
         tshmem_rma_debug_check(call, pe, src, dest, n);
     int rc = tern_ctx_get(t, dest, pe, tshmem_remote(pe, src), n, 0);
@@ -126,6 +138,8 @@ static inline void put_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
     size_t n = tshmem_rma_args(call, pe, nelems, es);
+    if (TSHMEM_UNLIKELY(n == 0))
+        return; /* any addresses, NULL too (above) */
     if (TSHMEM_UNLIKELY(tshmem_g.debug))
         tshmem_rma_debug_check(call, pe, dest, src, n);
     int rc = tern_ctx_put_nbi(t, pe, tshmem_remote(pe, dest), src, n, 0);
@@ -138,6 +152,8 @@ static inline void get_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t
 {
     tern_ctx_t t = tshmem_tctx(ctx, call);
     size_t n = tshmem_rma_args(call, pe, nelems, es);
+    if (TSHMEM_UNLIKELY(n == 0))
+        return; /* any addresses, NULL too (above) */
     if (TSHMEM_UNLIKELY(tshmem_g.debug))
         tshmem_rma_debug_check(call, pe, src, dest, n);
     int rc = tern_ctx_get_nbi(t, dest, pe, tshmem_remote(pe, src), n, 0);

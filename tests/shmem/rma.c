@@ -359,6 +359,23 @@ static void test_mem(unsigned char *sym, size_t cap)
     /* zero bytes: nothing happens */
     shmem_putmem(sym, src, 0, right);
     shmem_getmem(got, sym, 0, right);
+    /* zero elements with null addresses: no-ops (1.6, "Undefined Behavior":
+     * "len is 0, pointer is null: supported"); before, each ended the job
+     * ("not a symmetric address") */
+    shmem_putmem(NULL, NULL, 0, right);
+    shmem_getmem(NULL, NULL, 0, right);
+    shmem_putmem_nbi(NULL, NULL, 0, right);
+    shmem_getmem_nbi(NULL, NULL, 0, right);
+    shmem_ctx_putmem(ctx, NULL, NULL, 0, right);
+    shmem_ctx_getmem_nbi(ctx, NULL, NULL, 0, right);
+    shmem_long_put(NULL, NULL, 0, right);
+    shmem_double_get(NULL, NULL, 0, right);
+    shmem_put32_nbi(NULL, NULL, 0, right);
+    shmem_ctx_get64(ctx, NULL, NULL, 0, right);
+    shmem_int_iput(NULL, NULL, 1, 1, 0, right);
+    shmem_int_iget(NULL, NULL, 1, 1, 0, right);
+    shmem_quiet();
+    shmem_ctx_quiet(ctx);
     free(src);
     free(got);
 }
