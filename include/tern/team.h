@@ -88,8 +88,10 @@ TERN_API tern_status_t tern_team_barrier_nb(tern_team_t team, tern_event_t *done
  * every member, root included (OpenSHMEM 1.5). dest and src are symmetric;
  * dest may equal src on the root. As in OpenSHMEM, dest must not be in use
  * by the caller while a member may write it (the collective waits for each
- * member to enter before writing its dest). Returns TERN_OK,
- * TERN_ERR_INVALID (bad team, root, NULL or non-segment buffer: named). */
+ * member to enter before writing its dest). A buffer of zero bytes may be
+ * NULL, here and in every collective below (OpenSHMEM's zero-length
+ * collectives pass NULL). Returns TERN_OK, TERN_ERR_INVALID (bad team,
+ * root, NULL or non-segment buffer: named). */
 TERN_API tern_status_t tern_broadcast(tern_team_t team, void *dest, const void *src,
                                       size_t nbytes, int root);
 

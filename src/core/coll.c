@@ -15,8 +15,11 @@
 int tn_coll_check_buf(const char *call, const char *what, const void *p, size_t n)
 {
     uintptr_t b = (uintptr_t)tn_core.seg.data, a = (uintptr_t)p;
+    if (!p && !n)
+        return TERN_OK; /* nothing to touch: NULL is fine (OpenSHMEM's zero-length
+                           collectives pass it) */
     if (!p)
-        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL", what);
+        return tn_core_fail(TERN_ERR_INVALID, call, "%s is NULL with %zu bytes", what, n);
     if (a >= b && a - b <= tn_core.seg.size && n <= tn_core.seg.size - (a - b))
         return TERN_OK;
     if (tn_core_region(tn_core.rank, a, n) == TN_REGION_STATIC)
@@ -328,6 +331,8 @@ tern_status_t tern_fcollect(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, nbytes))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    if (nbytes == 0)
+        return TERN_OK; /* the same on every member: nothing to exchange */
     if (t->all_mapped && nbytes <= TN_COLL_FAST) {
         tn_coll_node_gather(t, dest, src, nbytes, 0, nbytes);
         return TERN_OK;
@@ -414,6 +419,8 @@ tern_status_t tern_alltoall(tern_team_t team, void *dest, const void *src, size_
         return rc;
     if (overlap(dest, total, src, total))
         return tn_core_fail(TERN_ERR_INVALID, call, "dest and src overlap");
+    if (nbytes == 0)
+        return TERN_OK; /* the same on every member: nothing to exchange */
     if (t->all_mapped && total <= TN_COLL_FAST) {
         tn_coll_node_gather(t, dest, src, total, (size_t)t->rank * nbytes, nbytes);
         return TERN_OK;

@@ -308,7 +308,7 @@ int tn_coll_allreduce(tn_cteam_t *t, void *dest, const void *src, size_t count, 
     size_t es = type_size[type];
     int n = t->size;
     if (n == 1 || count == 0) {
-        if (dest != src)
+        if (dest != src && count) /* count 0: either may be NULL */
             memcpy(dest, src, count * es);
         return TERN_OK;
     }

@@ -290,6 +290,71 @@ static void active_set(void)
     active_set_broadcasts();
 }
 
+/* Collectives of zero elements with NULL buffers: supported (1.6,
+ * "Undefined Behavior": "len is 0, pointer is null: supported"); each
+ * returns 0 and leaves the team usable. Before, every one returned
+ * nonzero ("dest is NULL"). collect also with some PEs contributing
+ * nothing and others one element (source symmetric: the other PEs read
+ * it at their own address of it). Active sets: the whole
+ * world (inline path) and PEs 1.. (the active-set path). */
+static void zero_length(shmem_team_t t, const char *what)
+{
+    CHECK(shmem_long_broadcast(t, NULL, NULL, 0, 0) == 0, "%s: broadcast of 0", what);
+    CHECK(shmem_broadcastmem(t, NULL, NULL, 0, 0) == 0, "%s: broadcastmem of 0", what);
+    CHECK(shmem_int_collect(t, NULL, NULL, 0) == 0, "%s: collect of 0", what);
+    CHECK(shmem_long_fcollect(t, NULL, NULL, 0) == 0, "%s: fcollect of 0", what);
+    CHECK(shmem_fcollectmem(t, NULL, NULL, 0) == 0, "%s: fcollectmem of 0", what);
+    CHECK(shmem_int_alltoall(t, NULL, NULL, 0) == 0, "%s: alltoall of 0", what);
+    CHECK(shmem_long_alltoalls(t, NULL, NULL, 1, 1, 0) == 0, "%s: alltoalls of 0", what);
+    CHECK(shmem_int_sum_reduce(t, NULL, NULL, 0) == 0, "%s: sum of 0", what);
+    CHECK(shmem_uint_xor_reduce(t, NULL, NULL, 0) == 0, "%s: xor of 0", what);
+    CHECK(shmem_double_max_reduce(t, NULL, NULL, 0) == 0, "%s: max of 0", what);
+    CHECK(shmem_complexd_prod_reduce(t, NULL, NULL, 0) == 0, "%s: complex prod of 0",
+          what);
+    CHECK(shmem_long_sum_inscan(t, NULL, NULL, 0) == 0, "%s: inscan of 0", what);
+    /* collect: the even team PEs give one element, the odd ones none */
+    int tme = shmem_team_my_pe(t), tn = shmem_team_n_pes(t);
+    for (int i = 0; i <= tn; i++)
+        dst[i] = -1;
+    src[0] = 7000 + me;
+    shmem_team_sync(t);
+    CHECK(shmem_long_collect(t, dst, src, tme % 2 ? 0 : 1) == 0, "%s: collect of 1 and 0",
+          what);
+    for (int p = 0; p < tn; p += 2)
+        CHECK(dst[p / 2] == 7000 + world_of(t, p), "%s: collect of 1 and 0: [%d]=%ld",
+              what, p / 2, dst[p / 2]);
+    CHECK(dst[(tn + 1) / 2] == -1, "%s: collect of 1 and 0 wrote past its total", what);
+    shmem_team_sync(t);
+    CHECK(shmem_long_sum_reduce(t, dst, src, 1) == 0, "%s: a reduction after", what);
+}
+
+static void zero_length_aset(void)
+{
+    static long ps[SHMEM_REDUCE_SYNC_SIZE]; /* BCAST, COLLECT, ALLTOALL sizes too */
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        ps[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    for (int sub = 0; sub < 2; sub++) {
+        int start = sub, size = npes - sub;
+        if (size >= 1 && me >= start) {
+            shmem_broadcast64(NULL, NULL, 0, 0, start, 0, size, ps);
+            shmem_sync(start, 0, size, ps);
+            shmem_fcollect32(NULL, NULL, 0, start, 0, size, ps);
+            shmem_sync(start, 0, size, ps);
+            shmem_collect64(NULL, NULL, 0, start, 0, size, ps);
+            shmem_sync(start, 0, size, ps);
+            shmem_alltoall64(NULL, NULL, 0, start, 0, size, ps);
+            shmem_sync(start, 0, size, ps);
+            shmem_long_sum_to_all(NULL, NULL, 0, start, 0, size, NULL, ps);
+            shmem_sync(start, 0, size, ps);
+            for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+                CHECK(ps[i] == SHMEM_SYNC_VALUE,
+                      "zero-length active set %d..: pSync restored", start);
+        }
+        shmem_barrier_all();
+    }
+}
+
 int main(void)
 {
     shmem_init();
@@ -313,6 +378,9 @@ int main(void)
     for (long r = 0; r < rounds; r++)
         check_team(SHMEM_TEAM_WORLD, "world");
     check_team(SHMEM_TEAM_SHARED, "shared");
+    zero_length(SHMEM_TEAM_WORLD, "world");
+    zero_length(SHMEM_TEAM_SHARED, "shared");
+    zero_length_aset();
     splits();
     active_set();
     shmem_free(dst);
