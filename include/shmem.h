@@ -383,12 +383,11 @@ TSHMEM_API void shmem_sync_all(void);
                                                    int cmp, const T *cmp_values);
 TSHMEM_AMO_STD_TYPES(TSHMEM_DECL_P2P_)
 
+/* short and unsigned short: wait_until and test deprecated (1.5); the
+ * all/any/some/vector forms are Sandia OpenSHMEM's, kept for its programs */
+TSHMEM_DECL_P2P_(short, short)
+TSHMEM_DECL_P2P_(unsigned short, ushort)
 /* deprecated (1.4 and 1.5) */
-TSHMEM_API void shmem_short_wait_until(short *ivar, int cmp, short cmp_value);
-TSHMEM_API void shmem_ushort_wait_until(unsigned short *ivar, int cmp,
-                                        unsigned short cmp_value);
-TSHMEM_API int shmem_short_test(short *ivar, int cmp, short cmp_value);
-TSHMEM_API int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
 TSHMEM_API void shmem_wait(long *ivar, long cmp_value);
 TSHMEM_API void shmem_short_wait(short *ivar, short cmp_value);
 TSHMEM_API void shmem_int_wait(int *ivar, int cmp_value);
@@ -574,17 +573,9 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
         default: TSHMEM_RMA_SEL_(, op, TSHMEM_ELEM_NOCTX_(TSHMEM_ARG1_(__VA_ARGS__, 0)))) \
     (__VA_ARGS__)
 
-/* The point-to-point routines: the standard AMO types; wait_until and
- * test also take the deprecated short and unsigned short. */
-#define TSHMEM_P2P_SEL_(op, e)                                                           \
-    _Generic((e),                                                                        \
-        int: shmem_int_##op,                                                             \
-        long: shmem_long_##op,                                                           \
-        long long: shmem_longlong_##op,                                                  \
-        unsigned int: shmem_uint_##op,                                                   \
-        unsigned long: shmem_ulong_##op,                                                 \
-        unsigned long long: shmem_ulonglong_##op,                                        \
-        default: TSHMEM_BAD_TYPE_)
+/* The point-to-point routines: the standard AMO types, and short and
+ * unsigned short (deprecated for wait_until and test; Sandia OpenSHMEM's
+ * for the others). */
 #define TSHMEM_P2P_SEL_SHORT_(op, e)                                                     \
     _Generic((e),                                                                        \
         short: shmem_short_##op,                                                         \
@@ -609,6 +600,28 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
         int: shmem_int32_##op,                                                           \
         long: shmem_int64_##op,                                                          \
         default: TSHMEM_BAD_TYPE_)
+/* The sum and product reductions and the scans: the types of
+ * TSHMEM_RMA_SEL_ and the two complex types ("integer, real, or complex
+ * types supported for the SUM operation", 1.6 Table teamreducetypes). */
+#define TSHMEM_ARITH_SEL_(op, e)                                                         \
+    _Generic((e),                                                                        \
+        float: shmem_float_##op,                                                         \
+        double: shmem_double_##op,                                                       \
+        long double: shmem_longdouble_##op,                                              \
+        char: shmem_char_##op,                                                           \
+        signed char: shmem_schar_##op,                                                   \
+        short: shmem_short_##op,                                                         \
+        int: shmem_int_##op,                                                             \
+        long: shmem_long_##op,                                                           \
+        long long: shmem_longlong_##op,                                                  \
+        unsigned char: shmem_uchar_##op,                                                 \
+        unsigned short: shmem_ushort_##op,                                               \
+        unsigned int: shmem_uint_##op,                                                   \
+        unsigned long: shmem_ulong_##op,                                                 \
+        unsigned long long: shmem_ulonglong_##op,                                        \
+        double _Complex: shmem_complexd_##op,                                            \
+        float _Complex: shmem_complexf_##op,                                             \
+        default: TSHMEM_BAD_TYPE_)
 /* clang-format on */
 
 #define shmem_put(...)     TSHMEM_RMA_GENERIC_(put, __VA_ARGS__)
@@ -629,27 +642,29 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
     TSHMEM_P2P_SEL_SHORT_(wait_until, *(ivar))(ivar, __VA_ARGS__)
 #define shmem_test(ivar, ...) TSHMEM_P2P_SEL_SHORT_(test, *(ivar))(ivar, __VA_ARGS__)
 #define shmem_wait_until_all(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_all, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_all, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_wait_until_any(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_any, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_any, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_wait_until_some(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_some, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_some, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_wait_until_all_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_all_vector, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_all_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_wait_until_any_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_any_vector, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_any_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_wait_until_some_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(wait_until_some_vector, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_test_all(ivars, ...) TSHMEM_P2P_SEL_(test_all, *(ivars))(ivars, __VA_ARGS__)
-#define shmem_test_any(ivars, ...) TSHMEM_P2P_SEL_(test_any, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(wait_until_some_vector, *(ivars))(ivars, __VA_ARGS__)
+#define shmem_test_all(ivars, ...) \
+    TSHMEM_P2P_SEL_SHORT_(test_all, *(ivars))(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...) \
+    TSHMEM_P2P_SEL_SHORT_(test_any, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_some(ivars, ...) \
-    TSHMEM_P2P_SEL_(test_some, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(test_some, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_all_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(test_all_vector, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(test_all_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_any_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(test_any_vector, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(test_any_vector, *(ivars))(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) \
-    TSHMEM_P2P_SEL_(test_some_vector, *(ivars))(ivars, __VA_ARGS__)
+    TSHMEM_P2P_SEL_SHORT_(test_some_vector, *(ivars))(ivars, __VA_ARGS__)
 
 /* Collectives and reductions on the element type of dest. */
 #define shmem_broadcast(team, dest, ...) \
@@ -673,13 +688,13 @@ extern int tshmem_unsupported_argument_type_for_this_generic_routine;
 #define shmem_min_reduce(team, dest, ...) \
     TSHMEM_RMA_SEL_(, min_reduce, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_sum_reduce(team, dest, ...) \
-    TSHMEM_RMA_SEL_(, sum_reduce, *(dest))(team, dest, __VA_ARGS__)
+    TSHMEM_ARITH_SEL_(sum_reduce, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_prod_reduce(team, dest, ...) \
-    TSHMEM_RMA_SEL_(, prod_reduce, *(dest))(team, dest, __VA_ARGS__)
+    TSHMEM_ARITH_SEL_(prod_reduce, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_sum_inscan(team, dest, ...) \
-    TSHMEM_RMA_SEL_(, sum_inscan, *(dest))(team, dest, __VA_ARGS__)
+    TSHMEM_ARITH_SEL_(sum_inscan, *(dest))(team, dest, __VA_ARGS__)
 #define shmem_sum_exscan(team, dest, ...) \
-    TSHMEM_RMA_SEL_(, sum_exscan, *(dest))(team, dest, __VA_ARGS__)
+    TSHMEM_ARITH_SEL_(sum_exscan, *(dest))(team, dest, __VA_ARGS__)
 
 /* The AMOs: the extended types (float and double too), the standard
  * types, and the bitwise types, whose int and long are int32_t and

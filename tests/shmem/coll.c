@@ -121,6 +121,29 @@ static void check_team(shmem_team_t t, const char *what)
     CHECK(cd[3] == csum, "%s: complex sum", what);
     CHECK(shmem_complexd_prod_reduce(t, cd, cs, 4) == 0 && cd[2] == cprod,
           "%s: complex prod", what);
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+    !defined(__STDC_NO_COMPLEX__)
+    /* the C11 generic sum, prod and scans take both complex types (1.6:
+     * "integer, real, or complex types"); they failed to compile before */
+    memset(cd, 0, 4 * sizeof(*cd));
+    CHECK(shmem_sum_reduce(t, cd, cs, 4) == 0 && cd[1] == csum,
+          "%s: generic complexd sum", what);
+    CHECK(shmem_prod_reduce(t, cd, cs, 4) == 0 && cd[3] == cprod,
+          "%s: generic complexd prod", what);
+    float _Complex *fs = (float _Complex *)src, *fd = fs + 4, fin = 0, fex = 0;
+    for (int i = 0; i < 4; i++)
+        fs[i] = (me + 1) + 2.0f * I;
+    for (int p = 0; p < tme; p++)
+        fex += (world_of(t, p) + 1) + 2.0f * I;
+    fin = fex + (me + 1) + 2.0f * I;
+    shmem_team_sync(t);
+    CHECK(shmem_sum_inscan(t, fd, fs, 4) == 0 && fd[2] == fin,
+          "%s: generic complexf inscan", what);
+    CHECK(shmem_sum_exscan(t, fd, fs, 4) == 0 && (tme == 0 || fd[0] == fex),
+          "%s: generic complexf exscan", what);
+    CHECK(shmem_sum_reduce(t, fd, fs, 4) == 0 && fd[3] == (float _Complex)csum + I * tn,
+          "%s: generic complexf sum", what);
+#endif
     /* scans over team order */
     for (int i = 0; i < N; i++)
         src[i] = (long)(tme + 1) * (i + 1);

@@ -115,6 +115,10 @@ static int me, n, right, left;
         shmem_barrier_all();                                                             \
     }
 TSHMEM_AMO_STD_TYPES(TEST_P2P)
+/* short and unsigned short: every form too (Sandia OpenSHMEM's tests call
+ * the all/any/some ones; they were not there before) */
+TEST_P2P(short, short)
+TEST_P2P(unsigned short, ushort)
 
 static void test_deprecated(void *buf)
 {
@@ -177,6 +181,15 @@ static void test_generic(void *buf)
               shmem_test_any_vector(a, 1, NULL, SHMEM_CMP_EQ, av) == 0 &&
               shmem_test_some_vector(a, 1, idx, NULL, SHMEM_CMP_EQ, av) == 1,
           "generic tests");
+    unsigned short *us = (unsigned short *)(s + 4);
+    *us = 14;
+    shmem_wait_until_all(s, 1, NULL, SHMEM_CMP_EQ, (short)13);
+    CHECK(shmem_wait_until_any(us, 1, NULL, SHMEM_CMP_EQ, (unsigned short)14) == 0 &&
+              shmem_wait_until_some(s, 1, idx, NULL, SHMEM_CMP_EQ, (short)13) == 1 &&
+              shmem_test_all(us, 1, NULL, SHMEM_CMP_EQ, (unsigned short)14) == 1 &&
+              shmem_test_any(s, 1, NULL, SHMEM_CMP_EQ, (short)13) == 0 &&
+              shmem_test_some(us, 1, idx, NULL, SHMEM_CMP_EQ, (unsigned short)14) == 1,
+          "generic short/ushort all/any/some");
     shmem_barrier_all();
 }
 #endif
@@ -193,6 +206,8 @@ int main(void)
     CHECK(buf != NULL, "shmem_malloc");
 #define RUN_P2P(T, N) test_##N(buf);
     TSHMEM_AMO_STD_TYPES(RUN_P2P)
+    test_short(buf);
+    test_ushort(buf);
     test_deprecated(buf);
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
     test_generic(buf);
