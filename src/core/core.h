@@ -169,6 +169,12 @@ int tn_core_xports_init(const int *node_of, const int *view_of);
 /* Claims the control-area space of the transports this job will create
  * (before the segment exists; after the node map). */
 int tn_core_xports_plan(tn_ctrl_space_t *space);
+/* Bytes of control area the transports claim (as tn_core_xports_plan
+ * does) in a job of node_ranks ranks on this one node, with the TERN_*
+ * values in tn_cfg: the shared-memory message queues, which grow with
+ * TERN_AM_SHM_QUEUE, TERN_AM_MEDIUM_MAX and the ranks per node. For
+ * tern-info -c, before any job exists. */
+size_t tn_core_xports_ctrl_bytes(int node_ranks);
 void tn_core_xports_destroy(void);
 /* The transports and how many ranks each serves, and the line each gives
  * about itself, for the start-up report. */

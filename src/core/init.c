@@ -122,7 +122,7 @@ static int create_segment(void)
         .ctrl_size = tn_core.ctrl.used,
         /* what makes it large: the shared-memory message queues (one per
          * rank of the largest node), xport/shm/shm_msg.c */
-        .ctrl_names = "TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX",
+        .ctrl_names = TN_CFG_CTRL_NAMES,
         .hugepages = tn_cfg.hugepages,
         .faultin = tn_cfg.segment_faultin,
         .threads = (int)tn_cfg.faultin_threads,

@@ -88,10 +88,16 @@ static unsigned reach_in_job(void)
     return r;
 }
 
+/* Whether a job whose ranks see the classes reach creates entry e. */
+static int created_in(const tn_xport_entry_t *e, unsigned reach)
+{
+    return e->when == TN_CREATE_ALWAYS || (e->reach & reach);
+}
+
 /* Whether this job creates entry e (the same answer on every rank). */
 static int created(const tn_xport_entry_t *e)
 {
-    return e->when == TN_CREATE_ALWAYS || (e->reach & reach_in_job());
+    return created_in(e, reach_in_job());
 }
 
 int tn_core_xports_plan(tn_ctrl_space_t *space)
@@ -110,6 +116,22 @@ int tn_core_xports_plan(tn_ctrl_space_t *space)
             tn_core.xport_ctrl[i] = tn_ctrl_alloc(space, e->ctrl_bytes(largest), 64);
     }
     return TERN_OK;
+}
+
+size_t tn_core_xports_ctrl_bytes(int node_ranks)
+{
+    /* TERN_SHM=0 makes every rank a node of its own (core/nodes.c) */
+    int largest = tn_cfg.shm && node_ranks > 1 ? node_ranks : 1;
+    unsigned reach = TN_REACH_SELF;
+    if (node_ranks > 1)
+        reach |= tn_cfg.shm ? TN_REACH_NODE : TN_REACH_NET;
+    tn_ctrl_space_t space = {0};
+    for (size_t i = 0; i < tn_xport_count(); i++) {
+        const tn_xport_entry_t *e = tn_xport_entry(i);
+        if (created_in(e, reach) && e->ctrl_bytes)
+            tn_ctrl_alloc(&space, e->ctrl_bytes(largest), 64);
+    }
+    return space.used;
 }
 
 static int create_all(tn_xport_job_t *job)

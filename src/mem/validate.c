@@ -54,6 +54,8 @@ static int add(tn_cfg_issues_t *out, const char *name, int status, const char *f
 /* Which variable a tn_seg_plan message is about. */
 static const char *seg_culprit(const char *msg)
 {
+    if (strstr(msg, "of control area per rank"))
+        return "TERN_AM_SHM_QUEUE"; /* check_memory names TN_CFG_CTRL_NAMES */
     if (strncmp(msg, "TERN_SEGMENT_NUMA", 17) == 0)
         return "TERN_SEGMENT_NUMA";
     if (strncmp(msg, "TERN_HUGEPAGES", 14) == 0)
@@ -89,6 +91,12 @@ static int check_trace(const char *pattern, tn_cfg_issues_t *out)
 
 int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *out)
 {
+    return tn_cfg_validate_ctrl(cfg, local_ranks, 0, NULL, out);
+}
+
+int tn_cfg_validate_ctrl(const tn_config_t *cfg, int local_ranks, size_t ctrl_bytes,
+                         const char *ctrl_names, tn_cfg_issues_t *out)
+{
     if (out)
         out->n = 0;
     int first = TERN_OK;
@@ -98,7 +106,8 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
      * culprit, the plan is made again with that variable made harmless. */
     tn_seg_opts_t o = {
         .size = cfg->segment_size,
-        .ctrl_size = 0, /* one page, as tern_init's control area */
+        .ctrl_size = ctrl_bytes, /* 0: one page */
+        .ctrl_names = ctrl_names,
         .hugepages = cfg->hugepages,
         .faultin = cfg->segment_faultin,
         .local_ranks = local_ranks > 0 ? local_ranks : 1,
@@ -119,6 +128,8 @@ int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *ou
             o.numa = "interleave";
         else if (strcmp(who, "TERN_HUGEPAGES") == 0)
             o.hugepages = TN_HUGE_TRY;
+        else if (strcmp(who, "TERN_AM_SHM_QUEUE") == 0)
+            o.ctrl_size = 0;
         else /* its default, so that the other checks still mean something */
             tn_cfg_parse_size(tn_cfg_find("TERN_SEGMENT_SIZE")->def, &o.size);
     }

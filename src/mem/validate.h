@@ -33,6 +33,18 @@ typedef struct tn_cfg_issues {
  * NULL). Returns TERN_OK or the status of the first problem. */
 int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *out);
 
+/* The same, with ctrl_bytes of control area in each segment (what the
+ * transports will claim there, known above this layer: tern-info -c asks
+ * tn_core_xports_ctrl_bytes), named by ctrl_names in messages
+ * ("TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"): the memory check is
+ * tn_seg_plan's, as at tern_init's segment creation. */
+int tn_cfg_validate_ctrl(const tn_config_t *cfg, int local_ranks, size_t ctrl_bytes,
+                         const char *ctrl_names, tn_cfg_issues_t *out);
+
+/* The variables that size the control area, as tern_init's messages name
+ * them (the first is the one an issue is filed under). */
+#define TN_CFG_CTRL_NAMES "TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX"
+
 /* tern_init's first step: parse the TERN_* variables into cfg
  * (tn_cfg_load) and validate them for one rank, logging each problem and
  * a closing line that points to tern-info -c. Returns TERN_OK,

@@ -121,12 +121,15 @@ if [ $huge = 0 ]; then
     fail "TERN_HUGEPAGES=on: tern_init did not return TERN_ERR_NOMEM: $out"
 fi
 
-# The pre-flight check and tern_init agree: tern-info -c exits 1 exactly
-# when the job fails at start-up, with the same message.
+# The pre-flight check and tern_init agree: tern-info -c -n 2 exits 1
+# exactly when the 2-rank job fails at start-up, with the same message.
+# TERN_AM_SHM_QUEUE=1T and TERN_AM_MEDIUM_MAX=1T: the shared-memory
+# queues in the control area, which -c did not count (it said yes, every
+# job said no).
 # One setting a line (values may hold spaces).
 while IFS= read -r setting; do
   job=$(env "$setting" timeout 20 "$ternrun" -n 2 "$hello" 2>&1); jrc=$?
-  check=$(env "$setting" "$info" -c 2>&1 >/dev/null); crc=$?
+  check=$(env "$setting" "$info" -c -n 2 2>&1 >/dev/null); crc=$?
   if [ $jrc -eq 0 ]; then
     [ $crc -eq 0 ] || fail "$setting: tern-info -c says no ($check) but the job ran"
   else
@@ -171,7 +174,20 @@ TERN_BOOT_TIMEOUT=1e3
 TERN_BOOT_TIMEOUT=2.5
 TERN_SHM= 1
 TERN_WAIT_MODE=spin 
+TERN_AM_SHM_QUEUE=1T
+TERN_AM_MEDIUM_MAX=1T
+TERN_AM_SHM_QUEUE=64K
 EOF
+# Also for one rank (the checker's default): its segment holds a queue too.
+for setting in TERN_AM_SHM_QUEUE=1T TERN_AM_MEDIUM_MAX=1T; do
+  check=$(env $setting "$info" -c 2>&1 >/dev/null) &&
+    fail "$setting: tern-info -c (1 rank) accepts it: $check"
+  echo "$check" | grep -q "lower TERN_SEGMENT_SIZE or TERN_AM_SHM_QUEUE or TERN_AM_MEDIUM_MAX" ||
+    fail "$setting: tern-info -c does not name the queues: $check"
+  job=$(env $setting timeout 20 "$ternrun" -n 1 "$hello" 2>&1) &&
+    fail "$setting: a 1-rank job ran: $job"
+  echo "ok: $setting refused by tern-info -c and by a 1-rank job"
+done
 
 # A misspelled name is a warning with the nearest name; the job runs.
 out=$(TERN_SEGMEN_SIZE=1M timeout 20 "$ternrun" -n 2 "$hello" 2>&1) || fail "misspelling ended the job: $out"

@@ -13,6 +13,7 @@
 
 #include "base/cfg.h"
 #include "build_info.h"
+#include "core/core.h"
 #include "mem/validate.h"
 #include "tern_info.h"
 #include "xport/registry.h"
@@ -31,7 +32,9 @@ static void usage(FILE *out)
                  "                  if tern_init would fail\n"
                  "      --parsable  with -c: key=value lines (NAME.value, NAME.status,\n"
                  "                  ..., config.tern_init) for scripts\n"
-                 "  -n, --ranks N   with -c: check for N ranks on this node (default 1)\n"
+                 "  -n, --ranks N   with -c: check for N ranks on this node (default 1;\n"
+                 "                  each segment holds a message queue per rank of\n"
+                 "                  the node)\n"
                  "  -b, --bindings  this process's rank, CPU binding and NUMA domain;\n"
                  "                  run it as a job: ternrun -n 4 tern-info -b\n"
                  "      --copy      the topology-aware copy decisions (distance class\n"
@@ -190,8 +193,15 @@ static int check_vars(const tn_config_t *cfg, int local_ranks, var_state_t *st)
             nbad++;
         }
     }
+    /* The control area that local_ranks ranks of one node claim (the
+     * shared-memory message queues: TERN_AM_SHM_QUEUE, TERN_AM_MEDIUM_MAX),
+     * as the transports compute it from tn_cfg; the memory check is then
+     * tern_init's own (tn_seg_plan). TERN_AM_SHM_QUEUE=1T passed here and
+     * failed every job. */
+    tn_cfg = *cfg;
     tn_cfg_issues_t is;
-    tn_cfg_validate(cfg, local_ranks, &is);
+    tn_cfg_validate_ctrl(cfg, local_ranks, tn_core_xports_ctrl_bytes(local_ranks),
+                         TN_CFG_CTRL_NAMES, &is);
     for (int k = 0; k < is.n; k++)
         for (size_t i = 0; i < tn_cfg_count(); i++)
             if (strcmp(tn_cfg_var(i)->name, is.issue[k].name) == 0 &&
