@@ -35,6 +35,16 @@ typedef enum {
  * client may count on Medium payloads of this many bytes, as GASNet-EX's
  * clients count on 512. */
 #define TN_AM_MEDIUM_MIN 512
+/* The least nonzero TERN_OFI_MAX_MSG, TERN_COLL_PIPE_CHUNK and
+ * TERN_COLL_XCHG_PIECE taken (mem/validate.c refuses less): in 1-byte
+ * pieces mp_coll (net, 4 ranks) and a 1 MiB put took over 40 s (18.9 s
+ * with TERN_COLL_XCHG_PIECE=1; 2.5 s at the defaults); at 1K mp_coll
+ * takes 3.7 s and 2.6 s, a 1 MiB put_bw run 0.66 s (0.46 s at 16K); at 256
+ * mp_coll took 6.2 s with TERN_OFI_MAX_MSG (notes/harden-runs/item3-*.txt).
+ * Tests split transfers at 1K. */
+#define TN_OFI_MAX_MSG_MIN     1024
+#define TN_COLL_PIPE_CHUNK_MIN 1024
+#define TN_COLL_XCHG_PIECE_MIN 1024
 
 typedef struct tn_cfg_var {
     const char *name;

@@ -125,7 +125,7 @@
     X(coll_pipe_chunk, "TERN_COLL_PIPE_CHUNK", SIZE, "1M", NULL, TN_CFG_JOB,             \
       "Bytes per chunk of a pipelined broadcast across nodes: a member "                 \
       "forwards each chunk as soon as it arrived; 0: the whole broadcast in "            \
-      "one chunk.")                                                                      \
+      "one chunk. At least 1K (smaller chunks made a broadcast crawl).")                 \
     X(coll_put_flag_msgs, "TERN_COLL_PUT_FLAG_MSGS", INT, "2", NULL, TN_CFG_JOB,         \
       "Most active messages (of TERN_AM_MEDIUM_MAX bytes each) that carry one "          \
       "piece of a collective's data with its flag to a network member, the "             \
@@ -181,7 +181,7 @@
       "Bytes per put of the fcollect and all-to-all of a team across nodes "             \
       "with blocks above the Medium limit: each block goes to its member as "            \
       "puts of at most this size, its flag behind the last. 0: one put per "             \
-      "block.")                                                                          \
+      "block. At least 1K (smaller puts made an exchange crawl).")                       \
     X(coll_wide_max, "TERN_COLL_WIDE_MAX", SIZE, "2K", NULL, TN_CFG_JOB,                 \
       "Largest allreduce, and fcollect or all-to-all block (bytes), of a "               \
       "team whose members are each on their own node that goes as wide "                 \
@@ -234,7 +234,8 @@
       "require it (FI_MR_LOCAL); for testing that path.")                                \
     X(ofi_max_msg, "TERN_OFI_MAX_MSG", SIZE, "0", NULL, 0,                               \
       "Largest network transfer issued as one operation; longer ones are "               \
-      "split into fragments of this size. 0: the provider's maximum.")                   \
+      "split into fragments of this size. 0: the provider's maximum. At least "          \
+      "1K (smaller fragments made a 1 MiB put or a collective take minutes).")           \
     X(ofi_put_bounce, "TERN_OFI_PUT_BOUNCE", SIZE, "16K", NULL, 0,                       \
       "Puts to network peers up to this size that may return at local "                  \
       "completion (nbi puts, blocking puts on partial and none contexts, "               \

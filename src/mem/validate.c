@@ -89,6 +89,19 @@ static int check_trace(const char *pattern, tn_cfg_issues_t *out)
     return TERN_OK;
 }
 
+/* A piece size (name=value) where 0 means whole (zero_means): nonzero
+ * values below min are refused. */
+static int check_piece(tn_cfg_issues_t *out, const char *name, size_t value, size_t min,
+                       const char *what, const char *zero_means)
+{
+    if (value == 0 || value >= min)
+        return TERN_OK;
+    return add(out, name, TERN_ERR_CONFIG,
+               "%s=%zu is below %zu: %s in pieces that small take minutes; raise %s "
+               "(0: %s)",
+               name, value, min, what, name, zero_means);
+}
+
 int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *out)
 {
     return tn_cfg_validate_ctrl(cfg, local_ranks, 0, NULL, out);
@@ -185,6 +198,20 @@ int tn_cfg_validate_ctrl(const tn_config_t *cfg, int local_ranks, size_t ctrl_by
                                        (size_t)cfg->am_medium_max, TN_AM_MEDIUM_MIN,
                                        TN_AM_MEDIUM_MIN));
     }
+    /* Pieces of a few bytes: a job crawled (mp_coll over the network, 4
+     * ranks: over 40 s with TERN_OFI_MAX_MSG=1 or TERN_COLL_PIPE_CHUNK=1,
+     * 18.9 s with TERN_COLL_XCHG_PIECE=1, 2.5 s at the defaults). Refused
+     * everywhere, so that tern-info -c agrees. */
+    first = first_error(first, check_piece(out, "TERN_OFI_MAX_MSG", cfg->ofi_max_msg,
+                                           TN_OFI_MAX_MSG_MIN, "network transfers",
+                                           "the provider's maximum"));
+    first = first_error(first, check_piece(out, "TERN_COLL_PIPE_CHUNK",
+                                           cfg->coll_pipe_chunk, TN_COLL_PIPE_CHUNK_MIN,
+                                           "a pipelined broadcast", "one chunk"));
+    first =
+        first_error(first, check_piece(out, "TERN_COLL_XCHG_PIECE", cfg->coll_xchg_piece,
+                                       TN_COLL_XCHG_PIECE_MIN,
+                                       "an fcollect or all-to-all", "one put per block"));
     if (cfg->get_mailbox > TN_MBOX_GET_MAX) {
         first = first_error(
             first, add(out, "TERN_GET_MAILBOX", TERN_ERR_CONFIG,

@@ -65,6 +65,13 @@ expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=18446744073709547520" "TERN_COLL_
 expect_fail TERN_COLL_WORLD_RING=2T "TERN_COLL_WORLD_RING=2199023255552 is above"
 # A wide record of the collectives is kept on the stack: at most 2 KiB.
 expect_fail TERN_COLL_WIDE_MAX=4K "TERN_COLL_WIDE_MAX=4096 is above 2048"
+# Network fragments and broadcast chunks of a few bytes: a job crawled
+# (TERN_OFI_MAX_MSG=1 or TERN_COLL_PIPE_CHUNK=1: mp_coll over the network,
+# 4 ranks, over 40 s; TERN_COLL_XCHG_PIECE=1: 18.9 s); at least 1K.
+expect_fail "TERN_SHM=off TERN_OFI_MAX_MSG=1" "TERN_OFI_MAX_MSG=1 is below 1024: .*raise TERN_OFI_MAX_MSG"
+expect_fail TERN_OFI_MAX_MSG=1023 "TERN_OFI_MAX_MSG=1023 is below 1024"
+expect_fail "TERN_SHM=off TERN_COLL_PIPE_CHUNK=1" "TERN_COLL_PIPE_CHUNK=1 is below 1024: .*raise TERN_COLL_PIPE_CHUNK"
+expect_fail "TERN_SHM=off TERN_COLL_XCHG_PIECE=1" "TERN_COLL_XCHG_PIECE=1 is below 1024: .*raise TERN_COLL_XCHG_PIECE"
 # A get's reply in the mailbox carries at most 104 bytes.
 expect_fail TERN_GET_MAILBOX=128 "TERN_GET_MAILBOX=128 is above 104"
 # Below the 1 TiB bound but beyond memory: the error names the ring too.
@@ -177,6 +184,14 @@ TERN_WAIT_MODE=spin
 TERN_AM_SHM_QUEUE=1T
 TERN_AM_MEDIUM_MAX=1T
 TERN_AM_SHM_QUEUE=64K
+TERN_OFI_MAX_MSG=1
+TERN_OFI_MAX_MSG=1K
+TERN_OFI_MAX_MSG=0
+TERN_COLL_PIPE_CHUNK=1023
+TERN_COLL_PIPE_CHUNK=1K
+TERN_COLL_PIPE_CHUNK=0
+TERN_COLL_XCHG_PIECE=1023
+TERN_COLL_XCHG_PIECE=1K
 EOF
 # Also for one rank (the checker's default): its segment holds a queue too.
 for setting in TERN_AM_SHM_QUEUE=1T TERN_AM_MEDIUM_MAX=1T; do
