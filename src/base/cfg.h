@@ -31,6 +31,8 @@ typedef enum {
  * mailbox: its reply (seq, status, data, check word) fills a 128-byte
  * slot, the inject size asked of the provider (core/atomic_mbox.c). */
 #define TN_MBOX_GET_MAX 104
+/* TERN_NBI_AGG_MAX at most (mem/validate.c; core/put_agg.c). */
+#define TN_NBI_AGG_LIMIT 4096
 /* The least TERN_AM_MEDIUM_MAX taken (mem/validate.c refuses less): a
  * client may count on Medium payloads of this many bytes, as GASNet-EX's
  * clients count on 512. */

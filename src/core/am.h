@@ -63,6 +63,8 @@ enum {
     TN_AMH_DONE = TN_AMH_CORE, /* tn_am_reply_done */
     TN_AMH_FIN,                /* tn_am_quiesce: a rank's last Request */
     TN_AMH_FIN_ACK,            /* its Reply */
+    TN_AMH_PAGG,               /* combined nbi puts (core/put_agg.c) */
+    TN_AMH_PAGG_ACK,           /* their Reply */
     TN_AM_HANDLER_SLOTS = TN_AMH_CORE + 8
 };
 

@@ -117,6 +117,11 @@ static int reserve(const am_send_t *s, size_t n, tn_xport_msg_t *m, void **defer
 {
     tn_core_xport_t *xp = tn_core_peer(s->rank)->msg;
     *deferred = NULL;
+    if (!s->is_reply) { /* this thread's combined puts to the peer first */
+        int rc = tn_pagg_before(s->rank, s->flags);
+        if (rc != TERN_OK)
+            return rc;
+    }
     unsigned fl = s->is_reply ? TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL : s->flags;
     int rc = xp->ops.msg_prepare(xp->x, s->rank, n, fl, m);
     if (__builtin_expect(rc == TERN_OK, 1))
@@ -182,6 +187,9 @@ static TN_ALWAYS_INLINE int am_send(am_send_t *s)
 {
     int rc = TERN_OK;
     if (__builtin_expect(!send_ok(s), 0) && (rc = check_common(s)) != TERN_OK)
+        return rc;
+    /* This thread's combined puts to the peer are written first. */
+    if (!s->is_reply && (rc = tn_pagg_before(s->rank, s->flags)) != TERN_OK)
         return rc;
     if (s->len && !s->payload)
         return tn_core_fail(TERN_ERR_INVALID, s->call, "payload is NULL with %zu bytes",

@@ -95,8 +95,11 @@ static int start(const char *call, const struct tern_ad_s *d, const tn_amo_t *op
     tn_xport_done_t done = {NULL, rc};
     if (tn_unlikely(tn_am_in_handler)) /* must not wait: the transport queues */
         flags |= TN_XPORT_FLAG_HANDLER;
+    int st = tn_pagg_before(op->rank, flags); /* combined puts to the peer first */
+    if (st != TERN_OK)
+        return st;
     tn_comp_add(rc, 1);
-    int st = d->net->ops.amo(d->net->x, op, &done, flags);
+    st = d->net->ops.amo(d->net->x, op, &done, flags);
     if (st != TERN_OK)
         tn_comp_add(rc, -1);
     return st;

@@ -299,10 +299,59 @@ int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, siz
 int tn_core_put_flagged(const char *call, int rank, void *remote, const void *local,
                         size_t n, tern_event_t *ev);
 
-/* Start one transport operation (core's own traffic included). */
+/* Combined nbi puts (core/put_agg.c, docs/design/nbi-aggregation.md):
+ * small nbi puts of a thread to a network peer collect in a buffer that
+ * leaves as one active message. busy counts the thread's buffers holding
+ * puts and its messages whose Reply has not come; NULL until the thread's
+ * first combined put. */
+typedef struct tn_pagg_head {
+    _Atomic long busy;
+} tn_pagg_head_t;
+extern TN_TLS_FAST _Thread_local tn_pagg_head_t *tn_pagg_mine;
+int tn_pagg_before_slow(int rank, unsigned flags);
+/* Before any other operation of this thread to rank: its combined puts to
+ * rank leave, and unless flags has TN_XPORT_FLAG_CTRL the call waits for
+ * their Reply (the handler has written them), so that the operation sees
+ * them and lands after them. TERN_ERR_AGAIN under TERN_FLAG_IMMEDIATE
+ * when the message finds no room; otherwise TERN_OK (a failed message's
+ * error goes to its puts' sync). Cost when the thread has none: a
+ * thread-local load and a branch. */
+static inline int tn_pagg_before(int rank, unsigned flags)
+{
+    tn_pagg_head_t *a = tn_pagg_mine;
+    if (__builtin_expect(!a || !atomic_load_explicit(&a->busy, memory_order_acquire), 1))
+        return TERN_OK;
+    return tn_pagg_before_slow(rank, flags);
+}
+/* TERN_NBI_AGG_MAX (0 once finalized); tn_pagg_put appends an nbi put of n
+ * bytes (1 to that) to the network peer rank, counted in c: TERN_OK,
+ * TERN_ERR_AGAIN (IMMEDIATE, nothing counted), or TN_PAGG_DIRECT when the
+ * peer's messages cannot hold it (then it goes alone). */
+#define TN_PAGG_DIRECT 1
+size_t tn_pagg_max(void);
+int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const void *local,
+                size_t n, unsigned flags);
+void tn_pagg_init(void);
+void tn_pagg_fini(void);
+/* Buffers of the process holding puts; their flush: wait 1 every
+ * thread's (syncs, waits, barriers); 0 from progress: this thread's, and
+ * another thread's that took no put since the last look. */
+extern _Atomic int tn_pagg_open;
+void tn_pagg_flush(int wait);
+static inline void tn_pagg_kick(int wait)
+{
+    if (atomic_load_explicit(&tn_pagg_open, memory_order_relaxed))
+        tn_pagg_flush(wait);
+}
+
+/* Start one transport operation (core's own traffic included). Combined
+ * puts of this thread to the peer go first (tn_pagg_before). */
 static inline int tn_core_xport_rma(tn_core_xport_t *xp, const tn_rma_t *op,
                                     const tn_xport_done_t *done, unsigned flags)
 {
+    int rc = tn_pagg_before(op->rank, flags);
+    if (__builtin_expect(rc != TERN_OK, 0))
+        return rc;
     return xp->ops.rma(xp->x, op, done, flags);
 }
 

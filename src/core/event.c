@@ -178,6 +178,7 @@ void tn_event_fini(void)
 int tn_comp_wait(tn_comp_t *c)
 {
     tn_ad_agg_kick(1); /* c may count combined atomics still queued */
+    tn_pagg_kick(1);   /* or combined puts */
     if (!tn_comp_busy(c))
         return tn_comp_status(c);
     uint64_t t0 = tn_stats_on ? tn_time_ns() : 0;
@@ -489,6 +490,7 @@ static int nbi_test(tern_ctx_t ctx, unsigned level, const char *call)
     if (!c)
         return rc ? rc : TERN_ERR_INVALID;
     tn_ad_agg_kick(1);
+    tn_pagg_kick(1);
     tn_core_progress();
     struct tern_ctx_s *p = ctx_also(ctx);
     for (int k = 0; k < 2; k++) {
@@ -559,6 +561,7 @@ int tn_ctx_complete_early(const char *call)
 {
     int first = TERN_OK;
     tn_ad_agg_kick(1); /* a barrier sends what waits to be combined */
+    tn_pagg_kick(1);
     struct tern_ctx_s *p = ctx_also(TERN_CTX_DEFAULT);
     if (atomic_load_explicit(&default_ctx.early, memory_order_relaxed) ||
         (p && atomic_load_explicit(&p->early, memory_order_relaxed)))

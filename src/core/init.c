@@ -291,6 +291,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
             tn_vis_am_init();
             tn_coll_am_init();
             tn_signal_am_init();
+            tn_pagg_init();
             break;
         }
     if (rc != TERN_OK)
@@ -402,6 +403,7 @@ tern_status_t tern_finalize(void)
     release_all();
     tn_event_fini();
     tn_ad_agg_fini();
+    tn_pagg_fini();
     tn_ad_mbox_fini();
     tn_stats_fini();
     tn_stats_on = 0;

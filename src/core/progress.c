@@ -43,6 +43,10 @@ static TN_ALWAYS_INLINE int progress_of(int net)
         done += tn_ad_mbox_progress(); /* after the polls that land requests */
     if (!done) /* idle: combined atomics waiting here leave (atomics.md) */
         tn_ad_agg_kick(0);
+    /* Combined puts leave at every poll of their thread, and at another
+     * thread's once their thread stopped adding (nbi-aggregation.md): a
+     * waiting or polling thread never holds back data. */
+    tn_pagg_kick(0);
     return done;
 }
 

@@ -328,6 +328,15 @@ static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *r
     case TERN_RMA_PUT_NB_: return run_nb(call, &d, lc, rc, flags);
     case TERN_RMA_GET_NB_: return run_nb(call, &d, NULL, rc, flags);
     default: {
+        /* A small nbi put to a network peer joins this thread's message to
+         * it (put_agg.c): copied now, so locally complete at once. */
+        if (op == TERN_RMA_PUT_NBI_ && peer->kind == TN_PEER_NET && n &&
+            n <= tn_pagg_max() && !tn_am_in_handler &&
+            tn_core_region(rank, (uintptr_t)remote, n) == TN_REGION_SEG) {
+            st = tn_pagg_put(call, &c->rc, rank, (void *)remote, local, n, flags);
+            if (st != TN_PAGG_DIRECT)
+                return st;
+        }
         tn_xport_done_t done = {d.kind == TN_RMA_PUT ? &c->lc : NULL, &c->rc};
         return tn_core_rma_start(&d, &done, flags);
     }

@@ -48,6 +48,11 @@ int tn_vis_strided_desc(const char *call, void *dst, const ptrdiff_t *dststrides
 int tn_vis_check_extent(const char *call, int rank, const tn_vis_desc_t *d, int side,
                         const void *base);
 
+/* Writes the pieces of a packed put's message (vis_wire.h: strided or
+ * list) into this rank's segment after checking them all: NULL, or what
+ * is wrong with the message and nothing written. */
+const char *tn_vis_unpack_put(const char *buf, size_t len);
+
 /* Registers the handlers of packed puts (tern_init, when some peer is
  * reached through the network). */
 void tn_vis_am_init(void);

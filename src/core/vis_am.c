@@ -155,8 +155,9 @@ static const char *check_entries(const char *p, const char *end, uint64_t n, int
 }
 
 /* A packed put's message: written into this rank's segment, or what is
- * wrong with it and nothing written. */
-static const char *unpack(const char *buf, size_t len)
+ * wrong with it and nothing written. Also the handler of combined nbi
+ * puts (core/put_agg.c), whose messages are list messages. */
+const char *tn_vis_unpack_put(const char *buf, size_t len)
 {
     tn_vis_head_t h;
     if (len < sizeof h)
@@ -217,7 +218,8 @@ static TN_NOINLINE void refuse_get(tern_am_token_t token, size_t len, const char
 static void on_put(tern_am_token_t token, void *buf, size_t len, const tern_am_arg_t *a,
                    int nargs)
 {
-    const char *why = nargs == 1 ? unpack(buf, len) : "its argument count is not 1";
+    const char *why =
+        nargs == 1 ? tn_vis_unpack_put(buf, len) : "its argument count is not 1";
     if (why)
         malformed(token, "put", len, why);
     int st = why ? TERN_ERR_INVALID : TERN_OK;

@@ -212,6 +212,14 @@ int tn_cfg_validate_ctrl(const tn_config_t *cfg, int local_ranks, size_t ctrl_by
         first_error(first, check_piece(out, "TERN_COLL_XCHG_PIECE", cfg->coll_xchg_piece,
                                        TN_COLL_XCHG_PIECE_MIN,
                                        "an fcollect or all-to-all", "one put per block"));
+    if (cfg->nbi_agg_max > TN_NBI_AGG_LIMIT) {
+        first = first_error(
+            first, add(out, "TERN_NBI_AGG_MAX", TERN_ERR_CONFIG,
+                       "TERN_NBI_AGG_MAX=%zu is above %d: longer nbi puts gain nothing "
+                       "from sharing a message; lower TERN_NBI_AGG_MAX (0 sends every "
+                       "nbi put alone)",
+                       (size_t)cfg->nbi_agg_max, TN_NBI_AGG_LIMIT));
+    }
     if (cfg->get_mailbox > TN_MBOX_GET_MAX) {
         first = first_error(
             first, add(out, "TERN_GET_MAILBOX", TERN_ERR_CONFIG,

@@ -74,6 +74,9 @@ expect_fail "TERN_SHM=off TERN_COLL_PIPE_CHUNK=1" "TERN_COLL_PIPE_CHUNK=1 is bel
 expect_fail "TERN_SHM=off TERN_COLL_XCHG_PIECE=1" "TERN_COLL_XCHG_PIECE=1 is below 1024: .*raise TERN_COLL_XCHG_PIECE"
 # A get's reply in the mailbox carries at most 104 bytes.
 expect_fail TERN_GET_MAILBOX=128 "TERN_GET_MAILBOX=128 is above 104"
+# Combined nbi puts: at most 4 KiB each (core/put_agg.c).
+expect_fail "TERN_SHM=off TERN_NBI_AGG_MAX=5000" "TERN_NBI_AGG_MAX=5000 is above 4096: .*lower TERN_NBI_AGG_MAX"
+expect_fail TERN_NBI_AGG_MAX=some "TERN_NBI_AGG_MAX='some' is not a size"
 # Below the 1 TiB bound but beyond memory: the error names the ring too.
 expect_fail "TERN_SHM=off TERN_COLL_WORLD_RING=900G" "lower TERN_SEGMENT_SIZE or TERN_COLL_WORLD_RING"
 # Above 32768 credits the provider's receive queue (twice as many) stalled

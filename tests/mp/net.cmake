@@ -101,3 +101,18 @@ tern_mp_test(NAME put_signal_faults_issue SOURCES put_signal.c RANKS 2 CONFIGS n
   ENV TERN_TEST_FAULT=issue:3 MP_FAULT=issue INTERNAL)
 tern_mp_test(NAME put_signal_off SOURCES put_signal.c RANKS 2 CONFIGS net
   ENV TERN_OFI_SIGNAL=0 MP_NOSIGNAL=1 INTERNAL)
+# Combined nbi puts (core/put_agg.c, docs/design/nbi-aggregation.md): many
+# small overlapping nbi puts with longer ones that go alone, then a get,
+# a fetching atomic, a put with signal, an active message or a flag the
+# target spins on must see them; 3 threads on default and shared
+# contexts; the progress thread; a small Medium limit (buffers fill after
+# a few puts); combining off; a message that fails names its peer.
+tern_mp_test(NAME nbi_agg SOURCES nbi_agg.c RANKS 2 3 4 TIMEOUT 120)
+tern_mp_test(NAME nbi_agg_mt SOURCES nbi_agg.c ARGS --threads RANKS 2 3 TIMEOUT 120)
+tern_mp_test(NAME nbi_agg_pt SOURCES nbi_agg.c RANKS 2 4
+  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
+tern_mp_test(NAME nbi_agg_small SOURCES nbi_agg.c RANKS 2 3
+  ENV TERN_AM_MEDIUM_MAX=600 TIMEOUT 120)
+tern_mp_test(NAME nbi_agg_off SOURCES nbi_agg.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
+tern_mp_test(NAME nbi_agg_fault SOURCES nbi_agg.c ARGS --fault RANKS 2 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=pagg:1)

@@ -570,7 +570,8 @@ static int parse_fault(const char *text, tn_ofi_fault_t *f, int quiet)
         return TERN_OK;
     if (strncmp(text, "peertab:", 8) == 0 || /* core's (core/peertab.c) */
         strncmp(text, "collseq:", 8) == 0 || /* core's (core/teams.c) */
-        strncmp(text, "collstale:", 10) == 0)
+        strncmp(text, "collstale:", 10) == 0 ||
+        strncmp(text, "pagg:", 5) == 0) /* core's (core/put_agg.c) */
         return TERN_OK;
     if (strcmp(text, "noorder") == 0) {
         f->no_order = 1;
