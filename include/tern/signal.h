@@ -62,7 +62,10 @@ static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void 
 {
 #if defined(__GNUC__)
     intptr_t dd, ds;
-    if (tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
+    /* src NULL with n bytes goes to the library, which refuses it (one
+     * test and branch; folded away where n is a constant 0) */
+    if (TERN_LIKELY_(src != NULL || n == 0) &&
+        tern_put_signal_fast_(rank, dst, n, sig, sig_op, flags, &dd, &ds)) {
         tern_put_signal_run_(rank, dst, src, n, sig, value, sig_op, dd, ds);
         return TERN_OK;
     }
@@ -76,7 +79,7 @@ static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void 
  * sig is an 8-byte aligned word in rank's segment (as rank sees it),
  * sig_op TERN_SIGNAL_SET (*sig = value) or TERN_SIGNAL_ADD (*sig += value).
  * Returns TERN_OK, the statuses of tern_ctx_put, and TERN_ERR_INVALID (bad
- * sig_op, misaligned sig), TERN_ERR_RANGE (sig outside rank's segment),
+ * sig_op, misaligned sig, src NULL with n > 0), TERN_ERR_RANGE (sig outside rank's segment),
  * TERN_ERR_UNSUPPORTED (the job spans nodes, the network provider has no
  * u64 atomic set and add, and TERN_OFI_ATOMICS=net refuses the
  * active-message path). Inside an active-message handler, blocking or
@@ -84,8 +87,9 @@ static inline tern_status_t tern_put_signal_any_(tern_ctx_t ctx, int rank, void 
  * (rank not mapped here, or, in a job on several nodes, signal words on
  * the provider's atomics). Cost on a mapped peer of a job on one node,
  * inlined: two bounds checks, the copy and one release store or add
- * (scripts/amo-cost.sh). As with tern_ctx_put, ctx and src are not
- * validated on that path. */
+ * (scripts/amo-cost.sh). src NULL with n > 0 is refused on every path
+ * (it crashed inline); as with tern_ctx_put, ctx is not validated on the
+ * inline path. */
 static inline tern_status_t tern_ctx_put_signal(tern_ctx_t ctx, int rank, void *dst,
                                                 const void *src, size_t n, uint64_t *sig,
                                                 uint64_t value, int sig_op,

@@ -172,6 +172,13 @@ static int put_signal(const char *call, tern_ctx_t ctx, int rank, void *dst,
                       int sig_op, tern_flags_t flags, int nbi)
 {
     TN_CHECK_INIT(call);
+    /* The inline path leaves a NULL src with bytes to copy to this one
+     * (tern/signal.h); a signal alone (n 0) may have none. */
+    if (tn_unlikely(!src && n))
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "src is NULL with %zu bytes to put (NULL only with 0 bytes: "
+                            "a signal alone)",
+                            n);
     if (tn_core.nnodes <= 1) {
         /* Every peer is mapped: the copy completes in the call. */
         intptr_t d = 0;

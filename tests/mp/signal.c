@@ -106,6 +106,15 @@ int main(int argc, char **argv)
     MP_CHECK(tern_put_signal(right, tern_sym_addr(right, buf), src, 8, rs, 1, 7, 0) ==
                  TERN_ERR_INVALID,
              "signal op 7 accepted");
+    /* A NULL source with bytes to copy: the inline path on shared memory
+     * copied from address 0 (SIGSEGV); blocking and nbi, every peer kind.
+     * With 0 bytes it is a signal alone (below, the word stays). */
+    MP_EXPECT(tern_put_signal(right, tern_sym_addr(right, buf), NULL, 8, rs, 1,
+                              TERN_SIGNAL_SET, 0),
+              TERN_ERR_INVALID, "src is NULL with 8 bytes");
+    MP_EXPECT(tern_put_signal_nbi(right, tern_sym_addr(right, buf), NULL, 64, rs, 1,
+                                  TERN_SIGNAL_ADD, 0),
+              TERN_ERR_INVALID, "src is NULL with 64 bytes");
     MP_CHECK(tern_put_signal(n, buf, src, 8, rs, 1, TERN_SIGNAL_SET, 0) == TERN_ERR_RANK,
              "rank %d accepted", n);
     /* Signal words at and just past the edges of right's segment, NULL
