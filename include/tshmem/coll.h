@@ -69,6 +69,14 @@ TSHMEM_API TSHMEM_NORETURN void tshmem_aset_fail_(const char *inner, const char 
 #define SHMEM_ALLTOALL_SYNC_SIZE      32
 #define SHMEM_ALLTOALLS_SYNC_SIZE     32
 #define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+/* The deprecated names (specification 1.6, Annex "_SHMEM_* Library
+ * Constants"), which SGI-era programs and test suites still use. */
+#define _SHMEM_SYNC_VALUE              SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE         SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE       SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE        SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE       SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ---- data movement ------------------------------------------------------------ */
 
