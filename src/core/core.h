@@ -338,6 +338,15 @@ void tn_pagg_fini(void);
  * another thread's that took no put since the last look. */
 extern _Atomic int tn_pagg_open;
 void tn_pagg_flush(int wait);
+void tn_pagg_sync_lone_slow(tn_comp_t *c);
+/* Before a sync of this thread waits for c's remote completion: a lone
+ * combined put in c goes as an RMA write (put_agg.c, tn_pagg_sync_lone). */
+static inline void tn_pagg_sync_lone(tn_comp_t *c)
+{
+    tn_pagg_head_t *a = tn_pagg_mine;
+    if (__builtin_expect(a && atomic_load_explicit(&a->busy, memory_order_relaxed), 0))
+        tn_pagg_sync_lone_slow(c);
+}
 static inline void tn_pagg_kick(int wait)
 {
     if (atomic_load_explicit(&tn_pagg_open, memory_order_relaxed))

@@ -442,6 +442,8 @@ static int ctx_sync_one(struct tern_ctx_s *c, unsigned level, const char *call)
     if (remote && atomic_load_explicit(&c->early, memory_order_relaxed) &&
         atomic_exchange_explicit(&c->early, 0, memory_order_relaxed))
         atomic_fetch_sub_explicit(&tn_ctx_early_n, 1, memory_order_relaxed);
+    if (remote)
+        tn_pagg_sync_lone(&c->rc);
     tn_comp_wait(&c->lc);
     if (remote)
         tn_comp_wait(&c->rc);

@@ -13,6 +13,7 @@
 #include "base/wait.h"
 #include "core/am.h"
 #include "core/core.h"
+#include "core/event.h"
 #include "core/vis.h"
 #include "core/vis_wire.h"
 
@@ -222,6 +223,51 @@ int tn_pagg_before_slow(int rank, unsigned flags)
         flushing--;
     }
     return TERN_OK;
+}
+
+/* A lone put in c's buffer of this thread goes as a plain RMA write when
+ * the sync about to wait for c's remote completion is this thread's: one
+ * write whose completion the sync's wait gives (the transport's flush
+ * read) costs less than a message and its Reply (net put_nbi + quiet,
+ * nbi-aggregation.md). Only here: the sync waits for it before returning,
+ * and no message of this slot is in flight, so neither an older message
+ * nor a later one of this thread to the peer can pass it (a lone put sent
+ * this way at any other flush broke last-one-wins: mp.nbi_agg_small). */
+void tn_pagg_sync_lone_slow(tn_comp_t *c)
+{
+    pagg_t *a = (pagg_t *)tn_pagg_mine;
+    if (flushing || tn_am_in_handler)
+        return;
+    lock(a);
+    for (int i = 0; i < SLOTS; i++) {
+        pbatch_t *b = &a->b[i];
+        if (b->n != 1 || b->comp != c ||
+            atomic_load_explicit(&b->inflight, memory_order_acquire))
+            continue;
+        uint64_t e[2];
+        memcpy(e, b->buf + HEAD, ENTRY);
+        char bytes[TN_NBI_AGG_LIMIT];
+        memcpy(bytes, b->buf + HEAD + ENTRY, e[1]);
+        tn_rma_t d = {TN_RMA_PUT, b->rank, bytes, (void *)(uintptr_t)e[0], e[1]};
+        tn_comp_t lc;
+        tn_comp_init(&lc, 0);
+        tn_xport_done_t done = {&lc, c};
+        flushing++; /* the start and the wait below must not flush this slot */
+        int rc = tn_core_rma_start(&d, &done, 0);
+        if (rc == TERN_OK)
+            rc = tn_comp_wait(&lc); /* bytes live on this stack */
+        flushing--;
+        if (rc != TERN_OK)
+            tn_error("tern_put_nbi (combined): a put of %zu bytes to rank %d was not "
+                     "sent: %s; the sync of its context returns the error",
+                     (size_t)e[1], b->rank, tern_strerror(rc));
+        tn_comp_done(c, rc); /* the buffer's part; the write counted its own */
+        b->n = 0;
+        b->len = 0;
+        atomic_fetch_sub_explicit(&a->h.busy, 1, memory_order_release);
+        atomic_fetch_sub_explicit(&tn_pagg_open, 1, memory_order_relaxed);
+    }
+    unlock(a);
 }
 
 void tn_pagg_flush(int wait)

@@ -12,6 +12,9 @@
  * With --threads, 3 threads per rank do the same into their own areas on
  * the default context (each quiets), and on one shared context that the
  * main thread quiets after they joined.
+ * Then lone puts: one nbi put and a quiet (the put leaves as a plain RMA
+ * write, put_agg.c tn_pagg_sync_lone), then overlapping puts that are
+ * combined, checked by a get after each quiet.
  * With --fault (TERN_TEST_FAULT=pagg:N): a message that fails must make
  * the quiet fail, with the peer named. */
 #include <pthread.h>
@@ -229,6 +232,36 @@ static void threads(void)
     MP_OK(tern_ctx_destroy(shared));
 }
 
+/* ---- lone puts ----------------------------------------------------------- */
+
+static void lone(void)
+{
+    static const size_t sizes[] = {1, 8, 100, 256};
+    unsigned char want[256], got[256];
+    for (int k = 1; k < n; k++) {
+        int t = (me + k) % n;
+        unsigned char *dst = tern_sym_addr(t, slot(me, 1)); /* rounds() used 0 */
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            size_t len = sizes[i];
+            memset(want, 0x40 + (int)i, len);
+            MP_OK(tern_put_nbi(t, dst, want, len, 0));
+            MP_OK(tern_quiet());
+            MP_OK(tern_get(got, t, dst, len, 0));
+            MP_CHECK(!memcmp(got, want, len), "lone %zu-byte put to rank %d: got 0x%02x",
+                     len, t, got[0]);
+            /* Then two combined puts over it: the later one wins. */
+            unsigned char a = 0x11, b = 0x22;
+            MP_OK(tern_put_nbi(t, dst, &a, 1, 0));
+            MP_OK(tern_put_nbi(t, dst, &b, 1, 0));
+            MP_OK(tern_quiet());
+            MP_OK(tern_get(got, t, dst, 1, 0));
+            MP_CHECK(got[0] == b, "after a lone put, rank %d holds 0x%02x, not 0x%02x", t,
+                     got[0], b);
+        }
+    }
+    MP_OK(tern_barrier());
+}
+
 /* ---- a failed message --------------------------------------------------- */
 
 static void fault(void)
@@ -267,9 +300,10 @@ int main(int argc, char **argv)
     srcbuf = malloc((size_t)K * 1024);
     MP_CHECK(srcbuf != NULL, "no memory");
     MP_OK(tern_barrier());
-    if (mode == 0)
+    if (mode == 0) {
         rounds();
-    else if (mode == 1)
+        lone();
+    } else if (mode == 1)
         threads();
     else
         fault();
