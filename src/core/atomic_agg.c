@@ -3,12 +3,12 @@
  * early) collect as records in a buffer that leaves as one Medium Request;
  * the target runs them in order and answers with one Reply, which carries
  * the fetched values back. docs/design/atomics.md, "Combining". */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/spin.h"
 #include "base/wait.h"
 #include "core/am.h"
 #include "core/atomic.h"
@@ -58,29 +58,6 @@ static TN_TLS_FAST _Thread_local agg_t *mine;
 /* This thread is sending a batch: a flush from inside that send's wait
  * (progress) must not start another. */
 static TN_TLS_FAST _Thread_local int flushing;
-
-static int try_lock(agg_t *a)
-{
-    return !atomic_load_explicit(&a->lock, memory_order_relaxed) &&
-           !atomic_exchange_explicit(&a->lock, 1, memory_order_acquire);
-}
-
-/* The holder is appending (a few stores) or sending a batch (its own
- * progress makes room), so waiting for it needs no progress here. */
-static void lock(agg_t *a)
-{
-    for (unsigned i = 1; !try_lock(a); i++) {
-        if (i % 64)
-            tn_cpu_relax();
-        else
-            sched_yield(); /* the holder may be descheduled (oversubscribed) */
-    }
-}
-
-static void unlock(agg_t *a)
-{
-    atomic_store_explicit(&a->lock, 0, memory_order_release);
-}
 
 int tn_ad_agg_on(void)
 {
@@ -140,7 +117,7 @@ int tn_ad_agg_put(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned f
         return TERN_ERR_NOMEM;
     int cswap = op->op == TN_AOP_CSWAP, fetch = op->result != NULL;
     size_t words = 3 + (size_t)cswap + (size_t)fetch;
-    lock(a);
+    tn_spin_lock(&a->lock);
     batch_t *b = &a->b[(unsigned)op->rank % SLOTS];
     int rc = TERN_OK;
     /* One target and one completion object per batch: another's records
@@ -175,7 +152,7 @@ int tn_ad_agg_put(const char *call, const tn_amo_t *op, tn_comp_t *c, unsigned f
         if (b->len + REC_MAX > b->cap)
             (void)flush(call, a, b, flags);
     }
-    unlock(a);
+    tn_spin_unlock(&a->lock);
     return rc;
 }
 
@@ -184,10 +161,10 @@ int tn_ad_agg_before(const char *call, int rank, unsigned flags)
     agg_t *a = mine;
     if (!a || !atomic_load_explicit(&a->open, memory_order_acquire))
         return TERN_OK;
-    lock(a);
+    tn_spin_lock(&a->lock);
     batch_t *b = &a->b[(unsigned)rank % SLOTS];
     int rc = b->n && b->rank == rank ? flush(call, a, b, flags) : TERN_OK;
-    unlock(a);
+    tn_spin_unlock(&a->lock);
     return rc;
 }
 
@@ -200,13 +177,13 @@ void tn_ad_agg_flush(int wait)
         if (!atomic_load_explicit(&a->open, memory_order_acquire))
             continue;
         if (wait)
-            lock(a);
-        else if (!try_lock(a))
+            tn_spin_lock(&a->lock);
+        else if (!tn_spin_trylock(&a->lock))
             continue; /* its holder sends it, or the next flush will */
         for (int i = 0; i < SLOTS; i++)
             if (a->b[i].n)
                 (void)flush("tern_ad_op_nbi (combined atomics)", a, &a->b[i], 0);
-        unlock(a);
+        tn_spin_unlock(&a->lock);
     }
 }
 

@@ -3,13 +3,13 @@
  * leaves as one Medium Request; the target writes the pieces in order
  * (tn_vis_unpack_put) and answers with one Short Reply, which completes
  * them. docs/design/nbi-aggregation.md. */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cfg.h"
 #include "base/log.h"
+#include "base/spin.h"
 #include "base/wait.h"
 #include "core/am.h"
 #include "core/core.h"
@@ -56,29 +56,6 @@ static TN_TLS_FAST _Thread_local int flushing;
  * gone would (tests/mp/nbi_agg.c --fault). */
 static unsigned long fault_every;
 static _Atomic unsigned long fault_count;
-
-static int try_lock(pagg_t *a)
-{
-    return !atomic_load_explicit(&a->lock, memory_order_relaxed) &&
-           !atomic_exchange_explicit(&a->lock, 1, memory_order_acquire);
-}
-
-/* The holder is appending (a few stores) or sending (its own progress
- * makes room), so waiting for it needs no progress here. */
-static void lock(pagg_t *a)
-{
-    for (unsigned i = 1; !try_lock(a); i++) {
-        if (i % 64)
-            tn_cpu_relax();
-        else
-            sched_yield(); /* the holder may be descheduled (oversubscribed) */
-    }
-}
-
-static void unlock(pagg_t *a)
-{
-    atomic_store_explicit(&a->lock, 0, memory_order_release);
-}
 
 size_t tn_pagg_max(void)
 {
@@ -162,7 +139,7 @@ int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const vo
     pagg_t *a = tn_pagg_mine ? (pagg_t *)tn_pagg_mine : pagg_new(call);
     if (!a)
         return TERN_ERR_NOMEM;
-    lock(a);
+    tn_spin_lock(&a->lock);
     pbatch_t *b = &a->b[(unsigned)rank % SLOTS];
     int rc = TERN_OK;
     /* One peer and one context per buffer: another's puts leave first. */
@@ -193,7 +170,7 @@ int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const vo
         if (b->len + ENTRY + agg_max > b->cap)
             (void)flush(call, a, b, flags);
     }
-    unlock(a);
+    tn_spin_unlock(&a->lock);
     return rc;
 }
 
@@ -205,10 +182,10 @@ int tn_pagg_before_slow(int rank, unsigned flags)
     pagg_t *a = (pagg_t *)tn_pagg_mine;
     pbatch_t *b = &a->b[(unsigned)rank % SLOTS];
     int rc = TERN_OK;
-    lock(a);
+    tn_spin_lock(&a->lock);
     if (b->n && b->rank == rank)
         rc = flush("tern_put_nbi (combined, before another operation)", a, b, flags);
-    unlock(a);
+    tn_spin_unlock(&a->lock);
     if (rc == TERN_ERR_AGAIN && (flags & TERN_FLAG_IMMEDIATE))
         return rc;
     if (flags & TN_XPORT_FLAG_CTRL)
@@ -238,7 +215,7 @@ void tn_pagg_sync_lone_slow(tn_comp_t *c)
     pagg_t *a = (pagg_t *)tn_pagg_mine;
     if (flushing || tn_am_in_handler)
         return;
-    lock(a);
+    tn_spin_lock(&a->lock);
     for (int i = 0; i < SLOTS; i++) {
         pbatch_t *b = &a->b[i];
         if (b->n != 1 || b->comp != c ||
@@ -267,7 +244,7 @@ void tn_pagg_sync_lone_slow(tn_comp_t *c)
         atomic_fetch_sub_explicit(&a->h.busy, 1, memory_order_release);
         atomic_fetch_sub_explicit(&tn_pagg_open, 1, memory_order_relaxed);
     }
-    unlock(a);
+    tn_spin_unlock(&a->lock);
 }
 
 void tn_pagg_flush(int wait)
@@ -280,8 +257,8 @@ void tn_pagg_flush(int wait)
         if (!atomic_load_explicit(&a->h.busy, memory_order_acquire))
             continue;
         if (wait)
-            lock(a);
-        else if (!try_lock(a))
+            tn_spin_lock(&a->lock);
+        else if (!tn_spin_trylock(&a->lock))
             continue; /* its holder sends it, or the next flush will */
         for (int i = 0; i < SLOTS; i++) {
             pbatch_t *b = &a->b[i];
@@ -296,7 +273,7 @@ void tn_pagg_flush(int wait)
             }
             (void)flush("tern_put_nbi (combined)", a, b, 0);
         }
-        unlock(a);
+        tn_spin_unlock(&a->lock);
     }
 }
 

@@ -102,6 +102,16 @@ static int check_piece(tn_cfg_issues_t *out, const char *name, size_t value, siz
                name, value, min, what, name, zero_means);
 }
 
+/* A size with a largest useful value: above it, why, and what 0 does. */
+static int check_most(tn_cfg_issues_t *out, const char *name, size_t value, size_t max,
+                      const char *why, const char *zero_means)
+{
+    if (value <= max)
+        return TERN_OK;
+    return add(out, name, TERN_ERR_CONFIG, "%s=%zu is above %zu: %s; lower %s (0 %s)",
+               name, value, max, why, name, zero_means);
+}
+
 int tn_cfg_validate(const tn_config_t *cfg, int local_ranks, tn_cfg_issues_t *out)
 {
     return tn_cfg_validate_ctrl(cfg, local_ranks, 0, NULL, out);
@@ -212,22 +222,14 @@ int tn_cfg_validate_ctrl(const tn_config_t *cfg, int local_ranks, size_t ctrl_by
         first_error(first, check_piece(out, "TERN_COLL_XCHG_PIECE", cfg->coll_xchg_piece,
                                        TN_COLL_XCHG_PIECE_MIN,
                                        "an fcollect or all-to-all", "one put per block"));
-    if (cfg->nbi_agg_max > TN_NBI_AGG_LIMIT) {
-        first = first_error(
-            first, add(out, "TERN_NBI_AGG_MAX", TERN_ERR_CONFIG,
-                       "TERN_NBI_AGG_MAX=%zu is above %d: longer nbi puts gain nothing "
-                       "from sharing a message; lower TERN_NBI_AGG_MAX (0 sends every "
-                       "nbi put alone)",
-                       (size_t)cfg->nbi_agg_max, TN_NBI_AGG_LIMIT));
-    }
-    if (cfg->get_mailbox > TN_MBOX_GET_MAX) {
-        first = first_error(
-            first, add(out, "TERN_GET_MAILBOX", TERN_ERR_CONFIG,
-                       "TERN_GET_MAILBOX=%zu is above %d: a get's reply in the mailbox "
-                       "carries at most %d bytes; lower TERN_GET_MAILBOX (0 sends every "
-                       "get as an RMA read)",
-                       (size_t)cfg->get_mailbox, TN_MBOX_GET_MAX, TN_MBOX_GET_MAX));
-    }
+    first = first_error(
+        first, check_most(out, "TERN_NBI_AGG_MAX", cfg->nbi_agg_max, TN_NBI_AGG_LIMIT,
+                          "longer nbi puts gain nothing from sharing a message",
+                          "sends every nbi put alone"));
+    first = first_error(
+        first, check_most(out, "TERN_GET_MAILBOX", cfg->get_mailbox, TN_MBOX_GET_MAX,
+                          "a get's reply in the mailbox carries at most that",
+                          "sends every get as an RMA read"));
     return first;
 }
 
