@@ -8,6 +8,9 @@
 
 #define COUNT 4000
 #define LEN   24
+/* Above TERN_NBI_AGG_MAX's default (256): such puts go alone through the
+ * transport's queue, where LEN-byte ones are combined into messages. */
+#define BIG 512
 
 int main(int argc, char **argv)
 {
@@ -49,7 +52,8 @@ int main(int argc, char **argv)
      * polls once first, so while the peer makes progress the queue may
      * always drain in time; with the peer asleep outside Tern (nothing
      * acknowledges the writes) the queue stays full and the call must say
-     * TERN_ERR_AGAIN within a few calls. */
+     * TERN_ERR_AGAIN within a few calls. The puts are BIG, so that each
+     * takes a place in the queue (small ones would share a message). */
     const char *depth = getenv("TERN_OFI_TX_DEPTH");
     if (!mp_mapped(peer) && depth && atoi(depth) <= 16) {
         long refused = 0;
@@ -57,8 +61,9 @@ int main(int argc, char **argv)
             usleep(300000); /* rank 0 floods meanwhile */
         } else if (me + 1 < n) {
             for (int i = 0; i < 64 && refused == 0; i++)
-                refused = tern_put_nbi(peer, rzone + (size_t)(i % COUNT) * LEN, src[i],
-                                       LEN, TERN_FLAG_IMMEDIATE) == TERN_ERR_AGAIN;
+                refused = tern_put_nbi(peer, rzone + (size_t)i * BIG,
+                                       &src[0][0] + (size_t)i * BIG, BIG,
+                                       TERN_FLAG_IMMEDIATE) == TERN_ERR_AGAIN;
             MP_CHECK(refused,
                      "IMMEDIATE never returned TERN_ERR_AGAIN with a queue of %s "
                      "and a peer that makes no progress",
