@@ -172,7 +172,9 @@ const char *tn_vis_unpack_put(const char *buf, size_t len)
             return "its data is not npieces x elem bytes";
         cursor_t c = {p};
         char *base = (char *)(uintptr_t)h.dbase;
+        TN_PEER_WRITES_BEGIN(); /* the sender's data, as a NIC's write */
         tn_vis_walk_range(&d, base, base, h.first, h.npieces, unpack_piece, &c);
+        TN_PEER_WRITES_END();
         return NULL;
     }
     if (h.kind != TN_VISM_LIST)
@@ -181,6 +183,7 @@ const char *tn_vis_unpack_put(const char *buf, size_t len)
     size_t sum;
     if ((why = check_entries(p, end, h.npieces, 1, &sum)))
         return why;
+    TN_PEER_WRITES_BEGIN(); /* the sender's data, as a NIC's write */
     for (uint64_t i = 0; i < h.npieces; i++) {
         uint64_t a, n;
         memcpy(&a, p, 8);
@@ -188,6 +191,7 @@ const char *tn_vis_unpack_put(const char *buf, size_t len)
         memcpy((void *)(uintptr_t)a, p + TN_VIS_ENTRY_BYTES, n);
         p += TN_VIS_ENTRY_BYTES + n;
     }
+    TN_PEER_WRITES_END();
     return NULL;
 }
 
