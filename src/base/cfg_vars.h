@@ -314,7 +314,7 @@
       "and starts its flags there (N = 2^31 - 64 crosses 2^31 as 2^31 "                  \
       "collectives do, 2^32 - 64 crosses 0 as 2^32 do), collstale:N the "                \
       "same with its flags left at 0 (last written N calls before), pagg:N "             \
-      "makes every N-th message of combined nbi puts fail as a send to a "               \
+      "makes every N-th message of combined nbi puts or gets fail as a send to a "       \
       "peer gone would. Empty: no faults.")                                              \
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
@@ -333,11 +333,13 @@
       "on providers that emulate atomics, or am). Longer data, and 0, "                  \
       "wait for the data's remote completion before the signal.")                        \
     X(nbi_agg_max, "TERN_NBI_AGG_MAX", SIZE, "256", NULL, 0,                             \
-      "nbi puts of at most this many bytes to a network peer are combined: "             \
-      "a thread's consecutive ones to one peer travel as one active message "            \
-      "(up to 8K and TERN_AM_MEDIUM_MAX) that the target unpacks, sent when "            \
-      "full, before any other operation of the thread to that peer, at a "               \
-      "sync, wait, barrier or poll. At most 4K. 0: every nbi put goes alone.")           \
+      "nbi puts and nbi gets of at most this many bytes to or from a network "           \
+      "peer are combined: a thread's consecutive puts to one peer travel as "            \
+      "one active message (up to 8K and TERN_AM_MEDIUM_MAX) that the target "            \
+      "unpacks, its consecutive gets as one message listing them whose "                 \
+      "Reply brings them all; sent when full, before any other operation of "            \
+      "the thread to that peer, at a sync, wait, barrier or poll. At most 4K. "          \
+      "0: every nbi put and get goes alone.")                                            \
     X(vis_pack_max, "TERN_VIS_PACK_MAX", SIZE, "2K", NULL, 0,                            \
       "Non-contiguous puts to network peers whose pieces are at most this "              \
       "many bytes (on average) are packed into active messages and "                     \

@@ -299,11 +299,11 @@ int tn_core_put_strict(tern_ctx_t ctx, int rank, void *dst, const void *src, siz
 int tn_core_put_flagged(const char *call, int rank, void *remote, const void *local,
                         size_t n, tern_event_t *ev);
 
-/* Combined nbi puts (core/put_agg.c, docs/design/nbi-aggregation.md):
- * small nbi puts of a thread to a network peer collect in a buffer that
- * leaves as one active message. busy counts the thread's buffers holding
- * puts and its messages whose Reply has not come; NULL until the thread's
- * first combined put. */
+/* Combined nbi puts and gets (core/put_agg.c,
+ * docs/design/nbi-aggregation.md): small nbi puts (or gets) of a thread to
+ * a network peer collect in a buffer that leaves as one active message.
+ * busy counts the thread's buffers holding operations and its messages
+ * whose Reply has not come; NULL until the thread's first combined one. */
 typedef struct tn_pagg_head {
     _Atomic long busy;
 } tn_pagg_head_t;
@@ -330,6 +330,10 @@ static inline int tn_pagg_before(int rank, unsigned flags)
 #define TN_PAGG_DIRECT 1
 size_t tn_pagg_max(void);
 int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const void *local,
+                size_t n, unsigned flags);
+/* The same for an nbi get of n bytes (1 to TERN_NBI_AGG_MAX) from remote
+ * in rank's segment into local: its Reply writes local before c completes. */
+int tn_pagg_get(const char *call, tn_comp_t *c, int rank, const void *remote, void *local,
                 size_t n, unsigned flags);
 void tn_pagg_init(void);
 void tn_pagg_fini(void);

@@ -1,8 +1,11 @@
-/* Combined nbi puts: a thread's small nbi puts to one network peer collect
- * in a buffer, in the packed-put list format of core/vis_wire.h, that
- * leaves as one Medium Request; the target writes the pieces in order
- * (tn_vis_unpack_put) and answers with one Short Reply, which completes
- * them. docs/design/nbi-aggregation.md. */
+/* Combined nbi puts and gets: a thread's small nbi puts to one network
+ * peer collect in a buffer, in the packed-put list format of
+ * core/vis_wire.h, that leaves as one Medium Request; the target writes the
+ * pieces in order (tn_vis_unpack_put) and answers with one Short Reply,
+ * which completes them. Its small nbi gets from one peer collect as a list
+ * of pieces that leaves as the packed list get of the non-contiguous
+ * transfers (tn_vis_pack_list_get: one Request of {address, length}, one
+ * Reply of the bytes). docs/design/nbi-aggregation.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +25,22 @@
 #define HEAD    sizeof(tn_vis_head_t)
 #define ENTRY   TN_VIS_ENTRY_BYTES /* address and length before each piece */
 
+enum { KIND_PUT, KIND_GET };
+#define GET_PIECES (AGG_CAP / sizeof(tn_vis_lpiece_t)) /* gets per buffer at most */
+
 /* One peer's puts, in the order issued: a tn_vis_head_t, then per put
- * {address, length, the bytes}. */
+ * {address, length, the bytes}; or its gets: a tn_vis_lpiece_t each. */
 typedef struct pbatch {
     int rank;              /* the peer, while n > 0 */
-    uint32_t n;            /* puts */
-    size_t len, cap;       /* bytes used (head included); limit for this peer */
+    int kind;              /* KIND_*: of the buffered operations and of the
+                              messages in flight (a switch waits for those) */
+    uint32_t n;            /* puts or gets */
+    size_t len, cap;       /* Request bytes (head included); limit for this peer */
+    size_t data;           /* gets: bytes their Reply carries */
     tn_comp_t *comp;       /* the context's remote completion: one part per message */
-    uint32_t stamp, seen;  /* puts appended; stamp at another thread's last look */
+    uint32_t stamp, seen;  /* operations appended; stamp at another thread's last look */
     _Atomic long inflight; /* messages of this slot whose Reply has not come */
+    struct pagg *agg;      /* the set this slot is in */
     char *buf;
 } pbatch_t;
 
@@ -73,8 +83,10 @@ static TN_NOINLINE pagg_t *pagg_new(const char *call)
         return NULL;
     }
     char *mem = (char *)(a + 1);
-    for (int i = 0; i < SLOTS; i++)
+    for (int i = 0; i < SLOTS; i++) {
         a->b[i].buf = mem + (size_t)i * AGG_CAP;
+        a->b[i].agg = a;
+    }
     a->next = atomic_load_explicit(&registry, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(
         &registry, &a->next, a, memory_order_release, memory_order_relaxed))
@@ -87,7 +99,7 @@ static TN_NOINLINE pagg_t *pagg_new(const char *call)
  * room: TERN_ERR_AGAIN, b kept. Any other failure is logged naming the
  * peer and ends the message's part of the context with it (its sync
  * returns it); b is emptied either way. */
-static int flush(const char *call, pagg_t *a, pbatch_t *b, unsigned flags)
+static int flush_put(const char *call, pagg_t *a, pbatch_t *b, unsigned flags)
 {
     tn_vis_head_t h = {TN_VISM_LIST, 0, 0, 0, b->n, 0};
     memcpy(b->buf, &h, HEAD);
@@ -128,6 +140,106 @@ emptied:
     return rc;
 }
 
+/* The last Reply of a get message has written its pieces and ended its
+ * part of the context (or it failed): the slot's message is done. */
+static void got_done(void *arg)
+{
+    pbatch_t *b = arg;
+    atomic_fetch_sub_explicit(&b->inflight, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&b->agg->h.busy, 1, memory_order_release);
+}
+
+/* Sends b's gets (lock held) as the packed list get, whose Replies write
+ * the destinations and end their own parts of the context; the buffer's
+ * part ends here, with the error when nothing could be sent. Statuses as
+ * flush_put's. */
+static int flush_get(const char *call, pagg_t *a, pbatch_t *b, unsigned flags)
+{
+    const tn_vis_lpiece_t *pc = (const tn_vis_lpiece_t *)b->buf;
+    int rc = TERN_ERR_PEER;
+    tn_vis_lpiece_t *to;
+    tn_vis_lget_t *g;
+    if (fault_every && ++fault_count % fault_every == 0) { /* TERN_TEST_FAULT=pagg:N */
+        tn_error("%s: %u combined nbi gets (%zu bytes) from rank %d were not sent: fault "
+                 "injected (TERN_TEST_FAULT=pagg:%lu); the sync of their context returns "
+                 "the error, their destinations are not written",
+                 call, b->n, b->data, b->rank, fault_every);
+    } else if (!(g = tn_vis_lget_new(b->n, &to))) {
+        rc = TERN_ERR_NOMEM;
+        tn_error("%s: %u combined nbi gets (%zu bytes) from rank %d were not sent: no "
+                 "memory for their record; the sync of their context returns the error",
+                 call, b->n, b->data, b->rank);
+    } else {
+        memcpy(to, pc, b->n * sizeof(*pc));
+        tn_vis_issue_t is = {
+            TN_RMA_GET, b->rank, {NULL, b->comp}, flags & TERN_FLAG_IMMEDIATE,
+            0,          TERN_OK};
+        /* Counted in flight before the send: got_done may run on another
+         * thread (or in the call, when it sends nothing) before it returns. */
+        atomic_fetch_add_explicit(&b->inflight, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&a->h.busy, 1, memory_order_relaxed);
+        tn_vis_lget_on_done(g, got_done, b);
+        flushing++;
+        tn_vis_pack_list_get(g, b->n, &is); /* takes g */
+        flushing--;
+        rc = is.err;
+        if (rc == TERN_ERR_AGAIN && (flags & TERN_FLAG_IMMEDIATE) && !is.started)
+            return rc; /* kept for the next get or sync */
+        if (rc != TERN_OK)
+            tn_error("%s: %u combined nbi gets (%zu bytes) from rank %d were not all "
+                     "sent: %s; the sync of their context returns the error",
+                     call, b->n, b->data, b->rank, tern_strerror(rc));
+    }
+    tn_comp_done(b->comp, rc); /* the buffer's part; each message counted its own */
+    b->n = 0;
+    b->len = 0;
+    b->data = 0;
+    atomic_fetch_sub_explicit(&a->h.busy, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&tn_pagg_open, 1, memory_order_relaxed);
+    return rc;
+}
+
+static int flush(const char *call, pagg_t *a, pbatch_t *b, unsigned flags)
+{
+    return b->kind == KIND_GET ? flush_get(call, a, b, flags)
+                               : flush_put(call, a, b, flags);
+}
+
+/* Waits for the Replies of b's messages in flight (b's lock not held). */
+static void drain(pbatch_t *b)
+{
+    if (!atomic_load_explicit(&b->inflight, memory_order_acquire))
+        return;
+    tn_wait_t w = TN_WAIT_NET;
+    flushing++;
+    while (atomic_load_explicit(&b->inflight, memory_order_acquire))
+        tn_wait_next(&w);
+    flushing--;
+}
+
+/* Takes b (locked) for an operation of kind to rank in context c that
+ * needs need more Request bytes and data more Reply bytes: another
+ * peer's, context's or kind's operations leave first; when the kind
+ * changes, their Replies are awaited (unlocked; only the owner appends,
+ * so b is still empty after): a get never passes this thread's earlier
+ * put, nor a put its earlier get (nbi-aggregation.md). TERN_OK, or
+ * TERN_ERR_AGAIN under IMMEDIATE (nothing changed). */
+static int take(const char *call, pagg_t *a, pbatch_t *b, int kind, int rank,
+                tn_comp_t *c, size_t need, size_t data, unsigned flags)
+{
+    if (b->n && (b->rank != rank || b->comp != c || b->kind != kind ||
+                 b->len + need > b->cap || b->data + data > b->cap)) {
+        int rc = flush(call, a, b, flags);
+        if (rc == TERN_ERR_AGAIN) /* a failure is the sync's of those operations */
+            return rc;
+    }
+    if (b->kind != kind && atomic_load_explicit(&b->inflight, memory_order_acquire)) {
+        tn_spin_unlock(&a->lock);
+        drain(b);
+        tn_spin_lock(&a->lock);
+    }
+    return TERN_OK;
+}
 int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const void *local,
                 size_t n, unsigned flags)
 {
@@ -141,16 +253,12 @@ int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const vo
         return TERN_ERR_NOMEM;
     tn_spin_lock(&a->lock);
     pbatch_t *b = &a->b[(unsigned)rank % SLOTS];
-    int rc = TERN_OK;
-    /* One peer and one context per buffer: another's puts leave first. */
-    if (b->n && (b->rank != rank || b->comp != c || b->len + need > b->cap)) {
-        rc = flush(call, a, b, flags);
-        if (rc != TERN_ERR_AGAIN) /* a failure is the sync's of those puts */
-            rc = TERN_OK;
-    }
+    /* One peer, context and kind per buffer: another's leave first. */
+    int rc = take(call, a, b, KIND_PUT, rank, c, need, 0, flags);
     if (rc == TERN_OK) {
         if (!b->n) {
             b->rank = rank;
+            b->kind = KIND_PUT;
             b->comp = c;
             b->cap = cap;
             b->len = HEAD;
@@ -174,6 +282,45 @@ int tn_pagg_put(const char *call, tn_comp_t *c, int rank, void *remote, const vo
     return rc;
 }
 
+int tn_pagg_get(const char *call, tn_comp_t *c, int rank, const void *remote, void *local,
+                size_t n, unsigned flags)
+{
+    size_t cap = tn_core_peer(rank)->am_medium_max;
+    cap = cap < AGG_CAP ? cap : AGG_CAP;
+    if (HEAD + ENTRY > cap || n > cap)
+        return TN_PAGG_DIRECT;
+    pagg_t *a = tn_pagg_mine ? (pagg_t *)tn_pagg_mine : pagg_new(call);
+    if (!a)
+        return TERN_ERR_NOMEM;
+    tn_spin_lock(&a->lock);
+    pbatch_t *b = &a->b[(unsigned)rank % SLOTS];
+    int rc = take(call, a, b, KIND_GET, rank, c, ENTRY, n, flags);
+    if (rc == TERN_OK) {
+        if (!b->n) {
+            b->rank = rank;
+            b->kind = KIND_GET;
+            b->comp = c;
+            b->cap = cap;
+            b->len = HEAD;
+            b->data = 0;
+            tn_comp_add(c, 1); /* the buffer's part, ended when it leaves */
+            atomic_fetch_add_explicit(&a->h.busy, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&tn_pagg_open, 1, memory_order_relaxed);
+        }
+        tn_vis_lpiece_t *pc = (tn_vis_lpiece_t *)b->buf;
+        pc[b->n] = (tn_vis_lpiece_t){(char *)local, (const char *)remote, n};
+        b->len += ENTRY;
+        b->data += n;
+        b->n++;
+        b->stamp++;
+        /* No room for another get of the largest size: it leaves now. */
+        if (b->n == GET_PIECES || b->len + ENTRY > b->cap || b->data + agg_max > b->cap)
+            (void)flush(call, a, b, flags);
+    }
+    tn_spin_unlock(&a->lock);
+    return rc;
+}
+
 int tn_pagg_before_slow(int rank, unsigned flags)
 {
     if (flushing || tn_am_in_handler || (unsigned)rank >= (unsigned)tn_core.size ||
@@ -184,21 +331,19 @@ int tn_pagg_before_slow(int rank, unsigned flags)
     int rc = TERN_OK;
     tn_spin_lock(&a->lock);
     if (b->n && b->rank == rank)
-        rc = flush("tern_put_nbi (combined, before another operation)", a, b, flags);
+        rc = flush(b->kind == KIND_GET
+                       ? "tern_get_nbi (combined, before another operation)"
+                       : "tern_put_nbi (combined, before another operation)",
+                   a, b, flags);
     tn_spin_unlock(&a->lock);
     if (rc == TERN_ERR_AGAIN && (flags & TERN_FLAG_IMMEDIATE))
         return rc;
     if (flags & TN_XPORT_FLAG_CTRL)
         return TERN_OK; /* control traffic: sent first is enough */
-    /* The Reply says the handler has written them: a later RMA, atomic or
-     * message sees them and lands after them. */
-    if (atomic_load_explicit(&b->inflight, memory_order_acquire)) {
-        tn_wait_t w = TN_WAIT_NET;
-        flushing++;
-        while (atomic_load_explicit(&b->inflight, memory_order_acquire))
-            tn_wait_next(&w);
-        flushing--;
-    }
+    /* The Reply says the handler has written the puts (or read the gets'
+     * sources): a later RMA, atomic or message sees them and lands after
+     * them, and no later write lands before a get has read. */
+    drain(b);
     return TERN_OK;
 }
 
@@ -221,6 +366,27 @@ void tn_pagg_sync_lone_slow(tn_comp_t *c)
         if (b->n != 1 || b->comp != c ||
             atomic_load_explicit(&b->inflight, memory_order_acquire))
             continue;
+        if (b->kind == KIND_GET) {
+            /* an RMA read straight into the destination, counted in c */
+            const tn_vis_lpiece_t *pc = (const tn_vis_lpiece_t *)b->buf;
+            tn_rma_t d = {TN_RMA_GET, b->rank, pc->dst, (void *)pc->src, pc->n};
+            tn_xport_done_t done = {NULL, c};
+            flushing++;
+            int rc = tn_core_rma_start(&d, &done, 0);
+            flushing--;
+            if (rc != TERN_OK)
+                tn_error(
+                    "tern_get_nbi (combined): a get of %zu bytes from rank %d was not "
+                    "sent: %s; the sync of its context returns the error",
+                    pc->n, b->rank, tern_strerror(rc));
+            tn_comp_done(c, rc); /* the buffer's part; the read counted its own */
+            b->n = 0;
+            b->len = 0;
+            b->data = 0;
+            atomic_fetch_sub_explicit(&a->h.busy, 1, memory_order_release);
+            atomic_fetch_sub_explicit(&tn_pagg_open, 1, memory_order_relaxed);
+            continue;
+        }
         uint64_t e[2];
         memcpy(e, b->buf + HEAD, ENTRY);
         char bytes[TN_NBI_AGG_LIMIT];
@@ -271,7 +437,9 @@ void tn_pagg_flush(int wait)
                 b->seen = b->stamp;
                 continue;
             }
-            (void)flush("tern_put_nbi (combined)", a, b, 0);
+            (void)flush(b->kind == KIND_GET ? "tern_get_nbi (combined)"
+                                            : "tern_put_nbi (combined)",
+                        a, b, 0);
         }
         tn_spin_unlock(&a->lock);
     }

@@ -337,6 +337,15 @@ static int rma_slow(tern_ctx_t ctx, int op, int rank, void *local, const void *r
             if (st != TN_PAGG_DIRECT)
                 return st;
         }
+        /* A small nbi get joins this thread's list get from the peer: one
+         * Request lists the pieces, one Reply brings them (put_agg.c). */
+        if (op == TERN_RMA_GET_NBI_ && peer->kind == TN_PEER_NET && n &&
+            n <= tn_pagg_max() && !tn_am_in_handler &&
+            tn_core_region(rank, (uintptr_t)remote, n) == TN_REGION_SEG) {
+            st = tn_pagg_get(call, &c->rc, rank, remote, local, n, flags);
+            if (st != TN_PAGG_DIRECT)
+                return st;
+        }
         tn_xport_done_t done = {d.kind == TN_RMA_PUT ? &c->lc : NULL, &c->rc};
         return tn_core_rma_start(&d, &done, flags);
     }

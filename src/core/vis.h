@@ -89,6 +89,11 @@ typedef struct tn_vis_lpiece {
 typedef struct tn_vis_lget tn_vis_lget_t;
 tn_vis_lget_t *tn_vis_lget_new(size_t n, tn_vis_lpiece_t **pieces);
 void tn_vis_pack_list_get(tn_vis_lget_t *g, size_t n, tn_vis_issue_t *is);
+/* fn(arg) runs once every message of g is answered (its pieces written and
+ * its part of the completion object ended) or failed, just before g is
+ * freed: on whichever thread ran the last Reply, or in
+ * tn_vis_pack_list_get itself (combined nbi gets, core/put_agg.c). */
+void tn_vis_lget_on_done(tn_vis_lget_t *g, void (*fn)(void *), void *arg);
 
 /* Strided accumulate to is->rank: the pieces of d (elem a multiple of the
  * type's size, destinations in the peer's segment, aligned) scaled here

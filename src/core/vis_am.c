@@ -381,6 +381,8 @@ struct tn_vis_lget {
     tn_comp_t *rc;
     _Atomic size_t refs; /* messages not answered, + 1 while issuing */
     size_t n;
+    void (*fin)(void *); /* called once every message is answered, or NULL */
+    void *fin_arg;
     tn_vis_lpiece_t p[];
 };
 
@@ -392,14 +394,25 @@ tn_vis_lget_t *tn_vis_lget_new(size_t n, tn_vis_lpiece_t **pieces)
     if (!g)
         return NULL;
     g->n = n;
+    g->fin = NULL;
+    g->fin_arg = NULL;
     *pieces = g->p;
     return g;
 }
 
+void tn_vis_lget_on_done(tn_vis_lget_t *g, void (*fn)(void *), void *arg)
+{
+    g->fin = fn;
+    g->fin_arg = arg;
+}
+
 static void lget_release(tn_vis_lget_t *g)
 {
-    if (atomic_fetch_sub(&g->refs, 1) == 1)
+    if (atomic_fetch_sub(&g->refs, 1) == 1) {
+        if (g->fin) /* after every message's tn_comp_done */
+            g->fin(g->fin_arg);
         free(g);
+    }
 }
 
 /* Request: tn_vis_head_t (first, npieces) and npieces x {address, length} of

@@ -116,3 +116,19 @@ tern_mp_test(NAME nbi_agg_small SOURCES nbi_agg.c RANKS 2 3
 tern_mp_test(NAME nbi_agg_off SOURCES nbi_agg.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
 tern_mp_test(NAME nbi_agg_fault SOURCES nbi_agg.c ARGS --fault RANKS 2 CONFIGS net mixed
   ENV TERN_TEST_FAULT=pagg:1)
+# Combined nbi gets (core/put_agg.c, docs/design/nbi-aggregation.md): many
+# small gets from random places (around the limit, and longer ones that go
+# alone) checked byte for byte after quiet, nbi sync, fence, nbi test or a
+# blocking get; nbi puts and gets of the same words interleaved (each get
+# sees the latest earlier put, no later one); lone gets; 3 threads on
+# default and shared contexts; the progress thread; a small Medium limit;
+# combining off; a message that fails names its peer.
+tern_mp_test(NAME get_agg SOURCES get_agg.c RANKS 2 3 4 TIMEOUT 120)
+tern_mp_test(NAME get_agg_mt SOURCES get_agg.c ARGS --threads RANKS 2 3 TIMEOUT 120)
+tern_mp_test(NAME get_agg_pt SOURCES get_agg.c RANKS 2 4
+  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
+tern_mp_test(NAME get_agg_small SOURCES get_agg.c RANKS 2 3
+  ENV TERN_AM_MEDIUM_MAX=600 TIMEOUT 120)
+tern_mp_test(NAME get_agg_off SOURCES get_agg.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
+tern_mp_test(NAME get_agg_fault SOURCES get_agg.c ARGS --fault RANKS 2 CONFIGS net mixed
+  ENV TERN_TEST_FAULT=pagg:1)
