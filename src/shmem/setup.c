@@ -5,16 +5,21 @@
  * Re-initialization: OpenSHMEM 1.6 lets a program initialize again after
  * its last shmem_finalize; Tern cannot be started twice in a process. So
  * Tern is started by the first initialization and stays up until the
- * process exits (an atexit handler calls tern_finalize); the last
+ * process exits (an exit handler calls tern_finalize); the last
  * shmem_finalize releases what OpenSHMEM owns (contexts, the symmetric
- * heap's allocations) and the next initialization builds it again. */
+ * heap's allocations) and the next initialization builds it again.
+ *
+ * A program that ends with status 0 while initialized (no shmem_finalize)
+ * is finalized at exit, as Sandia OpenSHMEM does: see at_exit. */
 #include <errno.h>
 #include <math.h> /* isfinite */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shmemx.h"
@@ -198,7 +203,11 @@ static void print_info(void)
 
 /* ---- start-up ------------------------------------------------------------------- */
 
-static void at_exit(void);
+#ifdef __GLIBC__
+static void at_exit(int status, void *arg);
+#else
+static void at_exit_nostatus(void);
+#endif
 
 /* Symmetric heap and peer tables from Tern; returns 0 or -1 (message
  * given). */
@@ -279,7 +288,13 @@ static int start_tern(int requested)
      * (measurement switch, see rma.c and docs/design/net-put.md). */
     const char *pm = getenv("TSHMEM_PUT_LOCAL");
     tshmem_g.put_local = !(pm && *pm == '0');
-    atexit(at_exit);
+    /* on_exit gives the exit status (atexit does not); registered after
+     * tern_init, so it runs before Tern's own exit handler. */
+#ifdef __GLIBC__
+    on_exit(at_exit, NULL);
+#else
+    atexit(at_exit_nostatus);
+#endif
     if (tshmem_g.mype == 0) {
         if (env_on("SHMEM_INFO"))
             print_info();
@@ -355,6 +370,73 @@ void shmem_query_thread(int *provided)
 
 /* ---- finalization ------------------------------------------------------------------ */
 
+/* Seconds a finalize at exit waits for the other PEs before it says, once,
+ * why the job has not ended: TSHMEM_EXIT_NOTE_S (a test switch; 10). */
+static double exit_note_s(void)
+{
+    const char *v = getenv("TSHMEM_EXIT_NOTE_S");
+    char *end;
+    double s = v ? strtod(v, &end) : 10.0;
+    return v && (end == v || !(s >= 0) || s > 1e6) ? 10.0 : s;
+}
+
+/* The note of a PE finalizing at exit whose peers do not finalize (they
+ * wait for it, or compute without end): a thread that prints it once
+ * after exit_note_s() seconds unless the finalize is over by then. A
+ * thread, so that the finalize itself is shmem_finalize's, barriers
+ * included (they are waited for in Tern, which has no timed wait). It
+ * calls nothing of Tern's. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    double secs;
+} exit_note = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+static void *exit_note_main(void *arg)
+{
+    (void)arg;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    double s = exit_note.secs;
+    dl.tv_sec += (time_t)s;
+    dl.tv_nsec += (long)((s - (double)(time_t)s) * 1e9);
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    int timed_out = 0;
+    pthread_mutex_lock(&exit_note.lock);
+    while (!exit_note.done && !timed_out)
+        timed_out = pthread_cond_timedwait(&exit_note.cond, &exit_note.lock, &dl) != 0;
+    int say = !exit_note.done;
+    pthread_mutex_unlock(&exit_note.lock);
+    if (say)
+        tshmem_error("PE %d ended without shmem_finalize and is finalizing at exit: for "
+                     "%.0f s it has waited for the other PEs to finalize; the job ends "
+                     "when every PE has called shmem_finalize or ended. If the others "
+                     "wait for PE %d instead, the program is missing a shmem_finalize",
+                     tshmem_g.mype, s, tshmem_g.mype);
+    return NULL;
+}
+
+/* Start (on) or stop (!on) the note; *t is the thread (started: 1). */
+static int exit_note_ctl(int on, pthread_t *t, int started)
+{
+    if (on) {
+        exit_note.secs = exit_note_s();
+        return pthread_create(t, NULL, exit_note_main, NULL) == 0;
+    }
+    if (!started)
+        return 0;
+    pthread_mutex_lock(&exit_note.lock);
+    exit_note.done = 1;
+    pthread_cond_signal(&exit_note.cond);
+    pthread_mutex_unlock(&exit_note.lock);
+    pthread_join(*t, NULL);
+    return 0;
+}
+
 /* The last finalize: everyone has arrived and all communication is
  * complete before anything is released. */
 static void release(void)
@@ -389,26 +471,51 @@ void shmem_finalize(void)
 }
 
 /* Process exit. Tern is finalized (collectively) when every OpenSHMEM
- * initialization was matched by a finalize, or implicitly for start_pes
- * programs. A PE still initialized otherwise is leaving in the middle of
- * the program (an error exit, or a missing shmem_finalize): it leaves
- * without tern_finalize, so the launcher ends the job instead of this PE
- * waiting for the others forever. */
-static void at_exit(void)
+ * initialization was matched by a finalize. A PE still initialized is
+ * finalized here, collectively, when the process ends normally with
+ * status 0 (main returned 0, or exit(0)) or it was initialized by
+ * start_pes: programs written for other OpenSHMEM libraries rely on it
+ * (Sandia OpenSHMEM finalizes at exit; 1.6 asks for a matching
+ * shmem_finalize). With another status the PE is leaving in the middle
+ * of the program (an error exit): it leaves without tern_finalize, so
+ * the launcher ends the job with that status instead of this PE waiting
+ * for the others forever. known: 0 when the C library cannot tell the
+ * status (no on_exit): then only start_pes programs are finalized. */
+static void exit_with_status(int status, int known)
 {
     if (!tshmem_g.tern_up)
         return;
-    if (tshmem_g.init_count > 0 && tshmem_g.start_pes) {
+    if (tshmem_g.init_count > 0 && (tshmem_g.start_pes || (known && status == 0))) {
+        if (!tshmem_g.start_pes)
+            tshmem_debug_note(
+                "the program ended (status 0) without shmem_finalize: PE %d "
+                "finalizes at exit, which waits for every PE to finalize",
+                tshmem_g.mype);
+        fflush(NULL); /* the program's output before the others' */
+        pthread_t t;
+        int started = !tshmem_g.start_pes && exit_note_ctl(1, &t, 0);
         release();
         tshmem_g.init_count = 0;
+        tshmem_g.tern_up = 0;
+        int rc = tern_finalize(); /* the launcher's barrier: may wait too */
+        exit_note_ctl(0, &t, started);
+        if (rc != TERN_OK)
+            tshmem_error("tern_finalize at exit: %s", tern_strerror(rc));
+        return;
     }
     if (tshmem_g.init_count > 0) {
         /* Also seen when a signal handler calls exit() as the job is ended
          * (a program's own; libinfinipath's, loaded with libfabric, did
          * for SIGTERM until ofi_dl.c put the default back). */
-        tshmem_error("exiting while OpenSHMEM is initialized: every shmem_init needs a "
-                     "matching shmem_finalize before the program ends (or the job is "
-                     "being ended)");
+        if (known)
+            tshmem_error("exiting with status %d while OpenSHMEM is initialized: the "
+                         "job ends (a program that ends with status 0 is finalized at "
+                         "exit)",
+                         status);
+        else
+            tshmem_error("exiting while OpenSHMEM is initialized: every shmem_init needs "
+                         "a matching shmem_finalize before the program ends (or the job "
+                         "is being ended)");
         return;
     }
     tshmem_g.tern_up = 0;
@@ -416,6 +523,19 @@ static void at_exit(void)
     if (rc != TERN_OK)
         tshmem_error("tern_finalize at exit: %s", tern_strerror(rc));
 }
+
+#ifdef __GLIBC__
+static void at_exit(int status, void *arg)
+{
+    (void)arg;
+    exit_with_status(status, 1);
+}
+#else
+static void at_exit_nostatus(void)
+{
+    exit_with_status(0, 0);
+}
+#endif
 
 void shmem_global_exit(int status)
 {

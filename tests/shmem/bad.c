@@ -11,7 +11,8 @@
  * session on a destroyed context or without the config its mask names, a
  * team handle that is garbage, a strided all-to-all, a scan or a complex
  * reduction past the address space, a PE that exits (or returns from main
- * without shmem_finalize) while the others get from it.
+ * without shmem_finalize) while the others get from it, and programs that
+ * end without shmem_finalize (finalized at exit).
  *   bad CASE */
 #include <stdint.h>
 #include <tern.h>
@@ -223,9 +224,34 @@ int main(int argc, char **argv)
         }
         for (;;)
             shmem_long_get(local, x, 4, n - 1);
-    } else if (strcmp(c, "no_finalize") == 0) {
+    } else if (strcmp(c, "return_served") == 0) {
+        /* PE n-1 returns from main without shmem_finalize; finalizing at
+         * exit, it keeps serving the others' gets until they finalize. */
+        for (int i = 0; i < 4; i++)
+            x[i] = 1000 * me + i;
         shmem_barrier_all();
-        return 0; /* without shmem_finalize */
+        if (me == n - 1) {
+            printf("PE %d leaves (%s)\n", me, c);
+            return 0;
+        }
+        usleep(200000); /* PE n-1 well inside its exit */
+        for (int k = 0; k < 2000; k++) {
+            shmem_long_get(local, x, 4, n - 1);
+            for (int i = 0; i < 4; i++)
+                CHECK(local[i] == 1000 * (n - 1) + i, "get %d from PE %d: [%d] = %ld", k,
+                      n - 1, i, local[i]);
+        }
+        printf("PE %d: 2000 gets from PE %d after it returned: right\n", me, n - 1);
+        shmem_finalize(); /* no shmem_free: a barrier, PE n-1 is in finalize's */
+        return 0;
+    } else if (strcmp(c, "no_finalize") == 0 || strcmp(c, "no_finalize_exit0") == 0) {
+        /* Every PE ends without shmem_finalize, one with a put to the next
+         * PE not yet complete: finalizing at exit completes it. */
+        shmem_long_put_nbi(x, local, 4, right);
+        printf("PE %d ends without shmem_finalize\n", me);
+        if (strcmp(c, "no_finalize_exit0") == 0)
+            exit(0);
+        return 0;
     } else if (strcmp(c, "bad_cmp") == 0) {
         shmem_long_wait_until(x, 42, 0);
     } else if (strcmp(c, "bad_free") == 0) { /* reported, ignored, nothing hangs */
