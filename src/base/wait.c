@@ -133,8 +133,11 @@ static inline void relax_after_hook(void)
         relax();
 }
 
+tn_wait_net_calls_t tn_wait_net_calls;
+
 void tn_wait_net_used(void)
 {
+    tn_wait_net_call();
     if (tn_wait_net_hook) {
         net_busy = tn_ticks() + tn_wait_policy.net_quiet_ticks;
         net_due = 0; /* the next step polls */

@@ -55,6 +55,24 @@ extern int (*tn_wait_net_hook)(void);
  * network at every step until tn_wait_policy.net_quiet_ticks pass without
  * either (a reply is likely). Nothing without tn_wait_net_hook. */
 void tn_wait_net_used(void);
+/* Calls of this process into the network: every post (tn_wait_net_used)
+ * and every network poll of an application thread (core's progress),
+ * counted for core's progress thread, which polls only when a whole
+ * period passed without one (core/progress.c). A relaxed load and store,
+ * racy between threads on purpose (only a change is looked for), on a
+ * line of its own: written at every call, read once a period. */
+typedef struct tn_wait_net_calls {
+    _Alignas(64) _Atomic unsigned long n;
+    char pad[64 - sizeof(unsigned long)];
+} tn_wait_net_calls_t;
+extern tn_wait_net_calls_t tn_wait_net_calls;
+static inline void tn_wait_net_call(void)
+{
+    atomic_store_explicit(
+        &tn_wait_net_calls.n,
+        atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+}
 /* ns nanoseconds in tn_ticks (at least 1; 0 for 0), from a 20 us
  * calibration against the monotonic clock (base/wait.c). */
 uint64_t tn_wait_ticks_of_ns(uint64_t ns);

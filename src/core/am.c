@@ -364,9 +364,13 @@ int tn_am_progress_deferred(void)
     deferred_t **pp = &defer_head;
     while (*pp) {
         deferred_t *d = *pp;
-        tn_core_xport_t *xp = tn_core_peer(d->rank)->msg;
+        const tn_peer_t *peer = tn_core_peer(d->rank);
+        tn_core_xport_t *xp = peer->msg;
         tn_xport_msg_t m;
-        if (xp->ops.msg_prepare(xp->x, d->rank, d->n,
+        /* The progress thread sends on no shared-memory queue (progress.c):
+         * those wait for an application thread's progress. */
+        if ((tn_core_progress_self && peer->kind != TN_PEER_NET) ||
+            xp->ops.msg_prepare(xp->x, d->rank, d->n,
                                 TERN_FLAG_IMMEDIATE | TN_XPORT_FLAG_NOPOLL,
                                 &m) != TERN_OK) {
             pp = &d->next;

@@ -181,7 +181,8 @@ void tn_ad_agg_flush(int wait)
         else if (!tn_spin_trylock(&a->lock))
             continue; /* its holder sends it, or the next flush will */
         for (int i = 0; i < SLOTS; i++)
-            if (a->b[i].n)
+            if (a->b[i].n && (!tn_core_progress_self ||
+                              tn_core_peer(a->b[i].rank)->kind == TN_PEER_NET))
                 (void)flush("tern_ad_op_nbi (combined atomics)", a, &a->b[i], 0);
         tn_spin_unlock(&a->lock);
     }

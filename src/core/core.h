@@ -131,13 +131,18 @@ extern tn_core_t tn_core;
  * this is the edge within the process that ThreadSanitizer (and a weaker
  * memory model) can see. Free with one thread. */
 extern _Atomic unsigned long tn_core_effects;
+/* 1 on the progress thread (core/progress.c), which runs handlers only
+ * while the application is silent: the release is then its own, and the
+ * application's threads, which run their handlers themselves, pay
+ * nothing for a thread that exists. */
+extern TN_TLS_FAST _Thread_local int tn_core_progress_self;
 static inline int tn_core_handler_threads(void)
 {
     return tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_core.have_progress;
 }
 static inline void tn_core_effects_release(void)
 {
-    if (tn_core_handler_threads())
+    if (tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_core_progress_self)
         atomic_fetch_add_explicit(&tn_core_effects, 1, memory_order_release);
 }
 static inline void tn_core_effects_acquire(void)

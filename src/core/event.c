@@ -277,7 +277,8 @@ _Atomic(int) tn_ctx_early_n;
  * counted. No application code runs on that thread to sync it, so every
  * sync of a default context (quiet, fence, nbi sync and test, a barrier's
  * early completion, finalize) covers it too, and takes its errors. NULL
- * without a progress thread. */
+ * without a progress thread, and while it sleeps with nothing outstanding
+ * (the application's quiets then keep their fast path). */
 static _Atomic(struct tern_ctx_s *) progress_ctx;
 
 /* The context ctx stands for, or NULL. Cost: a thread-pointer load for
@@ -394,8 +395,21 @@ static inline int ctx_idle(struct tern_ctx_s *c, unsigned level)
 
 void tn_ctx_progress_thread(int start)
 {
-    atomic_store_explicit(&progress_ctx, start ? &default_ctx : NULL,
-                          memory_order_release);
+    struct tern_ctx_s *c = &default_ctx;
+    if (start) {
+        if (atomic_load_explicit(&progress_ctx, memory_order_relaxed) != c)
+            atomic_store_explicit(&progress_ctx, c, memory_order_release);
+        return;
+    }
+    /* Idle and without an error to return: ops issued before this look
+     * completed, and the next ones are issued after the next start. */
+    if (ctx_idle(c, TERN_SYNC_LOCAL | TERN_SYNC_REMOTE)) /* errors count too */
+        atomic_store_explicit(&progress_ctx, NULL, memory_order_release);
+}
+
+void tn_ctx_progress_thread_exit(void)
+{
+    atomic_store_explicit(&progress_ctx, NULL, memory_order_release);
 }
 
 /* The progress thread's context when ctx is a default context of another

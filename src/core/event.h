@@ -79,10 +79,15 @@ struct tern_ctx_s *tn_ctx_get(tern_ctx_t ctx, const char *call);
 /* Quiet every created context and the caller's default one, and mark the
  * contexts dead (tern_finalize). Returns the first error. */
 int tn_ctx_fini(void);
-/* The progress thread says it starts (1) or ends (0): its default
+/* The progress thread says it starts (1) or ends (0) polling: its default
  * context, where the operations of the handlers it runs are counted, is
- * covered by every other thread's syncs of its default context. */
+ * covered by every other thread's syncs of its default context while it
+ * polls, so that a sleeping thread adds nothing to their quiets. Ending
+ * leaves it covered while it still has operations outstanding or an error
+ * to return (a later end, once idle, drops it); at exit (tn_ctx_progress_thread_exit)
+ * it is dropped in any case. */
 void tn_ctx_progress_thread(int start);
+void tn_ctx_progress_thread_exit(void);
 
 /* Wait until c has no part outstanding (driving progress, yielding per
  * TERN_WAIT_MODE); returns its status. */

@@ -15,13 +15,25 @@
 #include "core/core.h"
 #include "core/event.h"
 
+TN_TLS_FAST _Thread_local int tn_core_progress_self;
+
 /* The polled transports' polls (the network's): what they completed. */
-static TN_ALWAYS_INLINE int poll_polled(void)
+static TN_ALWAYS_INLINE int poll_each(void)
 {
     int done = 0;
     for (int i = 0; i < tn_core.npolled; i++)
         done += tn_core.polled[i]->ops.poll(tn_core.polled[i]->x);
     return done;
+}
+
+/* An application thread's network polls, counted for the progress thread
+ * (tn_wait_net_calls: three instructions beside a poll of about 1500). */
+static TN_ALWAYS_INLINE int poll_polled(void)
+{
+    if (!tn_core.npolled)
+        return 0;
+    tn_wait_net_call();
+    return poll_each();
 }
 
 /* Progress without the handler check. An empty poll of a job on one node:
@@ -55,10 +67,18 @@ static TN_ALWAYS_INLINE int progress(void)
     return progress_of(1);
 }
 
+static int thread_step(void);
+
+/* The waits' hook (tn_wait_progress_hook) and the direct calls of waits.
+ * On the progress thread (a send of its step waiting for room) the
+ * network's part alone: it never touches a shared-memory queue
+ * (thread_step). Cost for the application: a thread-local load. */
 int tn_core_progress(void)
 {
     if (tn_am_in_handler) /* never a handler inside a handler */
         return 0;
+    if (tn_unlikely(tn_core_progress_self))
+        return thread_step();
     return progress();
 }
 
@@ -68,8 +88,8 @@ int tn_core_progress(void)
  * for the rest. */
 int tn_core_progress_local(void)
 {
-    if (tn_am_in_handler)
-        return 0;
+    if (tn_am_in_handler || tn_unlikely(tn_core_progress_self))
+        return 0; /* the progress thread: no shared-memory queue */
     return progress_of(0);
 }
 
@@ -104,7 +124,7 @@ void tn_core_wait_relax(void)
 {
     const tn_msgq_t *in = tn_core.msg_in;
     int n = tn_core.msg_nin;
-    if (n > WAIT_RELAX_MAXQ) {
+    if (n > WAIT_RELAX_MAXQ || tn_unlikely(tn_core_progress_self)) {
         tn_cpu_relax();
         return;
     }
@@ -149,29 +169,76 @@ tern_status_t tern_poll(void)
     return TERN_OK;
 }
 
+/* The progress thread's step: the network's part of progress alone. It
+ * polls the polled transports (whose handlers answer network peers only,
+ * through the network transport, which is thread-safe), serves the atomic
+ * mailbox, sends Replies queued for network peers and combined puts and
+ * atomics to them, and non-blocking collectives where no peer shares
+ * memory. It never drains or sends on a shared-memory queue: those stay
+ * single-threaded (no turns) unless TERN_THREAD_MULTIPLE, and node-local
+ * peers' puts, gets and atomics are loads and stores that need no
+ * progress here (atomic domains run CPU atomics on mapped peers). */
+static int thread_step(void)
+{
+    int done = poll_each();
+    if (!tn_core.msg_nin && atomic_load_explicit(&tn_coll_nb, memory_order_relaxed))
+        tn_coll_progress();   /* non-blocking barriers: network peers only */
+    done += tn_am_progress(); /* network peers' only (tn_core_progress_self) */
+    if (atomic_load_explicit(&tn_ad_mbox_nactive, memory_order_relaxed))
+        done += tn_ad_mbox_progress();
+    if (!done)
+        tn_ad_agg_kick(0); /* network targets' only (tn_core_progress_self) */
+    tn_pagg_kick(0);
+    return done;
+}
+
+/* How long the progress thread sleeps between two looks at the network
+ * calls (tn_wait_net_calls), in ns: PERIOD_MAX while the application
+ * calls into the network itself (it then drives progress, and a thread
+ * polling beside it only takes a core and the transport's locks from
+ * it); once it was silent for a whole period the thread polls, and after
+ * a poll that found work it looks again after PERIOD_MIN, the period
+ * doubling while its polls find nothing. The thread thus costs the
+ * application one look per millisecond while it calls the library, and a
+ * PE that computes serves its peers within about PERIOD_MIN of their
+ * operations arriving once they come in a stream (the first within about
+ * 2 * PERIOD_MAX). docs/design/progress-thread.md. */
+#define PERIOD_MIN_NS 50000L
+#define PERIOD_MAX_NS 1000000L
+#define STEPS_MAX     64 /* steps of one look while they find work */
+
 static void *progress_main(void *arg)
 {
     (void)arg;
-    unsigned idle = 0;
-    tn_ctx_progress_thread(1); /* its handlers' nbi operations: every quiet's */
+    tn_core_progress_self = 1;
     /* Its handlers' tokens apart from the application threads', which all
      * count from 0 (core.h, tn_am_tok_next). */
     tn_am_tok.id = (uintptr_t)1 << (sizeof(uintptr_t) * 8 - 2);
+    long period = PERIOD_MAX_NS;
+    unsigned long seen = atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed);
     while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed)) {
-        if (tn_core_progress() > 0) {
-            idle = 0;
+        struct timespec ts = {0, period};
+        nanosleep(&ts, NULL);
+        unsigned long now =
+            atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed);
+        if (now != seen) { /* the application uses the network: its progress */
+            seen = now;
+            period = PERIOD_MAX_NS;
             continue;
         }
-        /* Idle: back off to a short sleep so an idle thread does not
-         * steal a core from the application. */
-        if (++idle < 64) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
+        /* Silent for a whole period. Its context joins the application's
+         * quiets only while its handlers may issue into it. */
+        tn_ctx_progress_thread(1);
+        int found = 0, d;
+        for (int k = 0; k < STEPS_MAX && (d = thread_step()) > 0; k++)
+            found += d;
+        tn_ctx_progress_thread(0); /* stays in while it has operations */
+        /* Its own posts (handlers' replies) are not the application's. */
+        seen = atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed);
+        period = found ? PERIOD_MIN_NS
+                       : (period * 2 > PERIOD_MAX_NS ? PERIOD_MAX_NS : period * 2);
     }
-    tn_ctx_progress_thread(0);
+    tn_ctx_progress_thread_exit();
     return NULL;
 }
 

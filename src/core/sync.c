@@ -99,8 +99,8 @@ _Atomic int tn_core_direct_wait;
  * drives the whole progress hook and then only pauses or watches (a hook,
  * no network to poll: no node-local hook, no polled transport; a policy
  * that spins), and each direct queue is drained by one thread at a time
- * without turns (no queue with threads: not TERN_THREAD_MULTIPLE, no
- * TERN_PROGRESS_THREAD). Read at every change of one of them
+ * without turns (no queue with threads: not TERN_THREAD_MULTIPLE; the
+ * progress thread drains none). Read at every change of one of them
  * (tn_core_direct_wait_update). */
 int tn_core_direct_wait_inputs(void)
 {

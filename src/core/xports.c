@@ -420,7 +420,10 @@ int tn_core_xports_init(const int *node_of, const int *view_of)
         .segs = all,
         .map = tn_core.seg.map,
         .map_size = tn_core.seg.map_size,
-        .threads = tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_cfg.progress_thread,
+        /* The progress thread uses only the network transport, which is
+         * thread-safe whatever this says (core/progress.c, thread_step):
+         * the shared-memory queues take no turns for it. */
+        .threads = tn_core.thread_level == TERN_THREAD_MULTIPLE,
     };
     rc = create_all(&job);
     if (rc != TERN_OK)
