@@ -128,9 +128,24 @@ TERN_API int tern_am_reply_long(tern_am_token_t token, int handler, const void *
  * sd->buf (on shared memory that is the receiver's queue itself, so no
  * copy follows) and Commit sends it with its final length (<= granted).
  * With client_buf (not NULL) holding the payload already, Prepare may
- * return client_buf as sd->buf. Nothing else may be sent by this thread
- * between Prepare and Commit. Commit with a length over the one granted,
- * or without a Prepare, is TERN_ERR_INVALID and sends nothing. */
+ * return client_buf as sd->buf.
+ *
+ * Between Prepare and Commit the thread is under a handler's rules (as
+ * GASNet-EX's: "all communication calls are prohibited"; pairs do not
+ * nest): it assembles the payload and calls Commit, on the same thread.
+ * Every active-message send of that thread in between (a Short, Medium
+ * or Long Request or Reply, another Prepare, to any rank), every call
+ * that waits or polls (barrier, tern_poll, event waits, blocking RMA to
+ * a network peer, atomics of an active-message domain) and tern_alloc
+ * return TERN_ERR_INVALID having done nothing, with a message naming the
+ * call and the pending Prepare ("called between
+ * tern_am_prepare_request_medium (to rank 1) and its Commit"). What a
+ * handler may do is allowed: non-blocking RMA, blocking RMA to a peer on
+ * the node (a copy). The prepared message is still committed and
+ * delivered once. Commit with a length over the one granted, or without
+ * a Prepare, is TERN_ERR_INVALID and sends nothing (a refused Commit of
+ * a prepared message sends an empty one in its place, which no handler
+ * sees, and ends the Prepare). */
 typedef struct tern_am_sd {
     void *buf;          /* where the payload goes */
     size_t len;         /* payload bytes granted */

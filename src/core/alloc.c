@@ -15,9 +15,7 @@ void *tern_alloc(size_t size)
     if (!tn_core.initialized || size == 0)
         return NULL;
     if (tn_unlikely(tn_am_in_handler)) { /* the lock may be held by a wait below */
-        tn_core_fail(TERN_ERR_INVALID, "tern_alloc",
-                     "called from inside an active-message handler, which must not "
-                     "allocate");
+        tn_am_refuse("tern_alloc", "allocate");
         return NULL;
     }
     size_t off;

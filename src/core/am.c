@@ -153,6 +153,20 @@ int tn_am_reply_done(const char *call, tern_am_token_t token, int status,
                                 2, 0);
 }
 
+int tn_am_refuse(const char *call, const char *what)
+{
+    if (tn_am_tok.state & TN_AM_TOK_PREPARED)
+        return tn_core_fail(TERN_ERR_INVALID, call,
+                            "called between tern_am_prepare_%s_medium (to rank %d) and "
+                            "its Commit, where this thread may neither send nor wait: "
+                            "commit the prepared message first",
+                            tn_am_tok.prep_reply ? "reply" : "request",
+                            tn_am_tok.prep_rank);
+    return tn_core_fail(TERN_ERR_INVALID, call,
+                        "called from inside an active-message handler, which must not %s",
+                        what);
+}
+
 int tern_am_source(tern_am_token_t token, int *rank)
 {
     if (!tn_am_token_live(token) || !rank)

@@ -78,6 +78,8 @@ static TN_ALWAYS_INLINE int send_ok(const am_send_t *s)
 /* The token of a Reply: the running Request handler's, once. */
 static int check_token(const char *call, tern_am_token_t t, int *rank)
 {
+    if (tn_am_tok.state & TN_AM_TOK_PREPARED)
+        return tn_am_refuse(call, "send");
     if (!tn_am_token_live(t))
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "not inside the handler the token belongs to (a Reply is "
@@ -753,6 +755,7 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
         st->m.slot = q;
         sd->buf = client_buf ? (void *)client_buf : r->bytes + head;
         sd->len = granted;
+        tn_am_prepared_set(rank, is_reply);
         return 0;
     }
     if (slot_only)
@@ -772,6 +775,7 @@ static TN_ALWAYS_INLINE int fast_prepare(int rank, int is_reply, tern_am_token_t
     st->m.aux = layout == AM_IN_SLOT ? UINT64_MAX : layout == AM_SPLIT ? head : 0;
     sd->buf = client_buf ? (void *)client_buf : st->payload;
     sd->len = granted;
+    tn_am_prepared_set(rank, is_reply);
     return 0;
 }
 
@@ -804,6 +808,7 @@ static TN_ALWAYS_INLINE int fast_commit(am_sd_state_t *st, int is_reply, int han
     if (!commit_ok(st, handler, internal, len, args))
         return 1;
     st->magic = 0;
+    tn_am_prepared_clear();
     int nargs = st->nargs;
     size_t head = tn_am_head_bytes(nargs), n = head + len;
     tn_am_hdr_t *h = st->m.buf;
@@ -853,6 +858,7 @@ static TN_ALWAYS_INLINE int slot_commit(am_sd_state_t *st, int is_reply, int han
     if (!commit_ok(st, handler, internal, len, args))
         return 1;
     st->magic = 0;
+    tn_am_prepared_clear();
     tn_msgq_t *q = st->m.slot;
     tn_msgq_slot_t *r = &q->slots[q->seq & q->smask];
     size_t n = tn_am_head_bytes(nargs) + len;
@@ -943,6 +949,7 @@ static int prepare(am_send_t *s, const void *client_buf, size_t min_len, size_t 
     st->payload = (char *)st->m.buf + head;
     sd->buf = client_buf ? (void *)client_buf : st->payload;
     sd->len = granted;
+    tn_am_prepared_set(s->rank, s->is_reply);
     return TERN_OK;
 }
 
@@ -958,6 +965,7 @@ static __attribute__((noinline)) int commit(const char *call, tern_am_sd_t *sd,
         return tn_core_fail(TERN_ERR_INVALID, call,
                             "no %s prepared in sd (or committed already)",
                             is_reply ? "Reply" : "Request");
+    tn_am_prepared_clear(); /* before the send, which may wait for room */
     am_send_t s = {call, st->rank, is_reply, TN_AM_MEDIUM, handler, NULL,
                    len,  NULL,     args,     st->nargs,    0};
     int rc = TERN_OK;

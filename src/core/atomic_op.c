@@ -83,6 +83,8 @@ static int start(const char *call, const struct tern_ad_s *d, const tn_amo_t *op
                  tn_comp_t *rc, unsigned flags)
 {
     if (d->impl == TERN_AD_IMPL_AM) {
+        if (tn_unlikely(tn_am_tok.state & TN_AM_TOK_PREPARED))
+            return tn_am_refuse(call, "send");
         if (tn_unlikely(tn_am_in_handler)) /* the Request path would refuse */
             return tn_core_fail(TERN_ERR_INVALID, call,
                                 "an op of this domain to rank %d is an active-message "

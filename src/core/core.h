@@ -447,17 +447,28 @@ void tn_am_fini(void);
 struct tern_am_token_s {
     int src;        /* the sender of the message being handled */
     unsigned state; /* the message's kind byte | TN_AM_TOK_RUN | ...; 0 when
-                       no handler runs on this thread */
+                       no handler runs on this thread and no Prepare waits
+                       for its Commit */
     uintptr_t id;   /* the token handed to the running (or last) handler:
                        a count, one more per handler (tn_am_tok_next) */
+    int prep_rank;  /* TN_AM_TOK_PREPARED: the Prepare's target and kind */
+    int prep_reply; /* (a Reply's: 1), for the messages of tn_am_refuse */
 };
 enum {
-    TN_AM_TOK_REPLY = 0x10,   /* the kind's Reply bit (am.h, TN_AM_REPLY): a
+    TN_AM_TOK_REPLY = 0x10,    /* the kind's Reply bit (am.h, TN_AM_REPLY): a
                                  Reply's handler runs (it cannot reply) */
-    TN_AM_TOK_RUN = 0x100,    /* a handler runs */
-    TN_AM_TOK_HELD = 0x200,   /* a Request's whose fast Reply is held until
+    TN_AM_TOK_RUN = 0x100,     /* a handler runs */
+    TN_AM_TOK_HELD = 0x200,    /* a Request's whose fast Reply is held until
                                  the Request is consumed (tn_am_drain_large) */
-    TN_AM_TOK_REPLIED = 0x400 /* the Request was answered */
+    TN_AM_TOK_REPLIED = 0x400, /* the Request was answered */
+    /* A Prepare of this thread waits for its Commit (set by a Prepare that
+     * succeeded, cleared by the Commit that consumes it; TN_AM_TOK_REPLY
+     * with it: a Reply's). Until then the thread is under a handler's
+     * rules (tn_am_in_handler): no message is sent, no call waits, no
+     * handler runs here; a send refused names the Prepare (tn_am_refuse).
+     * On shm the Prepare holds the peer's queue, whose slot the Commit
+     * publishes: another send from this thread there lost a message. */
+    TN_AM_TOK_PREPARED = 0x800
 };
 extern TN_TLS_FAST _Thread_local struct tern_am_token_s tn_am_tok;
 #define tn_am_in_handler (tn_am_tok.state != 0)
@@ -472,22 +483,36 @@ static inline tern_am_token_t tn_am_tok_next(int src, unsigned state)
 /* t is the token of the handler running on this thread. */
 static inline int tn_am_token_live(const struct tern_am_token_s *t)
 {
-    return (uintptr_t)t == tn_am_tok.id && tn_am_tok.state != 0;
+    return (uintptr_t)t == tn_am_tok.id && (tn_am_tok.state & TN_AM_TOK_RUN);
 }
 /* t is the token of a Request handler running on this thread that has not
  * replied yet: the count compared, one load, a mask and a compare. */
 static inline int tn_am_token_replyable(const struct tern_am_token_s *t)
 {
     return (uintptr_t)t == tn_am_tok.id &&
-           (tn_am_tok.state & (TN_AM_TOK_RUN | TN_AM_TOK_REPLY | TN_AM_TOK_REPLIED)) ==
-               TN_AM_TOK_RUN;
+           (tn_am_tok.state & (TN_AM_TOK_RUN | TN_AM_TOK_REPLY | TN_AM_TOK_REPLIED |
+                               TN_AM_TOK_PREPARED)) == TN_AM_TOK_RUN;
 }
-#define TN_NOT_IN_HANDLER(call)                                                  \
-    do {                                                                         \
-        if (__builtin_expect(tn_am_in_handler, 0))                               \
-            return tn_core_fail(TERN_ERR_INVALID, call,                          \
-                                "called from inside an active-message handler, " \
-                                "which must not wait");                          \
+/* A Prepare's state: set by a Prepare that reserved a message to rank
+ * (is_reply: a Reply's), cleared by the Commit that consumes it. */
+static inline void tn_am_prepared_set(int rank, int is_reply)
+{
+    tn_am_tok.prep_rank = rank;
+    tn_am_tok.prep_reply = is_reply;
+    tn_am_tok.state |= TN_AM_TOK_PREPARED;
+}
+static inline void tn_am_prepared_clear(void)
+{
+    tn_am_tok.state &= ~(unsigned)TN_AM_TOK_PREPARED;
+}
+/* Refuses call made where this thread must not wait or send (inside a
+ * handler, or between a Prepare and its Commit), saying which and why:
+ * what is "wait", "send" or "allocate". TERN_ERR_INVALID. */
+int tn_am_refuse(const char *call, const char *what);
+#define TN_NOT_IN_HANDLER(call)                    \
+    do {                                           \
+        if (__builtin_expect(tn_am_in_handler, 0)) \
+            return tn_am_refuse(call, "wait");     \
     } while (0)
 
 /* Combined atomics waiting in batches (core/atomic_agg.c): how many

@@ -71,6 +71,10 @@ tern_mp_test(NAME am SOURCES am.c RANKS 1 2 4 TIMEOUT 120)
 # at the target with an error naming it, no handler run (active-messages.md,
 # twenty-third pass).
 tern_mp_test(NAME am_forged SOURCES am_forged.c RANKS 1 2 TIMEOUT 60 INTERNAL)
+# Sends, a second Prepare, waits and puts between a Prepare and its Commit
+# (and a Reply between a Reply's): refused naming the Prepare, or (puts)
+# done; the committed messages arrive once, the refused ones never.
+tern_mp_test(NAME am_between SOURCES am_between.c RANKS 2 3 TIMEOUT 120)
 # The same with a flood of 10^6 messages in the job (issue 8's delivery
 # check), 2 and 8 ranks in every configuration: a few seconds on shm, up to
 # 15 s over tcp with 8 ranks on 2 cores (label flood; the sanitizer runs
