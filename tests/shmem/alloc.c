@@ -96,6 +96,20 @@ int main(void)
     for (int i = 0; i < 7; i++)
         shmem_free(al[i]);
     shmem_free(gr);
+    /* powers of two below sizeof(void *) (undefined in 1.6; SOS and OSHMEM
+     * serve them, tests-sos and tests-mellanox ask for them): aligned at
+     * least as asked, symmetric, through both names */
+    for (size_t a = 1; a < sizeof(void *); a *= 2) {
+        char *s1 = shmem_align(a, 3 + a), *s2 = shmemalign(a, 5 + a);
+        CHECK(s1 != NULL && (uintptr_t)s1 % a == 0, "shmem_align(%zu) = %p", a,
+              (void *)s1);
+        CHECK(s2 != NULL && (uintptr_t)s2 % a == 0, "shmemalign(%zu) = %p", a,
+              (void *)s2);
+        neighbour_writes(s1, 3 + a, 30 + (unsigned)a, "small align");
+        neighbour_writes(s2, 5 + a, 40 + (unsigned)a, "small shmemalign");
+        shmem_free(s1);
+        shmem_free(s2);
+    }
 
     /* hints */
     long *h1 = shmem_malloc_with_hints(64, SHMEM_MALLOC_ATOMICS_REMOTE);

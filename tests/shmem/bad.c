@@ -262,7 +262,8 @@ int main(int argc, char **argv)
         shmem_free(y);
     } else if (strcmp(c, "bad_align") == 0) {
         CHECK(shmem_align(3, 64) == NULL, "alignment 3 accepted");
-        CHECK(shmem_align(4, 64) == NULL, "alignment 4 accepted");
+        CHECK(shmem_align(0, 64) == NULL, "alignment 0 accepted");
+        CHECK(shmem_align(24, 64) == NULL, "alignment 24 accepted");
     } else {
         CHECK(0, "unknown case %s", c);
     }

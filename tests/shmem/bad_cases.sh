@@ -267,7 +267,9 @@ scan_overflow)
 bad_align)
     run
     expect_rc 0
-    expect_msg 'shmem_align: alignment 3 is not a power of two multiple of sizeof\(void \*\)' ;;
+    expect_msg 'shmem_align: alignment 3 is not a power of two'
+    expect_msg 'shmem_align: alignment 0 is not a power of two'
+    expect_msg 'shmem_align: alignment 24 is not a power of two' ;;
 *) echo "unknown case $case_name" >&2; exit 1 ;;
 esac
 echo "shmem bad input $case_name ($cfg, $np PEs): PASS"
