@@ -1,5 +1,6 @@
 #!/bin/sh
-# Instructions per 8-byte put_nbi and get to a network peer already
+# Instructions per 8-byte put_nbi, get and get_nbi (64 per sync, and one
+# per sync) to a network peer already
 # contacted (TERN_SHM=off, 2 ranks, tcp provider), counted by callgrind on
 # rank 0: each loop's inclusive count per operation (Tern's issue path,
 # libfabric's and the provider's progress). Repeatable where timings on a shared machine are not.
@@ -19,14 +20,16 @@ TERN_SHM=off TERN_SEGMENT_SIZE=1M "$build/tools/ternrun/ternrun" -n 2 valgrind \
 for f in "$tmp"/cg.*; do
   callgrind_annotate --inclusive=yes "$f" 2>/dev/null >"$f.txt"
   awk -v iters=20000 '
-    /loop_put_nbi |loop_get / {
+    /loop_put_nbi |loop_get |loop_get_nbi |loop_get_nbi_lone / {
       for (i = 2; i <= NF; i++) if ($i ~ /loop_/) { name = $i; sub(/.*:/, "", name); sub(/ .*/, "", name) }
-      gsub(",", "", $1); if (!(name in cost)) cost[name] = $1 / iters
+      gsub(",", "", $1); if (!(name in cost)) cost[name] = $1 / (name == "loop_get_nbi_lone" ? iters / 8 : iters)
     }
     END {
       if (!cost["loop_put_nbi"]) exit # rank 1: it only waits
       printf "%-16s %10s\n", "loop (rank 0)", "instr/op"
       printf "%-16s %10.1f\n", "loop_put_nbi", cost["loop_put_nbi"]
       printf "%-16s %10.1f\n", "loop_get", cost["loop_get"]
+      printf "%-16s %10.1f\n", "loop_get_nbi", cost["loop_get_nbi"]
+      printf "%-16s %10.1f\n", "loop_get_nbi_lone", cost["loop_get_nbi_lone"]
     }' "$f.txt"
 done
