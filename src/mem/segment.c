@@ -387,6 +387,41 @@ int tn_seg_create(const tn_seg_opts_t *opts, tn_seg_t *out)
     return rc;
 }
 
+/* Every rank's segment starts at an address that is a multiple of
+ * TN_SEG_BASE_ALIGN, so the ranks' bases agree modulo any power of two up
+ * to it and one symmetric offset aligned to such a power is aligned on
+ * every rank (shmem_align of more than a page: before, the bases agreed
+ * modulo the page size only, by where mmap put them, and tests-sos
+ * shmemalign's 8 MiB failed on most runs). It costs address space only:
+ * map_size + TN_SEG_BASE_ALIGN are reserved PROT_NONE, the segment is
+ * mapped over its first aligned address and the rest is given back. */
+#define TN_SEG_BASE_ALIGN ((size_t)1 << 30)
+
+static void *map_aligned(int fd, size_t map_size)
+{
+    size_t span = map_size + TN_SEG_BASE_ALIGN;
+    char *r =
+        mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t a =
+        ((uintptr_t)r + TN_SEG_BASE_ALIGN - 1) & ~(uintptr_t)(TN_SEG_BASE_ALIGN - 1);
+    void *p =
+        mmap((void *)a, map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        munmap(r, span);
+        errno = e;
+        return MAP_FAILED;
+    }
+    if (a > (uintptr_t)r)
+        munmap(r, a - (uintptr_t)r);
+    uintptr_t end = a + map_size, rend = (uintptr_t)r + span;
+    if (rend > end)
+        munmap((void *)end, rend - end);
+    return p;
+}
+
 static int create_planned(const tn_seg_opts_t *opts, const tn_seg_plan_t *plan,
                           tn_seg_t *sp, double t0)
 {
@@ -412,7 +447,7 @@ static int create_planned(const tn_seg_opts_t *opts, const tn_seg_plan_t *plan,
         close(s.fd);
         return errno == ENOMEM || errno == ENOSPC ? TERN_ERR_NOMEM : TERN_ERR_SYS;
     }
-    s.map = mmap(NULL, s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
+    s.map = map_aligned(s.fd, s.map_size);
     if (s.map == MAP_FAILED) {
         int e = errno;
         tn_error("mapping the %zu-byte segment failed: %s%s", s.map_size, strerror(e),

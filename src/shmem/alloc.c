@@ -139,14 +139,14 @@ static void *sym_alloc(size_t size, size_t align, long hints, const char *call)
     size_t extra = align > tern_align ? align - tern_align : 0;
     if (align > tern_align) {
         /* One offset must be aligned on every PE: their heaps' bases must
-         * agree modulo align. They are page aligned, so this holds up to
-         * the page size; beyond it only by chance. Every PE has every
-         * base, so all of them decide alike. */
+         * agree modulo align. Tern maps every segment at a multiple of
+         * 1 GiB (mem/segment.c), so this holds up to there. Every PE has
+         * every base, so all of them decide alike. */
         for (uint32_t pe = 1; pe < tshmem_g.npes; pe++) {
             if ((tshmem_g.peer_base[pe] - tshmem_g.peer_base[0]) & (align - 1)) {
                 tshmem_error("%s: alignment %zu cannot be symmetric: the PEs' heaps "
-                             "start at addresses that differ modulo %zu (at most the "
-                             "page size is always possible)",
+                             "start at addresses that differ modulo %zu (at most 1 GiB "
+                             "is always possible)",
                              call, align, align);
                 return NULL;
             }

@@ -96,6 +96,15 @@ int main(void)
     for (int i = 0; i < 7; i++)
         shmem_free(al[i]);
     shmem_free(gr);
+    /* beyond the page size: one offset aligned on every PE, whose heaps
+     * mmap placed at unrelated addresses before segments were aligned */
+    for (size_t a = (size_t)1 << 20; a <= (size_t)4 << 20; a <<= 2) {
+        char *big = shmem_align(a, 96);
+        CHECK(big != NULL && (uintptr_t)big % a == 0, "shmem_align(%zu) = %p", a,
+              (void *)big);
+        neighbour_writes(big, 96, 50 + (unsigned)(a >> 20), "large align");
+        shmem_free(big);
+    }
     /* powers of two below sizeof(void *) (undefined in 1.6; SOS and OSHMEM
      * serve them, tests-sos and tests-mellanox ask for them): aligned at
      * least as asked, symmetric, through both names */
