@@ -320,8 +320,7 @@
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern (only in jobs with network "              \
       "peers). It sleeps while the application calls into the network and "              \
-      "polls once it was silent for 1 ms. OpenSHMEM programs (libtshmem) "               \
-      "default to 1.")                                                                   \
+      "polls once it was silent for 1 ms.")                                              \
     X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL, TN_CFG_SIGNED,   \
       "CPU to pin the progress thread to; -1: not pinned.")                              \
     X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, TN_CFG_JOB,                 \

@@ -141,18 +141,6 @@ static int parse_symmetric_size(const char *s, size_t *bytes)
 static int read_env(void)
 {
     tshmem_g.debug = env_on("SHMEM_DEBUG");
-    /* A PE that computes without calling OpenSHMEM must still serve the
-     * others' puts, gets and AMOs (specification 1.6, "Progress of
-     * OpenSHMEM Operations"); over a network that progresses only when
-     * polled (tcp;ofi_rxm, and the active-message path of atomics) that
-     * takes Tern's progress thread. It starts only in jobs with network
-     * peers and polls only while the application is silent
-     * (docs/design/progress-thread.md). TERN_PROGRESS_THREAD=0 turns it
-     * off. */
-    if (!getenv("TERN_PROGRESS_THREAD") && setenv("TERN_PROGRESS_THREAD", "1", 0) != 0) {
-        tshmem_error("cannot set TERN_PROGRESS_THREAD: %s", strerror(errno));
-        return -1;
-    }
     const char *sym = spec_env("SHMEM_SYMMETRIC_SIZE");
     if (!sym)
         return 0;
