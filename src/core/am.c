@@ -346,6 +346,10 @@ void tn_am_recv(void *arg, int src, void *buf, size_t n)
         tn_am_recv_slow(src, buf, n);
     else
         tn_am_dispatch(src, buf, n);
+    /* A handler that answers nothing (combined atomics without a fetch)
+     * run on the progress thread: its effects are released for the wait
+     * or barrier that later sees what followed it (core.h). */
+    tn_core_effects_release();
 }
 
 int tn_am_defer(int rank, const void *head, size_t hn, const void *payload, size_t len)

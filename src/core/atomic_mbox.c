@@ -248,6 +248,10 @@ static int write_slot(int rank, size_t off, const uint64_t *w, int n, unsigned f
  * when it fails: the initiator waits for it and would hang. */
 static void reply(int src, uint32_t t, const uint64_t *r, int n)
 {
+    /* The op just served (an atomic or a read of this rank's memory) may
+     * have run on the progress thread: its effects are released for the
+     * barrier that the application returns from later (core.h). */
+    tn_core_effects_release();
     int rc = write_slot(src, rep_off + t * REP_LINE, r, n, 0);
     if (rc != TERN_OK) {
         char msg[160];

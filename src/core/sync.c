@@ -283,7 +283,8 @@ static __attribute__((noinline)) tern_status_t wait_spin_more(const _Atomic uint
     }
 }
 
-tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
+static TN_ALWAYS_INLINE tern_status_t wait_until_u64(const volatile uint64_t *addr,
+                                                     int cmp, uint64_t value)
 {
     TN_CHECK_INIT("tern_wait_until_u64");
     TN_NOT_IN_HANDLER("tern_wait_until_u64");
@@ -303,4 +304,13 @@ tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64
     if (spin_cmp(a, cmp, value, 64))
         return TERN_OK;
     return wait_spin_more(a, cmp, value);
+}
+
+tern_status_t tern_wait_until_u64(const volatile uint64_t *addr, int cmp, uint64_t value)
+{
+    tern_status_t st = wait_until_u64(addr, cmp, value);
+    /* What a handler run on another thread wrote before the word changed
+     * (the progress thread's, core.h): visible here as after a barrier. */
+    tn_core_effects_acquire();
+    return st;
 }
