@@ -126,7 +126,8 @@ extern tn_core_t tn_core;
 /* A handler's effects, made visible to the thread that later returns from
  * a barrier when another thread (the progress thread, a polling thread
  * under THREAD_MULTIPLE) ran the handler: a Reply, sent after its
- * handler's effects, releases; a barrier's return acquires. The hardware
+ * handler's effects, releases; a barrier's return and tern_wait_until_u64's
+ * acquire (only while tn_core_effects_on). The hardware
  * orders them through the network round trip between the two already;
  * this is the edge within the process that ThreadSanitizer (and a weaker
  * memory model) can see. Free with one thread. */
@@ -136,9 +137,17 @@ extern _Atomic unsigned long tn_core_effects;
  * application's threads, which run their handlers themselves, pay
  * nothing for a thread that exists. */
 extern TN_TLS_FAST _Thread_local int tn_core_progress_self;
-static inline int tn_core_handler_threads(void)
+/* 1 while a thread other than a waiting call's can run handlers: the level
+ * is TERN_THREAD_MULTIPLE or the progress thread runs (it runs only where a
+ * network needs polling: never in a shm-only job). Written by tern_init and
+ * the progress thread's start and stop (tn_core_effects_update), while no
+ * other thread calls Tern; read at every wait's return, one word so that a
+ * job where no other thread runs handlers pays a load and a branch. */
+extern int tn_core_effects_on;
+static inline void tn_core_effects_update(void)
 {
-    return tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_core.have_progress;
+    tn_core_effects_on =
+        tn_core.thread_level == TERN_THREAD_MULTIPLE || tn_core.have_progress;
 }
 static inline void tn_core_effects_release(void)
 {
@@ -147,7 +156,7 @@ static inline void tn_core_effects_release(void)
 }
 static inline void tn_core_effects_acquire(void)
 {
-    if (tn_core_handler_threads())
+    if (tn_unlikely(tn_core_effects_on))
         (void)atomic_load_explicit(&tn_core_effects, memory_order_acquire);
 }
 

@@ -212,6 +212,7 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     int crc = tn_cfg_check(&tn_cfg);
     tn_core.error_abort = tn_cfg.error_mode == TN_ERROR_MODE_ABORT;
     tn_core.thread_level = thread_level;
+    tn_core_effects_update();
     tn_wait_policy.mode = tn_cfg.wait_mode;
     tn_wait_policy.spin_count = tn_cfg.spin_count;
     tn_wait_policy.yield_count = tn_cfg.yield_count;

@@ -254,6 +254,7 @@ int tn_core_progress_start(void)
         return TERN_ERR_SYS;
     }
     tn_core.have_progress = 1;
+    tn_core_effects_update();
     long cpu = tn_cfg.progress_thread_cpu;
     if (cpu >= 0) {
         cpu_set_t set;
@@ -275,4 +276,5 @@ void tn_core_progress_stop(void)
     atomic_store(&tn_core.progress_stop, 1);
     pthread_join(tn_core.progress, NULL);
     tn_core.have_progress = 0;
+    tn_core_effects_update();
 }

@@ -10,6 +10,7 @@
 #include "core/event.h"
 
 _Atomic unsigned long tn_core_effects;
+int tn_core_effects_on;
 
 tern_status_t tern_barrier(void)
 {
