@@ -14,7 +14,6 @@
  * context that the main thread quiets after it exited.
  * With --fault (TERN_TEST_FAULT=pagg:1): a combined get message that fails
  * makes the quiet fail, with the peer named. */
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,15 +24,6 @@ enum { AREA = 8192, K = 300, ROUNDS = 5, THREADS = 3, WORDS = 64, PG = 200 };
 static unsigned char *area; /* symmetric, AREA bytes: the owner's pattern */
 static uint64_t *words;     /* symmetric: per source rank WORDS words */
 static int n, me;
-
-typedef struct rng {
-    uint64_t s;
-} rng_t;
-static uint32_t next(rng_t *r)
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(r->s >> 33);
-}
 
 static unsigned char pattern(int owner, int r, size_t i)
 {
@@ -53,18 +43,19 @@ typedef struct piece {
 } piece_t;
 static int pieces(int src, int tgt, int u, int r, piece_t *p)
 {
-    rng_t g = {((uint64_t)src << 40) ^ ((uint64_t)tgt << 24) ^ ((uint64_t)u << 16) ^
-               (uint64_t)r ^ 0x9e3779b97f4a7c15ull};
+    mp_rng_t g = {((uint64_t)src << 40) ^ ((uint64_t)tgt << 24) ^ ((uint64_t)u << 16) ^
+                  (uint64_t)r ^ 0x9e3779b97f4a7c15ull};
     for (int i = 0; i < K; i++) {
         size_t len;
         if (i % 97 == 50) /* alone: above the limit */
-            len = 300 + next(&g) % 700;
+            len = 300 + mp_rng_next(&g) % 700;
         else if (i % 53 == 7) /* around the default limit */
-            len = 255 + next(&g) % 3;
+            len = 255 + mp_rng_next(&g) % 3;
         else
-            len = next(&g) % 10 ? 1 + next(&g) % 64 : 65 + next(&g) % 192;
+            len = mp_rng_next(&g) % 10 ? 1 + mp_rng_next(&g) % 64
+                                       : 65 + mp_rng_next(&g) % 192;
         p[i].len = len;
-        p[i].off = next(&g) % (AREA - len + 1);
+        p[i].off = mp_rng_next(&g) % (AREA - len + 1);
     }
     return K;
 }
@@ -153,15 +144,15 @@ static void put_then_get(void)
     for (int k = 1; k <= n; k++) {
         int t = (me + k) % n;
         uint64_t *w = tern_sym_addr(t, words + (size_t)me * WORDS);
-        rng_t g = {(uint64_t)me * 977 + (uint64_t)t};
+        mp_rng_t g = {(uint64_t)me * 977 + (uint64_t)t};
         for (int i = 0; i < WORDS; i++)
             cur[i] = 0;
         MP_OK(tern_put(t, w, cur, sizeof cur, 0));
         int ng = 0;
         for (int i = 0; i < PG; i++) {
-            int x = (int)(next(&g) % 8); /* few words: many repeats */
-            if (next(&g) % 3) {
-                val[i] = ((uint64_t)me << 48) | ((uint64_t)t << 32) | (uint64_t)i + 1;
+            int x = (int)(mp_rng_next(&g) % 8); /* few words: many repeats */
+            if (mp_rng_next(&g) % 3) {
+                val[i] = ((uint64_t)me << 48) | ((uint64_t)t << 32) | ((uint64_t)i + 1);
                 cur[x] = val[i];
                 MP_OK(tern_put_nbi(t, &w[x], &val[i], 8, 0));
             } else {
@@ -242,13 +233,8 @@ static void threads(void)
         thread_round = r;
         fill(r);
         MP_OK(tern_barrier());
-        pthread_t th[THREADS];
         void *keep[THREADS];
-        for (int i = 0; i < THREADS; i++)
-            MP_CHECK(pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)i) == 0,
-                     "pthread_create");
-        for (int i = 0; i < THREADS; i++)
-            pthread_join(th[i], &keep[i]);
+        mp_run_threads_keep(THREADS, thread_main, keep);
         MP_OK(tern_ctx_quiet(shared)); /* sends the exited thread's buffers */
         for (int t = 0; t < n; t++)
             check_all(t, THREADS, r,
@@ -263,47 +249,41 @@ static void threads(void)
 
 /* ---- a failed message --------------------------------------------------- */
 
+/* 50 nbi gets of 8 bytes from rank t: combined into one message. */
+static void fault_gets(int t, void *arg)
+{
+    (void)arg;
+    unsigned char *rem = tern_sym_addr(t, area);
+    for (int i = 0; i < 50; i++)
+        MP_OK(tern_get_nbi(dstbuf + 8 * i, t, rem + 8 * i, 8, 0));
+}
+
 static void fault(void)
 {
-    int t = -1;
-    for (int k = 1; k < n && t < 0; k++)
-        if (!mp_mapped((me + k) % n))
-            t = (me + k) % n;
+    int t = mp_net_peer();
     fill(0);
     MP_OK(tern_barrier());
-    if (t >= 0) {
-        unsigned char *rem = tern_sym_addr(t, area);
-        char needle[64];
-        snprintf(needle, sizeof needle, "from rank %d were not sent", t);
-        mp_capture_begin();
-        for (int i = 0; i < 50; i++)
-            MP_OK(tern_get_nbi(dstbuf + 8 * i, t, rem + 8 * i, 8, 0));
-        int rc = tern_quiet();
-        const char *msg = mp_capture_end();
-        MP_CHECK(rc != TERN_OK, "quiet after a failed message returned TERN_OK");
-        MP_CHECK(strstr(msg, needle) != NULL, "message '%s' lacks '%s'", msg, needle);
-        MP_OK(tern_quiet()); /* reported once */
-    }
+    if (t >= 0)
+        mp_quiet_fails_once(t, fault_gets, NULL, "from rank %d were not sent", t);
     MP_OK(tern_barrier());
 }
 
 int main(int argc, char **argv)
 {
-    int mode = argc > 1 && !strcmp(argv[1], "--threads") ? 1
-               : argc > 1 && !strcmp(argv[1], "--fault") ? 2
-                                                         : 0;
-    me = mp_init(&argc, &argv, mode == 1 ? TERN_THREAD_MULTIPLE : TERN_THREAD_SINGLE);
+    int mode = mp_mode(argc, argv);
+    me = mp_init(&argc, &argv,
+                 mode == MP_MODE_THREADS ? TERN_THREAD_MULTIPLE : TERN_THREAD_SINGLE);
     n = tern_size();
     MP_OK(tern_alloc_sym(AREA, (void **)&area));
     MP_OK(tern_alloc_sym((size_t)n * WORDS * sizeof(uint64_t), (void **)&words));
     dstbuf = malloc((size_t)K * 1000);
     MP_CHECK(dstbuf != NULL, "no memory");
     MP_OK(tern_barrier());
-    if (mode == 0) {
+    if (mode == MP_MODE_PLAIN) {
         rounds();
         put_then_get();
         lone();
-    } else if (mode == 1)
+    } else if (mode == MP_MODE_THREADS)
         threads();
     else
         fault();

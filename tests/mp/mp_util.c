@@ -2,6 +2,7 @@
 #include "mp_util.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 int mp_init(int *argc, char ***argv, int thread_level)
@@ -124,6 +125,41 @@ int mp_mapped(int rank)
            tern_ptr(rank, base) != NULL;
 }
 
+int mp_mode(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--threads"))
+        return MP_MODE_THREADS;
+    if (argc > 1 && !strcmp(argv[1], "--fault"))
+        return MP_MODE_FAULT;
+    return MP_MODE_PLAIN;
+}
+
+int mp_net_peer(void)
+{
+    int me = tern_rank(), n = tern_size();
+    for (int k = 1; k < n; k++)
+        if (!mp_mapped((me + k) % n))
+            return (me + k) % n;
+    return -1;
+}
+
+void mp_quiet_fails_once(int peer, void (*issue)(int peer, void *arg), void *arg,
+                         const char *fmt, ...)
+{
+    char needle[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(needle, sizeof needle, fmt, ap);
+    va_end(ap);
+    mp_capture_begin();
+    issue(peer, arg);
+    int rc = tern_quiet();
+    const char *msg = mp_capture_end();
+    MP_CHECK(rc != TERN_OK, "quiet after a failed message returned TERN_OK");
+    MP_CHECK(strstr(msg, needle) != NULL, "message '%s' lacks '%s'", msg, needle);
+    MP_OK(tern_quiet()); /* reported once */
+}
+
 static int overlaps(uintptr_t a, size_t n, const void *base, size_t size)
 {
     uintptr_t b = (uintptr_t)base;
@@ -140,7 +176,7 @@ int mp_remote_overlap(int rank, const void *addr, size_t n)
            overlaps((uintptr_t)addr, n, sbase, ssize);
 }
 
-void mp_run_threads(int n, void *(*fn)(void *))
+void mp_run_threads_keep(int n, void *(*fn)(void *), void **ret)
 {
     pthread_t th[64];
     MP_CHECK(n >= 0 && n <= 64, "mp_run_threads: %d threads (at most 64)", n);
@@ -148,5 +184,10 @@ void mp_run_threads(int n, void *(*fn)(void *))
         MP_CHECK(pthread_create(&th[t], NULL, fn, (void *)(intptr_t)t) == 0,
                  "pthread_create");
     for (int t = 0; t < n; t++)
-        pthread_join(th[t], NULL);
+        pthread_join(th[t], ret ? &ret[t] : NULL);
+}
+
+void mp_run_threads(int n, void *(*fn)(void *))
+{
+    mp_run_threads_keep(n, fn, NULL);
 }

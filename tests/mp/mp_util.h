@@ -4,6 +4,7 @@
 #ifndef MP_UTIL_H
 #define MP_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,36 @@ int mp_mapped(int rank);
  * maps its segment where the kernel chooses; with ASLR off, ranks of one
  * program often map theirs at the same address, or a few MiB apart). */
 int mp_remote_overlap(int rank, const void *addr, size_t n);
+/* The mode a test program runs in, from its first argument: --threads
+ * (MP_MODE_THREADS: the caller asks for TERN_THREAD_MULTIPLE, which its
+ * source must name for CMake to label the test "threads"), --fault
+ * (MP_MODE_FAULT) or none (MP_MODE_PLAIN). Call it before mp_init. */
+enum { MP_MODE_PLAIN, MP_MODE_THREADS, MP_MODE_FAULT };
+int mp_mode(int argc, char **argv);
+/* The first rank after this one that it reaches through the network only
+ * (not mp_mapped), or -1 where there is none. */
+int mp_net_peer(void);
+/* A failed message fails the quiet that completes it, once: issue(peer,
+ * arg) runs with stderr captured, then the quiet must fail with a message
+ * that holds the text of fmt (printf-style), and the next quiet succeed. */
+void mp_quiet_fails_once(int peer, void (*issue)(int peer, void *arg), void *arg,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Runs fn on n threads, thread t given (void *)(intptr_t)t, and joins
- * them all (n at most 64); a thread that cannot start fails the rank. */
+ * them all (n at most 64); a thread that cannot start fails the rank.
+ * mp_run_threads_keep stores what thread t returned in ret[t]. */
 void mp_run_threads(int n, void *(*fn)(void *));
+void mp_run_threads_keep(int n, void *(*fn)(void *), void **ret);
+/* A small deterministic generator (64-bit LCG, the high bits out): the
+ * same seed gives the same sequence on every rank, so a target can replay
+ * what a source issued. */
+typedef struct mp_rng {
+    uint64_t s;
+} mp_rng_t;
+static inline uint32_t mp_rng_next(mp_rng_t *r)
+{
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(r->s >> 33);
+}
 /* Deterministic test pattern byte for (rank, index, salt). */
 static inline unsigned char mp_pattern(int rank, size_t i, unsigned salt)
 {

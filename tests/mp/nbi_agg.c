@@ -17,7 +17,6 @@
  * combined, checked by a get after each quiet.
  * With --fault (TERN_TEST_FAULT=pagg:N): a message that fails must make
  * the quiet fail, with the peer named. */
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,36 +31,28 @@ static unsigned char *area;
 static uint64_t *flag, *ack, *sig, *amflag;
 static int n, me;
 
-typedef struct rng {
-    uint64_t s;
-} rng_t;
-static uint32_t next(rng_t *r)
-{
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(r->s >> 33);
-}
-
 /* The writes of source src (slot u) to target tgt in round r: calls put
  * for each (offset, length, byte seed) in issue order. */
 typedef void (*put_fn)(void *arg, size_t off, const unsigned char *data, size_t len);
 static void sequence(int src, int tgt, int u, int r, put_fn put, void *arg)
 {
-    rng_t g = {((uint64_t)src << 40) ^ ((uint64_t)tgt << 24) ^ ((uint64_t)u << 16) ^
-               (uint64_t)r ^ 0x9e3779b97f4a7c15ull};
+    mp_rng_t g = {((uint64_t)src << 40) ^ ((uint64_t)tgt << 24) ^ ((uint64_t)u << 16) ^
+                  (uint64_t)r ^ 0x9e3779b97f4a7c15ull};
     unsigned char data[1024];
     size_t big = SMALL_END;
     for (int i = 0; i < K; i++) {
         size_t len, off;
         if (i % 97 == 50 && big + 1024 <= AREA) { /* alone: above the limit */
-            len = 300 + next(&g) % 700;
+            len = 300 + mp_rng_next(&g) % 700;
             off = big;
             big += 1024;
         } else {
-            len = next(&g) % 10 ? 1 + next(&g) % 64 : 65 + next(&g) % 192;
-            off = next(&g) % (SMALL_END - len + 1);
+            len = mp_rng_next(&g) % 10 ? 1 + mp_rng_next(&g) % 64
+                                       : 65 + mp_rng_next(&g) % 192;
+            off = mp_rng_next(&g) % (SMALL_END - len + 1);
         }
         for (size_t j = 0; j < len; j++)
-            data[j] = (unsigned char)next(&g);
+            data[j] = (unsigned char)mp_rng_next(&g);
         put(arg, off, data, len);
     }
 }
@@ -214,13 +205,8 @@ static void threads(void)
         thread_round = r;
         memset(slot(0, 0), 0, (size_t)n * (THREADS + 1) * AREA);
         MP_OK(tern_barrier());
-        pthread_t th[THREADS];
         void *keep[THREADS];
-        for (int i = 0; i < THREADS; i++)
-            MP_CHECK(pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)i) == 0,
-                     "pthread_create");
-        for (int i = 0; i < THREADS; i++)
-            pthread_join(th[i], &keep[i]);
+        mp_run_threads_keep(THREADS, thread_main, keep);
         MP_OK(tern_ctx_quiet(shared)); /* sends the exited thread's buffers */
         for (int i = 0; i < THREADS; i++)
             free(keep[i]);
@@ -264,33 +250,27 @@ static void lone(void)
 
 /* ---- a failed message --------------------------------------------------- */
 
+/* Round 0's puts to rank t, as rounds() issues them. */
+static void fault_puts(int t, void *arg)
+{
+    (void)arg;
+    issue_t is = {TERN_CTX_DEFAULT, t, tern_sym_addr(t, slot(me, 0)), srcbuf, 0};
+    sequence(me, t, 0, 0, issue, &is);
+}
+
 static void fault(void)
 {
-    int t = -1;
-    for (int k = 1; k < n && t < 0; k++)
-        if (!mp_mapped((me + k) % n))
-            t = (me + k) % n;
-    if (t >= 0) {
-        issue_t is = {TERN_CTX_DEFAULT, t, tern_sym_addr(t, slot(me, 0)), srcbuf, 0};
-        char needle[64];
-        snprintf(needle, sizeof needle, "to rank %d were not sent", t);
-        mp_capture_begin();
-        sequence(me, t, 0, 0, issue, &is);
-        int rc = tern_quiet();
-        const char *msg = mp_capture_end();
-        MP_CHECK(rc != TERN_OK, "quiet after a failed message returned TERN_OK");
-        MP_CHECK(strstr(msg, needle) != NULL, "message '%s' lacks '%s'", msg, needle);
-        MP_OK(tern_quiet()); /* reported once */
-    }
+    int t = mp_net_peer();
+    if (t >= 0)
+        mp_quiet_fails_once(t, fault_puts, NULL, "to rank %d were not sent", t);
     MP_OK(tern_barrier());
 }
 
 int main(int argc, char **argv)
 {
-    int mode = argc > 1 && !strcmp(argv[1], "--threads") ? 1
-               : argc > 1 && !strcmp(argv[1], "--fault") ? 2
-                                                         : 0;
-    me = mp_init(&argc, &argv, mode == 1 ? TERN_THREAD_MULTIPLE : TERN_THREAD_SINGLE);
+    int mode = mp_mode(argc, argv);
+    me = mp_init(&argc, &argv,
+                 mode == MP_MODE_THREADS ? TERN_THREAD_MULTIPLE : TERN_THREAD_SINGLE);
     n = tern_size();
     MP_OK(tern_alloc_sym((size_t)n * (THREADS + 1) * AREA, (void **)&area));
     MP_OK(tern_alloc_sym((size_t)n * 4 * sizeof(uint64_t), (void **)&flag));
@@ -300,10 +280,10 @@ int main(int argc, char **argv)
     srcbuf = malloc((size_t)K * 1024);
     MP_CHECK(srcbuf != NULL, "no memory");
     MP_OK(tern_barrier());
-    if (mode == 0) {
+    if (mode == MP_MODE_PLAIN) {
         rounds();
         lone();
-    } else if (mode == 1)
+    } else if (mode == MP_MODE_THREADS)
         threads();
     else
         fault();
