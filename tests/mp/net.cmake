@@ -101,34 +101,29 @@ tern_mp_test(NAME put_signal_faults_issue SOURCES put_signal.c RANKS 2 CONFIGS n
   ENV TERN_TEST_FAULT=issue:3 MP_FAULT=issue INTERNAL)
 tern_mp_test(NAME put_signal_off SOURCES put_signal.c RANKS 2 CONFIGS net
   ENV TERN_OFI_SIGNAL=0 MP_NOSIGNAL=1 INTERNAL)
-# Combined nbi puts (core/put_agg.c, docs/design/nbi-aggregation.md): many
-# small overlapping nbi puts with longer ones that go alone, then a get,
-# a fetching atomic, a put with signal, an active message or a flag the
-# target spins on must see them; 3 threads on default and shared
-# contexts; the progress thread; a small Medium limit (buffers fill after
-# a few puts); combining off; a message that fails names its peer.
-tern_mp_test(NAME nbi_agg SOURCES nbi_agg.c RANKS 2 3 4 TIMEOUT 120)
-tern_mp_test(NAME nbi_agg_mt SOURCES nbi_agg.c ARGS --threads RANKS 2 3 TIMEOUT 120)
-tern_mp_test(NAME nbi_agg_pt SOURCES nbi_agg.c RANKS 2 4
-  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
-tern_mp_test(NAME nbi_agg_small SOURCES nbi_agg.c RANKS 2 3
-  ENV TERN_AM_MEDIUM_MAX=600 TIMEOUT 120)
-tern_mp_test(NAME nbi_agg_off SOURCES nbi_agg.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
-tern_mp_test(NAME nbi_agg_fault SOURCES nbi_agg.c ARGS --fault RANKS 2 CONFIGS net mixed
-  ENV TERN_TEST_FAULT=pagg:1)
-# Combined nbi gets (core/put_agg.c, docs/design/nbi-aggregation.md): many
-# small gets from random places (around the limit, and longer ones that go
-# alone) checked byte for byte after quiet, nbi sync, fence, nbi test or a
-# blocking get; nbi puts and gets of the same words interleaved (each get
-# sees the latest earlier put, no later one); lone gets; 3 threads on
-# default and shared contexts; the progress thread; a small Medium limit;
-# combining off; a message that fails names its peer.
-tern_mp_test(NAME get_agg SOURCES get_agg.c RANKS 2 3 4 TIMEOUT 120)
-tern_mp_test(NAME get_agg_mt SOURCES get_agg.c ARGS --threads RANKS 2 3 TIMEOUT 120)
-tern_mp_test(NAME get_agg_pt SOURCES get_agg.c RANKS 2 4
-  ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
-tern_mp_test(NAME get_agg_small SOURCES get_agg.c RANKS 2 3
-  ENV TERN_AM_MEDIUM_MAX=600 TIMEOUT 120)
-tern_mp_test(NAME get_agg_off SOURCES get_agg.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
-tern_mp_test(NAME get_agg_fault SOURCES get_agg.c ARGS --fault RANKS 2 CONFIGS net mixed
-  ENV TERN_TEST_FAULT=pagg:1)
+# tern_agg_tests(NAME): the runs of the combining test program NAME.c
+# (nbi_agg, get_agg: core/put_agg.c, docs/design/nbi-aggregation.md):
+# plain; --threads, 3 threads on default and shared contexts; the progress
+# thread; a small Medium limit (buffers fill after a few operations);
+# combining off; --fault, a message that fails names its peer.
+function(tern_agg_tests name)
+  tern_mp_test(NAME ${name} SOURCES ${name}.c RANKS 2 3 4 TIMEOUT 120)
+  tern_mp_test(NAME ${name}_mt SOURCES ${name}.c ARGS --threads RANKS 2 3 TIMEOUT 120)
+  tern_mp_test(NAME ${name}_pt SOURCES ${name}.c RANKS 2 4
+    ENV TERN_PROGRESS_THREAD=1 TIMEOUT 120)
+  tern_mp_test(NAME ${name}_small SOURCES ${name}.c RANKS 2 3
+    ENV TERN_AM_MEDIUM_MAX=600 TIMEOUT 120)
+  tern_mp_test(NAME ${name}_off SOURCES ${name}.c RANKS 2 ENV TERN_NBI_AGG_MAX=0 TIMEOUT 120)
+  tern_mp_test(NAME ${name}_fault SOURCES ${name}.c ARGS --fault RANKS 2 CONFIGS net mixed
+    ENV TERN_TEST_FAULT=pagg:1)
+endfunction()
+# Combined nbi puts: many small overlapping nbi puts with longer ones that
+# go alone, then a get, a fetching atomic, a put with signal, an active
+# message or a flag the target spins on must see them.
+tern_agg_tests(nbi_agg)
+# Combined nbi gets: many small gets from random places (around the limit,
+# and longer ones that go alone) checked byte for byte after quiet, nbi
+# sync, fence, nbi test or a blocking get; nbi puts and gets of the same
+# words interleaved (each get sees the latest earlier put, no later one);
+# lone gets.
+tern_agg_tests(get_agg)
