@@ -21,20 +21,15 @@
 # code, seconds, first error line), logs under OUT_DIR/run, and prints the
 # counts per configuration and PE count.
 set -u
-MLX=${1:?usage: $0 MLX_CHECKOUT OUT_DIR [BUILD_DIR]}
-OUT=${2:?usage: $0 MLX_CHECKOUT OUT_DIR [BUILD_DIR]}
-B=${3:-$(cd "$(dirname "$0")/.." && pwd)/build}
-V=$MLX/verifier
+. "$(dirname "$0")/lib/shmem-suite.sh"
+suite_args verifier/osh_main.c "$@"
+V=$SUITE_DIR/verifier
 CONFIGS=${CONFIGS:-shm net mixed}
 NPES=${NPES:-2 4}
 TIMEOUT=${TIMEOUT:-60}
 CASES=${CASES:-[a-z]+:tc\d+}
 MPI_INC=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
-OSHCC=$B/src/shmem/oshcc
-OSHRUN=$B/src/shmem/oshrun
 BIN=$OUT/oshmem_test
-[ -f "$V/osh_main.c" ] || { echo "$0: $V: not a tests-mellanox checkout" >&2; exit 1; }
-[ -x "$OSHCC" ] || { echo "$0: $OSHCC: build Tern first (scripts/build.sh)" >&2; exit 1; }
 mkdir -p "$OUT/obj" "$OUT/run"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
@@ -79,21 +74,11 @@ timeout 60 "$OSHRUN" -np 1 "$BIN" exec --info=case 2>&1 |
 : >"$OUT/runs.tsv"
 for cfg in $CONFIGS; do
     for n in $NPES; do
-        case $cfg in
-            shm) cmd=("$OSHRUN" -np "$n") ;;
-            net) cmd=(env TERN_SHM=off "$OSHRUN" -np "$n") ;;
-            mixed) cmd=("$OSHRUN" --nodes 2 -np "$n") ;;
-            net-pt) cmd=(env TERN_SHM=off TERN_PROGRESS_THREAD=1 "$OSHRUN" -np "$n") ;;
-            mixed-pt) cmd=(env TERN_PROGRESS_THREAD=1 "$OSHRUN" --nodes 2 -np "$n") ;;
-            *) echo "$0: unknown configuration '$cfg'" >&2; exit 1 ;;
-        esac
+        suite_cmd "$cfg" "$n"
         while IFS=$'\t' read -r tc name; do
             log=$OUT/run/${tc/:/_}.$cfg.n$n.log
-            t0=$(date +%s.%N)
-            timeout -k 5 "$TIMEOUT" "${cmd[@]}" "$BIN" exec --task="$tc" --no-colour \
-                >"$log" 2>&1 </dev/null
-            rc=$?
-            t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            : >"$log"
+            suite_run "$TIMEOUT" "$log" "${cmd[@]}" "$BIN" exec --task="$tc" --no-colour
             # the case's result line: PASS, FAIL, WARN (setup failed) or SKIP
             word=$(grep -m1 -oE "^(PASS|FAIL|WARN|SKIP|NONE) +${tc%%:*} " "$log" | awk '{ print $1 }')
             if [ $rc = 124 ] || [ $rc = 137 ]; then

@@ -6,7 +6,8 @@
 #
 #   scripts/shmem-sos-tests.sh SOS_CHECKOUT OUT_DIR [BUILD_DIR]
 #
-# Env: CONFIGS (default "shm net mixed"), NPES (2, as SOS's Makefiles and
+# Env: CONFIGS (default "shm net mixed"; also net-pt and mixed-pt, with
+# TERN_PROGRESS_THREAD=1: scripts/lib/shmem-suite.sh), NPES (2, as SOS's Makefiles and
 # CI), TIMEOUT (seconds per run, 30), PROGS (only these, e.g.
 # "unit__zero_comm dep__nop_collectives": builds and runs only these), NO_BUILD=1 (run what OUT_DIR/bin holds).
 # Writes OUT_DIR/build.tsv (dir, program, ok/warn/error, first message),
@@ -20,18 +21,12 @@
 # test/shmemx is built too: every program there needs SOS's shmemx.h
 # extensions, so its build errors are expected. Fortran is not built.
 set -u
-SOS=${1:?usage: $0 SOS_CHECKOUT OUT_DIR [BUILD_DIR]}
-OUT=${2:?usage: $0 SOS_CHECKOUT OUT_DIR [BUILD_DIR]}
-B=${3:-$(cd "$(dirname "$0")/.." && pwd)/build}
-T=$SOS/test
+. "$(dirname "$0")/lib/shmem-suite.sh"
+suite_args test/unit "$@"
+T=$SUITE_DIR/test
 CONFIGS=${CONFIGS:-shm net mixed}
 NPES=${NPES:-2}
 TIMEOUT=${TIMEOUT:-30}
-OSHCC=$B/src/shmem/oshcc
-OSHCXX=$B/src/shmem/oshc++
-OSHRUN=$B/src/shmem/oshrun
-[ -d "$T/unit" ] || { echo "$0: $T/unit: not a tests-sos checkout" >&2; exit 1; }
-[ -x "$OSHCC" ] || { echo "$0: $OSHCC: build Tern first (scripts/build.sh)" >&2; exit 1; }
 mkdir -p "$OUT/bin" "$OUT/build" "$OUT/run"
 
 # name dir lang flags sources...
@@ -139,17 +134,10 @@ for cfg in $CONFIGS; do
     for p in $progs; do
         [ -x "$OUT/bin/$p" ] || continue # a build error
         log=$OUT/run/$p.$cfg.n$NPES.log
-        case $cfg in
-            shm) cmd=("$OSHRUN" -np "$NPES" "$OUT/bin/$p") ;;
-            net) cmd=(env TERN_SHM=off "$OSHRUN" -np "$NPES" "$OUT/bin/$p") ;;
-            mixed) cmd=("$OSHRUN" --nodes 2 -np "$NPES" "$OUT/bin/$p") ;;
-            *) echo "$0: unknown configuration '$cfg'" >&2; exit 1 ;;
-        esac
+        suite_cmd "$cfg" "$NPES"
+        cmd+=("$OUT/bin/$p")
         echo "${cmd[*]}" >"$log"
-        t0=$(date +%s.%N)
-        timeout -k 5 "$TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
-        rc=$?
-        t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        suite_run "$TIMEOUT" "$log" "${cmd[@]}"
         case $rc in
             0) r=pass ;;
             77) r=skip ;;
