@@ -20,6 +20,13 @@ tern_mp_test(NAME progress_thread SOURCES progress_thread.c RANKS 2 CONFIGS net
   ENV TERN_PROGRESS_THREAD=1 TIMEOUT 30)
 tern_mp_test(NAME rma_progress_thread SOURCES rma.c RANKS 2 4 CONFIGS net mixed
   ENV TERN_PROGRESS_THREAD=1)
+# The handler-effects acquire at a wait's return is on only where another
+# thread can run handlers: the progress thread (started only with a network
+# peer) or TERN_THREAD_MULTIPLE; a shm-only job never pays it.
+tern_mp_test(NAME effects_on SOURCES effects_on.c RANKS 2 INTERNAL)
+tern_mp_test(NAME effects_on_pt SOURCES effects_on.c RANKS 1 2 ENV TERN_PROGRESS_THREAD=1
+  INTERNAL)
+tern_mp_test(NAME effects_on_mt SOURCES effects_on.c ARGS --multiple RANKS 2 INTERNAL)
 add_test(NAME mp.net_errors COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/net_errors.sh
   $<TARGET_FILE:ternrun> $<TARGET_FILE:mp_hello> $<TARGET_FILE:mp_pingpong>)
 set_tests_properties(mp.net_errors PROPERTIES TIMEOUT 90 LABELS "mp;net")
