@@ -178,11 +178,17 @@ static void report(double t_begin, double t_boot_end, double t_map)
  * the transports' endpoints close (the libraries' destructors run after
  * this handler), with the number of errors this rank logged. Peers whose
  * transfers to this rank then fail and exit with an error have logged
- * some: the launcher names this rank, not them (docs/design/launcher.md). */
+ * some: the launcher names this rank, not them (docs/design/launcher.md).
+ * The progress thread stops first: it would go on answering the peers'
+ * requests while the process ends, so that they write to this rank again
+ * up to the moment its connections close, the writes that libfabric
+ * 1.17's ofi_rxm crashes on when they fail (docs/design/progress-thread.md,
+ * "The crash"). */
 static void leaving_at_exit(void)
 {
     if (!tn_core.initialized || !tn_core.boot)
         return;
+    tn_core_progress_stop();
     unsigned long e = __atomic_load_n(&tn_log_errors, __ATOMIC_RELAXED);
     tn_boot_leaving(tn_core.boot, e > INT_MAX ? INT_MAX : (int)e);
 }

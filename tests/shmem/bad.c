@@ -11,10 +11,13 @@
  * session on a destroyed context or without the config its mask names, a
  * team handle that is garbage, a strided all-to-all, a scan or a complex
  * reduction past the address space, a PE that exits (or returns from main
- * without shmem_finalize) while the others get from it, and programs that
- * end without shmem_finalize (finalized at exit).
+ * without shmem_finalize) while the others get from it, or while it serves
+ * their gets, and programs that end without shmem_finalize (finalized at
+ * exit).
  *   bad CASE */
+#include <signal.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <tern.h>
 #include <unistd.h>
 
@@ -22,6 +25,17 @@
 
 static int me, n;
 static long g_bad[8]; /* a global: symmetric (the static region) */
+
+/* exit_serving: PE n-1's timer. exit() from a signal handler, as a
+ * program's own handler may do (what OpenSHMEM's exit handler then runs
+ * only logs). */
+static void leave_now(int sig)
+{
+    (void)sig;
+    static const char msg[] = "PE leaves (exit_serving)\n";
+    (void)!write(2, msg, sizeof(msg) - 1);
+    exit(3);
+}
 
 static void start(void)
 {
@@ -208,6 +222,27 @@ int main(int argc, char **argv)
         shmem_barrier_all(); /* the others wait here forever */
         shmem_barrier_all();
         CHECK(0, "a barrier passed without PE %d", n - 1);
+    } else if (strcmp(c, "exit_serving") == 0) {
+        /* PE n-1 exits (exit(3), from a timer's signal) in the middle of
+         * serving the others' gets: it gets from PE 0 without end, so its
+         * waits answer the others' requests up to the moment it goes,
+         * and they meet the closed connection with writes (mailbox
+         * requests, fi_inject_write) posted or on the wire. Their failure
+         * must end the job as any other (the launcher names PE n-1, with
+         * its status), not crash a survivor inside the provider (libfabric
+         * 1.17's ofi_rxm over tcp dereferenced the failed inject's missing
+         * context: ofi_setup.c, guard_injects). The progress thread did
+         * the same serving while PE n-1 slept in exit_mid. */
+        shmem_barrier_all();
+        if (me == n - 1) {
+            signal(SIGALRM, leave_now);
+            struct itimerval t = {.it_value = {0, 300000}};
+            setitimer(ITIMER_REAL, &t, NULL);
+            for (;;)
+                shmem_long_get(local, x, 4, 0);
+        }
+        for (;;)
+            shmem_long_get(local, x, 4, n - 1);
     } else if (strcmp(c, "exit_mid") == 0 || strcmp(c, "return_mid") == 0) {
         /* PE n-1 leaves on its own (exit(3), or main returns without
          * shmem_finalize) while the others get from it without end: over

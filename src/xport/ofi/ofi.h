@@ -111,6 +111,8 @@ typedef struct tn_ofi {
     struct fid_ep *ep;
     struct fid_av *av;
     struct fid_cq *cq;
+    struct fid_cntr
+        *inject_guard; /* ofi_rxm: a write counter, never read (ofi_setup.c) */
     struct fid_mr *mr; /* the segment mapping */
     void *mr_desc;
     struct fid_mr *static_mr; /* the static region (global variables), or NULL */

@@ -402,11 +402,17 @@ static int poll_cq(tn_ofi_t *o, int nested)
                 return 1;
             }
             tn_ofi_op_t *op = err.op_context;
-            tn_error("%s with rank %d failed: %s (%s)", op ? op_what(op) : "operation",
-                     op ? op->rank : -1, tn_fi.strerror(err.err),
+            if (!op) { /* a write without completion (ofi_setup.c, guard_injects) */
+                tn_error("a write without completion (fi_inject_write) failed: %s (%s): "
+                         "its target rank has probably left the job",
+                         tn_fi.strerror(err.err),
+                         fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
+                return 1;
+            }
+            tn_error("%s with rank %d failed: %s (%s)", op_what(op), op->rank,
+                     tn_fi.strerror(err.err),
                      fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
-            if (op)
-                complete(o, op, completion_status(err.err));
+            complete(o, op, completion_status(err.err));
             return 1;
         }
     }
