@@ -329,8 +329,9 @@
     X(progress_thread, "TERN_PROGRESS_THREAD", BOOL, "0", NULL, 0,                       \
       "Start a thread that drives network progress, for ranks that compute "             \
       "for long stretches without calling Tern (only in jobs with network "              \
-      "peers). It sleeps while the application calls into the network and "              \
-      "polls once it was silent for 1 ms.")                                              \
+      "peers). It sleeps while the application calls into the network (its "             \
+      "looks backing off from 1 to 32 ms) and polls once the application "               \
+      "was silent for a whole period.")                                                  \
     X(progress_thread_cpu, "TERN_PROGRESS_THREAD_CPU", INT, "-1", NULL, TN_CFG_SIGNED,   \
       "CPU to pin the progress thread to; -1: not pinned.")                              \
     X(am_medium_max, "TERN_AM_MEDIUM_MAX", SIZE, "8K", NULL, TN_CFG_JOB,                 \

@@ -3,6 +3,7 @@
  * core's that polls while the application computes without calling Tern,
  * so that peers' operations on this rank complete with manual-progress
  * providers. Transports only make their poll thread-safe. */
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -193,19 +194,44 @@ static int thread_step(void)
 }
 
 /* How long the progress thread sleeps between two looks at the network
- * calls (tn_wait_net_calls), in ns: PERIOD_MAX while the application
- * calls into the network itself (it then drives progress, and a thread
- * polling beside it only takes a core and the transport's locks from
- * it); once it was silent for a whole period the thread polls, and after
- * a poll that found work it looks again after PERIOD_MIN, the period
- * doubling while its polls find nothing. The thread thus costs the
- * application one look per millisecond while it calls the library, and a
- * PE that computes serves its peers within about PERIOD_MIN of their
- * operations arriving once they come in a stream (the first within about
- * 2 * PERIOD_MAX). docs/design/progress-thread.md. */
-#define PERIOD_MIN_NS 50000L
-#define PERIOD_MAX_NS 1000000L
-#define STEPS_MAX     64 /* steps of one look while they find work */
+ * calls (tn_wait_net_calls), in ns: while the application calls into the
+ * network itself (it then drives progress, and a thread polling beside it
+ * only takes a core and the transport's locks from it) the period doubles
+ * from PERIOD_MAX at each look that finds it busy, up to PERIOD_BUSY;
+ * once it was silent for a whole period the thread polls, and after a
+ * poll that found work it looks again after PERIOD_MIN, the period
+ * doubling while its polls find nothing, up to PERIOD_MAX. The thread
+ * thus costs an application that calls the library about 31 looks a
+ * second (1000 with a period of 1 ms, which cost 10-35% on the network
+ * latency rows of 2 PEs on 2 vCPUs; the looks' timer interrupts and
+ * context switches on cores that polling ranks hold are the likely
+ * cause, not measured apart), and a PE that computes serves its
+ * peers within about PERIOD_MIN of their operations arriving once they
+ * come in a stream, the first within about 2 * PERIOD_BUSY of its last
+ * call. docs/design/progress-thread.md. */
+#define PERIOD_MIN_NS  50000L
+#define PERIOD_MAX_NS  1000000L
+#define PERIOD_BUSY_NS 32000000L
+#define STEPS_MAX      64 /* steps of one look while they find work */
+
+/* The thread's sleeps, which tn_core_progress_stop cuts short (a sleep of
+ * PERIOD_BUSY would otherwise hold up tern_finalize and exit). */
+static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sleep_cond;
+
+static void sleep_ns(long ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += ns;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&sleep_lock);
+    while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed) &&
+           pthread_cond_timedwait(&sleep_cond, &sleep_lock, &t) == 0)
+        ; /* woken early: only a stop does that */
+    pthread_mutex_unlock(&sleep_lock);
+}
 
 static void *progress_main(void *arg)
 {
@@ -217,13 +243,14 @@ static void *progress_main(void *arg)
     long period = PERIOD_MAX_NS;
     unsigned long seen = atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed);
     while (!atomic_load_explicit(&tn_core.progress_stop, memory_order_relaxed)) {
-        struct timespec ts = {0, period};
-        nanosleep(&ts, NULL);
+        sleep_ns(period);
         unsigned long now =
             atomic_load_explicit(&tn_wait_net_calls.n, memory_order_relaxed);
         if (now != seen) { /* the application uses the network: its progress */
             seen = now;
-            period = PERIOD_MAX_NS;
+            period = period < PERIOD_MAX_NS        ? PERIOD_MAX_NS
+                     : period * 2 > PERIOD_BUSY_NS ? PERIOD_BUSY_NS
+                                                   : period * 2;
             continue;
         }
         /* Silent for a whole period. Its context joins the application's
@@ -247,6 +274,14 @@ int tn_core_progress_start(void)
     if (!tn_cfg.progress_thread || !tn_core.needs_poll)
         return TERN_OK; /* nothing would progress only when polled */
     atomic_store(&tn_core.progress_stop, 0);
+    static int cond_made;
+    if (!cond_made++) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&sleep_cond, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     int rc = pthread_create(&tn_core.progress, NULL, progress_main, NULL);
     if (rc) {
         tn_error("cannot start the progress thread (TERN_PROGRESS_THREAD=1): %s",
@@ -273,7 +308,10 @@ void tn_core_progress_stop(void)
 {
     if (!tn_core.have_progress)
         return;
+    pthread_mutex_lock(&sleep_lock);
     atomic_store(&tn_core.progress_stop, 1);
+    pthread_cond_signal(&sleep_cond);
+    pthread_mutex_unlock(&sleep_lock);
     pthread_join(tn_core.progress, NULL);
     tn_core.have_progress = 0;
     tn_core_effects_update();
