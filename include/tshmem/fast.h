@@ -78,6 +78,32 @@ static inline void tshmem_fast_copy_(const tshmem_fast_peer_t *p, int pe, void *
         tern_copy_(pe, dst, src, n);
 }
 
+/* After an inline put or get to a mapped PE, which is a copy and polls
+ * nothing: in a job that spans nodes (one_node 0) every 1024th such call
+ * of a thread (with the library's AMOs, puts and gets: one counter, the
+ * library's tshmem_spin_poll) polls Tern, so that a PE spinning on puts
+ * and gets of its own heap or a node peer's (a lock made of puts and
+ * gets) still serves the PEs that reach it by messages only. Cost on one
+ * node: a load of the word beside the peer table's pointer and a
+ * predictable branch; across nodes a thread-local increment too. */
+#if defined(__GNUC__)
+extern TSHMEM_API __thread
+    __attribute__((tls_model("initial-exec"))) unsigned tshmem_spin_count_;
+static inline void tshmem_fast_poll_(void)
+{
+    if (__builtin_expect(!tshmem_fast_.one_node, 0) &&
+        __builtin_expect(++tshmem_spin_count_ % 1024u == 0, 0))
+        (void)tern_poll();
+}
+#else
+TSHMEM_API void tshmem_fast_spin_(void); /* the same, in the library */
+static inline void tshmem_fast_poll_(void)
+{
+    if (!tshmem_fast_.one_node)
+        tshmem_fast_spin_();
+}
+#endif
+
 /* Cost to a mapped PE: the check of tshmem_fast_peer_ and the copy, as
  * tern_put's (26 instructions per 8-byte put, scripts/shmem-cost.sh). */
 static inline void tshmem_putmem_fast_(void *dest, const void *source, size_t n, int pe)
@@ -86,6 +112,7 @@ static inline void tshmem_putmem_fast_(void *dest, const void *source, size_t n,
     if (TERN_LIKELY_(p != NULL)) {
         tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);
         TERN_PUT_FENCE_();
+        tshmem_fast_poll_();
         return;
     }
     shmem_putmem(dest, source, n, pe);
@@ -97,6 +124,7 @@ static inline void tshmem_putmem_nbi_fast_(void *dest, const void *source, size_
     const tshmem_fast_peer_t *p = tshmem_fast_peer_(dest, n, pe);
     if (TERN_LIKELY_(p != NULL)) {
         tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);
+        tshmem_fast_poll_();
         return;
     }
     shmem_putmem_nbi(dest, source, n, pe);
@@ -107,6 +135,7 @@ static inline void tshmem_getmem_fast_(void *dest, const void *source, size_t n,
     const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);
     if (TERN_LIKELY_(p != NULL)) {
         tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);
+        tshmem_fast_poll_();
         return;
     }
     shmem_getmem(dest, source, n, pe);
@@ -118,6 +147,7 @@ static inline void tshmem_getmem_nbi_fast_(void *dest, const void *source, size_
     const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);
     if (TERN_LIKELY_(p != NULL)) {
         tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);
+        tshmem_fast_poll_();
         return;
     }
     shmem_getmem_nbi(dest, source, n, pe);
@@ -159,6 +189,7 @@ static inline void tshmem_putmem_signal_fast_(void *dest, const void *source, si
         if (TERN_LIKELY_(p != NULL)) {                                          \
             *(T *)(void *)((char *)dest + p->delta) = value;                    \
             TERN_PUT_FENCE_();                                                  \
+            tshmem_fast_poll_();                                                \
             return;                                                             \
         }                                                                       \
         shmem_##N##_p(dest, value, pe);                                         \
@@ -166,8 +197,11 @@ static inline void tshmem_putmem_signal_fast_(void *dest, const void *source, si
     static inline T tshmem_##N##_g_fast_(const T *source, int pe)               \
     {                                                                           \
         const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, sizeof(T), pe); \
-        if (TERN_LIKELY_(p != NULL))                                            \
-            return *(const T *)(const void *)((const char *)source + p->delta); \
+        if (TERN_LIKELY_(p != NULL)) {                                          \
+            T v_ = *(const T *)(const void *)((const char *)source + p->delta); \
+            tshmem_fast_poll_();                                                \
+            return v_;                                                          \
+        }                                                                       \
         return shmem_##N##_g(source, pe);                                       \
     }
 TSHMEM_RMA_TYPES(TSHMEM_FAST_PG_)
@@ -196,6 +230,7 @@ static inline size_t tshmem_fast_bytes_(size_t nelems, size_t es)
         if (TERN_LIKELY_(p != NULL)) {                                             \
             tshmem_fast_copy_(p, pe, (char *)dest + p->delta, source, n);          \
             FENCE;                                                                 \
+            tshmem_fast_poll_();                                                   \
             return;                                                                \
         }                                                                          \
         shmem_##F(dest, source, nelems, pe);                                       \
@@ -208,6 +243,7 @@ static inline size_t tshmem_fast_bytes_(size_t nelems, size_t es)
         const tshmem_fast_peer_t *p = tshmem_fast_peer_(source, n, pe);            \
         if (TERN_LIKELY_(p != NULL)) {                                             \
             tshmem_fast_copy_(p, pe, dest, (const char *)source + p->delta, n);    \
+            tshmem_fast_poll_();                                                   \
             return;                                                                \
         }                                                                          \
         shmem_##F(dest, source, nelems, pe);                                       \

@@ -8,7 +8,14 @@
 #include <stdlib.h>
 
 TSHMEM_API tshmem_fast_t tshmem_fast_;
-TSHMEM_TLS_IE unsigned tshmem_spin_count_;
+TSHMEM_API TSHMEM_TLS_IE unsigned tshmem_spin_count_;
+
+/* shmem.h's inline puts' and gets' poll for compilers without __thread:
+ * the library's (tshmem_spin_poll). */
+TSHMEM_API void tshmem_fast_spin_(void)
+{
+    tshmem_spin_poll();
+}
 
 /* The inline puts' and gets' table (tshmem_fast_peer_t): made at the
  * first initialization and kept (a re-initialization finds the same

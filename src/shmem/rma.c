@@ -117,6 +117,7 @@ static inline void put_(shmem_ctx_t ctx, void *dest, const void *src, size_t nel
     }
     if (TSHMEM_UNLIKELY(rc != TERN_OK))
         tshmem_rma_fail(call, rc, pe, dest, n);
+    tshmem_spin_poll(); /* to a mapped PE a copy: it polled nothing */
 }
 
 static inline void get_(shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -131,6 +132,7 @@ static inline void get_(shmem_ctx_t ctx, void *dest, const void *src, size_t nel
     int rc = tern_ctx_get(t, dest, pe, tshmem_remote(pe, src), n, 0);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))
         tshmem_rma_fail(call, rc, pe, src, n);
+    tshmem_spin_poll();
 }
 
 static inline void put_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -145,6 +147,7 @@ static inline void put_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t
     int rc = tern_ctx_put_nbi(t, pe, tshmem_remote(pe, dest), src, n, 0);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))
         tshmem_rma_fail(call, rc, pe, dest, n);
+    tshmem_spin_poll();
 }
 
 static inline void get_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -159,6 +162,7 @@ static inline void get_nbi_(shmem_ctx_t ctx, void *dest, const void *src, size_t
     int rc = tern_ctx_get_nbi(t, dest, pe, tshmem_remote(pe, src), n, 0);
     if (TSHMEM_UNLIKELY(rc != TERN_OK))
         tshmem_rma_fail(call, rc, pe, src, n);
+    tshmem_spin_poll();
 }
 
 /* ---- strided transfers ---------------------------------------------------------- */
@@ -212,6 +216,7 @@ static inline void ibput_(shmem_ctx_t ctx, const strided_t *s, int pe, const cha
         for (size_t b = 0; b < s->nblocks; b++, m += rstep, l += lstep)
             memcpy(m, l, bbytes);
         atomic_thread_fence(memory_order_release);
+        tshmem_spin_poll();
         return;
     }
     uintptr_t r = s->remote, l = s->local;
@@ -240,6 +245,7 @@ static inline void ibget_(shmem_ctx_t ctx, const strided_t *s, int pe, const cha
         char *l = (char *)s->local;
         for (size_t b = 0; b < s->nblocks; b++, m += rstep, l += lstep)
             memcpy(l, m, bbytes);
+        tshmem_spin_poll();
         return;
     }
     uintptr_t r = s->remote, l = s->local;

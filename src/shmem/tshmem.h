@@ -224,20 +224,24 @@ void tshmem_fast_off(void);
 /* ---- waiting ---------------------------------------------------------------- */
 
 /* Fetching AMOs served in place (a CPU atomic on a PE of this node, this
- * PE included) and signal_fetch poll nothing, and programs spin on them
- * (`while (shmem_long_atomic_fetch(&flag, me) == 0)`). Where some PE
- * reaches this one by messages only (active-message atomics, signals, a
- * manual-progress network provider), such a spin would never serve it and
- * the job would hang; so in those jobs (tshmem_g.spans_nodes) every 1024th
- * of these calls in a thread polls Tern once, and shmem.h's inline AMOs
- * are off (fast.c). Cost: a load and a branch in a job on one node; a
+ * PE included), signal_fetch, and puts and gets to such PEs (copies) poll
+ * nothing, and programs spin on them (`while (shmem_long_atomic_fetch(
+ * &flag, me) == 0)`; a lock made of puts and gets at its owner,
+ * tests-mellanox lock:atomic_lock_stress). Where some PE reaches this one
+ * by messages only (active-message atomics, signals, a manual-progress
+ * network provider, the network's gets served by the atomic mailbox),
+ * such a spin would never serve it and the job would hang; so in those
+ * jobs (tshmem_g.spans_nodes) every 1024th of these calls in a thread
+ * polls Tern once, and shmem.h's inline AMOs are off (fast.c); its inline
+ * puts and gets count in the same counter (tshmem/fast.h,
+ * tshmem_fast_poll_). Cost: a load and a branch in a job on one node; a
  * thread-local increment and a branch otherwise, plus one tern_poll
  * every 1024 calls. The counter is initial-exec TLS: the general model
  * of a shared library's TLS called __tls_get_addr on every AMO (11 of
  * the layer's ~90 instructions per network AMO, callgrind); 4 bytes of
  * glibc's static TLS reserve, which also covers a dlopen (shmem4py). */
 #define TSHMEM_TLS_IE __thread __attribute__((tls_model("initial-exec")))
-extern TSHMEM_TLS_IE unsigned tshmem_spin_count_;
+extern TSHMEM_API TSHMEM_TLS_IE unsigned tshmem_spin_count_;
 static inline void tshmem_spin_poll(void)
 {
     if (TSHMEM_UNLIKELY(tshmem_g.spans_nodes) &&
