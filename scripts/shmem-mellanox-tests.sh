@@ -27,7 +27,7 @@ V=$SUITE_DIR/verifier
 CONFIGS=${CONFIGS:-shm net mixed}
 NPES=${NPES:-2 4}
 TIMEOUT=${TIMEOUT:-60}
-CASES=${CASES:-[a-z]+:tc\d+}
+CASES=${CASES:-'[a-z]+:tc\d+'}
 MPI_INC=${MPI_INC:-/usr/lib/x86_64-linux-gnu/openmpi/include}
 BIN=$OUT/oshmem_test
 mkdir -p "$OUT/obj" "$OUT/run"
