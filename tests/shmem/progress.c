@@ -9,7 +9,6 @@
  * polled none of the above completes until PE 0's next call, and without
  * a progress thread (TERN_PROGRESS_THREAD=0, net and mixed) the test
  * fails after WINDOW s (the external example ptp.c hung so). */
-#include <time.h>
 
 #include "shmem_test.h"
 
@@ -22,13 +21,6 @@ static int incs;             /* shmem_int_atomic_inc, ITERS from every other PE 
 static long adds;            /* shmem_long_atomic_fetch_add, 2 each */
 static long slot[4096];      /* slot[pe] put by PE pe */
 static long data[N];         /* PE 0's, read by every other PE */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(void)
 {

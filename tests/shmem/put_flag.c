@@ -8,7 +8,6 @@
  * buffers: 0 both in turn, 1 the heap's only, 2 the global one only; 1:
  * spin on shmem_int_atomic_fetch of the flag (polls now and then). */
 #include <stdint.h>
-#include <time.h>
 
 #include "shmem_test.h"
 
@@ -17,13 +16,6 @@ enum { MAXN = 8192 };
 static char gbuf[MAXN]; /* global destination (the static region) */
 static int gflag;       /* global flag, as the suite's */
 static char src[MAXN];
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {

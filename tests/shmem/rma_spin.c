@@ -9,7 +9,6 @@
  * then; a spin that serves nothing is reported after 10 s instead of
  * hanging. Arguments: R, the rounds per phase (10); the first phase (0). */
 #include <stdint.h>
-#include <time.h>
 
 #include "shmem_test.h"
 
@@ -32,13 +31,6 @@ static const char *const names[NPHASES] = {"shmem_getmem",
                                            "shmem_int_get (node peer's flags)"};
 
 enum { BLOCK = 64, MAXPE = 64 };
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The number of flags of PEs 1..n-1 set at owner, read with the phase's
  * routine into buf. */

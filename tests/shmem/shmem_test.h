@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../test_check.h"
 
@@ -31,6 +32,14 @@ static inline long mismatch(const void *buf, size_t n, int pe, unsigned salt)
         if (((const unsigned char *)buf)[i] != pat(pe, i, salt))
             return (long)i;
     return -1;
+}
+
+/* Seconds on the monotonic clock: the tests' bounds on a wait. */
+static inline double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Barrier, a PASS line from PE 0, finalize. */

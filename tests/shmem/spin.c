@@ -9,7 +9,6 @@
  * the PE reports the routine after a few seconds instead of hanging.
  * Argument: R, the rounds per phase (20). */
 #include <stdint.h>
-#include <time.h>
 
 #include "shmem_test.h"
 
@@ -44,13 +43,6 @@ static int iflag;
 static uint64_t uflag, sig;
 static double dflag;
 static int peer; /* a PE other than 0 mapped at PE 0, or -1 */
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* 1 when the phase's word is set, read with the phase's routine. */
 static int seen(int ph)
