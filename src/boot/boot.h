@@ -46,8 +46,12 @@ typedef struct tn_boot_ops {
      * the launcher, with the number of errors this rank logged, before
      * its endpoints close and its peers fail against it, so that the
      * launcher names this rank and not a peer that failed because of it.
+     * status: the exit status (0-255), or -1 when unknown. With a
+     * non-zero status the launcher ends the job, so the call may wait
+     * (bounded) for it to do so: this rank's endpoints then stay open
+     * while its peers still write to it (docs/design/launcher.md).
      * Best effort, no reply; may be NULL. */
-    void (*leaving)(tn_boot_t *b, int errors);
+    void (*leaving)(tn_boot_t *b, int errors, int status);
 } tn_boot_ops_t;
 
 /* While a rank waits for the launcher with a progress hook installed
@@ -82,11 +86,11 @@ static inline int tn_boot_has_kv(const tn_boot_t *b)
 }
 
 /* b->ops->leaving where the table has it. */
-static inline void tn_boot_leaving(tn_boot_t *b, int errors)
+static inline void tn_boot_leaving(tn_boot_t *b, int errors, int status)
 {
     if (b->ops->size >= offsetof(tn_boot_ops_t, leaving) + sizeof(b->ops->leaving) &&
         b->ops->leaving)
-        b->ops->leaving(b, errors);
+        b->ops->leaving(b, errors, status);
 }
 
 /* Picks the bootstrap from the environment: TERN_BOOT_ADDR set by ternrun,

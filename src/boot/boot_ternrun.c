@@ -293,13 +293,30 @@ static int ternrun_get(tn_boot_t *b, int rank, const char *key, void *out, size_
     return TERN_OK;
 }
 
-static void ternrun_leaving(tn_boot_t *b, int errors)
+static void ternrun_leaving(tn_boot_t *b, int errors, int status)
 {
     ternrun_state_t *st = state_of(b);
     /* On the main connection, as ABORT: a thread of this rank in a
      * bootstrap call at the moment the process exits is not guarded. */
-    if (st->fd >= 0)
-        (void)tn_wire_send(st->fd, TN_WIRE_LEAVING, errors, NULL, 0);
+    if (st->fd < 0)
+        return;
+    int32_t s = status;
+    unsigned char pl[4] = {(unsigned char)s, (unsigned char)(s >> 8),
+                           (unsigned char)(s >> 16), (unsigned char)((uint32_t)s >> 24)};
+    if (tn_wire_send(st->fd, TN_WIRE_LEAVING, errors, pl, sizeof(pl)) != TERN_OK ||
+        status <= 0)
+        return;
+    /* An error exit: ternrun ends the job on this LEAVING, as on the exit
+     * itself. Wait for that, as ternrun_abort does, so that this rank's
+     * endpoints stay open until its peers are ended: libfabric 1.17's
+     * ofi_rxm crashes a peer whose inject write to a closed connection
+     * fails (docs/design/progress-thread.md, "The crash"). Bounded: the
+     * exit goes on if ternrun does not answer. */
+    struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
+    int n;
+    do
+        n = poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS);
+    while (n < 0 && errno == EINTR);
 }
 
 static void ternrun_destroy(tn_boot_t *b);

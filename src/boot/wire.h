@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TN_WIRE_VERSION   3           /* 2: PUT, GET (key-value store); 3: LEAVING */
+#define TN_WIRE_VERSION   4 /* 2: PUT, GET (key-value store); 3: LEAVING; 4: its status */
 #define TN_WIRE_MAGIC     0x4e524554u /* "TERN" little-endian, opens HELLO */
 #define TN_WIRE_HDR_BYTES 16
 /* Largest payload either side accepts: a garbage length must not make the
@@ -37,7 +37,8 @@ enum {
     TN_WIRE_GET_OUT,      /* payload: that rank's value */
     TN_WIRE_HELLO_LOOKUP, /* as HELLO, on a joined rank's second connection,
                              which carries only GET (answered: WELCOME) */
-    TN_WIRE_LEAVING,      /* arg: errors this rank logged; no payload, no
+    TN_WIRE_LEAVING,      /* arg: errors this rank logged; payload: its exit
+                             status, int32 little-endian (-1: unknown); no
                              reply: it exits without fini (boot.h leaving) */
 };
 /* Keys of the key-value store: fixed width on the wire. */

@@ -184,14 +184,30 @@ static void report(double t_begin, double t_boot_end, double t_map)
  * up to the moment its connections close, the writes that libfabric
  * 1.17's ofi_rxm crashes on when they fail (docs/design/progress-thread.md,
  * "The crash"). */
-static void leaving_at_exit(void)
+static void leaving_with(int status)
 {
     if (!tn_core.initialized || !tn_core.boot)
         return;
     tn_core_progress_stop();
     unsigned long e = __atomic_load_n(&tn_log_errors, __ATOMIC_RELAXED);
-    tn_boot_leaving(tn_core.boot, e > INT_MAX ? INT_MAX : (int)e);
+    tn_boot_leaving(tn_core.boot, e > INT_MAX ? INT_MAX : (int)e, status);
 }
+
+/* on_exit gives the status: with a non-zero one the bootstrap may keep
+ * this rank (and its endpoints) alive until the launcher ends the job
+ * (boot.h leaving). */
+#ifdef __GLIBC__
+static void leaving_at_exit(int status, void *arg)
+{
+    (void)arg;
+    leaving_with(status & 0xff);
+}
+#else
+static void leaving_at_exit(void)
+{
+    leaving_with(-1);
+}
+#endif
 
 tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned abi)
 {
@@ -320,7 +336,11 @@ tern_status_t tern_init_abi_(int *argc, char ***argv, int thread_level, unsigned
     tn_core.initialized = 1;
     static int leaving_set; /* tern_init runs at most once per process */
     if (!leaving_set++)
+#ifdef __GLIBC__
+        on_exit(leaving_at_exit, NULL);
+#else
         atexit(leaving_at_exit);
+#endif
     /* Start-up's exchanges (every rank's descriptions, CPU sets, the
      * bootstrap's copies of them) were freed but their heap pages stay
      * resident, in proportion to the job: give them back. */

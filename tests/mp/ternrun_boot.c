@@ -18,7 +18,8 @@
  *                    a peer whose transfer to a rank that left failed
  *   --leaving        the ranks of --exit and --fail-exit tell ternrun
  *                    they leave (LEAVING) first, with 0 and 1 errors
- *                    logged, as tern_init's exit handler does
+ *                    logged and their exit codes (then wait for the
+ *                    job's end), as tern_init's exit handler does
  *   --helper         every rank forks a helper that sleeps 30 s
  *   --hang           after start-up, every rank sleeps 30 s
  *   --nodes K        check the node keys of ternrun --nodes K
@@ -240,14 +241,14 @@ int main(int argc, char **argv)
     }
     if (rank == fail_exit) {
         if (leaving)
-            tn_boot_leaving(b, 1);
+            tn_boot_leaving(b, 1, fail_exit_code);
         exit(fail_exit_code);
     }
     if (rank == exit_rank) {
         if (exit_after_ms > 0)
             usleep((useconds_t)exit_after_ms * 1000);
         if (leaving)
-            tn_boot_leaving(b, 0);
+            tn_boot_leaving(b, 0, exit_code);
         exit(exit_code);
     }
     if (rank == no_fini) {

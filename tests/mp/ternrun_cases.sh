@@ -532,11 +532,16 @@ tern_exit_mid)
     # Over the network, rank 3 calls exit(3) while the others get from it
     # in a loop and exit 1 when a get fails: whichever ternrun reaps
     # first, rank 3 is named (it told ternrun it was leaving, with no error
-    # logged, before its endpoints closed). Five jobs.
+    # logged, before its endpoints closed). Rank 3 then waits in its exit
+    # handler, its endpoints open, until ternrun ends it (SIGTERM, or
+    # SIGKILL after the grace), so that no survivor's write to it fails;
+    # an exit of its own would show as status 0x300. Five jobs.
     for i in 1 2 3 4 5; do
-        TERN_SHM=off no_leak_check -n 4 "$PROG" --pid-dir "$pids" --exit-mid 3 3
+        TERN_SHM=off TERN_VERBOSE=2 no_leak_check -n 4 "$PROG" --pid-dir "$pids" \
+            --exit-mid 3 3
         expect_rc 3
         expect_msg '^ternrun: rank 3 \(pid [0-9]+\) exited with code 3; ending the job$'
+        expect_msg '^ternrun: rank 3 \(pid [0-9]+\) ended, status 0x(f|9)$'
         expect_within 4000
         expect_none_left 4
     done

@@ -168,6 +168,40 @@ void tr_job_check_stuck(tr_job_t *job)
     }
 }
 
+void tr_job_error_exit(tr_job_t *job, int i, int code)
+{
+    tr_rank_t *r = &job->ranks[i];
+    if (job->ending || r->exit_told)
+        return;
+    r->exit_told = 1;
+    if (r->joined && !r->fini && !r->aborted && job->fail_at > 0 &&
+        job->nsig_deaths == 0 && job->fail_abort) {
+        /* It left the job on its own (no abort, no fini) while another
+         * rank's abort is held back: an abort is a rank's answer to
+         * something, here most likely a transfer to this rank that failed
+         * as its sockets closed, before ternrun reaped it. This exit is
+         * the cause named (the other dropped), as a death by a signal is. */
+        job->fail_at = 0;
+        job->fail_abort = 0;
+    }
+    if (job->fail_at > 0 && job->fail_exit >= 0 && job->nsig_deaths == 0 && !r->aborted &&
+        r->leaving && r->leave_errors == 0 &&
+        job->ranks[job->fail_exit].leave_errors > 0) {
+        /* Both exited with an error, this one without a Tern error logged,
+         * the other after some: that one is most likely a peer whose
+         * transfer to this rank failed as its endpoints closed (a rank can
+         * exit, and be reaped, before the peer that caused it). */
+        job->fail_at = 0;
+    }
+    /* Its peers' death by a signal often comes to light here first (the
+     * dead rank's sockets close before it can be reaped). */
+    int held = job->fail_at > 0;
+    tr_job_fail_later(job, code, "rank %d (pid %d) exited with code %d", i, (int)r->pid,
+                      code);
+    if (!held && !r->aborted)
+        job->fail_exit = i;
+}
+
 static void rank_exited(tr_job_t *job, int i, int status)
 {
     tr_rank_t *r = &job->ranks[i];
@@ -189,35 +223,17 @@ static void rank_exited(tr_job_t *job, int i, int status)
         return;
     }
     if (r->joined && !r->fini && !r->aborted && job->fail_at > 0 &&
-        job->nsig_deaths == 0 && (job->fail_abort || WEXITSTATUS(status) == 0)) {
-        /* It left the job on its own (no abort, no fini) while another
-         * rank's abort, or error exit if this one exits 0, is held back:
-         * an abort or an error exit is a rank's answer to something, here
-         * most likely a transfer to this rank that failed as its sockets
-         * closed, before ternrun reaped it; no rank exits 0 without
-         * tern_finalize because a peer failed. This exit is the cause
-         * named (the other dropped), as a death by a signal is. */
+        job->nsig_deaths == 0 && WEXITSTATUS(status) == 0) {
+        /* It left the job on its own (no abort, no fini) with status 0
+         * while another rank's abort or error exit is held back: no rank
+         * exits 0 without tern_finalize because a peer failed. This exit
+         * is the cause named (the other dropped), as a death by a signal
+         * is (tr_job_error_exit for an error exit). */
         job->fail_at = 0;
         job->fail_abort = 0;
     }
-    if (WEXITSTATUS(status) != 0 && job->fail_at > 0 && job->fail_exit >= 0 &&
-        job->nsig_deaths == 0 && !r->aborted && r->leaving && r->leave_errors == 0 &&
-        job->ranks[job->fail_exit].leave_errors > 0) {
-        /* Both exited with an error, this one without a Tern error logged,
-         * the other after some: that one is most likely a peer whose
-         * transfer to this rank failed as its endpoints closed (a rank can
-         * exit, and be reaped, before the peer that caused it). */
-        job->fail_at = 0;
-    }
     if (WEXITSTATUS(status) != 0) {
-        /* Its peers' death by a signal often comes to light here first
-         * (the dead rank's sockets close before it can be reaped). */
-        int held = job->fail_at > 0;
-        tr_job_fail_later(job, WEXITSTATUS(status),
-                          "rank %d (pid %d) exited with code %d", i, (int)r->pid,
-                          WEXITSTATUS(status));
-        if (!held && !r->aborted)
-            job->fail_exit = i;
+        tr_job_error_exit(job, i, WEXITSTATUS(status));
     } else if (r->joined && !r->fini) {
         tr_job_fail(job, 1,
                     "rank %d (pid %d) exited with code 0 after joining "

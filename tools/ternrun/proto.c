@@ -387,6 +387,13 @@ static void dispatch(tr_job_t *job, int ci, tn_wire_rx_t *rx)
     case TN_WIRE_LEAVING:
         r->leaving = 1;
         r->leave_errors = rx->h.arg;
+        if (rx->h.len == 4) {
+            const unsigned char *p = rx->payload;
+            int32_t st = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                                   (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+            if (st > 0 && st <= 255) /* it waits for the job's end */
+                tr_job_error_exit(job, rank, st);
+        }
         break;
     case TN_WIRE_FINI:
         r->fini = 1;

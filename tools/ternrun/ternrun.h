@@ -55,6 +55,7 @@ typedef struct tr_rank {
     double eof_at;    /* >0: connection lost without fini at this time */
     int leaving;      /* sent LEAVING: exiting without fini */
     int leave_errors; /* the errors it had logged then */
+    int exit_told;    /* its error exit is judged (LEAVING with the code) */
     int bound;        /* cpus is applied with sched_setaffinity */
     cpu_set_t cpus;
     char cpus_text[128]; /* list form, "0-3"; the plan, also when simulated */
@@ -167,6 +168,9 @@ void tr_job_fail_later(tr_job_t *job, int code, const char *fmt, ...)
  * TR_ERROR_GRACE_S window, those in it are added to its report. */
 void tr_job_signal_death(tr_job_t *job, int rank, int status);
 void tr_job_end(tr_job_t *job, int code, int sig);
+/* Rank i's exit with code (1-255), judged once: when it exits, or before
+ * that when it says so in LEAVING (it then waits for the job's end). */
+void tr_job_error_exit(tr_job_t *job, int i, int code);
 void tr_job_reap(tr_job_t *job);
 void tr_job_signal(tr_job_t *job, int sig);
 void tr_job_exec_failures(tr_job_t *job);
