@@ -258,8 +258,9 @@
       "rank inside fi_cq_read (a NULL context dereferenced by ofi_rxm). "                \
       "Each such write then has a completion that tcp signals (measured: a "             \
       "2-PE network barrier 6.9 -> 9.3 us, a mailbox fetch-add 9.2 -> 12 us). "          \
-      "0: a rank that exits or dies mid-job can take a peer writing to it "              \
-      "down with SIGSEGV.")                                                              \
+      "0: a rank that dies mid-job (a signal; or exit() under PMIx: under "              \
+      "ternrun a rank's error exit waits to be ended) can take a peer "                  \
+      "writing to it down with SIGSEGV.")                                                \
     X(order, "TERN_ORDER", ENUM, "strict", "strict|partial|none", 0,                     \
       "Ordering mode of the default context and of contexts created "                    \
       "without one (docs/design/ordering.md): strict: a blocking put or "                \
