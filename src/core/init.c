@@ -189,6 +189,11 @@ static void leaving_with(int status)
     if (!tn_core.initialized || !tn_core.boot)
         return;
     tn_core_progress_stop();
+    /* With a non-zero status the bootstrap may wait here until the
+     * launcher's signal ends this process, before the C library flushes
+     * its streams: flush them now, or a program's buffered output is lost. */
+    if (status != 0)
+        fflush(NULL);
     unsigned long e = __atomic_load_n(&tn_log_errors, __ATOMIC_RELAXED);
     tn_boot_leaving(tn_core.boot, e > INT_MAX ? INT_MAX : (int)e, status);
 }

@@ -252,7 +252,9 @@ int main(int argc, char **argv)
         shmem_barrier_all();
         if (me == n - 1) {
             usleep(300000); /* the others well inside their gets */
-            fprintf(stderr, "PE %d leaves (%s)\n", me, c);
+            /* On stdout, buffered (a file or pipe): what a PE printed must
+             * not be lost while its exit waits for the launcher. */
+            printf("PE %d leaves (%s)\n", me, c);
             if (strcmp(c, "exit_mid") == 0)
                 exit(3);
             return 0;

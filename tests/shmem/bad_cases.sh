@@ -189,6 +189,7 @@ exit_mid)
     run "$no_leak_check"
     expect_rc 3
     expect_msg "^shmem\\[$((np - 1))@[^]]*\\] error: exiting with status 3 while OpenSHMEM is initialized: the job ends"
+    expect_msg "^PE $((np - 1)) leaves \\(exit_mid\\)\$"
     expect_msg "^ternrun: rank $((np - 1)) \\(pid [0-9]+\\) exited with code 3; ending the job\$"
     [ $secs -le 10 ] || fail "took $secs s" ;;
 exit_serving)
