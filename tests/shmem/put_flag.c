@@ -4,7 +4,8 @@
  * suite (wait_for_put_completion), on heap and global buffers of sizes
  * 1 to 8 KiB. Over the network the spin needs the progress thread
  * (TERN_PROGRESS_THREAD=1); a flag seen before its data, or none within
- * 10 s, fails the PE naming the round. Arguments: R, rounds (200); the
+ * 10 s, or the flag of an earlier round (the flag carries the round),
+ * fails the PE naming the round. Arguments: R, rounds (200); the
  * buffers: 0 both in turn, 1 the heap's only, 2 the global one only; 1:
  * spin on shmem_int_atomic_fetch of the flag (polls now and then). */
 #include <stdint.h>
@@ -38,15 +39,21 @@ int main(int argc, char **argv)
         shmem_barrier_all(); /* every destination is clear */
         shmem_char_put(dst, src, len, right);
         shmem_fence();
-        shmem_int_p(&gflag, 1, right);
+        shmem_int_p(&gflag, r + 1, right); /* the round in the flag: a stale one shows */
         double t0 = now();
-        for (long k = 0; !(amo ? shmem_int_atomic_fetch(&gflag, me)
-                               : __atomic_load_n(&gflag, __ATOMIC_ACQUIRE));
+        int seen;
+        for (long k = 0; !(seen = amo ? shmem_int_atomic_fetch(&gflag, me)
+                                      : __atomic_load_n(&gflag, __ATOMIC_ACQUIRE));
              k++)
             CHECK((k & 1023) || now() - t0 < 10,
                   "round %d: no flag from PE %d within 10 s (%zu bytes to the %s buffer)",
                   r, left, len, global ? "global" : "heap");
         gflag = 0;
+        CHECK(
+            seen == r + 1,
+            "round %d: flag %d from PE %d, not %d: an earlier round's flag write landed "
+            "again after this PE cleared it",
+            r, seen, left, r + 1);
         long bad = mismatch(dst, len, left, salt);
         if (bad >= 0) { /* late or lost: look again after 0.2 s (the thread's progress) */
             size_t nbad = 0;
