@@ -156,6 +156,18 @@ static int ternrun_init_done(tn_boot_t *b)
     return TERN_OK;
 }
 
+/* Waits, at most TERNRUN_ABORT_WAIT_MS, for ternrun to end this process
+ * (its signal) or hang up. Only hang-up is polled: another thread may be
+ * reading the socket. */
+static void await_end(ternrun_state_t *st)
+{
+    struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
+    int n;
+    do
+        n = poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS);
+    while (n < 0 && errno == EINTR);
+}
+
 static void ternrun_abort(tn_boot_t *b, int code, const char *msg)
 {
     ternrun_state_t *st = state_of(b);
@@ -168,13 +180,8 @@ static void ternrun_abort(tn_boot_t *b, int code, const char *msg)
         _exit(code);
     }
     /* ternrun prints the message and ends every rank, this one included;
-     * wait for that rather than race it with our own exit status. Only
-     * hang-up is polled: another thread may be reading the socket. */
-    struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
-    int n;
-    do
-        n = poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS);
-    while (n < 0 && errno == EINTR);
+     * wait for that rather than race it with our own exit status. */
+    await_end(st);
     _exit(code);
 }
 
@@ -312,11 +319,7 @@ static void ternrun_leaving(tn_boot_t *b, int errors, int status)
      * ofi_rxm crashes a peer whose inject write to a closed connection
      * fails (docs/design/progress-thread.md, "The crash"). Bounded: the
      * exit goes on if ternrun does not answer. */
-    struct pollfd pfd = {.fd = st->fd, .events = POLLRDHUP};
-    int n;
-    do
-        n = poll(&pfd, 1, TERNRUN_ABORT_WAIT_MS);
-    while (n < 0 && errno == EINTR);
+    await_end(st);
 }
 
 static void ternrun_destroy(tn_boot_t *b);
